@@ -1,0 +1,5 @@
+//go:build !windows
+
+package memcore
+
+const defaultManagedDir = "/etc/claude-code"

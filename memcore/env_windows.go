@@ -1,0 +1,5 @@
+//go:build windows
+
+package memcore
+
+const defaultManagedDir = `C:\Program Files\ClaudeCode`
