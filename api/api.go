@@ -1,0 +1,130 @@
+// Package api holds the wire types of the team memory protocol
+// (spec/protocol.md): request and response bodies, the error envelope, the
+// paths and the header helpers shared by the server's HTTP layer and the Go
+// client. It imports only the standard library.
+package api
+
+// Paths of the protocol's resources.
+const (
+	PathTeamMemory      = "/api/claude_code/team_memory"
+	PathTeamMemoryAlias = "/api/team_memory"
+	PathEvents          = PathTeamMemory + "/events"
+	PathHistory         = PathTeamMemory + "/history"
+	PathRevision        = PathTeamMemory + "/revision"
+	PathRepos           = "/api/v1/repos"
+	PathHealthz         = "/healthz"
+	PathReadyz          = "/readyz"
+	PathMetrics         = "/metrics"
+)
+
+// HeaderRequestID carries the request id in requests and responses.
+const HeaderRequestID = "X-Request-ID"
+
+// Content is the entries part of a full pull.
+type Content struct {
+	// Entries maps each live key to its content.
+	Entries map[string]string `json:"entries"`
+	// EntryChecksums maps each live key to "sha256:<hex>".
+	EntryChecksums map[string]string `json:"entryChecksums"`
+	// DeletedEntries maps each tombstoned key to its deletion time (Unix ms).
+	DeletedEntries map[string]int64 `json:"deletedEntries"`
+}
+
+// TeamMemory is the body of GET ?repo=R (full pull or since=V).
+type TeamMemory struct {
+	OrganizationID string  `json:"organizationId"`
+	Repo           string  `json:"repo"`
+	Version        int64   `json:"version"`
+	LastModified   string  `json:"lastModified"`
+	Checksum       string  `json:"checksum"`
+	Content        Content `json:"content"`
+}
+
+// Hashes is the body of GET ?repo=R&view=hashes.
+type Hashes struct {
+	Version        int64             `json:"version"`
+	Checksum       string            `json:"checksum"`
+	EntryChecksums map[string]string `json:"entryChecksums"`
+	DeletedEntries map[string]int64  `json:"deletedEntries"`
+}
+
+// PutRequest is the body of PUT ?repo=R.
+type PutRequest struct {
+	Entries        map[string]string `json:"entries,omitempty"`
+	SoftDeleteKeys []string          `json:"soft_delete_keys,omitempty"`
+}
+
+// PutResponse is the body of a successful PUT.
+type PutResponse struct {
+	Checksum     string   `json:"checksum"`
+	LastModified string   `json:"lastModified"`
+	Version      int64    `json:"version"`
+	Changed      []string `json:"changed"`
+	Deleted      []string `json:"deleted"`
+}
+
+// Event is one change event of the events stream (data of `event: change`).
+type Event struct {
+	Repo     string   `json:"repo"`
+	Version  int64    `json:"version"`
+	Checksum string   `json:"checksum"`
+	Changed  []string `json:"changed"`
+	Deleted  []string `json:"deleted"`
+	Author   string   `json:"author"`
+	At       string   `json:"at"`
+}
+
+// Op values of a revision.
+const (
+	OpPut    = "put"
+	OpDelete = "delete"
+)
+
+// Revision is one entry of a key's history.
+type Revision struct {
+	Version  int64  `json:"version"`
+	Op       string `json:"op"`
+	Checksum string `json:"checksum"`
+	Size     int64  `json:"size"`
+	Author   string `json:"author"`
+	At       string `json:"at"`
+}
+
+// History is the body of GET .../history.
+type History struct {
+	Repo      string     `json:"repo"`
+	Key       string     `json:"key"`
+	Revisions []Revision `json:"revisions"`
+}
+
+// RevisionContent is the body of GET .../revision.
+type RevisionContent struct {
+	Repo     string `json:"repo"`
+	Key      string `json:"key"`
+	Version  int64  `json:"version"`
+	Op       string `json:"op"`
+	Checksum string `json:"checksum"`
+	Author   string `json:"author"`
+	At       string `json:"at"`
+	Content  string `json:"content"`
+}
+
+// RepoInfo is one repository in GET /api/v1/repos.
+type RepoInfo struct {
+	Repo         string `json:"repo"`
+	Version      int64  `json:"version"`
+	Entries      int    `json:"entries"`
+	Bytes        int64  `json:"bytes"`
+	LastModified string `json:"lastModified"`
+}
+
+// RepoList is the body of GET /api/v1/repos.
+type RepoList struct {
+	Repos []RepoInfo `json:"repos"`
+}
+
+// Health is the body of /healthz and /readyz.
+type Health struct {
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}

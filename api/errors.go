@@ -1,0 +1,60 @@
+package api
+
+// Error types of the envelope (protocol §5).
+const (
+	TypeInvalidRequest = "invalid_request_error" // 400, 413
+	TypeAuthentication = "authentication_error"  // 401
+	TypePermission     = "permission_error"      // 403
+	TypeNotFound       = "not_found_error"       // 404
+	TypeConflict       = "conflict"              // 409, 412
+	TypeRateLimit      = "rate_limit_error"      // 429
+	TypeAPI            = "api_error"             // 500, 503
+)
+
+// Error codes carried in details.error_code.
+const (
+	CodeInvalidRepo       = "invalid_repo"
+	CodeInvalidKey        = "invalid_key"
+	CodeInvalidContent    = "invalid_content"
+	CodeInvalidBody       = "invalid_body"
+	CodeInvalidParameter  = "invalid_parameter"
+	CodeKeyBothPutDeleted = "key_put_and_deleted"
+	CodeEntryTooLarge     = "team_memory_entry_too_large"
+	CodeTooManyEntries    = "team_memory_too_many_entries"
+	CodeRequestTooLarge   = "request_too_large"
+	CodeRepoTooLarge      = "team_memory_repo_too_large"
+	CodeSecretDetected    = "secret_detected"
+	CodeKeyCollision      = "key_collision"
+	CodeETagMismatch      = "etag_mismatch"
+	CodeSinceTooOld       = "since_too_old"
+	CodeNotFound          = "not_found"
+	CodeUnauthenticated   = "unauthenticated"
+	CodeForbidden         = "forbidden"
+	CodeRateLimited       = "rate_limited"
+	CodeUnavailable       = "unavailable"
+	CodeInternal          = "internal"
+	CodeMethodNotAllowed  = "method_not_allowed"
+)
+
+// ErrorEnvelope is the body of every error response:
+// {"error": {"type", "message", "details": {"error_code", ...}}}.
+type ErrorEnvelope struct {
+	Error ErrorBody `json:"error"`
+}
+
+// ErrorBody is the inner object of ErrorEnvelope. Details always holds
+// "error_code" and, depending on the code, more fields (for example
+// "checksum" for etag_mismatch, "max_entries" and "received_entries" for
+// team_memory_too_many_entries, "key", "rule_id" and "label" for
+// secret_detected, "request_id" for every error).
+type ErrorBody struct {
+	Type    string         `json:"type"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+}
+
+// Code returns details.error_code, or "" when absent.
+func (b ErrorBody) Code() string {
+	s, _ := b.Details["error_code"].(string)
+	return s
+}
