@@ -1,0 +1,168 @@
+package server
+
+import (
+	"context"
+	"time"
+)
+
+// Store persists repositories, their entries (live and tombstoned) and one
+// revision per changed key per version. Implementations live in child
+// packages named for their technology (server/postgres, server/sqlite) and
+// all pass the conformance suite in server/storetest.
+//
+// Every method is safe for concurrent use by many goroutines and, for stores
+// shared by several server processes (Postgres), by many processes. Repo
+// slugs and keys given to a Store are already canonical and validated by the
+// Service; a Store does not re-validate them.
+type Store interface {
+	// RepoState returns the summary of one repository without reading any
+	// entry. It returns an error wrapping ErrNotFound when the repository
+	// has never held data.
+	RepoState(ctx context.Context, repo string) (RepoState, error)
+
+	// Snapshot returns the repository's state, its live entries and its
+	// tombstones, each sorted by key, read in one consistent transaction.
+	// With opts.Since > 0 only keys whose last change has a version greater
+	// than Since are returned (the state is still the current one); it
+	// returns an error wrapping ErrSinceTooOld when tombstones after Since
+	// may have been purged. Content is filled only when opts.WithContent.
+	// It returns an error wrapping ErrNotFound when the repository has never
+	// held data.
+	Snapshot(ctx context.Context, repo string, opts ReadOptions) (Snapshot, error)
+
+	// Apply performs one write atomically: either every put and delete is
+	// applied and the version is bumped once (when anything changed), or
+	// nothing is. It checks, inside the same transaction:
+	//   - w.IfMatch (when not empty) against the current checksum: a
+	//     mismatch, or any If-Match on a never-written repository, is a
+	//     *PreconditionError (wrapping ErrPreconditionFailed);
+	//   - the live entry count after the write against w.MaxEntries:
+	//     *TooManyEntriesError (wrapping ErrTooManyEntries);
+	//   - the live bytes after the write against w.MaxRepoBytes: an error
+	//     wrapping ErrRepoTooLarge;
+	//   - that no newly created key equals another live key after
+	//     memcore.FoldKey: *KeyCollisionError (wrapping ErrKeyCollision).
+	// A put whose checksum equals the live entry's is not a change; a
+	// delete of an absent or already deleted key is a no-op. A write that
+	// changes nothing still succeeds and returns the current state (for a
+	// never-written repository the state is the empty one, version 0, and
+	// nothing is stored).
+	Apply(ctx context.Context, w Write) (WriteResult, error)
+
+	// History returns the revisions of one key, newest first, at most
+	// limit of them, only those with a version below before when before >
+	// 0. Content is not filled. It returns an error wrapping ErrNotFound
+	// when the key never existed in the repository.
+	History(ctx context.Context, repo, key string, before int64, limit int) ([]Revision, error)
+
+	// Revision returns one revision of a key with its content (empty for a
+	// delete). It returns an error wrapping ErrNotFound when there is no
+	// revision of that key at that version.
+	Revision(ctx context.Context, repo, key string, version int64) (Revision, error)
+
+	// Repos returns the state of every repository that has held data,
+	// sorted by slug.
+	Repos(ctx context.Context) ([]RepoState, error)
+
+	// PurgeTombstones removes tombstones deleted before the given time and
+	// raises each affected repository's since-floor so that Snapshot with
+	// an older Since answers ErrSinceTooOld. It returns how many
+	// tombstones were removed.
+	PurgeTombstones(ctx context.Context, before time.Time) (int, error)
+
+	// Ping reports whether the store is reachable and its schema is at the
+	// version this build expects.
+	Ping(ctx context.Context) error
+
+	// Close releases the store's resources. It is called once, after every
+	// other call has returned.
+	Close() error
+}
+
+// RepoState summarises one repository.
+type RepoState struct {
+	Repo      string
+	Version   int64
+	Checksum  string // dataset checksum of the live entries (protocol §3)
+	Entries   int    // live entries
+	Bytes     int64  // sum of the live entries' sizes in bytes
+	UpdatedAt time.Time
+}
+
+// Entry is one live entry.
+type Entry struct {
+	Key       string
+	Checksum  string // "sha256:<hex>" of Content
+	Size      int64
+	Content   string // filled only when asked for
+	Version   int64  // version of the entry's last change
+	UpdatedAt time.Time
+}
+
+// Tombstone is one soft-deleted key.
+type Tombstone struct {
+	Key       string
+	Version   int64 // version of the delete
+	DeletedAt time.Time
+}
+
+// Snapshot is a repository's state with its entries and tombstones.
+type Snapshot struct {
+	RepoState
+	Live    []Entry     // sorted by key
+	Deleted []Tombstone // sorted by key
+}
+
+// ReadOptions selects what Snapshot reads.
+type ReadOptions struct {
+	WithContent bool
+	Since       int64 // > 0: only keys changed after this version
+}
+
+// Put is one upsert of a Write.
+type Put struct {
+	Key      string
+	Content  string
+	Checksum string // memcore.EntryChecksum of Content, computed by the caller
+}
+
+// Write is one atomic change of a repository.
+type Write struct {
+	Repo         string
+	IfMatch      string   // "" for an unconditional write; a checksum or "*"
+	Puts         []Put    // sorted by key, unique
+	Deletes      []string // sorted, unique, disjoint from Puts
+	Author       string   // token subject
+	At           time.Time
+	MaxEntries   int   // 0: unlimited
+	MaxRepoBytes int64 // 0: unlimited
+}
+
+// WriteResult is the outcome of a successful Apply.
+type WriteResult struct {
+	State   RepoState
+	Changed []string // keys created or modified, sorted
+	Deleted []string // keys tombstoned, sorted
+}
+
+// Op is the kind of a revision.
+type Op string
+
+// Revision operations.
+const (
+	OpPut    Op = "put"
+	OpDelete Op = "delete"
+)
+
+// Revision is one change of one key.
+type Revision struct {
+	Repo     string
+	Key      string
+	Version  int64
+	Op       Op
+	Checksum string // of the content put; for a delete, of the content deleted
+	Size     int64
+	Author   string
+	At       time.Time
+	Content  string // filled by Store.Revision only
+}
