@@ -1,0 +1,139 @@
+package secrets
+
+import (
+	"math"
+	"regexp"
+	"slices"
+)
+
+// Rule is one credential format. ID, Label and Keywords are for docs and
+// tests; the pattern and its filters stay unexported.
+type Rule struct {
+	// ID is the stable rule identifier (gitleaks naming), e.g. "github-pat".
+	ID string
+	// Label is a human description, e.g. "GitHub personal access token".
+	Label string
+	// Keywords are lowercase substrings of every token the rule matches; the
+	// rule's pattern runs only where one of them occurs (case-insensitively).
+	Keywords []string
+
+	re *regexp.Regexp // group 1 is the credential; its start gives the line
+	// entropyGroup is the group whose Shannon entropy (bits per byte) must
+	// reach minEntropy; 0 means group 1.
+	entropyGroup int
+	minEntropy   float64
+	// multiline rules match across lines (the PEM block); others are run on
+	// one line at a time, so ^ and $ are the line's ends.
+	multiline bool
+	// keepRuns disables the placeholder filter (long runs of one character
+	// or of ascending characters), for formats where such runs are real.
+	keepRuns bool
+	// reject, when set, drops a candidate credential (an allowlist).
+	reject func(secret string) bool
+}
+
+// Rules returns a copy of the rule table, in table order.
+func Rules() []Rule {
+	out := make([]Rule, len(table))
+	for i, r := range table {
+		r.Keywords = slices.Clone(r.Keywords)
+		out[i] = r
+	}
+	return out
+}
+
+// first returns the offset of the rule's first accepted credential, trying
+// the lines (or, for a multiline rule, the text) around each keyword hit.
+func (r *Rule) first(content string, hits []int) (int, bool) {
+	if r.multiline {
+		start, _ := lineBounds(content, hits[0])
+		return r.find(content, start, len(content))
+	}
+	scanned := -1
+	for _, h := range hits {
+		if h < scanned {
+			continue // this line was already tried
+		}
+		start, end := lineBounds(content, h)
+		if off, ok := r.find(content, start, end); ok {
+			return off, true
+		}
+		scanned = end
+	}
+	return 0, false
+}
+
+// find runs the pattern over content[lo:hi] and returns the absolute offset
+// of the first accepted credential.
+func (r *Rule) find(content string, lo, hi int) (int, bool) {
+	window := content[lo:hi]
+	for _, m := range r.re.FindAllStringSubmatchIndex(window, -1) {
+		if r.accept(window, m) {
+			return lo + m[2], true
+		}
+	}
+	return 0, false
+}
+
+// accept applies the rule's filters to one regexp match.
+func (r *Rule) accept(window string, m []int) bool {
+	secret := window[m[2]:m[3]]
+	if r.reject != nil && r.reject(secret) {
+		return false
+	}
+	g := r.entropyGroup
+	if g == 0 {
+		g = 1
+	}
+	body := window[m[2*g]:m[2*g+1]]
+	if entropy(body) < r.minEntropy {
+		return false
+	}
+	return r.keepRuns || !placeholder(body)
+}
+
+// entropy is the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	n := float64(len(s))
+	h := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// placeholderRun is the run length that marks a hand-written stand-in: 8 or
+// more copies of one character ("XXXXXXXX", "00000000") or 8 or more
+// ascending characters ("abcdefgh", "12345678"). gitleaks drops the same
+// shapes through its stopwords; a random token holds such a run with
+// negligible probability.
+const placeholderRun = 8
+
+func placeholder(s string) bool {
+	same, up := 1, 1
+	for i := 1; i < len(s); i++ {
+		same = grow(same, s[i] == s[i-1])
+		up = grow(up, s[i] == s[i-1]+1)
+		if same >= placeholderRun || up >= placeholderRun {
+			return true
+		}
+	}
+	return false
+}
+
+func grow(run int, cont bool) int {
+	if cont {
+		return run + 1
+	}
+	return 1
+}
