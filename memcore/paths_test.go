@@ -12,19 +12,19 @@ import (
 )
 
 func TestResolvePathsDefault(t *testing.T) {
-	env := testEnv(t, nil)
+	env := memTestEnv(t, nil)
 	got, err := ResolvePaths(env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := filepath.Join(env.Home, ".claude")
-	mem := filepath.Join(base, "projects", SanitizePath(env.Cwd), "memory") + sep
+	mem := filepath.Join(base, "projects", SanitizePath(env.Cwd), "memory") + pathSep
 	want := Paths{
 		ProjectRoot:   env.Cwd,
 		CanonicalRoot: env.Cwd,
 		MemoryBase:    base,
 		AutoMemDir:    mem,
-		TeamDir:       mem + "team" + sep,
+		TeamDir:       mem + "team" + pathSep,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ResolvePaths (-want +got):\n%s", diff)
@@ -33,9 +33,9 @@ func TestResolvePathsDefault(t *testing.T) {
 
 func TestResolvePathsConfigDir(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "cfg")
-	env := testEnv(t, map[string]string{"CLAUDE_CONFIG_DIR": cfg})
+	env := memTestEnv(t, map[string]string{"CLAUDE_CONFIG_DIR": cfg})
 	// User settings live in the config dir too; one there is honoured.
-	mustWrite(t, filepath.Join(env.Home, ".claude", "settings.json"), `{"autoMemoryDirectory": "/ignored/home/settings"}`)
+	memWrite(t, filepath.Join(env.Home, ".claude", "settings.json"), `{"autoMemoryDirectory": "/ignored/home/settings"}`)
 	got, err := ResolvePaths(env)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestResolvePathsConfigDir(t *testing.T) {
 	if got.MemoryBase != cfg {
 		t.Errorf("MemoryBase = %q, want %q", got.MemoryBase, cfg)
 	}
-	want := filepath.Join(cfg, "projects", SanitizePath(env.Cwd), "memory") + sep
+	want := filepath.Join(cfg, "projects", SanitizePath(env.Cwd), "memory") + pathSep
 	if got.AutoMemDir != want {
 		t.Errorf("AutoMemDir = %q, want %q", got.AutoMemDir, want)
 	}
@@ -51,7 +51,7 @@ func TestResolvePathsConfigDir(t *testing.T) {
 
 func TestResolvePathsSettingsPrecedence(t *testing.T) {
 	abs := func(name string) string { return filepath.Join(string(filepath.Separator), "mem", name) }
-	setting := func(dir string) string { return `{"autoMemoryDirectory": ` + quoteJSON(dir) + `}` }
+	setting := func(dir string) string { return `{"autoMemoryDirectory": ` + memQuoteJSON(dir) + `}` }
 	tests := []struct {
 		name     string
 		policy   string // managed-settings.json
@@ -63,24 +63,24 @@ func TestResolvePathsSettingsPrecedence(t *testing.T) {
 		want     string // "" = default folder; "~" prefix = under home
 		diags    int
 	}{
-		{name: "user", user: abs("user"), want: abs("user") + sep},
-		{name: "local beats user", local: abs("local"), user: abs("user"), want: abs("local") + sep},
-		{name: "flag beats local", flag: abs("flag"), local: abs("local"), want: abs("flag") + sep},
-		{name: "policy beats flag", policy: abs("policy"), flag: abs("flag"), user: abs("user"), want: abs("policy") + sep},
+		{name: "user", user: abs("user"), want: abs("user") + pathSep},
+		{name: "local beats user", local: abs("local"), user: abs("user"), want: abs("local") + pathSep},
+		{name: "flag beats local", flag: abs("flag"), local: abs("local"), want: abs("flag") + pathSep},
+		{name: "policy beats flag", policy: abs("policy"), flag: abs("flag"), user: abs("user"), want: abs("policy") + pathSep},
 		{name: "project settings to ssh ignored", project: "~/.ssh", want: ""},
-		{name: "project settings never win over user", project: "~/.ssh", user: abs("user"), want: abs("user") + sep},
-		{name: "tilde expanded", user: "~/notes/mem", want: "~notes" + sep + "mem" + sep},
+		{name: "project settings never win over user", project: "~/.ssh", user: abs("user"), want: abs("user") + pathSep},
+		{name: "tilde expanded", user: "~/notes/mem", want: "~notes" + pathSep + "mem" + pathSep},
 		{name: "invalid policy does not fall through", policy: "relative/dir", user: abs("user"), want: "", diags: 1},
-		{name: "override beats policy", override: abs("override"), policy: abs("policy"), want: abs("override") + sep},
-		{name: "invalid override falls to settings", override: "relative", user: abs("user"), want: abs("user") + sep, diags: 1},
+		{name: "override beats policy", override: abs("override"), policy: abs("policy"), want: abs("override") + pathSep},
+		{name: "invalid override falls to settings", override: "relative", user: abs("user"), want: abs("user") + pathSep, diags: 1},
 		{name: "override does not expand tilde", override: "~/x", want: "", diags: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := testEnv(t, map[string]string{envMemoryOverride: tt.override})
+			env := memTestEnv(t, map[string]string{envMemoryOverride: tt.override})
 			write := func(path, dir string) {
 				if dir != "" {
-					mustWrite(t, path, setting(dir))
+					memWrite(t, path, setting(dir))
 				}
 			}
 			write(filepath.Join(env.ManagedDir, "managed-settings.json"), tt.policy)
@@ -97,15 +97,15 @@ func TestResolvePathsSettingsPrecedence(t *testing.T) {
 			want := tt.want
 			switch {
 			case want == "":
-				want = filepath.Join(env.Home, ".claude", "projects", SanitizePath(env.Cwd), "memory") + sep
+				want = filepath.Join(env.Home, ".claude", "projects", SanitizePath(env.Cwd), "memory") + pathSep
 			case want[0] == '~':
-				want = filepath.Join(env.Home, want[1:]) + sep
+				want = filepath.Join(env.Home, want[1:]) + pathSep
 			}
 			if l.AutoMemDir != want {
 				t.Errorf("AutoMemDir = %q, want %q", l.AutoMemDir, want)
 			}
-			if l.TeamDir != want+"team"+sep {
-				t.Errorf("TeamDir = %q, want %q", l.TeamDir, want+"team"+sep)
+			if l.TeamDir != want+"team"+pathSep {
+				t.Errorf("TeamDir = %q, want %q", l.TeamDir, want+"team"+pathSep)
 			}
 			if len(l.Diagnostics) != tt.diags {
 				t.Errorf("diagnostics = %v, want %d", l.Diagnostics, tt.diags)
@@ -115,7 +115,7 @@ func TestResolvePathsSettingsPrecedence(t *testing.T) {
 }
 
 // quoteJSON quotes s as a JSON string (paths on Windows hold backslashes).
-func quoteJSON(s string) string {
+func memQuoteJSON(s string) string {
 	b := []byte{'"'}
 	for _, r := range s {
 		if r == '\\' || r == '"' {
@@ -132,14 +132,14 @@ func TestResolvePathsWorktreesShareMemory(t *testing.T) {
 	}
 	root := t.TempDir()
 	main := filepath.Join(root, "main")
-	mustMkdir(t, main)
-	gitRun(t, main, "init", "-q")
-	gitRun(t, main, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "init")
+	memMkdir(t, main)
+	memGit(t, main, "init", "-q")
+	memGit(t, main, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "init")
 	sibling := filepath.Join(root, "wt-sibling")
 	nested := filepath.Join(main, ".claude", "worktrees", "x")
-	gitRun(t, main, "worktree", "add", "-q", "-b", "sib", sibling)
-	gitRun(t, main, "worktree", "add", "-q", "-b", "nest", nested)
-	mustMkdir(t, filepath.Join(nested, "pkg", "deep"))
+	memGit(t, main, "worktree", "add", "-q", "-b", "sib", sibling)
+	memGit(t, main, "worktree", "add", "-q", "-b", "nest", nested)
+	memMkdir(t, filepath.Join(nested, "pkg", "deep"))
 
 	tests := []struct {
 		name, cwd, wantProject string
@@ -151,7 +151,7 @@ func TestResolvePathsWorktreesShareMemory(t *testing.T) {
 	mainPaths := Paths{}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := testEnv(t, nil)
+			env := memTestEnv(t, nil)
 			env.Home = filepath.Join(root, "home")
 			env.Cwd = tt.cwd
 			got, err := ResolvePaths(env)
@@ -174,7 +174,7 @@ func TestResolvePathsWorktreesShareMemory(t *testing.T) {
 }
 
 // gitRun runs git in dir and fails the test on error.
-func gitRun(t *testing.T, dir string, args ...string) {
+func memGit(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -187,28 +187,28 @@ func gitRun(t *testing.T, dir string, args ...string) {
 func TestCanonicalGitRootHandBuilt(t *testing.T) {
 	root := t.TempDir()
 	main := filepath.Join(root, "main")
-	mustMkdir(t, filepath.Join(main, ".git", "worktrees", "wt"))
-	mustMkdir(t, filepath.Join(main, ".git", "modules", "sub"))
+	memMkdir(t, filepath.Join(main, ".git", "worktrees", "wt"))
+	memMkdir(t, filepath.Join(main, ".git", "modules", "sub"))
 	wt := filepath.Join(root, "wt")
-	mustWrite(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
-	mustWrite(t, filepath.Join(main, ".git", "worktrees", "wt", "commondir"), "../..\n")
-	mustWrite(t, filepath.Join(main, ".git", "worktrees", "wt", "gitdir"), filepath.Join(wt, ".git")+"\n")
+	memWrite(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
+	memWrite(t, filepath.Join(main, ".git", "worktrees", "wt", "commondir"), "../..\n")
+	memWrite(t, filepath.Join(main, ".git", "worktrees", "wt", "gitdir"), filepath.Join(wt, ".git")+"\n")
 	// A forged link: claims main's worktree entry but main's back-link names wt.
 	forged := filepath.Join(root, "forged")
-	mustWrite(t, filepath.Join(forged, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
+	memWrite(t, filepath.Join(forged, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
 	// A submodule: a gitdir link without commondir.
 	sub := filepath.Join(main, "sub")
-	mustWrite(t, filepath.Join(sub, ".git"), "gitdir: ../.git/modules/sub\n")
+	memWrite(t, filepath.Join(sub, ".git"), "gitdir: ../.git/modules/sub\n")
 	// A bare repository's worktree.
 	bare := filepath.Join(root, "repo.git")
-	mustMkdir(t, filepath.Join(bare, "worktrees", "b"))
+	memMkdir(t, filepath.Join(bare, "worktrees", "b"))
 	bwt := filepath.Join(root, "bwt")
-	mustWrite(t, filepath.Join(bwt, ".git"), "gitdir: "+filepath.Join(bare, "worktrees", "b")+"\n")
-	mustWrite(t, filepath.Join(bare, "worktrees", "b", "commondir"), "../..\n")
-	mustWrite(t, filepath.Join(bare, "worktrees", "b", "gitdir"), filepath.Join(bwt, ".git")+"\n")
+	memWrite(t, filepath.Join(bwt, ".git"), "gitdir: "+filepath.Join(bare, "worktrees", "b")+"\n")
+	memWrite(t, filepath.Join(bare, "worktrees", "b", "commondir"), "../..\n")
+	memWrite(t, filepath.Join(bare, "worktrees", "b", "gitdir"), filepath.Join(bwt, ".git")+"\n")
 	// Not a gitdir link at all.
 	junk := filepath.Join(root, "junk")
-	mustWrite(t, filepath.Join(junk, ".git"), "hello\n")
+	memWrite(t, filepath.Join(junk, ".git"), "hello\n")
 
 	tests := []struct {
 		name, root, want string
@@ -238,11 +238,11 @@ func TestCanonicalGitRootHandBuilt(t *testing.T) {
 func TestFindGitRoot(t *testing.T) {
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	mustMkdir(t, filepath.Join(repo, ".git"))
-	mustMkdir(t, filepath.Join(repo, "a", "b"))
+	memMkdir(t, filepath.Join(repo, ".git"))
+	memMkdir(t, filepath.Join(repo, "a", "b"))
 	wt := filepath.Join(repo, "a", "wt")
-	mustWrite(t, filepath.Join(wt, ".git"), "gitdir: x\n")
-	mustMkdir(t, filepath.Join(wt, "c"))
+	memWrite(t, filepath.Join(wt, ".git"), "gitdir: x\n")
+	memMkdir(t, filepath.Join(wt, "c"))
 	tests := []struct {
 		name, dir, want string
 		ok              bool

@@ -8,11 +8,11 @@ import (
 )
 
 func TestLoadSettings(t *testing.T) {
-	env := testEnv(t, nil)
-	mustWrite(t, filepath.Join(env.ManagedDir, "managed-settings.json"), `{"claudeMdExcludes": ["/policy/**"]}`)
-	mustWrite(t, filepath.Join(env.Cwd, ".claude", "settings.json"), `{"autoMemoryEnabled": false, "claudeMdExcludes": ["**/vendor/**", "/policy/**"], "autoMemoryDirectory": "~/.ssh"}`)
-	mustWrite(t, filepath.Join(env.Cwd, ".claude", "settings.local.json"), `{not json`)
-	mustWrite(t, filepath.Join(env.Home, ".claude", "settings.json"), `{"autoMemoryEnabled": true, "claudeMdExcludes": "not a list", "autoMemoryDirectory": "/srv/mem"}`)
+	env := memTestEnv(t, nil)
+	memWrite(t, filepath.Join(env.ManagedDir, "managed-settings.json"), `{"claudeMdExcludes": ["/policy/**"]}`)
+	memWrite(t, filepath.Join(env.Cwd, ".claude", "settings.json"), `{"autoMemoryEnabled": false, "claudeMdExcludes": ["**/vendor/**", "/policy/**"], "autoMemoryDirectory": "~/.ssh"}`)
+	memWrite(t, filepath.Join(env.Cwd, ".claude", "settings.local.json"), `{not json`)
+	memWrite(t, filepath.Join(env.Home, ".claude", "settings.json"), `{"autoMemoryEnabled": true, "claudeMdExcludes": "not a list", "autoMemoryDirectory": "/srv/mem"}`)
 	env.FlagSettings = map[string]any{"claudeMdExcludes": []string{"/flag/*.md"}}
 
 	s, diags, err := LoadSettings(env, env.Cwd)

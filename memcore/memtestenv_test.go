@@ -9,7 +9,7 @@ import (
 
 // testEnv returns an Env over a fresh temporary home, managed dir and working
 // directory, with the environment vars given.
-func testEnv(t *testing.T, vars map[string]string) Env {
+func memTestEnv(t *testing.T, vars map[string]string) Env {
 	t.Helper()
 	root := t.TempDir()
 	env := Env{
@@ -20,13 +20,13 @@ func testEnv(t *testing.T, vars map[string]string) Env {
 		Now:        func() time.Time { return time.Date(2026, 3, 31, 22, 30, 0, 0, time.Local) },
 	}
 	for _, d := range []string{env.Home, env.ManagedDir, env.Cwd} {
-		mustMkdir(t, d)
+		memMkdir(t, d)
 	}
 	return env
 }
 
 // mustMkdir creates a folder and its parents.
-func mustMkdir(t *testing.T, dir string) {
+func memMkdir(t *testing.T, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -34,13 +34,13 @@ func mustMkdir(t *testing.T, dir string) {
 }
 
 // mustWrite writes a file, creating its folder.
-func mustWrite(t *testing.T, path, content string) {
+func memWrite(t *testing.T, path, content string) {
 	t.Helper()
-	mustMkdir(t, filepath.Dir(path))
+	memMkdir(t, filepath.Dir(path))
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// sep is the path separator as a string.
-const sep = string(filepath.Separator)
+// pathSep is the path separator as a string.
+const pathSep = string(filepath.Separator)
