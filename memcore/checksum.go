@@ -1,0 +1,72 @@
+package memcore
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"slices"
+)
+
+// ChecksumPrefix starts every checksum memcore computes.
+const ChecksumPrefix = "sha256:"
+
+// EmptyDatasetChecksum is the dataset checksum of a repository without live
+// entries: the SHA-256 of no lines.
+const EmptyDatasetChecksum = ChecksumPrefix + "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// EntryChecksum returns the checksum of one entry's content (protocol.md §2):
+// "sha256:" and the lowercase hex SHA-256 of the bytes.
+func EntryChecksum(content []byte) string {
+	sum := sha256.Sum256(content)
+	return ChecksumPrefix + hex.EncodeToString(sum[:])
+}
+
+// DatasetChecksum returns the checksum of a repository's live entries
+// (protocol.md §3), given each live key's entry checksum: "sha256:" and the
+// hex SHA-256 of, for each key in byte order, the key, a 0x00 byte, its entry
+// checksum and a 0x0A byte. An empty or nil map gives EmptyDatasetChecksum.
+func DatasetChecksum(entries map[string]string) string {
+	keys := make([]string, 0, len(entries))
+	for k := range entries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	h := NewDatasetHasher()
+	for _, k := range keys {
+		h.Add(k, entries[k])
+	}
+	return h.Sum()
+}
+
+// DatasetHasher computes a dataset checksum from entries that arrive already
+// sorted, as from a store that reads keys in order, without building a map.
+// The zero value is not usable; call NewDatasetHasher. A DatasetHasher is not
+// safe for concurrent use.
+type DatasetHasher struct {
+	h   hash.Hash
+	buf []byte // one line, reused to avoid an allocation per Add
+}
+
+// NewDatasetHasher returns a hasher of no entries.
+func NewDatasetHasher() *DatasetHasher {
+	return &DatasetHasher{h: sha256.New()}
+}
+
+// Add appends one live entry. Add must be called once per key, in increasing
+// byte order of key (Go string comparison, as ORDER BY key COLLATE "C" in
+// SQL); otherwise Sum returns a checksum that matches no other party's.
+func (d *DatasetHasher) Add(key, entryChecksum string) {
+	d.buf = append(d.buf[:0], key...)
+	d.buf = append(d.buf, 0)
+	d.buf = append(d.buf, entryChecksum...)
+	d.buf = append(d.buf, '\n')
+	d.h.Write(d.buf) // writes to a hash.Hash never fail
+
+}
+
+// Sum returns the dataset checksum of the entries added so far. More entries
+// may be added afterwards.
+func (d *DatasetHasher) Sum() string {
+	var buf [sha256.Size]byte
+	return ChecksumPrefix + hex.EncodeToString(d.h.Sum(buf[:0]))
+}
