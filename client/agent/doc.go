@@ -1,0 +1,11 @@
+// Package agent is the sync engine of teammem-agent (spec/agent.md): the pure
+// reconcile plan that decides, key by key, what moves between the local team
+// memory folder and the server; the line-based three-way merge used when both
+// sides edited a key; the journal that remembers what was last agreed with
+// the server; the batching and skip rules of a push; and the engine loop that
+// drives them.
+//
+// Everything but the engine loop is pure or touches only the journal file, so
+// that the decisions are table-tested without a server. The package never
+// logs: it returns errors and reports warnings to its caller.
+package agent
