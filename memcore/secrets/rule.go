@@ -119,12 +119,16 @@ func entropy(s string) float64 {
 // negligible probability.
 const placeholderRun = 8
 
-func placeholder(s string) bool {
+func placeholder(s string) bool { return hasRun(s, placeholderRun) }
+
+// hasRun reports whether s holds n or more consecutive identical bytes or n
+// or more consecutive ascending bytes (each one more than the last).
+func hasRun(s string, n int) bool {
 	same, up := 1, 1
 	for i := 1; i < len(s); i++ {
 		same = grow(same, s[i] == s[i-1])
 		up = grow(up, s[i] == s[i-1]+1)
-		if same >= placeholderRun || up >= placeholderRun {
+		if same >= n || up >= n {
 			return true
 		}
 	}

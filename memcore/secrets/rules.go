@@ -21,6 +21,8 @@ import (
 //     gitleaks' separate legacy bot format.
 //   - grafana-api-key and grafana-cloud-api-token accept + and / (they are
 //     base64); stripe-access-token accepts bodies up to 247 characters.
+//   - aws-access-token's entropy floor is 2.5, not 3: one random key id in
+//     ~4000 falls under 3 bits, one in ~10^6 under 2.5.
 //   - private-key requires the matching -----END ... PRIVATE KEY----- line.
 //   - npm-access-token and huggingface-access-token must mix character
 //     classes (a snake_case identifier is not a token).
@@ -49,7 +51,7 @@ var table = []Rule{
 	{ID: "openai-api-key", Label: "OpenAI API key", Keywords: []string{"t3blbkfj"}, minEntropy: 3,
 		re: re(`\b(sk-(?:proj|svcacct|admin)-(?:[` + word + `]{74}|[` + word + `]{58})T3BlbkFJ(?:[` + word + `]{74}|[` + word + `]{58})` +
 			`|sk-[0-9A-Za-z]{20}T3BlbkFJ[0-9A-Za-z]{20})` + tail)},
-	{ID: "aws-access-token", Label: "AWS access key ID", Keywords: []string{"a3t", "akia", "asia", "abia", "acca"}, minEntropy: 3,
+	{ID: "aws-access-token", Label: "AWS access key ID", Keywords: []string{"a3t", "akia", "asia", "abia", "acca"}, minEntropy: 2.5,
 		re:     re(`\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`),
 		reject: func(s string) bool { return strings.HasSuffix(s, "EXAMPLE") }},
 	{ID: "gcp-api-key", Label: "Google Cloud API key", Keywords: []string{"aiza"}, minEntropy: 4,
