@@ -1,0 +1,97 @@
+package memcore
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// The MEMORY.md index budget (spec §5).
+const (
+	MaxIndexLines     = 200
+	MaxIndexBytes     = 25_000
+	MaxIndexLineChars = 150
+)
+
+// TruncateIndex keeps a MEMORY.md index inside its budget: the first 200
+// lines, then, if still over 25,000 bytes, up to the last newline before
+// byte 25,000 (or byte 25,000 backed off to a rune boundary when there is no
+// newline). When anything was cut it appends a blank line and a warning line
+// starting "> WARNING:" that names path, the limit(s) exceeded and the real
+// size. Content within budget is returned unchanged.
+func TruncateIndex(path, content string) (out string, truncated bool) {
+	out, _, truncated = truncateIndex(path, content)
+	return out, truncated
+}
+
+// truncateIndex is TruncateIndex that also returns the kept text without
+// the warning.
+func truncateIndex(path, content string) (out, kept string, truncated bool) {
+	lines, size := countLines(content), len(content)
+	overLines, overBytes := lines > MaxIndexLines, size > MaxIndexBytes
+	if !overLines && !overBytes {
+		return content, content, false
+	}
+	kept = content
+	if overLines {
+		kept = firstLines(kept, MaxIndexLines)
+	}
+	kept = cutBytes(strings.TrimSuffix(kept, "\n"), MaxIndexBytes)
+	return kept + "\n\n" + indexWarning(path, lines, size, overLines, overBytes), kept, true
+}
+
+// countLines counts lines; a final newline does not start another line.
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// firstLines returns the first n lines of s.
+func firstLines(s string, n int) string {
+	off := 0
+	for i := 0; i < n; i++ {
+		j := strings.IndexByte(s[off:], '\n')
+		if j < 0 {
+			return s
+		}
+		off += j + 1
+	}
+	return s[:off]
+}
+
+// cutBytes shortens s to at most limit bytes at the last newline before
+// the limit, else at the limit backed off to a rune start.
+func cutBytes(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:limit+1], '\n'); i > 0 {
+		return s[:i]
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// indexWarning is the warning line appended to a truncated index.
+func indexWarning(path string, lines, size int, overLines, overBytes bool) string {
+	var over string
+	switch {
+	case overLines && overBytes:
+		over = fmt.Sprintf("both the line limit (%d) and the byte limit (%d)", MaxIndexLines, MaxIndexBytes)
+	case overLines:
+		over = fmt.Sprintf("the line limit (%d)", MaxIndexLines)
+	default:
+		over = fmt.Sprintf("the byte limit (%d)", MaxIndexBytes)
+	}
+	return fmt.Sprintf("> WARNING: %s is over %s: it has %d lines and %d bytes, so only part of it was loaded. "+
+		"Keep index entries to one short line each and move detail into topic files.", path, over, lines, size)
+}

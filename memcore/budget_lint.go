@@ -1,0 +1,93 @@
+package memcore
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// LintProblem is one finding of LintIndex.
+type LintProblem struct {
+	Path    string
+	Line    int // 1-based; for over-budget, the first line that is not loaded
+	Rule    string
+	Message string
+}
+
+// Lint rule identifiers.
+const (
+	RuleDeadLink   = "dead-link"
+	RuleLongLine   = "long-line"
+	RuleOverBudget = "over-budget"
+)
+
+// indexLinkRe matches an inline Markdown link target: [text](target "title").
+var indexLinkRe = regexp.MustCompile(`\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+
+// LintIndex checks a MEMORY.md index: links to files that do not exist
+// (exists is asked with the link target relative to the index's folder,
+// URL-unescaped and without #fragment; nil skips the check; web, mail and
+// in-page links are not checked), lines of 150 characters or more, and the
+// 200-line / 25,000-byte budget. Links inside fenced code are ignored.
+func LintIndex(path, content string, exists func(rel string) bool) []LintProblem {
+	var problems []LintProblem
+	inFence := false
+	for i, line := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
+		n := i + 1
+		if t := strings.TrimLeft(line, " "); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+		}
+		if c := utf8.RuneCountInString(line); c >= MaxIndexLineChars {
+			problems = append(problems, LintProblem{path, n, RuleLongLine,
+				fmt.Sprintf("line has %d characters; keep index entries under %d", c, MaxIndexLineChars)})
+		}
+		if !inFence && exists != nil {
+			problems = append(problems, deadLinks(path, n, line, exists)...)
+		}
+	}
+	if p, ok := budgetProblem(path, content); ok {
+		problems = append(problems, p)
+	}
+	return problems
+}
+
+// deadLinks reports the local link targets of one line that do not exist.
+func deadLinks(path string, n int, line string, exists func(string) bool) []LintProblem {
+	var out []LintProblem
+	for _, m := range indexLinkRe.FindAllStringSubmatch(line, -1) {
+		target, ok := localTarget(m[1])
+		if ok && !exists(target) {
+			out = append(out, LintProblem{path, n, RuleDeadLink, "link to missing file " + target})
+		}
+	}
+	return out
+}
+
+// localTarget strips the fragment and unescapes a link target; ok is false
+// for URLs with a scheme and in-page anchors.
+func localTarget(t string) (string, bool) {
+	if strings.HasPrefix(t, "#") || strings.Contains(t, "://") || strings.HasPrefix(strings.ToLower(t), "mailto:") {
+		return "", false
+	}
+	if i := strings.IndexByte(t, '#'); i >= 0 {
+		t = t[:i]
+	}
+	if u, err := url.PathUnescape(t); err == nil {
+		t = u
+	}
+	return t, t != ""
+}
+
+// budgetProblem reports an index over the line or byte budget, pointing at
+// the first line that would not be loaded.
+func budgetProblem(path, content string) (LintProblem, bool) {
+	_, kept, truncated := truncateIndex(path, content)
+	if !truncated {
+		return LintProblem{}, false
+	}
+	return LintProblem{path, countLines(kept) + 1, RuleOverBudget, fmt.Sprintf(
+		"index has %d lines and %d bytes; only %d lines and %d bytes are loaded, the rest is cut",
+		countLines(content), len(content), MaxIndexLines, MaxIndexBytes)}, true
+}

@@ -1,0 +1,136 @@
+package memcore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ErrFrontmatter reports a frontmatter block that is not valid YAML mapping.
+var ErrFrontmatter = errors.New("invalid frontmatter")
+
+// ParseFrontmatter splits a leading `---` YAML block from content. The block
+// must start on the first line and end with a line holding only `---`;
+// otherwise there is no frontmatter and body is content unchanged (fm nil).
+// When the block is present but not a valid YAML mapping, the block is still
+// removed from body and err wraps ErrFrontmatter. Values that YAML rejects
+// only because they start with a glob character (`paths: **/*.ts`) are
+// retried quoted, as authors of rules files expect.
+func ParseFrontmatter(content string) (fm map[string]any, body string, err error) {
+	block, body, ok := splitFrontmatter(content)
+	if !ok {
+		return nil, content, nil
+	}
+	fm, err = decodeFrontmatter(block)
+	if err != nil {
+		if fm, err2 := decodeFrontmatter(quoteGlobValues(block)); err2 == nil {
+			return fm, body, nil
+		}
+		return nil, body, fmt.Errorf("parse frontmatter: %w: %v", ErrFrontmatter, err)
+	}
+	return fm, body, nil
+}
+
+// splitFrontmatter returns the YAML between the opening and closing `---`
+// lines and the rest of the content.
+func splitFrontmatter(content string) (block, body string, ok bool) {
+	first, rest, found := strings.Cut(content, "\n")
+	if !found || strings.TrimRight(first, " \t\r") != "---" {
+		return "", content, false
+	}
+	for off := 0; off <= len(rest); {
+		end := strings.IndexByte(rest[off:], '\n')
+		line, next := rest[off:], len(rest)+1
+		if end >= 0 {
+			line, next = rest[off:off+end], off+end+1
+		}
+		if strings.TrimRight(line, " \t\r") == "---" {
+			if next > len(rest) {
+				next = len(rest)
+			}
+			return rest[:off], rest[next:], true
+		}
+		off = next
+	}
+	return "", content, false
+}
+
+// decodeFrontmatter decodes a YAML block into a map; an empty block is an
+// empty map.
+func decodeFrontmatter(block string) (map[string]any, error) {
+	fm := map[string]any{}
+	if strings.TrimSpace(block) == "" {
+		return fm, nil
+	}
+	if err := yaml.Unmarshal([]byte(block), &fm); err != nil {
+		return nil, err
+	}
+	if fm == nil {
+		fm = map[string]any{}
+	}
+	return fm, nil
+}
+
+// quoteGlobValues single-quotes scalar values (after `key:` or `- `) that
+// start with a character YAML reserves but globs use: * & ! { @ ` %.
+func quoteGlobValues(block string) string {
+	lines := strings.Split(block, "\n")
+	for i, line := range lines {
+		lines[i] = quoteLineValue(line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// quoteLineValue quotes the value part of one YAML line when needed.
+func quoteLineValue(line string) string {
+	trimmed := strings.TrimLeft(line, " \t")
+	prefixLen := len(line) - len(trimmed)
+	var valueStart int
+	switch {
+	case strings.HasPrefix(trimmed, "- "):
+		valueStart = prefixLen + 2
+	case strings.Contains(trimmed, ": "):
+		valueStart = prefixLen + strings.Index(trimmed, ": ") + 2
+	default:
+		return line
+	}
+	value := strings.TrimSpace(line[valueStart:])
+	if value == "" || !strings.ContainsAny(value[:1], "*&!{@`%") {
+		return line
+	}
+	return line[:valueStart] + "'" + strings.ReplaceAll(value, "'", "''") + "'"
+}
+
+// FrontmatterGlobs returns the `paths` globs of a parsed frontmatter: a YAML
+// list of strings, or one string of comma-separated globs (commas inside
+// braces do not split). Brace sets are expanded (`src/*.{ts,tsx}` becomes
+// `src/*.ts` and `src/*.tsx`), a trailing `/**` is kept, empty entries are
+// dropped. It returns nil when there are no globs, or when every glob is
+// `**` (a rule that applies everywhere is unconditional).
+func FrontmatterGlobs(fm map[string]any) []string {
+	var raw []string
+	switch v := fm["paths"].(type) {
+	case string:
+		raw = splitOutsideBraces(v)
+	case []any:
+		for _, item := range v {
+			if s, ok := item.(string); ok {
+				raw = append(raw, splitOutsideBraces(s)...)
+			}
+		}
+	}
+	var globs []string
+	for _, r := range raw {
+		if r = strings.TrimSpace(r); r != "" {
+			globs = append(globs, expandBraces(r)...)
+		}
+	}
+	for _, g := range globs {
+		if g != "**" {
+			return globs
+		}
+	}
+	return nil
+}

@@ -1,0 +1,142 @@
+package memcore
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// markdownParser is a plain CommonMark parser (no extensions), built once;
+// goldmark parsers keep no per-document state.
+var markdownParser = sync.OnceValue(func() parser.Parser { return goldmark.New().Parser() })
+
+// analysis is the result of one Markdown parse: the content with block-level
+// HTML comments removed and the raw include paths in order of appearance.
+type analysis struct {
+	content  string
+	includes []string
+}
+
+// analyzeMarkdown parses src once and both strips block-level HTML comments
+// and collects include tokens from text nodes (never from code blocks, code
+// spans, autolinks or raw HTML, except the text left after a stripped
+// comment). Documents with neither `<!--` nor `@` skip the parse.
+func analyzeMarkdown(src string) analysis {
+	if !strings.Contains(src, "<!--") && !strings.Contains(src, "@") {
+		return analysis{content: src}
+	}
+	source := []byte(src)
+	doc := markdownParser().Parse(text.NewReader(source))
+	w := &mdWalker{src: src, runStart: -1, runStop: -1}
+	_ = ast.Walk(doc, w.visit)
+	w.flushRun()
+	return analysis{content: w.splice(), includes: dedupe(w.includes)}
+}
+
+// mdWalker accumulates the edits and include tokens of one document.
+type mdWalker struct {
+	src      string
+	edits    []edit
+	includes []string
+	runStart int // start of the current run of adjacent text nodes, -1 none
+	runStop  int
+}
+
+// edit replaces src[start:stop] with repl.
+type edit struct {
+	start, stop int
+	repl        string
+}
+
+// visit is the ast.Walker callback.
+func (w *mdWalker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	switch n := n.(type) {
+	case *ast.Text:
+		w.addText(n.Segment.Start, n.Segment.Stop, n.SoftLineBreak() || n.HardLineBreak())
+		return ast.WalkContinue, nil
+	case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.CodeSpan, *ast.AutoLink, *ast.RawHTML:
+		w.flushRun()
+		return ast.WalkSkipChildren, nil
+	case *ast.HTMLBlock:
+		w.flushRun()
+		if n.HTMLBlockType == ast.HTMLBlockType2 {
+			w.stripCommentBlock(n)
+		}
+		return ast.WalkSkipChildren, nil
+	}
+	if n.Type() == ast.TypeBlock {
+		w.flushRun()
+	}
+	return ast.WalkContinue, nil
+}
+
+// addText extends the current run when the segment is contiguous with it,
+// else scans the finished run and starts a new one. A line break ends it.
+func (w *mdWalker) addText(start, stop int, lineEnd bool) {
+	if w.runStart < 0 || start != w.runStop {
+		w.flushRun()
+		w.runStart = start
+	}
+	w.runStop = stop
+	if lineEnd {
+		w.flushRun()
+	}
+}
+
+// flushRun scans the current text run for include tokens.
+func (w *mdWalker) flushRun() {
+	if w.runStart >= 0 && w.runStop > w.runStart {
+		w.includes = scanIncludeTokens(w.includes, w.src[w.runStart:w.runStop])
+	}
+	w.runStart, w.runStop = -1, -1
+}
+
+// splice applies the edits (in source order, non-overlapping) to src.
+func (w *mdWalker) splice() string {
+	if len(w.edits) == 0 {
+		return w.src
+	}
+	var b strings.Builder
+	b.Grow(len(w.src))
+	last := 0
+	for _, e := range w.edits {
+		b.WriteString(w.src[last:e.start])
+		b.WriteString(e.repl)
+		last = e.stop
+	}
+	b.WriteString(w.src[last:])
+	return b.String()
+}
+
+// dedupe keeps the first occurrence of each string.
+func dedupe(in []string) []string {
+	if len(in) < 2 {
+		return in
+	}
+	seen := make(map[string]bool, len(in))
+	out := in[:0]
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ExtractIncludes returns the raw include paths of a Markdown document in
+// order of appearance, without duplicates: tokens such as `@docs/a.md`,
+// `@./a.md`, `@../a.md`, `@~/a.md` or `@/abs/a.md` found in text nodes (a
+// CommonMark parse; code blocks and code spans are ignored). `\ ` in a token
+// is returned as a space and a `#fragment` is dropped. Paths are not
+// resolved.
+func ExtractIncludes(markdown string) []string {
+	return analyzeMarkdown(markdown).includes
+}
