@@ -1,0 +1,168 @@
+package agent
+
+import (
+	"slices"
+	"strings"
+)
+
+// maxDiffCost bounds the edit distance Myers' search explores. Beyond it the
+// differing middle is reported as one replaced block: still a correct diff,
+// only coarser, so a merge may report a conflict it could have avoided but
+// never produces a wrong result. It keeps memory under ~16 MB.
+const maxDiffCost = 2000
+
+// hunk replaces base lines [start, end) with lines.
+type hunk struct {
+	start, end int
+	lines      []string
+}
+
+// equal reports whether two hunks make the same edit.
+func (h hunk) equal(o hunk) bool {
+	return h.start == o.start && h.end == o.end && slices.Equal(h.lines, o.lines)
+}
+
+// splitLines splits s after every "\n"; the last line may lack one. Joining
+// the result gives s back exactly.
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// diffHunks returns the edits that turn a into b, in increasing order of
+// start, separated by at least one unchanged line.
+func diffHunks(a, b []string) []hunk {
+	ia, ib := intern(a, b)
+	matches := matchLines(ia, ib)
+	var hunks []hunk
+	pa, pb := -1, -1
+	for _, m := range append(matches, [2]int{len(a), len(b)}) {
+		if m[0] > pa+1 || m[1] > pb+1 {
+			hunks = append(hunks, hunk{start: pa + 1, end: m[0], lines: b[pb+1 : m[1]]})
+		}
+		pa, pb = m[0], m[1]
+	}
+	return hunks
+}
+
+// intern maps equal lines of a and b to equal integers.
+func intern(a, b []string) ([]int, []int) {
+	ids := map[string]int{}
+	conv := func(lines []string) []int {
+		out := make([]int, len(lines))
+		for i, l := range lines {
+			id, ok := ids[l]
+			if !ok {
+				id = len(ids)
+				ids[l] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	return conv(a), conv(b)
+}
+
+// matchLines returns the pairs (i, j) with a[i] == b[j] of a longest common
+// subsequence of a and b (within maxDiffCost), in increasing order. The
+// common prefix and suffix are matched directly; Myers' O(ND) search handles
+// the middle.
+func matchLines(a, b []int) [][2]int {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	var out [][2]int
+	for i := range pre {
+		out = append(out, [2]int{i, i})
+	}
+	for _, m := range myers(a[pre:len(a)-suf], b[pre:len(b)-suf]) {
+		out = append(out, [2]int{m[0] + pre, m[1] + pre})
+	}
+	for i := suf; i > 0; i-- {
+		out = append(out, [2]int{len(a) - i, len(b) - i})
+	}
+	return out
+}
+
+// myers runs Myers' greedy forward search for the shortest edit script of a
+// into b and returns the matched pairs along it, or nil when the script
+// costs more than maxDiffCost.
+func myers(a, b []int) [][2]int {
+	n, m := len(a), len(b)
+	if n == 0 || m == 0 {
+		return nil
+	}
+	off := n + m
+	v := make([]int32, 2*off+2)
+	var frontiers [][]int32 // frontiers[d][k+d] = furthest x on diagonal k after d edits
+	for d := 0; d <= n+m && d <= maxDiffCost; d++ {
+		for k := -d; k <= d; k += 2 {
+			x := nextX(v, off, k, d)
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x, y = x+1, y+1
+			}
+			v[off+k] = int32(x)
+			if x >= n && y >= m {
+				frontiers = append(frontiers, slices.Clone(v[off-d:off+d+1]))
+				return backtrack(frontiers, n, m)
+			}
+		}
+		frontiers = append(frontiers, slices.Clone(v[off-d:off+d+1]))
+	}
+	return nil
+}
+
+// nextX returns where diagonal k starts at cost d: one step down from
+// diagonal k+1 (an insertion) or one step right from k-1 (a deletion),
+// whichever reaches further.
+func nextX(v []int32, off, k, d int) int {
+	if d == 0 {
+		return 0
+	}
+	if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+		return int(v[off+k+1])
+	}
+	return int(v[off+k-1]) + 1
+}
+
+// backtrack walks the frontiers from (n, m) back to (0, 0), collecting the
+// diagonal (matching) moves in increasing order.
+func backtrack(frontiers [][]int32, n, m int) [][2]int {
+	var out [][2]int
+	x, y := n, m
+	for d := len(frontiers) - 1; d > 0; d-- {
+		prev := frontiers[d-1]
+		at := func(k int) int { return int(prev[k+d-1]) }
+		k := x - y
+		prevK := k - 1
+		if k == -d || (k != d && at(k-1) < at(k+1)) {
+			prevK = k + 1
+		}
+		px := at(prevK)
+		py := px - prevK
+		sx := px // where the diagonal run after the edit starts
+		if prevK == k-1 {
+			sx = px + 1
+		}
+		for x > sx {
+			x, y = x-1, y-1
+			out = append(out, [2]int{x, y})
+		}
+		x, y = px, py
+	}
+	for x > 0 {
+		x, y = x-1, y-1
+		out = append(out, [2]int{x, y})
+	}
+	slices.Reverse(out)
+	return out
+}
