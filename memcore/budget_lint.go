@@ -10,10 +10,10 @@ import (
 
 // LintProblem is one finding of LintIndex.
 type LintProblem struct {
-	Path    string
-	Line    int // 1-based; for over-budget, the first line that is not loaded
-	Rule    string
-	Message string
+	Path    string `json:"path"`
+	Line    int    `json:"line"` // 1-based; for over-budget, the first line that is not loaded
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
 }
 
 // Lint rule identifiers.

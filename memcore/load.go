@@ -48,7 +48,8 @@ type File struct {
 
 // Diagnostic explains why a file was skipped or partly ignored.
 type Diagnostic struct {
-	Path, Message string
+	Path    string `json:"path"`
+	Message string `json:"message"`
 }
 
 // LoadOptions configures Load and ConditionalRules.

@@ -47,9 +47,11 @@ func (l *loader) process(path string, typ MemoryType, fc fileCtx) {
 	if err != nil {
 		l.diag(path, "frontmatter ignored: "+err.Error())
 	}
-	globs := FrontmatterGlobs(fm)
-	if fc.accept != nil && !fc.accept(globs) {
-		return
+	var globs []string // only rules files are conditional
+	if fc.accept != nil {
+		if globs = FrontmatterGlobs(fm); !fc.accept(globs) {
+			return
+		}
 	}
 	l.seen[l.key(path)] = true
 	l.emit(path, typ, raw, body, globs, fc)

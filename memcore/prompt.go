@@ -56,8 +56,8 @@ func Prompt(files []File, filter func(File) bool) string {
 
 // PromptWarning names a file too large for the prompt.
 type PromptWarning struct {
-	Path  string
-	Chars int
+	Path  string `json:"path"`
+	Chars int    `json:"chars"`
 }
 
 // LargeFiles returns the files whose content has more than MaxMemoryChars
