@@ -1,0 +1,160 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+
+	"github.com/teammem/teammem/memcore"
+)
+
+// journalFormat is the version of the journal file's layout.
+const journalFormat = 1
+
+// ErrCorruptJournal is wrapped by OpenJournal's error when the journal file
+// exists but cannot be trusted (unparsable, another repo's, an entry whose
+// content does not match its checksum). The journal returned with it is
+// empty, which makes the next reconcile push local-only keys, write
+// server-only keys and delete nothing.
+var ErrCorruptJournal = errors.New("corrupt journal")
+
+// BaseEntry is one key as last agreed with the server: its checksum and a
+// copy of its content, the base of a three-way merge.
+type BaseEntry struct {
+	Checksum string `json:"checksum"`
+	Content  string `json:"content"`
+}
+
+// Journal is the agent's memory of one repo on one server (spec/agent.md
+// §1): the dataset checksum and version last seen, and every key as last
+// agreed. A Journal is not safe for concurrent use; the engine's goroutine
+// owns it.
+type Journal struct {
+	path     string
+	Server   string               `json:"server"`
+	Repo     string               `json:"repo"`
+	Checksum string               `json:"checksum"`
+	Version  int64                `json:"version"`
+	Entries  map[string]BaseEntry `json:"entries"`
+}
+
+// journalFile is the journal's layout on disk.
+type journalFile struct {
+	Format int `json:"format"`
+	*Journal
+}
+
+// JournalPath returns the journal file of repo on server under stateDir:
+// "journal-<first 32 hex digits of SHA-256(server, NUL, repo)>.json".
+func JournalPath(stateDir, server, repo string) string {
+	sum := sha256.Sum256([]byte(server + "\x00" + repo))
+	return filepath.Join(stateDir, "journal-"+hex.EncodeToString(sum[:16])+".json")
+}
+
+// OpenJournal reads the journal of repo on server from stateDir, creating
+// stateDir (mode 0700) when needed, and removes temporary files a crash left
+// beside it. A missing journal gives an empty one and no error. A corrupt
+// one gives an empty journal and an error wrapping ErrCorruptJournal; an
+// unreadable one an empty journal and the read error. The journal returned
+// is never nil, so that the caller can report the error and carry on.
+func OpenJournal(stateDir, server, repo string) (*Journal, error) {
+	j := &Journal{path: JournalPath(stateDir, server, repo), Server: server, Repo: repo,
+		Entries: map[string]BaseEntry{}}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return j, fmt.Errorf("create state folder: %w", err)
+	}
+	removeStaleTemps(j.path)
+	data, err := os.ReadFile(j.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return j, nil
+	}
+	if err != nil {
+		return j, fmt.Errorf("read journal: %w", err)
+	}
+	loaded, err := parseJournal(data, server, repo)
+	if err != nil {
+		return j, fmt.Errorf("read journal %s: %w: %v", j.path, ErrCorruptJournal, err)
+	}
+	loaded.path = j.path
+	return loaded, nil
+}
+
+// parseJournal decodes and checks a journal file.
+func parseJournal(data []byte, server, repo string) (*Journal, error) {
+	f := journalFile{Journal: &Journal{}}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, err
+	}
+	switch {
+	case f.Format != journalFormat:
+		return nil, fmt.Errorf("format %d, want %d", f.Format, journalFormat)
+	case f.Server != server || f.Repo != repo:
+		return nil, fmt.Errorf("journal of %q on %q", f.Repo, f.Server)
+	}
+	for k, e := range f.Entries {
+		if memcore.EntryChecksum([]byte(e.Content)) != e.Checksum {
+			return nil, fmt.Errorf("entry %q does not match its checksum", k)
+		}
+	}
+	if f.Entries == nil {
+		f.Entries = map[string]BaseEntry{}
+	}
+	return f.Journal, nil
+}
+
+// Path returns the journal's file.
+func (j *Journal) Path() string { return j.path }
+
+// Save writes the journal atomically (temporary file, fsync, rename, folder
+// fsync), mode 0600.
+func (j *Journal) Save() error {
+	data, err := json.Marshal(journalFile{Format: journalFormat, Journal: j})
+	if err != nil {
+		return fmt.Errorf("encode journal: %w", err)
+	}
+	if err := writeFileAtomic(j.path, data, 0o600); err != nil {
+		return fmt.Errorf("save journal: %w", err)
+	}
+	return nil
+}
+
+// Base returns key → checksum of every agreed key, the Base of an Input.
+func (j *Journal) Base() map[string]string {
+	base := make(map[string]string, len(j.Entries))
+	for k, e := range j.Entries {
+		base[k] = e.Checksum
+	}
+	return base
+}
+
+// Record notes that key holds content on both sides.
+func (j *Journal) Record(key, content string) {
+	j.Entries[key] = BaseEntry{Checksum: memcore.EntryChecksum([]byte(content)), Content: content}
+}
+
+// Forget notes that neither side holds key.
+func (j *Journal) Forget(key string) { delete(j.Entries, key) }
+
+// Content returns the agreed content of key, and whether there is one.
+func (j *Journal) Content(key string) (string, bool) {
+	e, ok := j.Entries[key]
+	return e.Content, ok
+}
+
+// SetDataset records the dataset checksum and version last seen.
+func (j *Journal) SetDataset(checksum string, version int64) {
+	j.Checksum, j.Version = checksum, version
+}
+
+// Clone returns a deep copy (entries included) bound to the same file.
+func (j *Journal) Clone() *Journal {
+	c := *j
+	c.Entries = maps.Clone(j.Entries)
+	return &c
+}

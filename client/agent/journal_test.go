@@ -1,0 +1,221 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	testServer = "https://mem.example.com"
+	testRepo   = "acme/api"
+)
+
+func TestJournalRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	j, err := OpenJournal(dir, testServer, testRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Entries) != 0 || j.Version != 0 {
+		t.Fatalf("new journal not empty: %+v", j)
+	}
+	j.Record("a.md", "hello\n")
+	j.Record("notes/b.md", "b")
+	j.Record("gone.md", "x")
+	j.Forget("gone.md")
+	j.SetDataset("sha256:abc", 7)
+	if err := j.Save(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := OpenJournal(dir, testServer, testRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(j, got, cmp.AllowUnexported(Journal{})); diff != "" {
+		t.Errorf("reopened journal (-saved +got):\n%s", diff)
+	}
+	if c, ok := got.Content("a.md"); !ok || c != "hello\n" {
+		t.Errorf("Content(a.md) = %q, %v", c, ok)
+	}
+	want := map[string]string{"a.md": "sha256:5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
+		"notes/b.md": "sha256:3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d"}
+	if diff := cmp.Diff(want, got.Base()); diff != "" {
+		t.Errorf("Base (-want +got):\n%s", diff)
+	}
+	if fi, err := os.Stat(j.Path()); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("journal mode = %v, %v; want 0600", fi.Mode(), err)
+	}
+}
+
+func TestJournalPathDiffersPerServerAndRepo(t *testing.T) {
+	paths := map[string]bool{}
+	for _, p := range []string{
+		JournalPath("/s", testServer, testRepo),
+		JournalPath("/s", testServer, "acme/web"),
+		JournalPath("/s", "https://other.example.com", testRepo),
+		JournalPath("/s", testServer+"\x00acme", "api"),
+	} {
+		if paths[p] {
+			t.Errorf("duplicate journal path %s", p)
+		}
+		paths[p] = true
+		if filepath.Dir(p) != "/s" || !strings.HasPrefix(filepath.Base(p), "journal-") {
+			t.Errorf("unexpected path %s", p)
+		}
+	}
+}
+
+func TestJournalCorrupt(t *testing.T) {
+	good := `{"format":1,"server":"` + testServer + `","repo":"` + testRepo + `","checksum":"c","version":3,` +
+		`"entries":{"a.md":{"checksum":"sha256:ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb","content":"a"}}}`
+	tests := []struct{ name, data string }{
+		{"truncated", good[:len(good)/2]},
+		{"garbage", "\x00\x01not json"},
+		{"empty file", ""},
+		{"wrong format", strings.Replace(good, `"format":1`, `"format":9`, 1)},
+		{"other repo", strings.Replace(good, testRepo, "acme/web", 1)},
+		{"tampered content", strings.Replace(good, `"content":"a"`, `"content":"b"`, 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := JournalPath(dir, testServer, testRepo)
+			if err := os.WriteFile(path, []byte(tt.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			j, err := OpenJournal(dir, testServer, testRepo)
+			if !errors.Is(err, ErrCorruptJournal) {
+				t.Fatalf("err = %v, want ErrCorruptJournal", err)
+			}
+			if j == nil || len(j.Entries) != 0 || j.Version != 0 {
+				t.Fatalf("corrupt journal not empty: %+v", j)
+			}
+			// An empty base deletes nothing on either side.
+			p := Reconcile(Input{
+				Local:  map[string]string{"a.md": "l", "local.md": "1"},
+				Server: map[string]string{"a.md": "s", "server.md": "2"},
+				Base:   j.Base(),
+			})
+			for _, a := range []Action{ActionPushDelete, ActionDeleteLocal} {
+				if keys := p.Keys(a); len(keys) != 0 {
+					t.Errorf("%v on %q after a corrupt journal", a, keys)
+				}
+			}
+			// Saving replaces the corrupt file with a good one.
+			j.Record("a.md", "a")
+			if err := j.Save(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := OpenJournal(dir, testServer, testRepo); err != nil {
+				t.Errorf("reopen after save: %v", err)
+			}
+		})
+	}
+}
+
+// TestJournalLeftoverTempFile simulates a crash between writing the
+// temporary file and renaming it: the old journal stays authoritative and
+// the leftover is removed.
+func TestJournalLeftoverTempFile(t *testing.T) {
+	dir := t.TempDir()
+	j, _ := OpenJournal(dir, testServer, testRepo)
+	j.Record("a.md", "old")
+	if err := j.Save(); err != nil {
+		t.Fatal(err)
+	}
+	leftover := j.Path() + tempSuffix + "12345"
+	if err := os.WriteFile(leftover, []byte(`{"format":1,"entr`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := OpenJournal(dir, testServer, testRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := got.Content("a.md"); c != "old" {
+		t.Errorf("content = %q, want old", c)
+	}
+	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+		t.Errorf("leftover temporary file still there: %v", err)
+	}
+}
+
+// TestJournalKilledWhileSaving kills a process that saves the journal in a
+// loop; whatever moment the kill lands, the journal opens cleanly.
+func TestJournalKilledWhileSaving(t *testing.T) {
+	if dir := os.Getenv("TEAMMEM_JOURNAL_CHILD"); dir != "" {
+		saveForever(dir)
+		return
+	}
+	dir := t.TempDir()
+	for round := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestJournalKilledWhileSaving$")
+		cmd.Env = append(os.Environ(), "TEAMMEM_JOURNAL_CHILD="+dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 64)
+		for seen := 0; seen < 5+round*20; { // wait for some saves to complete
+			n, err := out.Read(buf)
+			if err != nil {
+				t.Fatalf("child: %v", err)
+			}
+			seen += strings.Count(string(buf[:n]), "\n")
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		j, err := OpenJournal(dir, testServer, testRepo)
+		if err != nil {
+			t.Fatalf("round %d: journal after kill: %v", round, err)
+		}
+		if len(j.Entries) == 0 {
+			t.Fatalf("round %d: journal lost its entries", round)
+		}
+	}
+}
+
+// saveForever is the child of TestJournalKilledWhileSaving.
+func saveForever(dir string) {
+	j, _ := OpenJournal(dir, testServer, testRepo)
+	for i := 0; ; i++ {
+		j.Record(fmt.Sprintf("k%03d.md", i%500), strings.Repeat("x", i))
+		j.SetDataset("c", int64(i))
+		if err := j.Save(); err != nil {
+			os.Exit(3)
+		}
+		fmt.Println(i)
+	}
+}
+
+func TestStateDir(t *testing.T) {
+	tests := []struct {
+		name, xdg, local, home, goos string
+		want                         string
+		wantErr                      bool
+	}{
+		{name: "xdg", xdg: "/x/state", home: "/h", goos: "linux", want: "/x/state/teammem"},
+		{name: "relative xdg ignored", xdg: "rel", home: "/h", goos: "linux", want: "/h/.local/state/teammem"},
+		{name: "linux default", home: "/h", goos: "linux", want: "/h/.local/state/teammem"},
+		{name: "macOS", home: "/h", goos: "darwin", want: "/h/Library/Application Support/teammem"},
+		{name: "no home", goos: "linux", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"XDG_STATE_HOME": tt.xdg, "LOCALAPPDATA": tt.local}
+			got, err := StateDir(func(k string) string { return env[k] }, tt.home, tt.goos)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("StateDir = %q, %v; want %q (error %v)", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
