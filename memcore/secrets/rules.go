@@ -23,7 +23,9 @@ import (
 //     base64); stripe-access-token accepts bodies up to 247 characters.
 //   - aws-access-token's entropy floor is 2.5, not 3: one random key id in
 //     ~4000 falls under 3 bits, one in ~10^6 under 2.5.
-//   - private-key requires the matching -----END ... PRIVATE KEY----- line.
+//   - private-key requires the -----END ... PRIVATE KEY----- line, and its
+//     body cannot hold "--", so a marker quoted in prose does not pair with
+//     the END of a later block.
 //   - npm-access-token and huggingface-access-token must mix character
 //     classes (a snake_case identifier is not a token).
 //   - Every rule but private-key drops candidates holding a placeholder run
@@ -119,7 +121,7 @@ var table = []Rule{
 	{ID: "huggingface-access-token", Label: "Hugging Face access token", Keywords: []string{"hf_"}, minEntropy: 2,
 		re: re(`\b(hf_[A-Za-z]{34})` + tail), reject: notMixed(3)},
 	{ID: "private-key", Label: "Private key", Keywords: []string{"-----begin"}, minEntropy: 3, entropyGroup: 2, multiline: true, keepRuns: true,
-		re: re(`(-----BEGIN` + pem + `([\s\S]{64,}?)-----END` + pem + `)`)},
+		re: re(`(-----BEGIN` + pem + `((?:[^-]|-[^-]){64,}?)-----END` + pem + `)`)},
 }
 
 // keywords indexes every rule's keywords; built once, read-only afterwards.
