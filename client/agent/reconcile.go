@@ -19,6 +19,10 @@ type Input struct {
 	Tombstones map[string]bool
 	// Base holds the checksums last agreed with the server (the journal).
 	Base map[string]string
+	// LocalSkipped holds local files that exist but may not be pushed (see
+	// CheckEntry): nothing moves for them in either direction, so that
+	// neither the local edit nor the server's copy is lost.
+	LocalSkipped map[string]bool
 	// LocalUnavailable says the team folder is missing or unreadable, so
 	// that Local is not to be trusted for deletions.
 	LocalUnavailable bool
@@ -78,8 +82,10 @@ func unionKeys(in Input) []string {
 			seen[k] = true
 		}
 	}
-	for k := range in.Tombstones {
-		seen[k] = true
+	for _, m := range []map[string]bool{in.Tombstones, in.LocalSkipped} {
+		for k := range m {
+			seen[k] = true
+		}
 	}
 	keys := make([]string, 0, len(seen))
 	for k := range seen {
@@ -96,6 +102,10 @@ func skipStep(key string, in Input) (Step, string, bool) {
 	if err := memcore.ValidateKey(key); err != nil {
 		step.Reason = "invalid key"
 		return step, fmt.Sprintf("skipping %q: %v", key, err), true
+	}
+	if in.LocalSkipped[key] {
+		step.Reason = "local file not pushable"
+		return step, "", true
 	}
 	if IsConflictCopy(key) {
 		step.Reason = "conflict copy"

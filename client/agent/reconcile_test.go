@@ -88,6 +88,12 @@ func TestReconcileSkips(t *testing.T) {
 			warnWith: `"a\\b.md"`,
 		},
 		{
+			name: "local file that may not be pushed is neither pushed nor overwritten",
+			in: Input{Local: map[string]string{"b.md": "1"}, LocalSkipped: map[string]bool{"a.md": true},
+				Server: map[string]string{"a.md": "new", "b.md": "1"}, Base: map[string]string{"a.md": "old", "b.md": "1"}},
+			key: "a.md",
+		},
+		{
 			name: "local conflict copy is skipped silently",
 			in:   Input{Local: map[string]string{"a.conflict-20260101T000000Z-h.md": "x"}},
 			key:  "a.conflict-20260101T000000Z-h.md",

@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/secrets"
+)
+
+// DefaultMaxEntryBytes is the server's default entry size limit (protocol §2).
+const DefaultMaxEntryBytes = 250_000
+
+// Reasons a local file is not pushed; a *SkipError wraps exactly one.
+var (
+	ErrEntryTooLarge = errors.New("larger than the entry size limit")
+	ErrNotUTF8       = errors.New("not valid UTF-8")
+	ErrSecretFound   = errors.New("holds a credential")
+	ErrKeyInvalid    = errors.New("not a valid key")
+)
+
+// SkipError says why one local file is not pushed. Its message names the
+// file (quoted) and the reason, and for a credential the scanner's rule id,
+// label and line, never the credential itself.
+type SkipError struct {
+	// Key is the file's slash-separated path relative to the team folder.
+	Key string
+	// Reason is ErrEntryTooLarge, ErrNotUTF8, ErrSecretFound or ErrKeyInvalid.
+	Reason error
+	// Size is the file's size in bytes (for ErrEntryTooLarge).
+	Size int
+	// Secret is the first finding (for ErrSecretFound).
+	Secret secrets.Match
+	// Detail is the key validation message (for ErrKeyInvalid).
+	Detail string
+}
+
+// Error formats the key, the reason and its particulars.
+func (e *SkipError) Error() string {
+	switch e.Reason {
+	case ErrEntryTooLarge:
+		return fmt.Sprintf("skipping %q: %v (%d bytes)", e.Key, e.Reason, e.Size)
+	case ErrSecretFound:
+		return fmt.Sprintf("skipping %q: %v: %s (rule %s) on line %d",
+			e.Key, e.Reason, e.Secret.Label, e.Secret.RuleID, e.Secret.Line)
+	case ErrKeyInvalid:
+		return fmt.Sprintf("skipping %q: %v: %s", e.Key, e.Reason, e.Detail)
+	default:
+		return fmt.Sprintf("skipping %q: %v", e.Key, e.Reason)
+	}
+}
+
+// Unwrap returns the reason.
+func (e *SkipError) Unwrap() error { return e.Reason }
+
+// CheckEntry returns nil when a local file may be pushed as key, otherwise
+// a *SkipError: the key fails memcore.ValidateKey, the content exceeds
+// maxBytes (≤ 0 means DefaultMaxEntryBytes), is not UTF-8, or holds a
+// credential according to memcore/secrets.
+func CheckEntry(key string, content []byte, maxBytes int) error {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxEntryBytes
+	}
+	if err := memcore.ValidateKey(key); err != nil {
+		var ke *memcore.KeyError
+		detail := err.Error()
+		if errors.As(err, &ke) {
+			detail = ke.Reason
+		}
+		return &SkipError{Key: key, Reason: ErrKeyInvalid, Detail: detail}
+	}
+	switch {
+	case len(content) > maxBytes:
+		return &SkipError{Key: key, Reason: ErrEntryTooLarge, Size: len(content)}
+	case !utf8.Valid(content):
+		return &SkipError{Key: key, Reason: ErrNotUTF8}
+	}
+	if found := secrets.Scan(string(content)); len(found) > 0 {
+		return &SkipError{Key: key, Reason: ErrSecretFound, Secret: found[0]}
+	}
+	return nil
+}
