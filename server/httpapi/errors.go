@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
+)
+
+// errRequestTooLarge is a request body over the configured limit.
+var errRequestTooLarge = errors.New("request body too large")
+
+// errMethodNotAllowed is a method the route does not serve.
+var errMethodNotAllowed = errors.New("method not allowed")
+
+// errRateLimited is a caller over its request rate.
+type errRateLimited struct{ retryAfter int }
+
+func (e errRateLimited) Error() string { return "rate limited" }
+
+// failure is an error translated for the wire.
+type failure struct {
+	status     int
+	typ        string
+	code       string
+	message    string
+	details    map[string]any
+	retryAfter int // seconds; 0 = no header
+}
+
+// translate is the one table from errors to HTTP statuses and envelopes.
+// Internal errors never reach the caller: their message is generic.
+func translate(err error) failure {
+	var (
+		reqErr   *server.RequestError
+		forbid   *server.ForbiddenError
+		pre      *server.PreconditionError
+		tooMany  *server.TooManyEntriesError
+		collide  *server.KeyCollisionError
+		rateErr  errRateLimited
+		maxBytes *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &reqErr):
+		f := failure{status: http.StatusBadRequest, typ: api.TypeInvalidRequest, code: string(reqErr.Reason), message: reqErr.Message, details: reqErr.Details}
+		switch {
+		case errors.Is(err, server.ErrEntryTooLarge):
+			f.status = http.StatusRequestEntityTooLarge
+		case errors.Is(err, server.ErrSecretDetected):
+			f.status = http.StatusUnprocessableEntity
+		}
+		return f
+	case errors.Is(err, server.ErrUnauthenticated):
+		return failure{status: http.StatusUnauthorized, typ: api.TypeAuthentication, code: api.CodeUnauthenticated,
+			message: "Authentication failed: " + err.Error() + "."}
+	case errors.As(err, &forbid):
+		return failure{status: http.StatusForbidden, typ: api.TypePermission, code: api.CodeForbidden,
+			message: "This token has no " + forbid.Need.String() + " access to repository " + forbid.Repo + "; ask an admin for a grant."}
+	case errors.As(err, &pre):
+		var sum any = pre.Checksum
+		if pre.Checksum == "" {
+			sum = nil
+		}
+		return failure{status: http.StatusPreconditionFailed, typ: api.TypeConflict, code: api.CodeETagMismatch,
+			message: "The repository changed since you read it (If-Match does not match); fetch it again and retry.",
+			details: map[string]any{"checksum": sum}}
+	case errors.As(err, &tooMany):
+		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest, code: api.CodeTooManyEntries,
+			message: "The push would leave more entries than the repository may hold; delete some or raise the limit.",
+			details: map[string]any{"max_entries": tooMany.Max, "received_entries": tooMany.Received}}
+	case errors.Is(err, server.ErrRepoTooLarge):
+		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest, code: api.CodeRepoTooLarge,
+			message: "The push would make the repository larger than its byte limit; shrink or delete entries."}
+	case errors.As(err, &collide):
+		return failure{status: http.StatusConflict, typ: api.TypeConflict, code: api.CodeKeyCollision,
+			message: collide.Error() + "; rename one so they differ by more than case.",
+			details: map[string]any{"key": collide.Key, "existing": collide.Existing}}
+	case errors.Is(err, server.ErrNotFound):
+		return failure{status: http.StatusNotFound, typ: api.TypeNotFound, code: api.CodeNotFound, message: "Not found: " + err.Error() + "."}
+	case errors.Is(err, server.ErrSinceTooOld):
+		return failure{status: http.StatusGone, typ: api.TypeInvalidRequest, code: api.CodeSinceTooOld,
+			message: "History for that version was pruned; pull the repository in full."}
+	case errors.As(err, &maxBytes), errors.Is(err, errRequestTooLarge):
+		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest, code: api.CodeRequestTooLarge,
+			message: "The request body is larger than the server accepts; push in smaller batches."}
+	case errors.As(err, &rateErr):
+		return failure{status: http.StatusTooManyRequests, typ: api.TypeRateLimit, code: api.CodeRateLimited,
+			message: "Too many requests for this token; retry after the delay in Retry-After.", retryAfter: rateErr.retryAfter}
+	case errors.Is(err, errMethodNotAllowed):
+		return failure{status: http.StatusMethodNotAllowed, typ: api.TypeInvalidRequest, code: api.CodeMethodNotAllowed,
+			message: "This method is not allowed on this resource."}
+	case errors.Is(err, server.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		return failure{status: http.StatusServiceUnavailable, typ: api.TypeAPI, code: api.CodeUnavailable,
+			message: "The server's storage is unavailable right now; retry shortly.", retryAfter: 1}
+	}
+	return failure{status: http.StatusInternalServerError, typ: api.TypeAPI, code: api.CodeInternal,
+		message: "The server failed to handle the request; the request id identifies it in the server's logs."}
+}
+
+// writeError writes err as the error envelope and logs server failures.
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	f := translate(err)
+	id := requestID(r.Context())
+	if f.status >= 500 {
+		h.log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", id),
+			slog.String("route", routePattern(r)), slog.String("error", err.Error()))
+	}
+	switch f.status {
+	case http.StatusUnauthorized:
+		h.metrics.authFailures.Inc()
+		w.Header().Set("WWW-Authenticate", `Bearer realm="teammem"`)
+	case http.StatusPreconditionFailed:
+		h.metrics.conflicts.Inc()
+	case http.StatusTooManyRequests:
+		h.metrics.rateLimited.Inc()
+	}
+	if f.retryAfter > 0 {
+		w.Header().Set("Retry-After", itoa(int64(f.retryAfter)))
+	}
+	details := make(map[string]any, len(f.details)+2)
+	for k, v := range f.details {
+		details[k] = v
+	}
+	details["error_code"] = f.code
+	details["request_id"] = id
+	writeJSON(w, f.status, api.ErrorEnvelope{Error: api.ErrorBody{Type: f.typ, Message: f.message, Details: details}})
+}

@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
+)
+
+// getHistory serves GET .../history?repo=R&key=K[&limit=N&before=V].
+func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	repo, key := q.Get("repo"), q.Get("key")
+	setLogRepo(r, repo)
+	limit, err := optionalInt(q, "limit")
+	if err != nil {
+		return err
+	}
+	before, err := optionalInt(q, "before")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	if limit > 1000 {
+		limit = 1000
+	}
+	revs, err := h.svc.History(ctx, principal(ctx), repo, key, before, int(limit))
+	if err != nil {
+		return err
+	}
+	canon, _ := server.CanonicalRepo(repo)
+	out := api.History{Repo: canon, Key: key, Revisions: make([]api.Revision, 0, len(revs))}
+	for _, rv := range revs {
+		out.Revisions = append(out.Revisions, api.Revision{Version: rv.Version, Op: string(rv.Op), Checksum: rv.Checksum,
+			Size: rv.Size, Author: rv.Author, At: formatTime(rv.At)})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// getRevision serves GET .../revision?repo=R&key=K&version=V.
+func (h *handler) getRevision(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	repo, key := q.Get("repo"), q.Get("key")
+	setLogRepo(r, repo)
+	version, err := optionalInt(q, "version")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	rv, err := h.svc.Revision(ctx, principal(ctx), repo, key, version)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, api.RevisionContent{Repo: rv.Repo, Key: rv.Key, Version: rv.Version, Op: string(rv.Op),
+		Checksum: rv.Checksum, Author: rv.Author, At: formatTime(rv.At), Content: rv.Content})
+	return nil
+}
+
+// getRepos serves GET /api/v1/repos: the repositories the token can read.
+func (h *handler) getRepos(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	repos, err := h.svc.Repos(ctx, principal(ctx))
+	if err != nil {
+		return err
+	}
+	out := api.RepoList{Repos: make([]api.RepoInfo, 0, len(repos))}
+	for _, s := range repos {
+		out.Repos = append(out.Repos, api.RepoInfo{Repo: s.Repo, Version: s.Version, Entries: s.Entries, Bytes: s.Bytes, LastModified: formatTime(s.UpdatedAt)})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// healthz answers while the process is up.
+func (h *handler) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
+}
+
+// readyz answers 200 when the store is reachable and its schema current.
+func (h *handler) readyz(extra func() error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*1e9)
+		defer cancel()
+		err := h.svc.Store().Ping(ctx)
+		if err == nil && extra != nil {
+			err = extra()
+		}
+		if err != nil {
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusServiceUnavailable, api.Health{Status: "unavailable", Error: "storage is not ready"})
+			return
+		}
+		writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
+	}
+}

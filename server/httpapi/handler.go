@@ -1,0 +1,103 @@
+// Package httpapi serves the team memory protocol over HTTP: the chi router,
+// the handlers, JWT authentication, rate limiting, request ids, logging and
+// Prometheus metrics. Handlers return errors; translate turns each into one
+// status and the error envelope.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
+)
+
+// Options configure the HTTP handler.
+type Options struct {
+	Service *server.Service
+	// Auth verifies bearer tokens; nil with NoAuth set makes every caller an
+	// admin named "anonymous" (loopback demos only; the command enforces it).
+	Auth   server.Authenticator
+	NoAuth bool
+	Logger *slog.Logger
+	// Metrics collects Prometheus metrics; nil creates a private set.
+	Metrics *Metrics
+	// RateLimit is requests per second per token subject (burst twice
+	// that); 0 disables it.
+	RateLimit float64
+	// ServeMetrics serves /metrics on this handler.
+	ServeMetrics bool
+	// Ready reports readiness beyond the store's Ping (nil: store only).
+	Ready func() error
+	// RequestTimeout bounds a request's store work (default 30 s).
+	RequestTimeout time.Duration
+}
+
+type handler struct {
+	svc     *server.Service
+	auth    server.Authenticator
+	noAuth  bool
+	log     *slog.Logger
+	metrics *Metrics
+	limiter *limiter
+	timeout time.Duration
+}
+
+// NewHandler returns the server's HTTP handler.
+func NewHandler(o Options) http.Handler {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	h := &handler{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics,
+		limiter: newLimiter(o.RateLimit), timeout: o.RequestTimeout}
+
+	r := chi.NewRouter()
+	r.Use(h.requestIDs, h.observe, h.recoverPanics)
+	r.NotFound(h.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		return notFound("no such resource: " + r.URL.Path)
+	}))
+	r.MethodNotAllowed(h.wrap(func(w http.ResponseWriter, r *http.Request) error { return errMethodNotAllowed }))
+
+	r.Get(api.PathHealthz, h.healthz)
+	r.Get(api.PathReadyz, h.readyz(o.Ready))
+	if o.ServeMetrics {
+		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
+	}
+	r.Group(func(r chi.Router) {
+		r.Use(h.authenticate)
+		for _, base := range []string{api.PathTeamMemory, api.PathTeamMemoryAlias} {
+			r.Get(base, h.wrap(h.getTeamMemory))
+			r.Put(base, h.wrap(h.putTeamMemory))
+		}
+		r.Get(api.PathHistory, h.wrap(h.getHistory))
+		r.Get(api.PathRevision, h.wrap(h.getRevision))
+		r.Get(api.PathRepos, h.wrap(h.getRepos))
+	})
+	return r
+}
+
+// wrap adapts an error-returning handler.
+func (h *handler) wrap(fn func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			h.writeError(w, r, err)
+		}
+	}
+}
+
+// notFound is a plain not-found error with a message.
+func notFound(msg string) error { return &notFoundError{msg} }
+
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+func (e *notFoundError) Unwrap() error { return server.ErrNotFound }

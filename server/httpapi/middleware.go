@@ -1,0 +1,167 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/teammem/teammem/api"
+)
+
+type ctxKey int
+
+const (
+	keyRequestID ctxKey = iota
+	keyPrincipal
+	keyLogInfo
+)
+
+// requestID returns the request's id.
+func requestID(ctx context.Context) string {
+	s, _ := ctx.Value(keyRequestID).(string)
+	return s
+}
+
+// validRequestID accepts a client-sent id only when short and printable.
+func validRequestID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// requestIDs takes X-Request-ID from the request or makes one, and echoes it.
+func (h *handler) requestIDs(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(api.HeaderRequestID)
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set(api.HeaderRequestID, id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyRequestID, id)))
+	})
+}
+
+// logInfo is filled by inner layers for the access log line.
+type logInfo struct {
+	repo    string
+	subject string
+}
+
+// statusWriter records the status and the bytes written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
+}
+
+// Flush lets streaming handlers flush through the wrapper.
+func (s *statusWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap exposes the underlying writer to http.ResponseController.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// observe logs one structured line per request and records its duration.
+func (h *handler) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		info := &logInfo{}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), keyLogInfo, info)))
+		d := time.Since(start)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		route := routePattern(r)
+		h.metrics.observeRequest(r.Method, route, sw.status, d)
+		if route == api.PathMetrics || route == api.PathHealthz || route == api.PathReadyz {
+			return
+		}
+		h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("request_id", requestID(r.Context())),
+			slog.String("method", r.Method), slog.String("route", route),
+			slog.String("repo", info.repo), slog.String("subject", info.subject),
+			slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes),
+			slog.Duration("duration", d))
+	})
+}
+
+// setLogRepo records the canonical or raw repo for the access log.
+func setLogRepo(r *http.Request, repo string) {
+	if info, ok := r.Context().Value(keyLogInfo).(*logInfo); ok {
+		info.repo = repo
+	}
+}
+
+// routePattern returns chi's route pattern, or "unmatched".
+func routePattern(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		if p := rc.RoutePattern(); p != "" {
+			return p
+		}
+	}
+	return "unmatched"
+}
+
+// recoverPanics turns a handler panic into a 500 and a log line with stack.
+func (h *handler) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				h.log.Error("panic", "request_id", requestID(r.Context()), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				h.writeError(w, r, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// retryAfterSeconds rounds a delay up to whole seconds, at least 1.
+func retryAfterSeconds(d time.Duration) int {
+	s := int((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return s
+}

@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
+)
+
+// getTeamMemory serves GET ?repo=R[&view=hashes][&since=V]: pull, hashes
+// probe or delta. A matching If-None-Match is answered 304 from the
+// repository's summary row alone, without reading any entry.
+func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	repo := q.Get("repo")
+	setLogRepo(r, repo)
+	view := q.Get("view")
+	if view != "" && view != "hashes" {
+		return server.InvalidParameter("view must be \"hashes\" or absent, got %q", truncate(view))
+	}
+	since, err := optionalInt(q, "since")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	p := principal(ctx)
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		st, err := h.svc.State(ctx, p, repo)
+		if err != nil {
+			return err
+		}
+		if api.ETagMatches(inm, st.Checksum, true) {
+			w.Header().Set("ETag", api.ETag(st.Checksum))
+			w.WriteHeader(http.StatusNotModified)
+			return nil
+		}
+	}
+	snap, err := h.svc.Snapshot(ctx, p, repo, server.ReadOptions{WithContent: view == "", Since: since})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", api.ETag(snap.Checksum))
+	if view == "hashes" {
+		writeJSON(w, http.StatusOK, api.Hashes{Version: snap.Version, Checksum: snap.Checksum,
+			EntryChecksums: entryChecksums(snap.Live), DeletedEntries: deletedEntries(snap.Deleted)})
+		return nil
+	}
+	entries := make(map[string]string, len(snap.Live))
+	for _, e := range snap.Live {
+		entries[e.Key] = e.Content
+	}
+	writeJSON(w, http.StatusOK, api.TeamMemory{
+		OrganizationID: h.svc.Org(), Repo: snap.Repo, Version: snap.Version,
+		LastModified: formatTime(snap.UpdatedAt), Checksum: snap.Checksum,
+		Content: api.Content{Entries: entries, EntryChecksums: entryChecksums(snap.Live), DeletedEntries: deletedEntries(snap.Deleted)},
+	})
+	return nil
+}
+
+func entryChecksums(live []server.Entry) map[string]string {
+	m := make(map[string]string, len(live))
+	for _, e := range live {
+		m[e.Key] = e.Checksum
+	}
+	return m
+}
+
+func deletedEntries(ts []server.Tombstone) map[string]int64 {
+	m := make(map[string]int64, len(ts))
+	for _, t := range ts {
+		m[t.Key] = t.DeletedAt.UnixMilli()
+	}
+	return m
+}
+
+// putTeamMemory serves PUT ?repo=R: an atomic, optionally conditional push.
+func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
+	repo := r.URL.Query().Get("repo")
+	setLogRepo(r, repo)
+	body, err := readBody(w, r, h.svc.Limits().MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	in, err := decodePut(body)
+	if err != nil {
+		return err
+	}
+	in.IfMatch = ifMatch(r.Header.Get("If-Match"))
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	res, err := h.svc.Put(ctx, principal(ctx), repo, in)
+	if err != nil {
+		return err
+	}
+	h.metrics.recordWrite(in, res)
+	w.Header().Set("ETag", api.ETag(res.State.Checksum))
+	writeJSON(w, http.StatusOK, api.PutResponse{
+		Checksum: res.State.Checksum, LastModified: formatTime(res.State.UpdatedAt), Version: res.State.Version,
+		Changed: nonNil(res.Changed), Deleted: nonNil(res.Deleted),
+	})
+	return nil
+}
+
+// ifMatch reduces an If-Match header to what the store compares: "" when
+// absent, "*" when it holds *, else the first entity tag without quotes.
+func ifMatch(header string) string {
+	header = strings.TrimSpace(header)
+	if header == "" {
+		return ""
+	}
+	for _, tag := range strings.Split(header, ",") {
+		if strings.TrimSpace(tag) == "*" {
+			return "*"
+		}
+	}
+	first, _, _ := strings.Cut(header, ",")
+	if t := api.ParseETag(first); t != "" {
+		return t
+	}
+	return "\x00never-matches" // a present but empty tag matches nothing
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// optionalInt parses a non-negative integer query parameter (0 when absent).
+func optionalInt(q map[string][]string, name string) (int64, error) {
+	v := ""
+	if vs := q[name]; len(vs) > 0 {
+		v = vs[0]
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, server.InvalidParameter("%s must be a non-negative integer, got %q", name, truncate(v))
+	}
+	return n, nil
+}
+
+func truncate(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
+}

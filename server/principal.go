@@ -1,0 +1,142 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Perm is a level of access to a repository. Higher levels imply lower ones.
+type Perm int
+
+// Permission levels: write implies read, admin implies write.
+const (
+	PermNone Perm = iota
+	PermRead
+	PermWrite
+	PermAdmin
+)
+
+func (p Perm) String() string {
+	switch p {
+	case PermRead:
+		return "read"
+	case PermWrite:
+		return "write"
+	case PermAdmin:
+		return "admin"
+	}
+	return "none"
+}
+
+// ParsePerm parses "read", "write" or "admin".
+func ParsePerm(s string) (Perm, error) {
+	switch s {
+	case "read":
+		return PermRead, nil
+	case "write":
+		return PermWrite, nil
+	case "admin":
+		return PermAdmin, nil
+	}
+	return PermNone, fmt.Errorf("parse permission %q: %w: want read, write or admin", s, ErrInvalid)
+}
+
+// Grant gives a permission on every repository whose canonical slug matches
+// Glob, segment by segment: `*` matches one segment, `**` any number
+// (including none), anything else must be equal.
+type Grant struct {
+	Glob []string
+	Perm Perm
+}
+
+// ParseGrant parses "<repo-glob>:<read|write|admin>".
+func ParseGrant(s string) (Grant, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 {
+		return Grant{}, fmt.Errorf("parse grant %q: %w: want <repo-glob>:<read|write|admin>", s, ErrInvalid)
+	}
+	perm, err := ParsePerm(s[i+1:])
+	if err != nil {
+		return Grant{}, fmt.Errorf("parse grant %q: %w", s, err)
+	}
+	glob := strings.ToLower(strings.Trim(s[:i], "/"))
+	segs := strings.Split(glob, "/")
+	for _, seg := range segs {
+		if seg == "" || seg == "." || seg == ".." || !validGlobSegment(seg) {
+			return Grant{}, fmt.Errorf("parse grant %q: %w: bad glob segment %q", s, ErrInvalid, seg)
+		}
+	}
+	return Grant{Glob: segs, Perm: perm}, nil
+}
+
+func validGlobSegment(seg string) bool {
+	if seg == "*" || seg == "**" {
+		return true
+	}
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// String formats the grant as it is parsed.
+func (g Grant) String() string { return strings.Join(g.Glob, "/") + ":" + g.Perm.String() }
+
+// Matches reports whether the grant's glob matches a canonical slug.
+func (g Grant) Matches(repo string) bool { return globMatch(g.Glob, strings.Split(repo, "/")) }
+
+func globMatch(glob, segs []string) bool {
+	for len(glob) > 0 {
+		switch glob[0] {
+		case "**":
+			for i := 0; i <= len(segs); i++ {
+				if globMatch(glob[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		case "*":
+			if len(segs) == 0 {
+				return false
+			}
+		default:
+			if len(segs) == 0 || segs[0] != glob[0] {
+				return false
+			}
+		}
+		glob, segs = glob[1:], segs[1:]
+	}
+	return len(segs) == 0
+}
+
+// Principal is an authenticated caller.
+type Principal struct {
+	Subject string
+	Grants  []Grant
+}
+
+// Perm returns the highest permission the principal holds on repo.
+func (p Principal) Perm(repo string) Perm {
+	best := PermNone
+	for _, g := range p.Grants {
+		if g.Perm > best && g.Matches(repo) {
+			best = g.Perm
+		}
+	}
+	return best
+}
+
+// Can reports whether the principal holds at least perm on repo.
+func (p Principal) Can(repo string, perm Perm) bool { return p.Perm(repo) >= perm }
+
+// Authenticator turns a bearer token into a Principal. Errors wrap
+// ErrUnauthenticated and say why in words fit for the caller (expired,
+// wrong audience...), never echoing the token. Implementations are safe for
+// concurrent use.
+type Authenticator interface {
+	Authenticate(ctx context.Context, token string) (Principal, error)
+}

@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Limits bound what one repository and one request may hold. Zero means the
+// default.
+type Limits struct {
+	MaxEntries    int   // live entries per repository (default 1,000)
+	MaxEntryBytes int   // bytes per entry (default 250,000)
+	MaxBodyBytes  int64 // bytes per request body (default 2 MiB); enforced by the HTTP layer
+	MaxRepoBytes  int64 // live bytes per repository (default 50 MiB)
+}
+
+// Default limits (protocol §2).
+const (
+	DefaultMaxEntries    = 1000
+	DefaultMaxEntryBytes = 250_000
+	DefaultMaxBodyBytes  = 2 << 20
+	DefaultMaxRepoBytes  = 50 << 20
+)
+
+// withDefaults fills zero fields with the defaults.
+func (l Limits) withDefaults() Limits {
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = DefaultMaxEntries
+	}
+	if l.MaxEntryBytes <= 0 {
+		l.MaxEntryBytes = DefaultMaxEntryBytes
+	}
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if l.MaxRepoBytes <= 0 {
+		l.MaxRepoBytes = DefaultMaxRepoBytes
+	}
+	return l
+}
+
+// Config configures a Service.
+type Config struct {
+	Org string // reported as organizationId
+	Limits
+	// SecretScan rejects entries holding credentials (default on; the
+	// zero Config has it off, so callers set it explicitly).
+	SecretScan bool
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service is the domain of the server: it canonicalises repositories, makes
+// every authorization decision, validates keys and content, applies the
+// limits and the secret scanner, and talks to the Store. It is safe for
+// concurrent use.
+type Service struct {
+	store Store
+	cfg   Config
+}
+
+// NewService returns a Service over store.
+func NewService(store Store, cfg Config) *Service {
+	cfg.Limits = cfg.Limits.withDefaults()
+	if cfg.Org == "" {
+		cfg.Org = "default"
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Service{store: store, cfg: cfg}
+}
+
+// Org returns the configured organization name.
+func (s *Service) Org() string { return s.cfg.Org }
+
+// Limits returns the effective limits.
+func (s *Service) Limits() Limits { return s.cfg.Limits }
+
+// Store returns the underlying store (for readiness checks and wiring).
+func (s *Service) Store() Store { return s.store }
+
+// authorize canonicalises repo and checks that p holds perm on it. A caller
+// without read access gets ErrForbidden whatever the repository's existence,
+// so it cannot learn whether it exists.
+func (s *Service) authorize(p Principal, repo string, perm Perm) (string, error) {
+	canon, err := CanonicalRepo(repo)
+	if err != nil {
+		return "", err
+	}
+	if !p.Can(canon, perm) {
+		return "", &ForbiddenError{Subject: p.Subject, Repo: canon, Need: perm}
+	}
+	return canon, nil
+}
+
+// State returns a repository's summary without reading entries (for
+// conditional requests). Errors: invalid repo, ErrForbidden, ErrNotFound.
+func (s *Service) State(ctx context.Context, p Principal, repo string) (RepoState, error) {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return RepoState{}, err
+	}
+	return s.store.RepoState(ctx, canon)
+}
+
+// Snapshot reads a repository (full, hashes only, or since a version).
+// Errors: invalid repo, ErrForbidden, ErrNotFound, ErrSinceTooOld.
+func (s *Service) Snapshot(ctx context.Context, p Principal, repo string, opts ReadOptions) (Snapshot, error) {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if opts.Since < 0 {
+		return Snapshot{}, invalidf(ReasonInvalidParameter, "since must be a non-negative version number")
+	}
+	return s.store.Snapshot(ctx, canon, opts)
+}
+
+// History returns revisions of one key, newest first.
+func (s *Service) History(ctx context.Context, p Principal, repo, key string, before int64, limit int) ([]Revision, error) {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateKey(key); err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > 1000 {
+		limit = 100
+	}
+	if before < 0 {
+		return nil, invalidf(ReasonInvalidParameter, "before must be a non-negative version number")
+	}
+	return s.store.History(ctx, canon, key, before, limit)
+}
+
+// Revision returns one revision of a key with its content.
+func (s *Service) Revision(ctx context.Context, p Principal, repo, key string, version int64) (Revision, error) {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return Revision{}, err
+	}
+	if err := validateKey(key); err != nil {
+		return Revision{}, err
+	}
+	if version <= 0 {
+		return Revision{}, invalidf(ReasonInvalidParameter, "version must be a positive version number")
+	}
+	return s.store.Revision(ctx, canon, key, version)
+}
+
+// Repos lists the repositories p can read.
+func (s *Service) Repos(ctx context.Context, p Principal) ([]RepoState, error) {
+	all, err := s.store.Repos(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list repos: %w", err)
+	}
+	out := all[:0:0]
+	for _, r := range all {
+		if p.Can(r.Repo, PermRead) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

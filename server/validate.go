@@ -1,0 +1,50 @@
+package server
+
+import (
+	"errors"
+
+	"github.com/teammem/teammem/memcore"
+)
+
+// CanonicalRepo canonicalises a repository slug (protocol §1): `Acme/API.git`
+// and `acme/api` name the same repository. Anything that does not
+// canonicalise is an ErrInvalid RequestError.
+func CanonicalRepo(repo string) (string, error) {
+	if repo == "" {
+		return "", invalidf(ReasonInvalidRepo, "the repo parameter is required (for example repo=acme/api)")
+	}
+	canon, err := memcore.CanonicalSlug(repo)
+	if err != nil {
+		e := invalidf(ReasonInvalidRepo, "repository %q is not a valid slug: %v", truncateForMessage(repo), slugReason(err))
+		return "", e
+	}
+	return canon, nil
+}
+
+// slugReason returns the reason part of a slug error.
+func slugReason(err error) string {
+	if u := errors.Unwrap(err); u != nil && !errors.Is(u, memcore.ErrInvalidSlug) {
+		return u.Error()
+	}
+	return err.Error()
+}
+
+// validateKey applies memcore.ValidateKey and turns its error into a
+// RequestError naming the key.
+func validateKey(key string) error {
+	if err := memcore.ValidateKey(key); err != nil {
+		e := invalidf(ReasonInvalidKey, "%v", err)
+		e.Details = map[string]any{"key": truncateForMessage(key)}
+		return e
+	}
+	return nil
+}
+
+// truncateForMessage bounds what of a hostile input is echoed back.
+func truncateForMessage(s string) string {
+	const max = 600
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
+}
