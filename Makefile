@@ -1,0 +1,60 @@
+# teammem — the Makefile is the entry point; CI calls the same targets.
+SHELL := /bin/bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+PKGS := ./...
+BENCHTIME ?= 1s
+FUZZTIME ?= 60s
+
+.PHONY: all build run test test-go quickstart-test cross lint bench load fuzz fuzz-smoke soak clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
+
+## run: the server on the embedded store, no setup (data in ./.teammem).
+run:
+	CGO_ENABLED=0 $(GO) run -trimpath -ldflags '$(LDFLAGS)' ./cmd/teammem-server serve
+
+## test: every test, Postgres included (a throwaway cluster is started unless
+## TEAMMEM_TEST_DATABASE_URL names one), plus lint, cross builds, the fuzz
+## smoke run and the README quick start.
+test: lint cross
+	scripts/pg.sh with $(MAKE) --no-print-directory test-go fuzz-smoke quickstart-test
+
+test-go:
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+quickstart-test:
+	scripts/quickstart-test.sh
+
+cross:
+	@for os in linux darwin windows; do \
+		echo "cross-build $$os"; \
+		GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./memcore/... ./client/... ./cmd/teammem-agent || exit 1; \
+	done
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/... 
+
+lint:
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) tool staticcheck $(PKGS)
+
+## bench: Go benchmarks, then the load generator against a real server.
+bench:
+	scripts/pg.sh with $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+	scripts/bench-server.sh
+
+fuzz-smoke:
+	scripts/fuzz.sh 5s
+
+fuzz:
+	scripts/fuzz.sh $(FUZZTIME)
+
+soak:
+	SOAK=1 scripts/pg.sh with $(GO) test -count=1 -timeout 60m -run 'Soak|KillDuringPull' ./...
+
+clean:
+	rm -rf bin .teammem

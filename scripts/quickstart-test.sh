@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# quickstart-test.sh — runs the README's quick start (`make run`) on a free
+# port and a temporary data directory, and checks that the server answers
+# with the admin token it wrote: the quick start stays true.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=$(mktemp -d)
+log=$data/server.log
+export TEAMMEM_DATA_DIR=$data/data TEAMMEM_ADDR=127.0.0.1:0
+make run >"$log" 2>&1 &
+pid=$!
+cleanup() { kill "$pid" 2>/dev/null || true; pkill -P "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"; }
+trap cleanup EXIT
+addr=
+for _ in $(seq 1 600); do
+  addr=$(sed -n -E 's/.*listening on ([0-9.:]+).*/\1/p' "$log" | head -n1)
+  [ -n "$addr" ] && break
+  kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "quickstart: make run exited"; exit 1; }
+  sleep 0.2
+done
+[ -n "$addr" ] || { cat "$log"; echo "quickstart: no 'listening on' line"; exit 1; }
+curl -fsS "http://$addr/healthz" >/dev/null
+curl -fsS "http://$addr/readyz" >/dev/null
+token=$(cat "$TEAMMEM_DATA_DIR/admin.token")
+[ "$(stat -c %a "$TEAMMEM_DATA_DIR/admin.token")" = 600 ] || { echo "quickstart: admin.token is not mode 0600"; exit 1; }
+curl -fsS -X PUT -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+  --data '{"entries":{"MEMORY.md":"# Team memory\n"}}' "http://$addr/api/claude_code/team_memory?repo=acme/quickstart" >/dev/null
+curl -fsS -H "Authorization: Bearer $token" "http://$addr/api/claude_code/team_memory?repo=acme/quickstart" | grep -q '"MEMORY.md"'
+if grep -qF "$token" "$log"; then echo "quickstart: the admin token was logged"; exit 1; fi
+echo "quickstart: ok (server on $addr)"
