@@ -6,7 +6,8 @@ package secrets
 // positions whose byte pair starts some keyword are compared in full.
 type keywordIndex struct {
 	pairs   [1 << 16 / 64]uint64
-	byPair  map[uint16][]keyword
+	bucket  [1 << 16]uint8 // pair -> index into buckets (0: none)
+	buckets [][]keyword    // buckets[0] is unused
 	nrRules int
 }
 
@@ -28,7 +29,7 @@ var lower = func() (t [256]byte) {
 }()
 
 func newKeywordIndex(rules []Rule) *keywordIndex {
-	x := &keywordIndex{byPair: map[uint16][]keyword{}, nrRules: len(rules)}
+	x := &keywordIndex{buckets: make([][]keyword, 1), nrRules: len(rules)}
 	for i, r := range rules {
 		for _, kw := range r.Keywords {
 			x.add(kw, i)
@@ -43,14 +44,18 @@ func (x *keywordIndex) add(kw string, rule int) {
 	}
 	p := pair(kw[0], kw[1])
 	x.pairs[p>>6] |= 1 << (p & 63)
-	bucket := x.byPair[p]
-	for j := range bucket {
-		if bucket[j].text == kw {
-			bucket[j].rules = append(bucket[j].rules, rule)
+	if x.bucket[p] == 0 {
+		x.buckets = append(x.buckets, nil)
+		x.bucket[p] = uint8(len(x.buckets) - 1) // < 256 pairs: few keywords
+	}
+	bucket := &x.buckets[x.bucket[p]]
+	for j := range *bucket {
+		if (*bucket)[j].text == kw {
+			(*bucket)[j].rules = append((*bucket)[j].rules, rule)
 			return
 		}
 	}
-	x.byPair[p] = append(bucket, keyword{text: kw, rules: []int{rule}})
+	*bucket = append(*bucket, keyword{text: kw, rules: []int{rule}})
 }
 
 // find returns, per rule (table index), the ascending byte offsets at which
@@ -62,7 +67,7 @@ func (x *keywordIndex) find(s string) [][]int {
 		if x.pairs[p>>6]&(1<<(p&63)) == 0 {
 			continue
 		}
-		for _, kw := range x.byPair[p] {
+		for _, kw := range x.buckets[x.bucket[p]] {
 			if !hasPrefixFold(s[i:], kw.text) {
 				continue
 			}

@@ -28,6 +28,10 @@ type Rule struct {
 	// keepRuns disables the placeholder filter (long runs of one character
 	// or of ascending characters), for formats where such runs are real.
 	keepRuns bool
+	// wordStart requires that no word byte [0-9A-Za-z_] precede group 1: a
+	// leading \b kept out of the pattern so that RE2 can skip ahead to the
+	// pattern's literal prefix.
+	wordStart bool
 	// reject, when set, drops a candidate credential (an allowlist).
 	reject func(secret string) bool
 }
@@ -77,6 +81,9 @@ func (r *Rule) find(content string, lo, hi int) (int, bool) {
 
 // accept applies the rule's filters to one regexp match.
 func (r *Rule) accept(window string, m []int) bool {
+	if r.wordStart && m[2] > 0 && isWordByte(window[m[2]-1]) {
+		return false
+	}
 	secret := window[m[2]:m[3]]
 	if r.reject != nil && r.reject(secret) {
 		return false
@@ -140,4 +147,8 @@ func grow(run int, cont bool) int {
 		return run + 1
 	}
 	return 1
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= lower[c] && lower[c] <= 'z'
 }
