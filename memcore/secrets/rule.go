@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Rule is one credential format. ID, Label and Keywords are for docs and
@@ -22,8 +23,12 @@ type Rule struct {
 	// reach minEntropy; 0 means group 1.
 	entropyGroup int
 	minEntropy   float64
-	// multiline rules match across lines (the PEM block); others are run on
-	// one line at a time, so ^ and $ are the line's ends.
+	// minLen is the least length of the entropy group (a bound kept out of
+	// the pattern, where a counted repeat would slow RE2 down).
+	minLen int
+	// multiline rules match across lines (the PEM block), from a keyword's
+	// line to the next "-----END" line; others are run on one line at a
+	// time, so ^ and $ are the line's ends.
 	multiline bool
 	// keepRuns disables the placeholder filter (long runs of one character
 	// or of ascending characters), for formats where such runs are real.
@@ -49,16 +54,21 @@ func Rules() []Rule {
 // first returns the offset of the rule's first accepted credential, trying
 // the lines (or, for a multiline rule, the text) around each keyword hit.
 func (r *Rule) first(content string, hits []int) (int, bool) {
-	if r.multiline {
-		start, _ := lineBounds(content, hits[0])
-		return r.find(content, start, len(content))
-	}
 	scanned := -1
 	for _, h := range hits {
 		if h < scanned {
 			continue // this line was already tried
 		}
 		start, end := lineBounds(content, h)
+		if r.multiline {
+			// A block's body cannot hold "--", so a match that starts at
+			// this hit ends on the line of the next END marker.
+			e := strings.Index(content[h:], "-----END")
+			if e < 0 {
+				return 0, false
+			}
+			_, end = lineBounds(content, h+e)
+		}
 		if off, ok := r.find(content, start, end); ok {
 			return off, true
 		}
@@ -93,7 +103,7 @@ func (r *Rule) accept(window string, m []int) bool {
 		g = 1
 	}
 	body := window[m[2*g]:m[2*g+1]]
-	if entropy(body) < r.minEntropy {
+	if len(body) < r.minLen || entropy(body) < r.minEntropy {
 		return false
 	}
 	return r.keepRuns || !placeholder(body)

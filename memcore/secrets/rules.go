@@ -123,7 +123,7 @@ var table = []Rule{
 	{ID: "huggingface-access-token", Label: "Hugging Face access token", Keywords: []string{"hf_"}, minEntropy: 2,
 		wordStart: true, re: re(`(hf_[A-Za-z]{34})` + tail), reject: notMixed(3)},
 	{ID: "private-key", Label: "Private key", Keywords: []string{"-----begin"}, minEntropy: 3, entropyGroup: 2, multiline: true, keepRuns: true,
-		re: re(`(-----BEGIN` + pem + `((?:[^-]|-[^-]){64,}?)-----END` + pem + `)`)},
+		re: re(`(-----BEGIN` + pem + `((?:[^-]|-[^-])*?)-----END` + pem + `)`), minLen: 64},
 }
 
 // keywords indexes every rule's keywords; built once, read-only afterwards.
