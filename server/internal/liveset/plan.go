@@ -1,0 +1,160 @@
+package liveset
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/server"
+)
+
+// Change is one row a write stores: a put of new content, or a delete that
+// records the checksum and size of the content it removed.
+type Change struct {
+	Op       server.Op
+	Key      string
+	Content  string // empty for a delete
+	Checksum string
+	Size     int64
+}
+
+// Plan is what one Write changes and the repository state it produces.
+type Plan struct {
+	Repo     string
+	Author   string
+	At       time.Time // UTC, truncated to microseconds
+	Version  int64     // the new version
+	Checksum string    // the new dataset checksum
+	Entries  int       // live entries after the write
+	Bytes    int64     // live bytes after the write
+	Changes  []Change  // puts first, then deletes, each sorted by key
+	Changed  []string  // keys created or modified
+	Deleted  []string  // keys tombstoned
+}
+
+// State returns the repository state after the plan.
+func (p *Plan) State() server.RepoState {
+	return server.RepoState{Repo: p.Repo, Version: p.Version, Checksum: p.Checksum,
+		Entries: p.Entries, Bytes: p.Bytes, UpdatedAt: p.At}
+}
+
+// plan checks w against the current state and the live set and returns
+// what it would change, without changing s.
+func (s *Set) plan(cur server.RepoState, w server.Write) (*Plan, error) {
+	if err := checkIfMatch(cur, w.IfMatch); err != nil {
+		return nil, err
+	}
+	p := &Plan{Repo: w.Repo, Author: w.Author, At: normalTime(w.At), Version: cur.Version + 1,
+		Entries: cur.Entries, Bytes: cur.Bytes}
+	created := s.planPuts(p, w.Puts)
+	deleting := s.planDeletes(p, w.Deletes)
+	if err := checkLimits(p, w); err != nil {
+		return nil, err
+	}
+	if err := s.checkCollisions(created, deleting); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planPuts adds the puts that change something and returns the keys created.
+func (s *Set) planPuts(p *Plan, puts []server.Put) []string {
+	var created []string
+	for _, put := range puts {
+		old, live := s.entries[put.Key]
+		if live && old.Checksum == put.Checksum {
+			continue
+		}
+		if live {
+			p.Bytes -= old.Size
+		} else {
+			p.Entries++
+			created = append(created, put.Key)
+		}
+		size := int64(len(put.Content))
+		p.Bytes += size
+		p.Changes = append(p.Changes, Change{Op: server.OpPut, Key: put.Key, Content: put.Content,
+			Checksum: put.Checksum, Size: size})
+		p.Changed = append(p.Changed, put.Key)
+	}
+	return created
+}
+
+// planDeletes adds the deletes of live keys and returns them as a set.
+func (s *Set) planDeletes(p *Plan, keys []string) map[string]bool {
+	deleting := map[string]bool{}
+	for _, key := range keys {
+		old, live := s.entries[key]
+		if !live {
+			continue
+		}
+		p.Entries--
+		p.Bytes -= old.Size
+		p.Changes = append(p.Changes, Change{Op: server.OpDelete, Key: key, Checksum: old.Checksum, Size: old.Size})
+		p.Deleted = append(p.Deleted, key)
+		deleting[key] = true
+	}
+	return deleting
+}
+
+func checkIfMatch(cur server.RepoState, ifMatch string) error {
+	switch {
+	case ifMatch == "":
+		return nil
+	case cur.Version == 0:
+		return &server.PreconditionError{}
+	case ifMatch != "*" && ifMatch != cur.Checksum:
+		return &server.PreconditionError{Checksum: cur.Checksum}
+	}
+	return nil
+}
+
+func checkLimits(p *Plan, w server.Write) error {
+	if w.MaxEntries > 0 && p.Entries > w.MaxEntries {
+		return &server.TooManyEntriesError{Max: w.MaxEntries, Received: p.Entries}
+	}
+	if w.MaxRepoBytes > 0 && p.Bytes > w.MaxRepoBytes {
+		return fmt.Errorf("apply %s: the write would leave %d bytes, the limit is %d: %w",
+			w.Repo, p.Bytes, w.MaxRepoBytes, server.ErrRepoTooLarge)
+	}
+	return nil
+}
+
+// checkCollisions refuses a created key that folds like a key live after
+// the write: an existing one not being deleted, or another created one.
+func (s *Set) checkCollisions(created []string, deleting map[string]bool) error {
+	seen := map[string]string{}
+	for _, key := range created {
+		if other, ok := s.collision(key); ok && !deleting[other] {
+			return &server.KeyCollisionError{Key: key, Existing: other}
+		}
+		f := memcore.FoldKey(key)
+		if other, ok := seen[f]; ok {
+			return &server.KeyCollisionError{Key: key, Existing: other}
+		}
+		seen[f] = key
+	}
+	return nil
+}
+
+// apply changes s to the state after p and fills p.Checksum.
+func (s *Set) apply(p *Plan) {
+	for _, c := range p.Changes {
+		if c.Op == server.OpDelete {
+			s.Delete(c.Key)
+		} else {
+			s.Put(c.Key, Entry{Checksum: c.Checksum, Size: c.Size})
+		}
+	}
+	s.version = p.Version
+	p.Checksum = s.Checksum()
+}
+
+// normalTime returns t (now when zero) in UTC at the microsecond precision
+// both stores keep.
+func normalTime(t time.Time) time.Time {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}

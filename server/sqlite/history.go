@@ -1,0 +1,96 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/teammem/teammem/server"
+)
+
+// History lists a key's revisions, newest first; see server.Store.
+func (db *DB) History(ctx context.Context, repo, key string, before int64, limit int) ([]server.Revision, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT version, op, checksum, size, author, at FROM revisions
+		WHERE repo = ? AND key = ? AND (? = 0 OR version < ?) ORDER BY version DESC LIMIT ?`,
+		repo, key, before, before, limit)
+	if err != nil {
+		return nil, wrap("read history", err)
+	}
+	defer rows.Close()
+	revs := []server.Revision{}
+	for rows.Next() {
+		r := server.Revision{Repo: repo, Key: key}
+		var at int64
+		if err := rows.Scan(&r.Version, &r.Op, &r.Checksum, &r.Size, &r.Author, &at); err != nil {
+			return nil, wrap("read history", err)
+		}
+		r.At = fromMicros(at)
+		revs = append(revs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("read history", err)
+	}
+	if len(revs) == 0 {
+		return revs, db.keyExisted(ctx, repo, key)
+	}
+	return revs, nil
+}
+
+// keyExisted returns an error wrapping server.ErrNotFound unless key has
+// at least one revision.
+func (db *DB) keyExisted(ctx context.Context, repo, key string) error {
+	var one int
+	err := db.read.QueryRowContext(ctx, `SELECT 1 FROM revisions WHERE repo = ? AND key = ? LIMIT 1`, repo, key).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("history of %s in %s: %w", key, repo, server.ErrNotFound)
+	}
+	return wrap("read history", err)
+}
+
+// Revision reads one revision with its content; see server.Store.
+func (db *DB) Revision(ctx context.Context, repo, key string, version int64) (server.Revision, error) {
+	r := server.Revision{Repo: repo, Key: key, Version: version}
+	var at int64
+	err := db.read.QueryRowContext(ctx, `SELECT op, checksum, size, author, at, content FROM revisions
+		WHERE repo = ? AND key = ? AND version = ?`, repo, key, version).
+		Scan(&r.Op, &r.Checksum, &r.Size, &r.Author, &at, &r.Content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return server.Revision{}, fmt.Errorf("revision %d of %s in %s: %w", version, key, repo, server.ErrNotFound)
+	}
+	if err != nil {
+		return server.Revision{}, wrap("read revision", err)
+	}
+	r.At = fromMicros(at)
+	return r, nil
+}
+
+// PurgeTombstones removes tombstones deleted before the given time and
+// raises the since-floor of their repositories; see server.Store.
+func (db *DB) PurgeTombstones(ctx context.Context, before time.Time) (int, error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, wrap("begin purge", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	cutoff := micros(before)
+	_, err = tx.ExecContext(ctx, `UPDATE repos SET since_floor = max(since_floor,
+			(SELECT max(version) FROM entries WHERE repo = repos.slug AND deleted = 1 AND deleted_at < ?1))
+		WHERE slug IN (SELECT repo FROM entries WHERE deleted = 1 AND deleted_at < ?1)`, cutoff)
+	if err != nil {
+		return 0, wrap("raise since floor", err)
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM entries WHERE deleted = 1 AND deleted_at < ?`, cutoff)
+	if err != nil {
+		return 0, wrap("purge tombstones", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrap("purge tombstones", err)
+	}
+	return int(n), wrap("commit purge", tx.Commit())
+}

@@ -1,0 +1,34 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite"
+
+	"github.com/teammem/teammem/migrations"
+)
+
+// Migrate runs a migration command on the database file at path: cmd is
+// migrations.Up (all pending, or at most n when n > 0), migrations.Down
+// (roll back n) or migrations.Version (change nothing). It returns the
+// resulting schema version and whether it is dirty. It uses golang-migrate's
+// sqlite driver, which is built on modernc.org/sqlite, and its
+// schema_migrations table.
+func Migrate(ctx context.Context, path, cmd string, n int) (version uint, dirty bool, err error) {
+	pool, err := sql.Open("sqlite", path+"?"+pragmas)
+	if err != nil {
+		return 0, false, fmt.Errorf("open sqlite database for migration: %w", err)
+	}
+	if err := pool.PingContext(ctx); err != nil {
+		_ = pool.Close()
+		return 0, false, wrap("open sqlite database for migration", err)
+	}
+	drv, err := msqlite.WithInstance(pool, &msqlite.Config{})
+	if err != nil {
+		_ = pool.Close()
+		return 0, false, fmt.Errorf("start sqlite migration: %w", err)
+	}
+	return migrations.Run(drv, "sqlite", migrations.SQLite, cmd, n)
+}

@@ -1,0 +1,203 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/server"
+)
+
+func testIfMatch(t *testing.T, s server.Store) {
+	ctx := context.Background()
+	seeded := contents{"a.md": "one"}
+	tests := []struct {
+		name    string
+		seed    bool
+		ifMatch string
+		wantOK  bool
+		wantSum string // the checksum a PreconditionError carries
+	}{
+		{"match", true, seeded.checksum(), true, ""},
+		{"mismatch", true, contents{"x": "y"}.checksum(), false, seeded.checksum()},
+		{"star on existing", true, "*", true, ""},
+		{"checksum on never written", false, seeded.checksum(), false, ""},
+		{"empty checksum on never written", false, contents{}.checksum(), false, ""},
+		{"star on never written", false, "*", false, ""},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := repo + string(rune('a'+i))
+			if tt.seed {
+				apply(t, s, write(r, at(0), seeded))
+			}
+			w := write(r, at(1), contents{"b.md": "two"})
+			w.IfMatch = tt.ifMatch
+			res, err := s.Apply(ctx, w)
+			if tt.wantOK {
+				if err != nil || res.State.Version != 2 {
+					t.Fatalf("Apply = version %d, %v; want version 2", res.State.Version, err)
+				}
+				return
+			}
+			var pe *server.PreconditionError
+			if !errors.As(err, &pe) || !errors.Is(err, server.ErrPreconditionFailed) {
+				t.Fatalf("Apply error = %v; want a *PreconditionError", err)
+			}
+			if pe.Checksum != tt.wantSum {
+				t.Errorf("PreconditionError.Checksum = %q; want %q", pe.Checksum, tt.wantSum)
+			}
+			wantUnchanged(t, s, r, tt.seed, seeded)
+		})
+	}
+}
+
+// wantUnchanged checks that repo still holds exactly c at version 1 (or was
+// never written when !seeded).
+func wantUnchanged(t *testing.T, s server.Store, r string, seeded bool, c contents) {
+	t.Helper()
+	st, err := s.RepoState(context.Background(), r)
+	if !seeded {
+		wantErr(t, err, server.ErrNotFound)
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, st, r, 1, c, at(0))
+	if diff := cmp.Diff(c, liveContents(t, s, r)); diff != "" {
+		t.Errorf("contents after a refused write (-want +got):\n%s", diff)
+	}
+	snap := snapshot(t, s, r, server.ReadOptions{})
+	if len(snap.Deleted) != 0 {
+		t.Errorf("a refused write left tombstones %v", tombKeys(snap.Deleted))
+	}
+	for _, key := range []string{"new1.md", "new2.md", "b.md", "memory.md"} {
+		revs, err := s.History(context.Background(), r, key, 0, 0)
+		if _, seededKey := c[key]; seededKey {
+			if len(revs) != 1 {
+				t.Errorf("a refused write left history for %s: %d revisions, %v; want the seeded one", key, len(revs), err)
+			}
+		} else if !errors.Is(err, server.ErrNotFound) {
+			t.Errorf("a refused write left history for %s: %v", key, err)
+		}
+	}
+}
+
+func testMaxEntries(t *testing.T, s server.Store) {
+	seeded := contents{"a.md": "1", "b.md": "2", "c.md": "3"}
+	tests := []struct {
+		name     string
+		max      int
+		wantOK   bool
+		received int
+	}{
+		{"room", 5, true, 0},
+		{"exact", 4, true, 0},
+		{"over", 3, false, 4},
+		{"far over", 1, false, 4},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := repo + string(rune('a'+i))
+			apply(t, s, write(r, at(0), seeded))
+			// Two new keys, one modified, one deleted: 3 + 2 - 1 = 4 live.
+			w := write(r, at(1), contents{"new1.md": "x", "new2.md": "y", "b.md": "changed"}, "c.md")
+			w.MaxEntries = tt.max
+			res, err := s.Apply(context.Background(), w)
+			if tt.wantOK {
+				if err != nil || res.State.Entries != 4 {
+					t.Fatalf("Apply = %d entries, %v; want 4", res.State.Entries, err)
+				}
+				return
+			}
+			var te *server.TooManyEntriesError
+			if !errors.As(err, &te) || !errors.Is(err, server.ErrTooManyEntries) {
+				t.Fatalf("Apply error = %v; want a *TooManyEntriesError", err)
+			}
+			if te.Max != tt.max || te.Received != tt.received {
+				t.Errorf("TooManyEntriesError = %+v; want Max %d Received %d", te, tt.max, tt.received)
+			}
+			wantUnchanged(t, s, r, true, seeded)
+		})
+	}
+}
+
+func testMaxRepoBytes(t *testing.T, s server.Store) {
+	seeded := contents{"a.md": "12345", "b.md": "12345"} // 10 bytes
+	tests := []struct {
+		name   string
+		max    int64
+		wantOK bool
+	}{
+		{"room", 100, true},
+		{"exact", 12, true}, // 10 - 5 (b.md deleted) + 7 (new1.md)
+		{"over", 11, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := repo + string(rune('a'+i))
+			apply(t, s, write(r, at(0), seeded))
+			w := write(r, at(1), contents{"new1.md": "1234567"}, "b.md")
+			w.MaxRepoBytes = tt.max
+			res, err := s.Apply(context.Background(), w)
+			if tt.wantOK {
+				if err != nil || res.State.Bytes != 12 {
+					t.Fatalf("Apply = %d bytes, %v; want 12", res.State.Bytes, err)
+				}
+				return
+			}
+			wantErr(t, err, server.ErrRepoTooLarge)
+			wantUnchanged(t, s, r, true, seeded)
+		})
+	}
+}
+
+func testKeyCollision(t *testing.T, s server.Store) {
+	seeded := contents{"MEMORY.md": "hello", "Straße.md": "x"}
+	tests := []struct {
+		name     string
+		puts     contents
+		deletes  []string
+		existing string // "" when the write succeeds
+	}{
+		{"lower case of a live key", contents{"memory.md": "hi"}, nil, "MEMORY.md"},
+		{"full case folding", contents{"STRASSE.md": "y"}, nil, "Straße.md"},
+		{"two new keys folding alike", contents{"n.md": "1", "N.md": "2"}, nil, "N.md"},
+		{"collision despite an unrelated delete", contents{"memory.md": "hi"}, []string{"Straße.md"}, "MEMORY.md"},
+		{"re-put of the same key", contents{"MEMORY.md": "changed"}, nil, ""},
+		{"rename by case in one write", contents{"memory.md": "hi"}, []string{"MEMORY.md"}, ""},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := repo + string(rune('a'+i))
+			apply(t, s, write(r, at(0), seeded))
+			_, err := s.Apply(context.Background(), write(r, at(1), tt.puts, tt.deletes...))
+			if tt.existing == "" {
+				if err != nil {
+					t.Fatalf("Apply: %v", err)
+				}
+				return
+			}
+			var ke *server.KeyCollisionError
+			if !errors.As(err, &ke) || !errors.Is(err, server.ErrKeyCollision) {
+				t.Fatalf("Apply error = %v; want a *KeyCollisionError", err)
+			}
+			if ke.Existing != tt.existing {
+				t.Errorf("KeyCollisionError = %+v; want Existing %q", ke, tt.existing)
+			}
+			wantUnchanged(t, s, r, true, seeded)
+		})
+	}
+	t.Run("collides only with a tombstone", func(t *testing.T) {
+		r := repo + "/tomb"
+		apply(t, s, write(r, at(0), contents{"MEMORY.md": "hello"}))
+		apply(t, s, write(r, at(1), nil, "MEMORY.md"))
+		res := apply(t, s, write(r, at(2), contents{"memory.md": "hi"}))
+		if diff := cmp.Diff([]string{"memory.md"}, res.Changed); diff != "" {
+			t.Errorf("Changed (-want +got):\n%s", diff)
+		}
+	})
+}
