@@ -123,8 +123,10 @@ func FrontmatterGlobs(fm map[string]any) []string {
 	}
 	var globs []string
 	for _, r := range raw {
-		if r = strings.TrimSpace(r); r != "" {
-			globs = append(globs, expandBraces(r)...)
+		for _, g := range expandBraces(strings.TrimSpace(r)) {
+			if g = strings.TrimSpace(g); g != "" {
+				globs = append(globs, g)
+			}
 		}
 	}
 	for _, g := range globs {
