@@ -60,13 +60,9 @@ func translate(err error) failure {
 		return failure{status: http.StatusForbidden, typ: api.TypePermission, code: api.CodeForbidden,
 			message: "This token has no " + forbid.Need.String() + " access to repository " + forbid.Repo + "; ask an admin for a grant."}
 	case errors.As(err, &pre):
-		var sum any = pre.Checksum
-		if pre.Checksum == "" {
-			sum = nil
-		}
 		return failure{status: http.StatusPreconditionFailed, typ: api.TypeConflict, code: api.CodeETagMismatch,
 			message: "The repository changed since you read it (If-Match does not match); fetch it again and retry.",
-			details: map[string]any{"checksum": sum}}
+			details: map[string]any{"checksum": pre.Checksum}}
 	case errors.As(err, &tooMany):
 		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest, code: api.CodeTooManyEntries,
 			message: "The push would leave more entries than the repository may hold; delete some or raise the limit.",

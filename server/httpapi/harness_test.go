@@ -1,0 +1,170 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/openapitest"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/sqlite"
+)
+
+// testServer is a real server (embedded store, real auth) behind httptest.
+type testServer struct {
+	t      *testing.T
+	url    string
+	key    ed25519.PrivateKey
+	admin  string
+	doc    *openapi3.T
+	store  server.Store
+	client *http.Client
+}
+
+type serverOpts struct {
+	limits    server.Limits
+	rateLimit float64
+	store     server.Store
+}
+
+func newTestServer(t *testing.T, o serverOpts) *testServer {
+	t.Helper()
+	ctx := context.Background()
+	store := o.store
+	if store == nil {
+		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "teammem.db"), sqlite.Options{Migrate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store = db
+	}
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier, err := auth.NewVerifier(key.Public(), auth.VerifierOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := httpapi.NewMetrics()
+	svc := server.NewService(metrics.InstrumentStore(store), server.Config{Org: "acme-org", Limits: o.limits, SecretScan: true})
+	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: metrics, RateLimit: o.rateLimit, ServeMetrics: true})
+	hs := httptest.NewServer(h)
+	t.Cleanup(func() { hs.Close(); store.Close() })
+	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, client: hs.Client()}
+	ts.admin = ts.token("admin", "**:admin")
+	return ts
+}
+
+// token issues a token signed by the server's key.
+func (ts *testServer) token(subject string, grants ...string) string {
+	ts.t.Helper()
+	tok, err := (&auth.Issuer{Key: ts.key}).Issue(subject, grants, time.Hour)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	return tok
+}
+
+// response is one exchange's result.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) errorBody(t *testing.T) api.ErrorBody {
+	t.Helper()
+	var env api.ErrorEnvelope
+	if err := json.Unmarshal(r.body, &env); err != nil {
+		t.Fatalf("status %d: body is not the error envelope: %v: %s", r.status, err, r.body)
+	}
+	if env.Error.Type == "" || env.Error.Message == "" || env.Error.Code() == "" {
+		t.Fatalf("incomplete error envelope: %s", r.body)
+	}
+	return env.Error
+}
+
+// do sends one request and checks the exchange against openapi.yaml.
+func (ts *testServer) do(method, path, token string, body []byte, headers ...string) response {
+	ts.t.Helper()
+	return ts.send(true, method, path, token, body, headers...)
+}
+
+// send sends one request, checking it against openapi.yaml when validate.
+func (ts *testServer) send(validate bool, method, path, token string, body []byte, headers ...string) response {
+	ts.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, ts.url+path, rd)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := ts.client.Do(req)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	if validate {
+		openapitest.ValidateResponse(ts.t, ts.doc, req, resp, b)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// put pushes entries and deletes, failing the test unless the status is want.
+func (ts *testServer) put(repo string, entries map[string]string, deletes []string, want int, headers ...string) response {
+	ts.t.Helper()
+	body, _ := json.Marshal(api.PutRequest{Entries: entries, SoftDeleteKeys: deletes})
+	r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo="+repo, ts.admin, body, headers...)
+	if r.status != want {
+		ts.t.Fatalf("PUT %s: status %d, want %d: %s", repo, r.status, want, r.body)
+	}
+	return r
+}
+
+// get pulls a repository, failing unless the status is want.
+func (ts *testServer) get(query string, want int, headers ...string) response {
+	ts.t.Helper()
+	r := ts.do(http.MethodGet, api.PathTeamMemory+"?"+query, ts.admin, nil, headers...)
+	if r.status != want {
+		ts.t.Fatalf("GET %s: status %d, want %d: %s", query, r.status, want, r.body)
+	}
+	return r
+}
+
+func decode[T any](t *testing.T, r response) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		t.Fatalf("decode %T: %v: %s", v, err, r.body)
+	}
+	return v
+}

@@ -1,0 +1,294 @@
+package httpapi_test
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server/auth"
+)
+
+// hostileKeys must each be refused with 400 invalid_key, writing nothing.
+var hostileKeys = []string{
+	"../x.md", "a/../../b.md", "..", "./x.md", "a/./b.md", "%2e%2e/x.md", "..%2fx.md", "%2E%2E%2Fx.md", `..\x.md`, `a\b.md`,
+	"/etc/passwd.md", "/x.md", `C:\x.md`, "C:x.md", `\\server\share\x.md`, "//server/share/x.md",
+	"．．／x.md", "a∕b.md", "a⁄b.md", "a＼b.md", "x．md", "‥/x.md", "a\u2024md",
+	"a\x00.md", "a\r\nb.md", "a\nb.md", "\x1b[31mred.md", "zero\u200bwidth.md", "join\u200dme.md", "\ufeffbom.md", "rlo\u202egnp.md", "lro\u202dx.md",
+	"CON.md", "con .md", "Con.txt", "PRN.md", "aux.md", "NUL.txt", "COM1.md", "com¹.md", "LPT9.txt", "lpt³.md", "CONIN$.md", "conout$.md", "dir/nul.md",
+	"trailing.md.", "trailing.md ", "dir./x.md", "dir /x.md", " lead.md", "-lead.md",
+	".git/config", ".git/x.md", ".hidden.md", "a/.b.md", ".teammem/state.md",
+	"a//b.md", "a/", "/", "", "x", "x.sh", "x.md.exe", "notes.markdown",
+	"~x.md", "$x.md", "a`b.md", "a:b.md", "*.md", "?.md", `"x".md`, "<x>.md", "|x.md", "a%20b.md", "emoji😀.md", "a©b.md",
+	"cafe\u0301.md",
+	strings.Repeat("a", 510) + ".md",
+	strings.Repeat("a", 253) + ".md",
+	strings.Repeat("d/", 16) + "x.md",
+	"\xff\xfe.md",
+}
+
+// validKeys must be accepted.
+var validKeys = []string{
+	"MEMORY.md", "decisions/2026-05 db choice.md", "Q&A.md", "决策记录.md", "notes/a.b-c_d.md", "README.TXT", "x.Md",
+	"Заметки.md", "ملاحظات.md", "हिन्दी.md", "con-notes.md", "(draft) [v2] {x} a+b=c; d,e 'f' !g #h @i ^j.md",
+	strings.Repeat("d/", 15) + "x.md", strings.Repeat("a", 252) + ".md",
+}
+
+func TestHostileKeysRefused(t *testing.T) {
+	if len(hostileKeys) < 50 {
+		t.Fatalf("only %d hostile keys", len(hostileKeys))
+	}
+	ts := newTestServer(t, serverOpts{})
+	base := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"MEMORY.md": "index"}, nil, http.StatusOK))
+	for _, key := range hostileKeys {
+		t.Run(url.PathEscape(key), func(t *testing.T) {
+			for _, body := range []api.PutRequest{
+				{Entries: map[string]string{key: "x", "ok.md": "fine"}},
+				{SoftDeleteKeys: []string{key}},
+			} {
+				raw, _ := json.Marshal(body)
+				r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, raw)
+				if r.status != http.StatusBadRequest {
+					t.Fatalf("status %d, want 400: %s", r.status, r.body)
+				}
+				e := r.errorBody(t)
+				if e.Code() != api.CodeInvalidKey && e.Code() != api.CodeInvalidContent {
+					t.Errorf("error_code %q: %s", e.Code(), r.body)
+				}
+			}
+		})
+	}
+	h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
+	if h.Version != base.Version || h.Checksum != base.Checksum {
+		t.Errorf("hostile PUTs changed the repo: %+v", h)
+	}
+	for _, key := range []string{"../x.md", ".git/config", "CON.md"} {
+		if r := ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key="+url.QueryEscape(key), ts.admin, nil); r.status != http.StatusBadRequest {
+			t.Errorf("history of %q = %d", key, r.status)
+		}
+	}
+}
+
+func TestValidKeysAccepted(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	entries := map[string]string{}
+	for _, k := range validKeys {
+		entries[k] = "content of " + k
+	}
+	ts.put("acme/api", entries, nil, http.StatusOK)
+	got := decode[api.TeamMemory](t, ts.get("repo=acme/api", http.StatusOK))
+	for _, k := range validKeys {
+		if got.Content.Entries[k] != entries[k] {
+			t.Errorf("key %q did not round-trip", k)
+		}
+	}
+}
+
+func TestHostileReposRefused(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	for _, repo := range []string{"", "acme", "acme//web", "../etc/passwd", "acme/../x", "acme/./x", "a/b/c/d/e/f/g/h/i", strings.Repeat("a", 100) + "/" + strings.Repeat("b", 101),
+		"acme/web$", "acme/we b", "acme/w\x00b", "acme/wéb", "acme/web?x=1", `acme\web`, "acme/%2e%2e", "/", "//", "acme/web/", "acme/.."} {
+		t.Run(url.QueryEscape(repo), func(t *testing.T) {
+			q := "repo=" + url.QueryEscape(repo)
+			r := ts.do(http.MethodGet, api.PathTeamMemory+"?"+q, ts.admin, nil)
+			if repo == "acme/web/" { // surrounding slashes are removed: a valid slug
+				if r.status != http.StatusNotFound {
+					t.Errorf("status %d, want 404", r.status)
+				}
+				return
+			}
+			if r.status != http.StatusBadRequest || r.errorBody(t).Code() != api.CodeInvalidRepo {
+				t.Errorf("GET status %d: %s", r.status, r.body)
+			}
+			r = ts.do(http.MethodPut, api.PathTeamMemory+"?"+q, ts.admin, []byte(`{"entries":{"a.md":"a"}}`))
+			if r.status != http.StatusBadRequest {
+				t.Errorf("PUT status %d: %s", r.status, r.body)
+			}
+		})
+	}
+	if repos := decode[api.RepoList](t, ts.do(http.MethodGet, api.PathRepos, ts.admin, nil)); len(repos.Repos) != 0 {
+		t.Errorf("hostile slugs created repos: %+v", repos)
+	}
+}
+
+func TestMalformedBodies(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	base := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK))
+	for name, body := range map[string]string{
+		"not json":              `entries: x`,
+		"empty":                 ``,
+		"array":                 `[]`,
+		"null":                  `null`,
+		"string":                `"x"`,
+		"entries array":         `{"entries":["a.md"]}`,
+		"entries string":        `{"entries":"a.md"}`,
+		"entry number":          `{"entries":{"b.md":42}}`,
+		"entry object":          `{"entries":{"b.md":{"content":"x"}}}`,
+		"entry null":            `{"entries":{"b.md":null}}`,
+		"deletes string":        `{"soft_delete_keys":"a.md"}`,
+		"deletes numbers":       `{"soft_delete_keys":[1,2]}`,
+		"delete null":           `{"soft_delete_keys":[null]}`,
+		"trailing garbage":      `{"entries":{"b.md":"x"}} {}`,
+		"truncated":             `{"entries":{"b.md":"x"`,
+		"invalid utf8":          "{\"entries\":{\"b.md\":\"\xff\xfe\"}}",
+		"lone high surrogate":   `{"entries":{"b.md":"\ud800"}}`,
+		"lone low surrogate":    `{"entries":{"b.md":"x\udc00y"}}`,
+		"high then not low":     `{"entries":{"b.md":"\ud800\u0041"}}`,
+		"put and delete":        `{"entries":{"b.md":"x"},"soft_delete_keys":["b.md"]}`,
+		"deeply nested unknown": `{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `,"entries":{"b.md":3}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(body))
+			if r.status != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400: %s", r.status, r.body)
+			}
+			if e := r.errorBody(t); e.Type != api.TypeInvalidRequest || strings.Contains(e.Message, "json:") && len(e.Message) > 300 {
+				t.Errorf("error = %+v", e)
+			}
+		})
+	}
+	// Unknown fields are ignored; a valid surrogate pair is fine.
+	ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(`{"future":1,"entries":{"emoji.md":"\ud83d\ude00"}}`))
+	h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
+	if h.Version != base.Version+1 || len(h.EntryChecksums) != 2 {
+		t.Errorf("after malformed bodies: %+v", h)
+	}
+	if r := ts.send(false, http.MethodPost, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(`{}`)); r.status != http.StatusMethodNotAllowed {
+		t.Errorf("POST = %d", r.status)
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
+	_, otherKey, _ := ed25519.GenerateKey(rand.Reader)
+	now := time.Now()
+	sign := func(key any, method jwt.SigningMethod, claims jwt.MapClaims) string {
+		s, err := jwt.NewWithClaims(method, claims).SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	good := func() jwt.MapClaims {
+		return jwt.MapClaims{"iss": auth.DefaultIssuer, "aud": auth.Audience, "sub": "eve", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "grants": []string{"**:admin"}}
+	}
+	with := func(k string, v any) jwt.MapClaims {
+		c := good()
+		if v == nil {
+			delete(c, k)
+		} else {
+			c[k] = v
+		}
+		return c
+	}
+	valid := sign(ts.key, jwt.SigningMethodEdDSA, good())
+	parts := strings.Split(valid, ".")
+	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"teammem-server","aud":"teammem","sub":"eve","exp":9999999999,"grants":["**:admin"],"x":1}`)) + "." + parts[2]
+	noneTok := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + parts[1] + "."
+	hsSwap := sign([]byte(ts.key.Public().(ed25519.PublicKey)), jwt.SigningMethodHS256, good())
+	headerSwap := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + parts[1] + "." + parts[2]
+
+	for name, tok := range map[string]string{
+		"none header":      "",
+		"garbage":          "not-a-jwt",
+		"alg none":         noneTok,
+		"other key":        sign(otherKey, jwt.SigningMethodEdDSA, good()),
+		"tampered payload": tampered,
+		"no exp":           sign(ts.key, jwt.SigningMethodEdDSA, with("exp", nil)),
+		"expired":          sign(ts.key, jwt.SigningMethodEdDSA, with("exp", now.Add(-2*time.Minute).Unix())),
+		"wrong audience":   sign(ts.key, jwt.SigningMethodEdDSA, with("aud", "other")),
+		"no audience":      sign(ts.key, jwt.SigningMethodEdDSA, with("aud", nil)),
+		"wrong issuer":     sign(ts.key, jwt.SigningMethodEdDSA, with("iss", "evil")),
+		"HS256 with pub":   hsSwap,
+		"header alg swap":  headerSwap,
+		"future iat":       sign(ts.key, jwt.SigningMethodEdDSA, with("iat", now.Add(10*time.Minute).Unix())),
+		"bad grant":        sign(ts.key, jwt.SigningMethodEdDSA, with("grants", []string{"acme:owner"})),
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", tok, nil)
+			if r.status != http.StatusUnauthorized || r.errorBody(t).Type != api.TypeAuthentication {
+				t.Fatalf("status %d, want 401: %s", r.status, r.body)
+			}
+			if tok != "" && strings.Contains(string(r.body), tok) {
+				t.Error("the token was echoed")
+			}
+			if r.header.Get("WWW-Authenticate") == "" {
+				t.Error("no WWW-Authenticate header")
+			}
+		})
+	}
+	if r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", valid, nil); r.status != http.StatusOK {
+		t.Errorf("valid token = %d", r.status)
+	}
+}
+
+func TestAuthorization(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
+	reader := ts.token("ana", "acme/api:read")
+	stranger := ts.token("bob", "other/*:write")
+	for name, c := range map[string]struct {
+		method, query, token string
+		want                 int
+	}{
+		"reader pulls":                     {http.MethodGet, "repo=acme/api", reader, 200},
+		"reader cannot push":               {http.MethodPut, "repo=acme/api", reader, 403},
+		"stranger cannot see existing":     {http.MethodGet, "repo=acme/api", stranger, 403},
+		"stranger cannot see missing":      {http.MethodGet, "repo=acme/missing", stranger, 403},
+		"stranger hashes":                  {http.MethodGet, "repo=acme/api&view=hashes", stranger, 403},
+		"stranger conditional on existing": {http.MethodGet, "repo=acme/api", stranger, 403},
+		"writer of other repo pushes it":   {http.MethodPut, "repo=other/x", stranger, 200},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := ts.do(c.method, api.PathTeamMemory+"?"+c.query, c.token, []byte(`{"entries":{"b.md":"b"}}`), "If-None-Match", `"x"`)
+			if c.method == http.MethodGet {
+				r = ts.do(c.method, api.PathTeamMemory+"?"+c.query, c.token, nil)
+			}
+			if r.status != c.want {
+				t.Fatalf("status %d, want %d: %s", r.status, c.want, r.body)
+			}
+			if c.want == 403 && r.errorBody(t).Type != api.TypePermission {
+				t.Errorf("403 type: %s", r.body)
+			}
+		})
+	}
+	for _, p := range []string{api.PathHistory + "?repo=acme/api&key=a.md", api.PathRevision + "?repo=acme/api&key=a.md&version=1"} {
+		if r := ts.do(http.MethodGet, p, stranger, nil); r.status != http.StatusForbidden {
+			t.Errorf("%s as stranger = %d", p, r.status)
+		}
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	ts := newTestServer(t, serverOpts{rateLimit: 1}) // burst 2
+	ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
+	var limited response
+	for i := 0; i < 5; i++ {
+		if r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", ts.admin, nil); r.status == http.StatusTooManyRequests {
+			limited = r
+			break
+		}
+	}
+	if limited.status != http.StatusTooManyRequests {
+		t.Fatal("no 429 after exceeding the burst")
+	}
+	if ra := limited.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Errorf("Retry-After = %q", ra)
+	}
+	if limited.errorBody(t).Type != api.TypeRateLimit {
+		t.Errorf("429 body: %s", limited.body)
+	}
+	// Another subject has its own bucket.
+	if r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", ts.token("other", "**:read"), nil); r.status != http.StatusOK {
+		t.Errorf("other subject = %d", r.status)
+	}
+}

@@ -1,0 +1,289 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/memcore"
+)
+
+var lastModifiedRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+
+func TestPullPushRoundTrip(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	nf := ts.get("repo=acme/api", http.StatusNotFound)
+	if e := nf.errorBody(t); e.Type != api.TypeNotFound {
+		t.Errorf("404 type = %q", e.Type)
+	}
+
+	entries := map[string]string{"MEMORY.md": "# Index\n- [DB](db.md)\n", "decisions/db.md": "We use Postgres.\n", "决策记录.md": "中文\n"}
+	put := decode[api.PutResponse](t, ts.put("acme/api", entries, nil, http.StatusOK))
+	sums := map[string]string{}
+	for k, v := range entries {
+		sums[k] = memcore.EntryChecksum([]byte(v))
+	}
+	wantSum := memcore.DatasetChecksum(sums)
+	if put.Checksum != wantSum || put.Version != 1 || !lastModifiedRE.MatchString(put.LastModified) {
+		t.Fatalf("PUT response = %+v, want checksum %s version 1", put, wantSum)
+	}
+	if diff := cmp.Diff([]string{"MEMORY.md", "decisions/db.md", "决策记录.md"}, put.Changed); diff != "" {
+		t.Errorf("changed (-want +got):\n%s", diff)
+	}
+
+	r := ts.get("repo=acme/api", http.StatusOK)
+	if r.header.Get("ETag") != `"`+wantSum+`"` {
+		t.Errorf("ETag = %q", r.header.Get("ETag"))
+	}
+	got := decode[api.TeamMemory](t, r)
+	want := api.TeamMemory{OrganizationID: "acme-org", Repo: "acme/api", Version: 1, LastModified: got.LastModified, Checksum: wantSum,
+		Content: api.Content{Entries: entries, EntryChecksums: sums, DeletedEntries: map[string]int64{}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pull (-want +got):\n%s", diff)
+	}
+
+	// Identical content is not a change.
+	again := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"MEMORY.md": entries["MEMORY.md"]}, nil, http.StatusOK))
+	if again.Version != 1 || len(again.Changed) != 0 || again.Checksum != wantSum {
+		t.Errorf("no-op PUT = %+v", again)
+	}
+}
+
+func TestConditionalGet(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	put := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK))
+	for _, inm := range []string{`"` + put.Checksum + `"`, `W/"` + put.Checksum + `"`, `"x", "` + put.Checksum + `"`, `*`} {
+		r := ts.get("repo=acme/api", http.StatusNotModified, "If-None-Match", inm)
+		if len(r.body) != 0 || r.header.Get("ETag") != `"`+put.Checksum+`"` {
+			t.Errorf("If-None-Match %s: body %q, ETag %q", inm, r.body, r.header.Get("ETag"))
+		}
+	}
+	ts.get("repo=acme/api", http.StatusOK, "If-None-Match", `"sha256:0000"`)
+	ts.get("repo=acme/nothing", http.StatusNotFound, "If-None-Match", `"sha256:0000"`)
+}
+
+func TestHashesView(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.get("repo=acme/api&view=hashes", http.StatusNotFound)
+	ts.put("acme/api", map[string]string{"a.md": "a", "b.md": "b"}, nil, http.StatusOK)
+	ts.put("acme/api", nil, []string{"b.md"}, http.StatusOK)
+	h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
+	if h.Version != 2 || len(h.EntryChecksums) != 1 || h.EntryChecksums["a.md"] != memcore.EntryChecksum([]byte("a")) {
+		t.Errorf("hashes = %+v", h)
+	}
+	if _, ok := h.DeletedEntries["b.md"]; !ok {
+		t.Errorf("b.md not in deletedEntries: %+v", h)
+	}
+	ts.get("repo=acme/api&view=full", http.StatusBadRequest)
+}
+
+func TestTombstonesAndSince(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	before := time.Now().Add(-time.Second).UnixMilli()
+	ts.put("acme/api", map[string]string{"a.md": "a", "b.md": "b", "c.md": "c"}, nil, http.StatusOK) // v1
+	del := decode[api.PutResponse](t, ts.put("acme/api", nil, []string{"b.md", "never.md"}, http.StatusOK))
+	if del.Version != 2 || !cmp.Equal(del.Deleted, []string{"b.md"}) {
+		t.Fatalf("delete = %+v", del)
+	}
+	ts.put("acme/api", map[string]string{"c.md": "c2"}, nil, http.StatusOK) // v3
+
+	full := decode[api.TeamMemory](t, ts.get("repo=acme/api", http.StatusOK))
+	if _, live := full.Content.Entries["b.md"]; live {
+		t.Error("deleted key still live")
+	}
+	if at := full.Content.DeletedEntries["b.md"]; at < before || at > time.Now().Add(time.Second).UnixMilli() {
+		t.Errorf("deletedEntries[b.md] = %d, want a Unix-ms time of now", at)
+	}
+
+	since := decode[api.TeamMemory](t, ts.get("repo=acme/api&since=1", http.StatusOK))
+	if !cmp.Equal(since.Content.Entries, map[string]string{"c.md": "c2"}) || len(since.Content.DeletedEntries) != 1 || since.Version != 3 || since.Checksum != full.Checksum {
+		t.Errorf("since=1 = %+v", since)
+	}
+	none := decode[api.TeamMemory](t, ts.get("repo=acme/api&since=3", http.StatusOK))
+	if len(none.Content.Entries)+len(none.Content.DeletedEntries) != 0 {
+		t.Errorf("since=3 = %+v", none)
+	}
+	ts.get("repo=acme/api&since=-1", http.StatusBadRequest)
+	ts.get("repo=acme/api&since=x", http.StatusBadRequest)
+
+	// Re-putting a deleted key resurrects it.
+	ts.put("acme/api", map[string]string{"b.md": "back"}, nil, http.StatusOK)
+	h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
+	if _, dead := h.DeletedEntries["b.md"]; dead || h.EntryChecksums["b.md"] == "" {
+		t.Errorf("resurrected key: %+v", h)
+	}
+}
+
+func TestIfMatch(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	r := ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusPreconditionFailed, "If-Match", `"sha256:abc"`)
+	if e := r.errorBody(t); e.Type != api.TypeConflict || e.Code() != api.CodeETagMismatch {
+		t.Errorf("412 on never-written repo: %s", r.body)
+	}
+	first := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK))
+	ok := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"b.md": "b"}, nil, http.StatusOK, "If-Match", `"`+first.Checksum+`"`))
+	stale := ts.put("acme/api", map[string]string{"c.md": "c", "a.md": "changed"}, nil, http.StatusPreconditionFailed, "If-Match", `"`+first.Checksum+`"`)
+	if e := stale.errorBody(t); e.Details["checksum"] != ok.Checksum {
+		t.Errorf("412 details = %v, want checksum %s", e.Details, ok.Checksum)
+	}
+	h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
+	if _, written := h.EntryChecksums["c.md"]; written || h.Version != 2 {
+		t.Errorf("a refused conditional PUT wrote something: %+v", h)
+	}
+	ts.put("acme/api", map[string]string{"d.md": "d"}, nil, http.StatusOK, "If-Match", "*")
+}
+
+func TestLimits(t *testing.T) {
+	ts := newTestServer(t, serverOpts{limits: serverLimits(3, 100, 4096, 250)})
+	r := ts.put("acme/api", map[string]string{"a.md": "a", "b.md": "b", "c.md": "c", "d.md": "d"}, nil, http.StatusRequestEntityTooLarge)
+	want := `{"error":{"type":"invalid_request_error","message":`
+	if !strings.HasPrefix(string(r.body), want) {
+		t.Errorf("413 body = %s", r.body)
+	}
+	e := r.errorBody(t)
+	if e.Code() != api.CodeTooManyEntries || e.Details["max_entries"] != float64(3) || e.Details["received_entries"] != float64(4) {
+		t.Errorf("413 details = %v", e.Details)
+	}
+	ts.put("acme/api", map[string]string{"a.md": "a", "b.md": "b"}, nil, http.StatusOK)
+	// Deletes count: 2 live - 1 + 2 new = 3 fits.
+	ts.put("acme/api", map[string]string{"c.md": "c", "d.md": "d"}, []string{"a.md"}, http.StatusOK)
+
+	big := ts.put("acme/api", map[string]string{"big.md": strings.Repeat("x", 101)}, nil, http.StatusRequestEntityTooLarge)
+	if big.errorBody(t).Code() != api.CodeEntryTooLarge {
+		t.Errorf("entry too large: %s", big.body)
+	}
+	body := `{"entries":{"x.md":"` + strings.Repeat("y", 5000) + `"}}`
+	if r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(body)); r.status != http.StatusRequestEntityTooLarge || r.errorBody(t).Code() != api.CodeRequestTooLarge {
+		t.Errorf("request too large: %d %s", r.status, r.body)
+	}
+	repoBytes := ts.put("acme/api", map[string]string{"b.md": strings.Repeat("z", 100), "c.md": strings.Repeat("z", 100), "d.md": strings.Repeat("z", 100)}, nil, http.StatusRequestEntityTooLarge)
+	if repoBytes.errorBody(t).Code() != api.CodeRepoTooLarge {
+		t.Errorf("repo too large: %s", repoBytes.body)
+	}
+}
+
+func TestSecretRefused(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	token := "ghp_" + randomAlnum(36)
+	r := ts.put("acme/api", map[string]string{"ok.md": "fine", "notes.md": "deploy with " + token + "\n"}, nil, http.StatusUnprocessableEntity)
+	e := r.errorBody(t)
+	if e.Code() != api.CodeSecretDetected || e.Details["key"] != "notes.md" || e.Details["rule_id"] != "github-pat" || e.Details["label"] == "" {
+		t.Errorf("422 = %s", r.body)
+	}
+	if strings.Contains(string(r.body), token) || strings.Contains(string(r.body), token[4:20]) {
+		t.Error("the secret was echoed")
+	}
+	ts.get("repo=acme/api", http.StatusNotFound) // nothing written
+}
+
+func TestKeyCollision(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"MEMORY.md": "a"}, nil, http.StatusOK)
+	r := ts.put("acme/api", map[string]string{"memory.md": "b"}, nil, http.StatusConflict)
+	if e := r.errorBody(t); e.Type != api.TypeConflict || e.Code() != api.CodeKeyCollision {
+		t.Errorf("409 = %s", r.body)
+	}
+	ts.put("acme/api", map[string]string{"Notes.md": "a", "NOTES.md": "b"}, nil, http.StatusConflict)
+	ts.put("acme/api", map[string]string{"MEMORY.md": "same key, new content"}, nil, http.StatusOK)
+}
+
+func TestRepoCanonicalAndAlias(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("Acme/API.git", map[string]string{"a.md": "a"}, nil, http.StatusOK)
+	for _, q := range []string{"repo=acme/api", "repo=acme%2Fapi", "repo=ACME%2fApi.git", "repo=/acme/api/"} {
+		tm := decode[api.TeamMemory](t, ts.get(q, http.StatusOK))
+		if tm.Repo != "acme/api" {
+			t.Errorf("%s: repo = %q", q, tm.Repo)
+		}
+	}
+	r := ts.do(http.MethodGet, api.PathTeamMemoryAlias+"?repo=acme/api", ts.admin, nil)
+	if r.status != http.StatusOK {
+		t.Errorf("alias GET = %d", r.status)
+	}
+	r = ts.do(http.MethodPut, api.PathTeamMemoryAlias+"?repo=acme/api", ts.admin, []byte(`{"entries":{"b.md":"b"}}`))
+	if r.status != http.StatusOK {
+		t.Errorf("alias PUT = %d %s", r.status, r.body)
+	}
+}
+
+func TestHistoryRevisionRepos(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"a.md": "one"}, nil, http.StatusOK)
+	ts.put("acme/api", map[string]string{"a.md": "two"}, nil, http.StatusOK)
+	ts.put("acme/api", nil, []string{"a.md"}, http.StatusOK)
+	ts.put("other/web", map[string]string{"x.md": "x"}, nil, http.StatusOK)
+
+	h := decode[api.History](t, ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=a.md", ts.admin, nil))
+	var ops []string
+	for _, r := range h.Revisions {
+		ops = append(ops, r.Op)
+		if r.Author != "admin" || !lastModifiedRE.MatchString(r.At) {
+			t.Errorf("revision %+v", r)
+		}
+	}
+	if !cmp.Equal(ops, []string{"delete", "put", "put"}) || h.Revisions[0].Version != 3 {
+		t.Errorf("history = %+v", h)
+	}
+	lim := decode[api.History](t, ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=a.md&limit=1&before=3", ts.admin, nil))
+	if len(lim.Revisions) != 1 || lim.Revisions[0].Version != 2 {
+		t.Errorf("history limit/before = %+v", lim)
+	}
+	if r := ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=never.md", ts.admin, nil); r.status != http.StatusNotFound {
+		t.Errorf("history of unknown key = %d", r.status)
+	}
+	rv := decode[api.RevisionContent](t, ts.do(http.MethodGet, api.PathRevision+"?repo=acme/api&key=a.md&version=1", ts.admin, nil))
+	if rv.Content != "one" || rv.Op != "put" || rv.Checksum != memcore.EntryChecksum([]byte("one")) {
+		t.Errorf("revision = %+v", rv)
+	}
+	if r := ts.do(http.MethodGet, api.PathRevision+"?repo=acme/api&key=a.md&version=9", ts.admin, nil); r.status != http.StatusNotFound {
+		t.Errorf("missing revision = %d", r.status)
+	}
+
+	reader := ts.token("ana", "acme/*:read")
+	repos := decode[api.RepoList](t, ts.do(http.MethodGet, api.PathRepos, reader, nil))
+	if len(repos.Repos) != 1 || repos.Repos[0].Repo != "acme/api" || repos.Repos[0].Version != 3 {
+		t.Errorf("repos for acme/*:read = %+v", repos)
+	}
+	all := decode[api.RepoList](t, ts.do(http.MethodGet, api.PathRepos, ts.admin, nil))
+	if len(all.Repos) != 2 {
+		t.Errorf("repos for admin = %+v", all)
+	}
+}
+
+func TestHealthAndMetrics(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	for _, p := range []string{api.PathHealthz, api.PathReadyz} {
+		if r := ts.do(http.MethodGet, p, "", nil); r.status != http.StatusOK {
+			t.Errorf("%s = %d", p, r.status)
+		}
+	}
+	ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
+	ts.put("acme/api", map[string]string{"a.md": "b"}, nil, http.StatusPreconditionFailed, "If-Match", `"sha256:0"`)
+	r := ts.do(http.MethodGet, api.PathMetrics, "", nil)
+	for _, m := range []string{"teammem_http_request_duration_seconds_bucket", "teammem_store_operation_duration_seconds", "teammem_precondition_failures_total 1",
+		"teammem_entries_written_total 1", "teammem_bytes_written_total 1", "teammem_auth_failures_total", "teammem_rate_limited_total"} {
+		if !strings.Contains(string(r.body), m) {
+			t.Errorf("metrics lack %q", m)
+		}
+	}
+	if strings.Contains(string(r.body), ts.admin) {
+		t.Error("a token appears in the metrics")
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	r := ts.get("repo=acme/none", http.StatusNotFound, "X-Request-ID", "abc-123")
+	if r.header.Get("X-Request-ID") != "abc-123" || r.errorBody(t).Details["request_id"] != "abc-123" {
+		t.Errorf("request id not echoed: %v %s", r.header, r.body)
+	}
+	r = ts.get("repo=acme/none", http.StatusNotFound, "X-Request-ID", "bad id\twith spaces")
+	if id := r.header.Get("X-Request-ID"); id == "" || strings.Contains(id, " ") {
+		t.Errorf("generated id = %q", id)
+	}
+}
