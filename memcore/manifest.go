@@ -1,0 +1,149 @@
+package memcore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// MaxManifestTopics is the most topic files Manifest returns.
+const MaxManifestTopics = 200
+
+// indexFileName is the memory index, which is not a topic file.
+const indexFileName = "MEMORY.md"
+
+// maxTopicHeadBytes is how much of a topic file is read for its frontmatter.
+const maxTopicHeadBytes = 16 << 10
+
+// The memory taxonomy (§9): the known topic types.
+const (
+	TopicUser      = "user"
+	TopicFeedback  = "feedback"
+	TopicProject   = "project"
+	TopicReference = "reference"
+)
+
+// Topic is one topic file of a memory folder.
+type Topic struct {
+	// Path is relative to the memory folder, with forward slashes.
+	Path string `json:"path"`
+	// Name and Description come from the frontmatter ("" when absent).
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Type is one of user, feedback, project, reference; "" when absent or
+	// unknown.
+	Type string `json:"type"`
+	// ModTime is the file's modification time.
+	ModTime time.Time `json:"modTime"`
+}
+
+// topicFile is a topic file found on disk, before its frontmatter is read.
+type topicFile struct {
+	rel     string
+	modTime time.Time
+}
+
+// Manifest lists the topic files of a memory folder — every *.md file but
+// MEMORY.md, recursively, regular files only — newest modification first
+// (ties by path), at most MaxManifestTopics, with their frontmatter, so that
+// a writer can see what exists before adding a duplicate. A missing folder
+// has no topics. Unreadable or malformed frontmatter leaves the fields empty.
+func Manifest(dir string) ([]Topic, error) {
+	files, err := findTopicFiles(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list topics: %w", err)
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if !files[i].modTime.Equal(files[j].modTime) {
+			return files[i].modTime.After(files[j].modTime)
+		}
+		return files[i].rel < files[j].rel
+	})
+	if len(files) > MaxManifestTopics {
+		files = files[:MaxManifestTopics]
+	}
+	topics := make([]Topic, 0, len(files))
+	for _, f := range files {
+		t := Topic{Path: f.rel, ModTime: f.modTime}
+		if fm, _, err := readTopicFrontmatter(filepath.Join(dir, filepath.FromSlash(f.rel))); err == nil {
+			t.Name, t.Description = fmString(fm, "name"), fmString(fm, "description")
+			t.Type = topicType(fmString(fm, "type"))
+		}
+		topics = append(topics, t)
+	}
+	return topics, nil
+}
+
+// findTopicFiles walks dir for topic files; a missing dir has none.
+func findTopicFiles(dir string) ([]topicFile, error) {
+	var files []topicFile
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.EqualFold(filepath.Ext(name), ".md") || name == indexFileName {
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil // vanished meanwhile
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, topicFile{rel: filepath.ToSlash(rel), modTime: info.ModTime()})
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return files, err
+}
+
+// readTopicFrontmatter parses the frontmatter at the head of a topic file.
+// fm is nil when there is none; block is the raw YAML (for line numbers).
+func readTopicFrontmatter(path string) (fm map[string]any, block string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	head, err := io.ReadAll(io.LimitReader(f, maxTopicHeadBytes))
+	if err != nil {
+		return nil, "", err
+	}
+	content := strings.TrimPrefix(string(head), "\uFEFF")
+	fm, body, err := ParseFrontmatter(content)
+	block = strings.TrimSuffix(content, body)
+	return fm, block, err
+}
+
+// fmString returns a frontmatter value as trimmed text; "" for a missing or
+// non-scalar value.
+func fmString(fm map[string]any, key string) string {
+	switch v := fm[key].(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case nil, map[string]any, []any:
+		return ""
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// topicType returns t when it is a known type, else "".
+func topicType(t string) string {
+	switch t {
+	case TopicUser, TopicFeedback, TopicProject, TopicReference:
+		return t
+	}
+	return ""
+}
