@@ -1,0 +1,239 @@
+package loadgen
+
+import (
+	"errors"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/internal/loadgen/loadgentest"
+)
+
+func testConfig(srv *httptest.Server, scenario string) Config {
+	return Config{Server: srv.URL, Token: loadgentest.Token, Scenario: scenario, Concurrency: 4, Requests: 200}
+}
+
+func countPrefix(keys []string, prefix string) int {
+	n := 0
+	for _, k := range keys {
+		if strings.HasPrefix(k, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRunCounts(t *testing.T) {
+	for _, sc := range []string{GetFull, Get304, Hashes, Put} {
+		t.Run(sc, func(t *testing.T) {
+			f, srv := loadgentest.New(t)
+			r, err := Run(t.Context(), testConfig(srv, sc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Requests != 200 || !r.OK() {
+				t.Fatalf("requests %d, errors %v; want 200 and none", r.Requests, r.Errors)
+			}
+			if r.P50ms <= 0 || r.P99ms < r.P50ms || r.RPS <= 0 {
+				t.Errorf("p50 %v p99 %v rps %v", r.P50ms, r.P99ms, r.RPS)
+			}
+			switch sc {
+			case Get304:
+				if f.NotModified != 200 {
+					t.Errorf("server answered %d 304s, want 200", f.NotModified)
+				}
+			case Put:
+				if f.PutsOK != 201 { // one seeding PUT
+					t.Errorf("server stored %d PUTs, want 201", f.PutsOK)
+				}
+			}
+			if got := f.Live(); len(got) != DefaultEntries {
+				t.Errorf("repo holds %d entries, want %d", len(got), DefaultEntries)
+			}
+		})
+	}
+}
+
+func TestRunCountsErrorsByStatus(t *testing.T) {
+	f, srv := loadgentest.New(t)
+	f.Fail500Every = 10
+	cfg := testConfig(srv, Hashes)
+	// Seeding reads the hashes once (GET 1); the run's GETs are 2..201.
+	r, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"500": 20}, r.Errors); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if r.OK() || r.Requests != 200 {
+		t.Errorf("OK %v, requests %d", r.OK(), r.Requests)
+	}
+}
+
+func TestGet304CountsEveryOtherStatusAsAnError(t *testing.T) {
+	f, srv := loadgentest.New(t)
+	f.IgnoreINM = true
+	r, err := Run(t.Context(), testConfig(srv, Get304))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"200": 200}, r.Errors); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunRejectsABadToken(t *testing.T) {
+	_, srv := loadgentest.New(t)
+	cfg := testConfig(srv, GetFull)
+	cfg.Token = "wrong"
+	if _, err := Run(t.Context(), cfg); err == nil {
+		t.Fatal("want seeding to fail with 401")
+	}
+}
+
+func TestCAS(t *testing.T) {
+	tests := []struct {
+		name     string
+		plant    func(*loadgentest.Fake)
+		wantLost bool
+	}{
+		{"correct server", func(*loadgentest.Fake) {}, false},
+		{"acknowledged writes dropped", func(f *loadgentest.Fake) { f.DropAfter = 50 }, true},
+		{"two acknowledgements of one version", func(f *loadgentest.Fake) { f.SkipBumpEvery = 10 }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, srv := loadgentest.New(t)
+			tt.plant(f)
+			cfg := testConfig(srv, CAS)
+			cfg.Requests = 100
+			r, err := Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Acknowledged != 100 || r.ErrorCount() != 0 {
+				t.Fatalf("acknowledged %d, errors %v; want 100 and none", r.Acknowledged, r.Errors)
+			}
+			if got := r.LostUpdates > 0; got != tt.wantLost {
+				t.Errorf("lost updates %d, want lost: %v", r.LostUpdates, tt.wantLost)
+			}
+			if r.Requests < 2*r.Acknowledged+2*r.Conflicts {
+				t.Errorf("requests %d < 2×(acked %d + 412s %d)", r.Requests, r.Acknowledged, r.Conflicts)
+			}
+			if n := countPrefix(f.Live(), "load/cas-w"); !tt.wantLost && n != cfg.Concurrency {
+				t.Errorf("%d writer keys, want %d", n, cfg.Concurrency)
+			}
+		})
+	}
+}
+
+func TestSeedBatchesAndPrunes(t *testing.T) {
+	f, srv := loadgentest.New(t)
+	c := &client{base: srv.URL, token: loadgentest.Token, repo: "acme/api", http: newHTTPClient(1, time.Minute)}
+	if err := c.seed(t.Context(), 1000, DefaultEntryBytes); err != nil {
+		t.Fatal(err)
+	}
+	if f.MaxPutBody > MaxSeedBody || f.PutsOK < 10 {
+		t.Errorf("%d PUTs, largest %d bytes; want ≥ 10 of ≤ %d", f.PutsOK, f.MaxPutBody, MaxSeedBody)
+	}
+	if n := len(f.Live()); n != 1000 {
+		t.Fatalf("%d live entries, want 1000", n)
+	}
+	puts := f.PutsOK
+	if err := c.seed(t.Context(), 1000, DefaultEntryBytes); err != nil {
+		t.Fatal(err)
+	}
+	if f.PutsOK != puts {
+		t.Errorf("reseeding an up-to-date repo sent %d PUTs", f.PutsOK-puts)
+	}
+	if err := c.seed(t.Context(), 3, DefaultEntryBytes); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{entryKey(0), entryKey(1), entryKey(2)}, f.Live()); diff != "" {
+		t.Errorf("live keys after reseeding with 3 (-want +got):\n%s", diff)
+	}
+}
+
+func TestSuite(t *testing.T) {
+	_, srv := loadgentest.New(t)
+	base := Config{Server: srv.URL, Token: loadgentest.Token, Concurrency: 2, Requests: 30}
+	var reported []string
+	cases := []Case{{Scenario: GetFull, Entries: 5}, {Scenario: CAS, Entries: 5, Concurrency: 3}}
+	rs, err := Suite(t.Context(), base, cases, 3, func(r Result) { reported = append(reported, r.Scenario) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{GetFull, CAS}, reported); diff != "" {
+		t.Errorf("reported (-want +got):\n%s", diff)
+	}
+	for _, r := range rs {
+		if r.Runs != 3 || !r.OK() || r.Requests < 30 {
+			t.Errorf("%s: runs %d, ok %v, requests %d", r.Scenario, r.Runs, r.OK(), r.Requests)
+		}
+	}
+	if rs[1].Concurrency != 3 || rs[1].Acknowledged != 30 {
+		t.Errorf("cas: concurrency %d, acknowledged %d", rs[1].Concurrency, rs[1].Acknowledged)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	rs := []Result{
+		{RPS: 300, P99ms: 1, Errors: map[string]int{"500": 1}},
+		{RPS: 100, P99ms: 9, LostUpdates: 2},
+		{RPS: 200, P99ms: 5},
+	}
+	m := Median(rs)
+	got := []any{m.RPS, m.P99ms, m.Errors["500"], m.LostUpdates, m.Runs}
+	if diff := cmp.Diff([]any{200.0, 5.0, 1, 2, 3}, got); diff != "" {
+		t.Errorf("median (-want +got):\n%s", diff)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(i))
+	}
+	if p50, p99 := percentile(d, .5), percentile(d, .99); p50 != 50 || p99 != 99 {
+		t.Errorf("p50 %v p99 %v, want 50 and 99", p50, p99)
+	}
+	if percentile(nil, .5) != 0 {
+		t.Error("empty percentile not 0")
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for name, cfg := range map[string]Config{
+		"no server":        {Scenario: GetFull},
+		"unknown scenario": {Server: "http://127.0.0.1:1", Scenario: "nope"},
+		"tiny entries":     {Server: "http://127.0.0.1:1", Scenario: Put, EntryBytes: 10},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Run(t.Context(), cfg); !errors.Is(err, ErrConfig) {
+				t.Errorf("err = %v, want ErrConfig", err)
+			}
+		})
+	}
+}
+
+func TestReadRSS(t *testing.T) {
+	rss, err := ReadRSS(os.Getpid())
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	if rss < 1<<20 {
+		t.Errorf("own RSS %d bytes, want at least 1 MiB", rss)
+	}
+}
+
+func TestEntryContent(t *testing.T) {
+	a, b := entryContent("k.md", 1, 2048), entryContent("k.md", 2, 2048)
+	if len(a) != 2048 || a == b {
+		t.Errorf("len %d, distinct %v", len(a), a != b)
+	}
+}
