@@ -1,0 +1,77 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/teammem/teammem/server"
+)
+
+func TestOIDCGrantsFromClaims(t *testing.T) {
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks := map[string]any{"keys": []map[string]string{{
+		"kty": "RSA", "kid": "k1", "use": "sig",
+		"n": base64.RawURLEncoding.EncodeToString(rsaKey.N.Bytes()),
+		"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(rsaKey.E)).Bytes()),
+	}}}
+	fetches := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches++
+		json.NewEncoder(w).Encode(jwks)
+	}))
+	defer srv.Close()
+
+	grant, err := ParseClaimGrant("repository:write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &OIDC{Issuer: "https://ci.example", Audience: "teammem-ci", JWKSURL: srv.URL, Grants: []ClaimGrant{grant}}
+	v, _ := NewVerifier(newKey(t).Public(), VerifierOptions{OIDC: []*OIDC{o}})
+	sign := func(kid string, claims jwt.MapClaims) string {
+		tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
+		tok.Header["kid"] = kid
+		s, err := tok.SignedString(rsaKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	claims := func() jwt.MapClaims {
+		return jwt.MapClaims{"iss": "https://ci.example", "aud": "teammem-ci", "sub": "repo:Acme/API:ref:main",
+			"repository": "Acme/API", "exp": time.Now().Add(time.Hour).Unix()}
+	}
+	p, err := v.Authenticate(context.Background(), sign("k1", claims()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Can("acme/api", server.PermWrite) || p.Can("acme/web", server.PermRead) || p.Subject != "oidc:repo:Acme/API:ref:main" {
+		t.Errorf("principal = %+v", p)
+	}
+	wrongAud := claims()
+	wrongAud["aud"] = "other"
+	if _, err := v.Authenticate(context.Background(), sign("k1", wrongAud)); err == nil {
+		t.Error("wrong audience accepted")
+	}
+	if _, err := v.Authenticate(context.Background(), sign("unknown", claims())); err == nil {
+		t.Error("unknown key id accepted")
+	}
+	if fetches > 2 {
+		t.Errorf("JWKS fetched %d times; it should be cached", fetches)
+	}
+	if _, err := ParseClaimGrant("repository"); err == nil {
+		t.Error("grant without permission accepted")
+	}
+}
