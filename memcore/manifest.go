@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -43,6 +44,9 @@ type Topic struct {
 	ModTime time.Time `json:"modTime"`
 }
 
+// dailyLogRe matches the daily logs of §13, which are not topic files.
+var dailyLogRe = regexp.MustCompile(`^logs/\d{4}/\d{2}/\d{4}-\d{2}-\d{2}\.md$`)
+
 // topicFile is a topic file found on disk, before its frontmatter is read.
 type topicFile struct {
 	rel     string
@@ -50,7 +54,8 @@ type topicFile struct {
 }
 
 // Manifest lists the topic files of a memory folder — every *.md file but
-// MEMORY.md, recursively, regular files only — newest modification first
+// MEMORY.md and the daily logs (logs/YYYY/MM/YYYY-MM-DD.md), recursively,
+// regular files only — newest modification first
 // (ties by path), at most MaxManifestTopics, with their frontmatter, so that
 // a writer can see what exists before adding a duplicate. A missing folder
 // has no topics. Unreadable or malformed frontmatter leaves the fields empty.
@@ -99,7 +104,9 @@ func findTopicFiles(dir string) ([]topicFile, error) {
 		if err != nil {
 			return err
 		}
-		files = append(files, topicFile{rel: filepath.ToSlash(rel), modTime: info.ModTime()})
+		if rel = filepath.ToSlash(rel); !dailyLogRe.MatchString(rel) {
+			files = append(files, topicFile{rel: rel, modTime: info.ModTime()})
+		}
 		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {

@@ -30,6 +30,7 @@ func TestManifest(t *testing.T) {
 	writeTopic(t, dir, "odd.md", "---\nname: Odd\ntype: opinion\n---\n", base.Add(2*time.Hour))
 	writeTopic(t, dir, "plain.md", "no frontmatter\n", base.Add(2*time.Hour))
 	writeTopic(t, dir, "notes.txt", "not a topic\n", base.Add(5*time.Hour))
+	writeTopic(t, dir, "logs/2026/01/2026-01-01.md", "- a daily log\n", base.Add(5*time.Hour))
 
 	got, err := Manifest(dir)
 	if err != nil {
