@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/teammem/teammem/memcore"
+)
+
+func init() {
+	register(command{Name: "memory", Summary: "show the local memory files, prompt, folders, rules and lint", Run: runMemory})
+}
+
+// memoryUsage is the help text of `teammem-agent memory`.
+const memoryUsage = `Usage: teammem-agent memory <prompt|files|paths|rules PATH|lint> [flags]
+
+  prompt       print the assembled memory prompt
+  files        list the memory files in load order, with diagnostics
+  paths        print the project root, canonical root and memory folders
+  rules PATH   list the conditional rules that apply to PATH
+  lint         check the auto and team MEMORY.md indexes and the topic files'
+               frontmatter (exit 1 when there is any problem)
+
+Flags (each with an environment twin):
+  --cwd DIR          working directory (TEAMMEM_CWD; default: current directory)
+  --home DIR         home directory (TEAMMEM_HOME; default: the user's home)
+  --managed-dir DIR  managed policy folder (TEAMMEM_MANAGED_DIR; default: /etc/claude-code)
+  --json             print one JSON object (TEAMMEM_JSON)
+`
+
+// memoryFlags are the flags of every memory subcommand.
+type memoryFlags struct {
+	cwd, home, managedDir string
+	json                  bool
+}
+
+// memoryRun is one memory subcommand invocation, ready to run.
+type memoryRun struct {
+	e      *cliEnv
+	flags  memoryFlags
+	env    memcore.Env
+	layout memcore.Layout
+}
+
+// runMemory dispatches `teammem-agent memory ...`.
+func runMemory(ctx context.Context, e *cliEnv, args []string) error {
+	f, pos, err := parseMemoryFlags(e, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.Stdout, memoryUsage)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return errUsage("memory: a subcommand is required (prompt, files, paths, rules PATH, lint)")
+	}
+	sub, rest := pos[0], pos[1:]
+	want := 0
+	if sub == "rules" {
+		want = 1
+	}
+	if len(rest) != want {
+		return errUsage("memory %s: expected %d argument(s), got %d", sub, want, len(rest))
+	}
+	handlers := map[string]func(context.Context, *memoryRun, []string) error{
+		"prompt": memoryPrompt, "files": memoryFiles, "paths": memoryPaths, "rules": memoryRules, "lint": memoryLint,
+	}
+	h, ok := handlers[sub]
+	if !ok {
+		return errUsage("memory: unknown subcommand %q (see teammem-agent memory --help)", sub)
+	}
+	r, err := newMemoryRun(e, f)
+	if err != nil {
+		return err
+	}
+	return h(ctx, r, rest)
+}
+
+// parseMemoryFlags parses flags anywhere among the arguments and returns the
+// positional ones. Environment twins fill what the flags leave unset.
+func parseMemoryFlags(e *cliEnv, args []string) (memoryFlags, []string, error) {
+	getenv := e.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	f := memoryFlags{cwd: getenv("TEAMMEM_CWD"), home: getenv("TEAMMEM_HOME"), managedDir: getenv("TEAMMEM_MANAGED_DIR")}
+	f.json = envTrue(getenv("TEAMMEM_JSON"))
+	fs := flag.NewFlagSet("memory", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.cwd, "cwd", f.cwd, "working directory")
+	fs.StringVar(&f.home, "home", f.home, "home directory")
+	fs.StringVar(&f.managedDir, "managed-dir", f.managedDir, "managed policy folder")
+	fs.BoolVar(&f.json, "json", f.json, "print JSON")
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return f, nil, err
+			}
+			return f, nil, errUsage("memory: %v", err)
+		}
+		if fs.NArg() == 0 {
+			return f, pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// envTrue reads an environment boolean; unset or unknown is false.
+func envTrue(v string) bool {
+	switch v {
+	case "1", "true", "TRUE", "True", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// newMemoryRun builds the memcore Env and resolves the memory layout.
+func newMemoryRun(e *cliEnv, f memoryFlags) (*memoryRun, error) {
+	cwd, home := orDefault(f.cwd, e.Cwd), orDefault(f.home, e.Home)
+	var err error
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return nil, fmt.Errorf("memory: working directory: %w", err)
+	}
+	if home, err = filepath.Abs(home); err != nil {
+		return nil, fmt.Errorf("memory: home directory: %w", err)
+	}
+	env := memcore.Env{
+		Home:            home,
+		ManagedDir:      f.managedDir,
+		Cwd:             cwd,
+		Getenv:          e.Getenv,
+		CaseInsensitive: runtime.GOOS == "darwin" || runtime.GOOS == "windows",
+		PID:             os.Getpid(),
+	}
+	layout, err := memcore.ResolveLayout(env)
+	if err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
+	}
+	return &memoryRun{e: e, flags: f, env: env, layout: layout}, nil
+}
+
+// orDefault returns v, or def when v is empty.
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// loadOptions are the memcore load options of this run.
+func (r *memoryRun) loadOptions() memcore.LoadOptions {
+	opts := memcore.LoadOptions{
+		Env:           r.env,
+		ProjectRoot:   r.layout.ProjectRoot,
+		CanonicalRoot: r.layout.CanonicalRoot,
+		Excludes:      r.layout.Settings.ClaudeMdExcludes,
+	}
+	if r.layout.AutoMemoryEnabled {
+		opts.AutoMemDir = r.layout.AutoMemDir
+	}
+	return opts
+}
+
+// emitJSON prints v as one JSON object on a line.
+func (r *memoryRun) emitJSON(v any) error {
+	enc := json.NewEncoder(r.e.Stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("memory: write output: %w", err)
+	}
+	return nil
+}
