@@ -1,42 +1,11 @@
 package memcore
 
-// Keys (spec/memcore.md §8, protocol.md §2).
-//
-// A key is the slash-separated relative path of a memory file as stored on the
-// server, for example "MEMORY.md" or "decisions/2026-05 db choice.md". The
-// server validates every uploaded key with ValidateKey and the agent validates
-// every key it receives with the same function, so both ends agree on what may
-// become a file.
-//
-// The rules are an allow-list, so that a key is a plain file name on Linux,
-// macOS and Windows alike and cannot name anything but a file inside the
-// memory folder:
-//
-//   - valid UTF-8 already in NFC; 1–512 bytes; 1–16 segments of 1–255 bytes
-//     separated by "/" (so no empty segment, no leading or trailing "/");
-//   - every character is a letter, mark or decimal digit of any script, a
-//     space, or one of the ASCII characters ! # & ' ( ) + , - . ; = @ [ ] ^ _ { }.
-//     This excludes control and format characters (NUL, CR, LF, ESC,
-//     zero-width and bidi controls, BOM), "\", the Windows-reserved
-//     : * ? " < > |, "%" (so no percent-encoded forms), "$", "~", "`" and all
-//     non-ASCII punctuation and symbols (so look-alikes such as "．", "／",
-//     "∕", "⁄", "＼" and "․" cannot occur);
-//   - no segment starts with ".", "-" or a space or ends with "." or a space:
-//     no "." or ".." segments, no dot-files such as ".git" or the agent's own
-//     temporary files, no names Windows would silently alias;
-//   - no segment's stem (the part before its first ".", spaces trimmed,
-//     case-folded) is a Windows device name: CON, PRN, AUX, NUL, COM0–COM9,
-//     LPT0–LPT9 (also with the superscript digits ¹ ² ³), CONIN$, CONOUT$;
-//   - the last segment ends in ".md" or ".txt" (case-insensitive).
-//
-// A consequence the fuzz tests check: a valid key is never absolute, holds no
-// "\" and no ".." segment, and path.Clean leaves it unchanged.
+// Keys (spec/memcore.md §8, protocol.md §2): the rules are on ValidateKey.
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -90,6 +59,38 @@ var asciiAllowed = func() (t [utf8.RuneSelf]bool) {
 // ValidateKey reports whether key may name a memory file: nil when it may,
 // otherwise a *KeyError wrapping ErrInvalidKey. It is safe for concurrent use
 // and does not allocate for a valid key.
+//
+// A key is the slash-separated relative path of a memory file as stored on the
+// server, for example "MEMORY.md" or "decisions/2026-05 db choice.md". The
+// server validates every uploaded key with ValidateKey and the agent every key
+// it receives, so both ends agree on what may become a file. The rules are an
+// allow-list, so that a key is a plain file name on Linux, macOS and Windows
+// alike and cannot name anything but a file inside the memory folder:
+//
+//   - valid UTF-8 already in NFC; 1–512 bytes (MaxKeyBytes); 1–16 segments
+//     (MaxKeyDepth) of 1–255 bytes (MaxSegmentBytes) separated by "/", so no
+//     empty segment and no leading or trailing "/";
+//   - every character is a letter, mark or decimal digit of any script, a
+//     space, or one of the ASCII characters ! # & ' ( ) + , - . ; = @ [ ] ^ _ { }.
+//     Letters and marks that are default-ignorable (invisible: Hangul
+//     fillers, U+034F, variation selectors) are refused too. That excludes
+//     control and format characters (NUL, CR, LF, ESC,
+//     zero-width and bidi controls, BOM), "\", the Windows-reserved
+//     : * ? " < > |, "%" (so no percent-encoded forms), "$", "~", "`" and all
+//     non-ASCII punctuation and symbols (so look-alikes such as "．", "／",
+//     "∕", "⁄", "＼" and "․" cannot occur);
+//   - no segment starts with ".", "-" or a space or ends with "." or a space:
+//     no "." or ".." segments, no dot-files such as ".git" or SafeWrite's
+//     temporary files, no names Windows would silently alias;
+//   - no segment's stem (the part before its first ".", spaces trimmed,
+//     case-folded) is a Windows device name: CON, PRN, AUX, NUL, COM0–COM9,
+//     LPT0–LPT9 (also with the superscript digits ¹ ² ³), CONIN$, CONOUT$;
+//   - the last segment ends in ".md" or ".txt", in any case.
+//
+// Hence a valid key is never absolute, holds no "\" and no ".." segment, and
+// path.Clean leaves it unchanged (FuzzValidateKey checks this). Checks run in
+// the order above per character and segment; the first broken rule is the
+// Reason.
 func ValidateKey(key string) error {
 	if reason := keyProblem(key); reason != "" {
 		return &KeyError{Key: key, Reason: reason}
@@ -105,7 +106,7 @@ func keyProblem(key string) string {
 	case len(key) > MaxKeyBytes:
 		return fmt.Sprintf("longer than %d bytes", MaxKeyBytes)
 	}
-	segStart, depth, ascii := 0, 0, true
+	segStart, depth, nfc := 0, 0, true
 	for i := 0; i < len(key); {
 		c := key[i]
 		if c == '/' || c < utf8.RuneSelf {
@@ -121,14 +122,15 @@ func keyProblem(key string) string {
 			i++
 			continue
 		}
-		ascii = false
 		r, size := utf8.DecodeRuneInString(key[i:])
 		if r == utf8.RuneError && size == 1 {
 			return "not valid UTF-8"
 		}
-		if !unicode.IsLetter(r) && !unicode.IsMark(r) && !unicode.IsDigit(r) {
+		flags := runeFlags(r)
+		if flags&runeAllowed == 0 {
 			return fmt.Sprintf("character %U not allowed", r)
 		}
+		nfc = nfc && flags&runeNFCInert != 0
 		i += size
 	}
 	last := key[segStart:]
@@ -138,7 +140,7 @@ func keyProblem(key string) string {
 	if !hasFoldSuffix(last, ".md") && !hasFoldSuffix(last, ".txt") {
 		return "does not end in .md or .txt"
 	}
-	if !ascii && !norm.NFC.IsNormalString(key) {
+	if !nfc && !norm.NFC.IsNormalString(key) { // nfc: every rune inert, surely NFC
 		return "not in Unicode NFC"
 	}
 	return ""

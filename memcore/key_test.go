@@ -5,6 +5,9 @@ import (
 	"path"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // hostileKeys maps a description to a key ValidateKey must refuse, with a
@@ -74,6 +77,9 @@ var hostileKeys = []struct {
 	{"256-byte segment", strings.Repeat("a", 253) + ".md", "segment longer than 255"},
 	{"17 segments", strings.Repeat("a/", 16) + "x.md", "more than 16"},
 	{"decomposed e acute", "cafe\u0301.md", "NFC"},
+	{"decomposed in CJK name", "决策e\u0301.md", "NFC"},
+	{"Angstrom sign", "\u212b.md", "NFC"},
+	{"Hangul jamo sequence", "\u1100\u1161.md", "NFC"},
 	{"invalid UTF-8", "x\xff.md", "UTF-8"},
 	{"overlong slash", "a\xc0\xafb.md", "UTF-8"},
 	{"surrogate", "a\xed\xa0\x80.md", "UTF-8"},
@@ -95,6 +101,9 @@ var hostileKeys = []struct {
 	{"pipe", "|x.md", "'|'"},
 	{"tab", "a\tb.md", "'\\t'"},
 	{"emoji", "🔥.md", "U+1F525"},
+	{"Hangul filler", "a\u3164.md", "U+3164"},
+	{"grapheme joiner", "a\u034fb.md", "U+034F"},
+	{"variation selector", "a\ufe0fb.md", "U+FE0F"},
 	{"symbol", "a©b.md", "U+00A9"},
 	{"math symbol", "a∑.md", "U+2211"},
 	{"CJK punctuation", "决策。md", "U+3002"},
@@ -185,6 +194,13 @@ func checkValidKeyInvariants(t *testing.T, key string) {
 		t.Fatalf("valid key %q cleans to %q", key, path.Clean(key))
 	case len(key) > MaxKeyBytes:
 		t.Fatalf("valid key %q is too long", key)
+	case !norm.NFC.IsNormalString(key):
+		t.Fatalf("valid key %q is not NFC", key)
+	}
+	for _, r := range key {
+		if r >= utf8.RuneSelf && !isKeyRune(r) {
+			t.Fatalf("valid key %q holds %U", key, r)
+		}
 	}
 	for _, seg := range strings.Split(key, "/") {
 		if seg == ".." || seg == "." || strings.HasPrefix(seg, ".") {
@@ -214,6 +230,57 @@ func BenchmarkValidateKey(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		if err := ValidateKey(keys[i%len(keys)]); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestIsDeviceStem(t *testing.T) {
+	tests := []struct {
+		seg  string
+		want bool
+	}{
+		{"CON", true}, {"con.md", true}, {"Con .txt", true}, {"nul.tar.gz", true},
+		{"COM0", true}, {"com9.md", true}, {"LPT1", true}, {"COM¹.md", true}, {"lpt³", true},
+		{"CONIN$.md", true}, {"conout$", true},
+		{"CONSOLE.md", false}, {"con-notes.md", false}, {"COM10", false}, {"COM⁴", false},
+		{"LPTX", false}, {"icon.md", false}, {"xcon", false}, {"", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.seg, func(t *testing.T) {
+			if got := isDeviceStem(tc.seg); got != tc.want {
+				t.Fatalf("isDeviceStem(%q) = %v, want %v", tc.seg, got, tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkValidateKeyLongest measures a 510-byte key of three-byte CJK
+// letters in 16 segments: the slowest valid shape (every rune decoded, NFC
+// checked).
+func BenchmarkValidateKeyLongest(b *testing.B) {
+	key := strings.Repeat("决策记录决策记录决/", 15) + "决策记录决策记录.md"
+	if err := ValidateKey(key); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ValidateKey(key)
+	}
+}
+
+// TestValidateKeyAgreesWithSlowPath checks, for every BMP rune in a few
+// contexts, that ValidateKey's cached rune facts and NFC shortcut give the
+// same answer as the direct rules.
+func TestValidateKeyAgreesWithSlowPath(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= 0xFFFF; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		for _, key := range []string{"x" + string(r) + "y.md", "x" + string(r) + "\u0301.md", "e" + string(r) + ".md"} {
+			want := isKeyRune(r) && norm.NFC.IsNormalString(key)
+			if got := ValidateKey(key) == nil; got != want {
+				t.Fatalf("ValidateKey(%q) valid = %v, want %v", key, got, want)
+			}
 		}
 	}
 }
