@@ -65,9 +65,11 @@ func checkSymlinks(realDir, key string) error {
 		if err != nil {
 			return fmt.Errorf("check key %q: %w", key, err)
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
+		// Windows reports junctions and other reparse points as irregular,
+		// not as symlinks; they get the same treatment.
+		if fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 {
 			if i == len(segments)-1 {
-				return fmt.Errorf("check key %q: %w: final component is a symlink", key, ErrUnsafePath)
+				return fmt.Errorf("check key %q: %w: final component is a symlink or reparse point", key, ErrUnsafePath)
 			}
 			if _, err := os.Stat(p); err != nil {
 				return fmt.Errorf("check key %q: %w: symlink %q dangles", key, ErrUnsafePath, seg)
