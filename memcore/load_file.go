@@ -1,12 +1,9 @@
 package memcore
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -17,10 +14,16 @@ type fileCtx struct {
 	parent string
 	// index applies the MEMORY.md budget.
 	index bool
+	// guardLink makes a symlinked file acceptable only when it resolves
+	// inside the project root.
+	guardLink bool
 	// accept, when set, decides from the frontmatter globs whether a rules
 	// file belongs to this load; a refused file is not marked as seen.
 	accept func(globs []string) bool
 }
+
+// errSymlink reports a symlink met where links are guarded.
+var errSymlink = errors.New("file is a symlink")
 
 // utf8BOM is dropped from the start of every file.
 const utf8BOM = "\uFEFF"
@@ -80,7 +83,13 @@ func (l *loader) emit(path string, typ MemoryType, raw, body string, globs []str
 // read returns the file's text with a BOM dropped; a missing discovered
 // file is silent, every other failure becomes a diagnostic.
 func (l *loader) read(path string, fc fileCtx) (string, bool) {
-	data, err := os.ReadFile(path)
+	data, err := readFileText(path, fc.guardLink)
+	if errors.Is(err, errSymlink) {
+		if !l.linkInsideProject(path, fc.parent) {
+			return "", false
+		}
+		data, err = readFileText(path, false)
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
@@ -95,11 +104,11 @@ func (l *loader) read(path string, fc fileCtx) (string, bool) {
 		l.diag(path, "not loaded: unreadable: "+errText(err))
 		return "", false
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
+	if strings.IndexByte(data, 0) >= 0 {
 		l.diag(path, "not loaded: binary content")
 		return "", false
 	}
-	return strings.TrimPrefix(string(data), utf8BOM), true
+	return strings.TrimPrefix(data, utf8BOM), true
 }
 
 // errText is the error's message without the path *os.PathError repeats.
@@ -109,52 +118,6 @@ func errText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// include resolves one include token of includer and loads it when allowed.
-func (l *loader) include(includer string, typ MemoryType, tok string, depth int) {
-	target := l.resolveInclude(includer, tok)
-	if ext := filepath.Ext(target); ext != "" && !IsTextExtension(target) {
-		l.diag(target, "not loaded: include of a non-text file type "+ext+" (included by "+includer+")")
-		return
-	}
-	if typ != User && !l.opts.AllowExternalIncludes && !l.insideProject(target) {
-		l.diag(target, "not loaded: include outside the project root "+l.projectRoot+" (included by "+includer+")")
-		return
-	}
-	l.process(target, typ, fileCtx{depth: depth + 1, parent: includer})
-}
-
-// resolveInclude turns an include token into a cleaned absolute path:
-// ~/ against home, /abs as is, anything else against the includer's folder.
-func (l *loader) resolveInclude(includer, tok string) string {
-	switch {
-	case strings.HasPrefix(tok, "~/"):
-		return filepath.Join(l.opts.Env.Home, filepath.FromSlash(tok[2:]))
-	case filepath.IsAbs(tok) || strings.HasPrefix(tok, "/"):
-		return filepath.Clean(filepath.FromSlash(tok))
-	}
-	return filepath.Join(filepath.Dir(includer), filepath.FromSlash(tok))
-}
-
-// insideProject reports whether target is inside the project root, both
-// lexically and after resolving symlinks (so a link inside the project
-// cannot pull in a file from elsewhere).
-func (l *loader) insideProject(target string) bool {
-	if !l.within(target, l.projectRoot) {
-		return false
-	}
-	real, err := filepath.EvalSymlinks(target)
-	if err != nil {
-		return true // missing: reported when read
-	}
-	if l.realProject == "" {
-		l.realProject = l.projectRoot
-		if r, err := filepath.EvalSymlinks(l.projectRoot); err == nil {
-			l.realProject = r
-		}
-	}
-	return l.within(real, l.realProject)
 }
 
 // diag records a diagnostic.

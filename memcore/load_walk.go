@@ -21,7 +21,8 @@ type loader struct {
 	opts          LoadOptions
 	projectRoot   string
 	canonicalRoot string
-	realProject   string // ProjectRoot with symlinks resolved, lazily
+	realProject   string            // ProjectRoot with symlinks resolved, lazily
+	realDirs      map[string]string // folder -> folder with symlinks resolved
 	seen          map[string]bool
 	excl          *excluder
 	files         []File
@@ -30,7 +31,7 @@ type loader struct {
 
 // newLoader normalises the roots of opts.
 func newLoader(ctx context.Context, opts LoadOptions) *loader {
-	l := &loader{ctx: ctx, opts: opts, seen: map[string]bool{}}
+	l := &loader{ctx: ctx, opts: opts, seen: map[string]bool{}, realDirs: map[string]string{}}
 	l.projectRoot = l.abs(opts.ProjectRoot)
 	if opts.ProjectRoot == "" {
 		l.projectRoot = l.abs(opts.Env.Cwd)

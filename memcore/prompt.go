@@ -33,6 +33,7 @@ func (t MemoryType) Description() string { return descriptions[t] }
 // returns "".
 func Prompt(files []File, filter func(File) bool) string {
 	var b strings.Builder
+	b.Grow(promptSize(files))
 	for _, f := range files {
 		if filter != nil && !filter(f) {
 			continue
@@ -52,6 +53,15 @@ func Prompt(files []File, filter func(File) bool) string {
 		b.WriteString(content)
 	}
 	return b.String()
+}
+
+// promptSize is an upper bound of the prompt's length.
+func promptSize(files []File) int {
+	n := len(MemoryInstruction)
+	for _, f := range files {
+		n += len(f.Path) + len(f.Content) + 80
+	}
+	return n
 }
 
 // PromptWarning names a file too large for the prompt.
