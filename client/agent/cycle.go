@@ -1,0 +1,198 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/memcore"
+)
+
+// Sync pulls, reconciles, applies the server's changes locally and pushes
+// the local ones (the `sync` command), retrying on 412 with backoff. The
+// journal is saved after every successful step.
+func (e *Engine) Sync(ctx context.Context) (Report, error) {
+	return e.cycle(ctx, true, true)
+}
+
+// Pull pulls, reconciles and applies the server's changes locally only.
+func (e *Engine) Pull(ctx context.Context) (Report, error) {
+	return e.cycle(ctx, true, false)
+}
+
+// Push reconciles against the last server view (pulling first if there is
+// none) and pushes local changes, applying server changes found on the way.
+func (e *Engine) Push(ctx context.Context) (Report, error) {
+	return e.cycle(ctx, false, true)
+}
+
+// cycle runs pull? → reconcile → apply → push?, repeating after a 412.
+func (e *Engine) cycle(ctx context.Context, pull, push bool) (Report, error) {
+	var r Report
+	err := e.cycleLoop(ctx, pull, push, &r)
+	r.Version, r.Checksum, r.Err = e.view.version, e.view.checksum, err
+	if serr := e.cfg.Journal.Save(); serr != nil && err == nil {
+		err, r.Err = serr, serr
+	}
+	e.report(r)
+	return r, err
+}
+
+func (e *Engine) cycleLoop(ctx context.Context, pull, push bool, r *Report) error {
+	b := newBackoff(e.cfg.Backoff/10, e.cfg.Backoff*5)
+	for attempt := 0; ; attempt++ {
+		if pull || !e.view.loaded {
+			if err := e.pull(ctx); err != nil {
+				return err
+			}
+		}
+		err := e.reconcileOnce(ctx, push, r)
+		replan := errors.Is(err, client.ErrPreconditionFailed) || errors.Is(err, errReplan)
+		if !replan || attempt == maxConflictRetries {
+			return err
+		}
+		pull = true // someone pushed meanwhile: fetch and decide again
+		if err := sleepCtx(ctx, b.next(0)); err != nil {
+			return err
+		}
+	}
+}
+
+// pull brings the server view up to date: since the last version with
+// If-None-Match when there is a view, in full otherwise.
+func (e *Engine) pull(ctx context.Context) error {
+	opts := client.GetOptions{}
+	if e.view.loaded {
+		opts = client.GetOptions{IfNoneMatch: e.view.checksum, Since: e.view.version}
+	}
+	m, err := e.cfg.Remote.Get(ctx, e.cfg.Repo, opts)
+	switch {
+	case errors.Is(err, client.ErrNotModified):
+		return nil
+	case errors.Is(err, client.ErrGone) && opts.Since > 0:
+		e.view.loaded = false
+		return e.pull(ctx)
+	case errors.Is(err, client.ErrNotFound):
+		e.view.reset(true)
+		return nil
+	case err != nil:
+		return fmt.Errorf("pull: %w", err)
+	}
+	if opts.Since > 0 {
+		e.view.apply(m)
+	} else {
+		e.view.replace(m)
+	}
+	e.cfg.Journal.SetDataset(e.view.checksum, e.view.version)
+	return nil
+}
+
+// reconcileOnce scans the folder, plans, applies local steps and, when
+// push is set, pushes the rest.
+func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error {
+	snap, scanErr := ScanDir(e.cfg.Dir, e.cfg.Scan)
+	if snap == nil {
+		snap = &Snapshot{Checksums: map[string]string{}, Contents: map[string]string{}}
+	}
+	r.Skipped = r.Skipped[:0]
+	for _, s := range snap.Skipped {
+		r.Skipped = append(r.Skipped, s.Error())
+	}
+	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
+		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), LocalUnavailable: scanErr != nil, Rails: e.cfg.Rails})
+	r.Warnings = append(r.Warnings, plan.Warnings...)
+	changes, err := e.applyLocal(plan, snap, r)
+	if err != nil {
+		return err
+	}
+	if err := e.cfg.Journal.Save(); err != nil {
+		return err
+	}
+	if !push || len(changes) == 0 {
+		return nil
+	}
+	return e.push(ctx, changes, r)
+}
+
+// applyLocal carries out the local side of a plan and returns the changes
+// to push.
+func (e *Engine) applyLocal(plan Plan, snap *Snapshot, r *Report) ([]Change, error) {
+	var changes []Change
+	var errs []error
+	for _, st := range plan.Steps {
+		ch, err := e.applyStep(st, snap, r)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		changes = append(changes, ch...)
+	}
+	return changes, errors.Join(errs...)
+}
+
+// applyStep carries out one step locally; it returns what to push.
+func (e *Engine) applyStep(st Step, snap *Snapshot, r *Report) ([]Change, error) {
+	j := e.cfg.Journal
+	switch st.Action {
+	case ActionInSync:
+		if st.Server == "" {
+			j.Forget(st.Key)
+		} else {
+			j.Record(st.Key, e.view.content[st.Key])
+		}
+	case ActionWriteLocal, ActionRestore:
+		return nil, e.writeLocal(st.Key, e.view.content[st.Key], r)
+	case ActionDeleteLocal:
+		if err := memcore.SafeRemove(e.cfg.Dir, st.Key); err != nil {
+			return nil, fmt.Errorf("delete %q: %w", st.Key, err)
+		}
+		j.Forget(st.Key)
+		r.Deleted = append(r.Deleted, st.Key)
+	case ActionPush, ActionResurrect:
+		return []Change{{Key: st.Key, Content: snap.Contents[st.Key]}}, nil
+	case ActionPushDelete:
+		return []Change{{Key: st.Key, Delete: true}}, nil
+	case ActionMerge:
+		return e.merge(st, snap, r)
+	}
+	return nil, nil
+}
+
+// writeLocal writes the server's content of key and records it as agreed.
+func (e *Engine) writeLocal(key, content string, r *Report) error {
+	if err := memcore.SafeWrite(e.cfg.Dir, key, []byte(content)); err != nil {
+		return fmt.Errorf("write %q: %w", key, err)
+	}
+	e.cfg.Journal.Record(key, content)
+	r.Pulled = append(r.Pulled, key)
+	return nil
+}
+
+// merge resolves a key both sides changed: a clean three-way merge is
+// written locally (and pushed unless it equals the server's); overlapping
+// edits keep the server's version in place and the local one as a
+// conflict copy, which is never pushed.
+func (e *Engine) merge(st Step, snap *Snapshot, r *Report) ([]Change, error) {
+	base, _ := e.cfg.Journal.Content(st.Key)
+	local, server := snap.Contents[st.Key], e.view.content[st.Key]
+	merged, ok := Merge3(base, local, server)
+	if !ok {
+		name := ConflictName(st.Key, e.cfg.Now(), e.cfg.Host)
+		if err := memcore.SafeWrite(e.cfg.Dir, name, []byte(local)); err != nil {
+			return nil, fmt.Errorf("save conflict copy of %q: %w", st.Key, err)
+		}
+		r.Conflicts = append(r.Conflicts, name)
+		return nil, e.writeLocal(st.Key, server, r)
+	}
+	if err := e.writeLocal(st.Key, merged, r); err != nil {
+		return nil, err
+	}
+	if merged == server {
+		return nil, nil
+	}
+	// The journal must keep the server's version as base until the push
+	// succeeds, so that a failed push is merged again, not lost.
+	e.cfg.Journal.Record(st.Key, server)
+	return []Change{{Key: st.Key, Content: merged}}, nil
+}

@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Engine defaults (spec/agent.md §3, cli.md).
+const (
+	DefaultPoll            = 60 * time.Second
+	DefaultRescan          = time.Hour
+	DefaultShutdownTimeout = 5 * time.Second
+	// maxConflictRetries bounds the 412 → reconcile → push loop of a cycle.
+	maxConflictRetries = 5
+)
+
+// ErrPushBlocked is wrapped by a cycle's error when the server refused the
+// token (401) or the grant (403): the engine stops pushing, keeps watching,
+// and local edits stay for a restart with a good token.
+var ErrPushBlocked = errors.New("pushing stopped")
+
+// Config is what an Engine syncs and how.
+type Config struct {
+	// Remote is the server; Repo the canonical slug; Dir the team folder.
+	Remote Remote
+	Repo   string
+	Dir    string
+	// Journal is the repo's journal, opened by the caller (who reports an
+	// ErrCorruptJournal and passes the empty journal it came with).
+	Journal *Journal
+	// Host names this machine in conflict copies.
+	Host string
+	// Scan tunes which local files are candidates.
+	Scan ScanOptions
+	// Rails tunes the deletion safety rails.
+	Rails Rails
+	// BatchBytes bounds a push request's content; 0 means DefaultBatchBytes.
+	BatchBytes int
+	// Watch, when set, makes Run watch Dir (Debounce, MaxDelay as in
+	// package watch); otherwise Run only polls and rescans.
+	Watch              bool
+	Debounce, MaxDelay time.Duration
+	// Poll is the pull interval; 0 means DefaultPoll. Rescan is the full
+	// rescan interval; 0 means DefaultRescan.
+	Poll, Rescan time.Duration
+	// ShutdownTimeout bounds the final push on cancellation; 0 means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// Backoff is the first retry delay, doubled per failure with jitter up
+	// to MaxBackoff; 0 means 1 s and 5 min.
+	Backoff, MaxBackoff time.Duration
+	// OnReport receives the report of every cycle that did or said
+	// something; called on the engine's goroutine. May be nil.
+	OnReport func(Report)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Engine keeps one team folder and one repo in step. Its state is owned by
+// the goroutine that calls Run, Sync, Pull or Push; none of them may run
+// concurrently.
+type Engine struct {
+	cfg        Config
+	view       serverView
+	maxEntries int    // the server's live-entry limit, once a 413 told it
+	blocked    string // why pushing stopped (401/403), "" while allowed
+	// refusedKeys holds entries the server refused (too large, secret),
+	// key → checksum of the refused content, left out until they change.
+	refusedKeys map[string]string
+}
+
+// New returns an engine; it does no I/O.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Remote == nil || cfg.Journal == nil || cfg.Repo == "" || cfg.Dir == "" {
+		return nil, fmt.Errorf("new engine: Remote, Journal, Repo and Dir are required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	setDefault(&cfg.Poll, DefaultPoll)
+	setDefault(&cfg.Rescan, DefaultRescan)
+	setDefault(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
+	setDefault(&cfg.Backoff, time.Second)
+	setDefault(&cfg.MaxBackoff, 5*time.Minute)
+	return &Engine{cfg: cfg}, nil
+}
+
+func setDefault(d *time.Duration, v time.Duration) {
+	if *d <= 0 {
+		*d = v
+	}
+}
+
+// report hands a non-empty report to OnReport.
+func (e *Engine) report(r Report) {
+	if e.cfg.OnReport != nil && !r.Empty() {
+		e.cfg.OnReport(r)
+	}
+}

@@ -1,0 +1,129 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sync"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/memcore"
+)
+
+// fakeRemote is an in-memory server of the protocol with fault injection:
+// putFaults are returned by the next Puts, beforePut runs before each Put
+// (to simulate another writer). It is safe for concurrent use.
+type fakeRemote struct {
+	mu         sync.Mutex
+	entries    map[string]string
+	tombs      map[string]int64
+	changedAt  map[string]int64 // key → version of its last change
+	version    int64
+	maxEntries int
+	putFaults  []error
+	beforePut  func(f *fakeRemote)
+	puts       []api.PutRequest
+	ifMatches  []string
+}
+
+func newFakeRemote(entries map[string]string) *fakeRemote {
+	f := &fakeRemote{entries: map[string]string{}, tombs: map[string]int64{}, changedAt: map[string]int64{}}
+	if len(entries) > 0 {
+		f.apply(api.PutRequest{Entries: entries})
+	}
+	return f
+}
+
+// checksum is the dataset checksum; callers hold mu.
+func (f *fakeRemote) checksum() string {
+	sums := map[string]string{}
+	for k, v := range f.entries {
+		sums[k] = memcore.EntryChecksum([]byte(v))
+	}
+	return memcore.DatasetChecksum(sums)
+}
+
+// apply writes a request; callers hold mu (or own f).
+func (f *fakeRemote) apply(req api.PutRequest) {
+	f.version++
+	for k, v := range req.Entries {
+		f.entries[k] = v
+		delete(f.tombs, k)
+		f.changedAt[k] = f.version
+	}
+	for _, k := range req.SoftDeleteKeys {
+		if _, ok := f.entries[k]; ok {
+			delete(f.entries, k)
+			f.tombs[k] = 1
+			f.changedAt[k] = f.version
+		}
+	}
+}
+
+func (f *fakeRemote) Get(ctx context.Context, repo string, opts client.GetOptions) (*api.TeamMemory, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.version == 0 {
+		return nil, &client.APIError{Status: 404, Code: api.CodeNotFound}
+	}
+	if opts.IfNoneMatch == f.checksum() {
+		return nil, fmt.Errorf("get: %w", client.ErrNotModified)
+	}
+	m := &api.TeamMemory{Repo: repo, Version: f.version, Checksum: f.checksum(),
+		Content: api.Content{Entries: map[string]string{}, DeletedEntries: map[string]int64{}}}
+	for k, v := range f.entries {
+		if f.changedAt[k] > opts.Since {
+			m.Content.Entries[k] = v
+		}
+	}
+	for k, at := range f.tombs {
+		if f.changedAt[k] > opts.Since {
+			m.Content.DeletedEntries[k] = at
+		}
+	}
+	return m, nil
+}
+
+func (f *fakeRemote) Hashes(ctx context.Context, repo string) (*api.Hashes, error) {
+	return nil, fmt.Errorf("hashes: not used")
+}
+
+func (f *fakeRemote) Put(ctx context.Context, repo string, req api.PutRequest, ifMatch string) (*api.PutResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.beforePut != nil {
+		hook := f.beforePut
+		f.beforePut = nil
+		hook(f)
+	}
+	f.puts = append(f.puts, req)
+	f.ifMatches = append(f.ifMatches, ifMatch)
+	if len(f.putFaults) > 0 {
+		err := f.putFaults[0]
+		f.putFaults = f.putFaults[1:]
+		return nil, err
+	}
+	if ifMatch != "" && (f.version == 0 || ifMatch != f.checksum()) {
+		return nil, &client.APIError{Status: 412, Code: api.CodeETagMismatch}
+	}
+	if f.maxEntries > 0 {
+		live := maps.Clone(f.entries)
+		for k, v := range req.Entries {
+			live[k] = v
+		}
+		if len(live) > f.maxEntries {
+			return nil, &client.APIError{Status: 413, Code: api.CodeTooManyEntries,
+				Details: map[string]any{"error_code": api.CodeTooManyEntries, "max_entries": float64(f.maxEntries), "received_entries": float64(len(live))}}
+		}
+	}
+	f.apply(req)
+	return &api.PutResponse{Checksum: f.checksum(), Version: f.version}, nil
+}
+
+// snapshot returns a copy of the live entries.
+func (f *fakeRemote) snapshot() map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.entries)
+}

@@ -1,0 +1,143 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/memcore"
+)
+
+// errReplan asks the cycle to reconcile and push again at once, after the
+// engine learned something from a refusal (an entry limit, a refused key).
+var errReplan = errors.New("push again with what the server allows")
+
+// push sends changes in batches, each conditional on the checksum the
+// previous one returned.
+func (e *Engine) push(ctx context.Context, changes []Change, r *Report) error {
+	if e.blocked != "" {
+		return fmt.Errorf("push: %w: %s", ErrPushBlocked, e.blocked)
+	}
+	changes = e.fit(changes, r)
+	ifMatch := ""
+	if e.view.exists() {
+		ifMatch = e.view.checksum
+	}
+	for _, req := range Batches(changes, e.cfg.BatchBytes) {
+		resp, err := e.cfg.Remote.Put(ctx, e.cfg.Repo, req, ifMatch)
+		if err != nil {
+			return e.refused(req, err, r)
+		}
+		if err := e.pushed(req, resp, r); err != nil {
+			return err
+		}
+		ifMatch = resp.Checksum
+	}
+	return nil
+}
+
+// pushed records a successful batch in the view and the journal.
+func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) error {
+	for _, k := range slices.Sorted(maps.Keys(req.Entries)) {
+		e.view.put(k, req.Entries[k])
+		e.cfg.Journal.Record(k, req.Entries[k])
+		r.Pushed = append(r.Pushed, k)
+	}
+	for _, k := range req.SoftDeleteKeys {
+		e.view.del(k)
+		e.cfg.Journal.Forget(k)
+		r.Deleted = append(r.Deleted, k)
+	}
+	e.view.checksum, e.view.version = resp.Checksum, resp.Version
+	e.cfg.Journal.SetDataset(resp.Checksum, resp.Version)
+	return e.cfg.Journal.Save()
+}
+
+// refused interprets a failed batch. 412 goes back to the cycle (pull and
+// reconcile again); 401/403 stop pushing; a 413 entry limit or a refused
+// entry is remembered and the cycle replans; anything else (429, 5xx,
+// network) is returned for the caller to back off.
+func (e *Engine) refused(req api.PutRequest, err error, r *Report) error {
+	var ae *client.APIError
+	errors.As(err, &ae)
+	switch {
+	case errors.Is(err, client.ErrUnauthorized):
+		e.blocked = "the server refused the token (expired or invalid); local edits are kept and pushed after a restart with a valid token"
+	case errors.Is(err, client.ErrForbidden):
+		e.blocked = fmt.Sprintf("the token has no write grant for %s; local edits are kept and pushed after a restart with a token that has one", e.cfg.Repo)
+	case ae != nil && ae.Code == api.CodeTooManyEntries:
+		if max, _, ok := ae.EntryLimit(); ok {
+			e.maxEntries = int(max)
+			return fmt.Errorf("push: %w: %w", errReplan, err)
+		}
+	case ae != nil && (ae.Code == api.CodeEntryTooLarge || ae.Code == api.CodeSecretDetected):
+		if e.refuse(req, ae, r) {
+			return fmt.Errorf("push: %w: %w", errReplan, err)
+		}
+	}
+	if e.blocked != "" {
+		r.Warnings = append(r.Warnings, e.blocked)
+		return fmt.Errorf("push: %w: %w", ErrPushBlocked, err)
+	}
+	return fmt.Errorf("push: %w", err)
+}
+
+// refuse remembers the entry the server refused (the key it names, or the
+// batch's only entry) so that it is left out until its content changes.
+func (e *Engine) refuse(req api.PutRequest, ae *client.APIError, r *Report) bool {
+	key := ae.DetailString("key")
+	if _, ok := req.Entries[key]; !ok {
+		if len(req.Entries) != 1 {
+			return false
+		}
+		for k := range req.Entries {
+			key = k
+		}
+	}
+	if e.refusedKeys == nil {
+		e.refusedKeys = map[string]string{}
+	}
+	e.refusedKeys[key] = memcore.EntryChecksum([]byte(req.Entries[key]))
+	r.Skipped = append(r.Skipped, fmt.Sprintf("skipping %q: the server refused it: %s", key, ae.Message))
+	return true
+}
+
+// fit drops refused entries and, once the server's entry limit is known,
+// the new keys (last in key order) that would exceed it.
+func (e *Engine) fit(changes []Change, r *Report) []Change {
+	var out []Change
+	live := len(e.view.live)
+	for _, c := range changes {
+		if sum, ok := e.refusedKeys[c.Key]; ok && !c.Delete && sum == memcore.EntryChecksum([]byte(c.Content)) {
+			continue
+		}
+		if c.Delete {
+			live--
+		}
+		out = append(out, c)
+	}
+	if e.maxEntries <= 0 {
+		return out
+	}
+	var kept []Change
+	var left []string
+	for _, c := range out {
+		if _, exists := e.view.live[c.Key]; !c.Delete && !exists {
+			if live >= e.maxEntries {
+				left = append(left, c.Key)
+				continue
+			}
+			live++
+		}
+		kept = append(kept, c)
+	}
+	if len(left) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the server holds at most %d entries: %d new files not pushed: %q",
+			e.maxEntries, len(left), left))
+	}
+	return kept
+}

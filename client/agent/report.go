@@ -1,0 +1,30 @@
+package agent
+
+// Report is what one engine cycle did, for the user or for --json output
+// (spec/cli.md). Keys are slash-separated paths relative to the team folder.
+type Report struct {
+	// Pulled are keys written locally from the server (merges included).
+	Pulled []string `json:"pulled"`
+	// Pushed are keys uploaded.
+	Pushed []string `json:"pushed"`
+	// Deleted are keys deleted locally or soft-deleted on the server.
+	Deleted []string `json:"deleted"`
+	// Conflicts are the conflict copies written.
+	Conflicts []string `json:"conflicts"`
+	// Skipped are files that were not pushed, with the reason.
+	Skipped []string `json:"skipped"`
+	// Warnings are other things the user should know (safety rails, keys
+	// skipped from the server, entries left out by the server's limit).
+	Warnings []string `json:"warnings"`
+	// Version and Checksum describe the server's dataset after the cycle.
+	Version  int64  `json:"version"`
+	Checksum string `json:"checksum"`
+	// Err is the cycle's error, nil on success.
+	Err error `json:"-"`
+}
+
+// Empty reports whether nothing moved and nothing needs saying.
+func (r *Report) Empty() bool {
+	return len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.Skipped)+len(r.Warnings) == 0 &&
+		r.Err == nil
+}

@@ -1,0 +1,60 @@
+package agent
+
+import (
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/memcore"
+)
+
+// serverView is the engine's copy of the repo on the server: built by a
+// full pull, updated by pulls since a version and by successful pushes.
+type serverView struct {
+	loaded   bool
+	missing  bool // the repo never held data (404): push without If-Match
+	checksum string
+	version  int64
+	live     map[string]string // key → entry checksum
+	content  map[string]string // key → content
+	tombs    map[string]bool
+}
+
+// exists reports whether the repo exists on the server, so that a push may
+// carry If-Match (which never matches a repo that never held data).
+func (v *serverView) exists() bool { return v.loaded && !v.missing && v.checksum != "" }
+
+// reset makes the view an empty, loaded repo; missing marks a 404.
+func (v *serverView) reset(missing bool) {
+	*v = serverView{loaded: true, missing: missing, checksum: memcore.EmptyDatasetChecksum,
+		live: map[string]string{}, content: map[string]string{}, tombs: map[string]bool{}}
+}
+
+// replace loads a full pull.
+func (v *serverView) replace(m *api.TeamMemory) {
+	v.reset(false)
+	v.apply(m)
+}
+
+// apply merges a pull (full or since) into the view. Entry checksums are
+// computed from the content received rather than trusted.
+func (v *serverView) apply(m *api.TeamMemory) {
+	for k, c := range m.Content.Entries {
+		v.put(k, c)
+	}
+	for k := range m.Content.DeletedEntries {
+		v.del(k)
+	}
+	v.checksum, v.version = m.Checksum, m.Version
+}
+
+// put records a live key.
+func (v *serverView) put(key, content string) {
+	v.live[key] = memcore.EntryChecksum([]byte(content))
+	v.content[key] = content
+	delete(v.tombs, key)
+}
+
+// del records a tombstone.
+func (v *serverView) del(key string) {
+	delete(v.live, key)
+	delete(v.content, key)
+	v.tombs[key] = true
+}
