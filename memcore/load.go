@@ -64,7 +64,8 @@ type LoadOptions struct {
 	// ProjectRoot is a worktree nested inside it, the main checkout's
 	// Project files above the worktree are skipped.
 	CanonicalRoot string
-	// AutoMemDir is the auto memory directory; "" disables auto memory.
+	// AutoMemDir is the auto memory directory; "" disables auto memory
+	// (callers pass "" when AutoMemoryEnabled reports false).
 	// TeamMem is <AutoMemDir>/team/MEMORY.md when that folder exists.
 	AutoMemDir string
 	// AllowExternalIncludes lets every file include files outside
