@@ -2,7 +2,9 @@ package memcore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -144,7 +146,7 @@ func (g *ConsolidationGate) startScan(now time.Time) bool {
 // the current session excluded, sorted. A missing folder has none.
 func (g *ConsolidationGate) sessionsTouchedSince(ctx context.Context, since time.Time) ([]string, error) {
 	entries, err := os.ReadDir(g.TranscriptDir)
-	if os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
