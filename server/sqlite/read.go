@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/liveset"
 )
 
 // querier is what both *sql.DB and *sql.Tx offer.
@@ -50,11 +51,10 @@ func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions
 	if err != nil {
 		return server.Snapshot{}, err
 	}
-	if opts.Since > 0 && opts.Since < floor {
-		return server.Snapshot{}, fmt.Errorf("snapshot %s since %d (history starts at %d): %w",
-			repo, opts.Since, floor, server.ErrSinceTooOld)
+	snap, err := liveset.NewSnapshot(st, floor, opts.Since)
+	if err != nil {
+		return server.Snapshot{}, err
 	}
-	snap := server.Snapshot{RepoState: st, Live: []server.Entry{}, Deleted: []server.Tombstone{}}
 	if err := readEntries(ctx, tx, repo, opts, &snap); err != nil {
 		return server.Snapshot{}, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/teammem/teammem/memcore"
 	"github.com/teammem/teammem/server"
@@ -14,11 +13,7 @@ import (
 // Apply performs one write atomically; see server.Store. Writers are
 // serialised by the single write connection and BEGIN IMMEDIATE.
 func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
-	res, err := db.cache.Apply(ctx, db.begin, w)
-	if err != nil {
-		return server.WriteResult{}, fmt.Errorf("apply write to %s: %w", w.Repo, err)
-	}
-	return res, nil
+	return db.cache.Apply(ctx, db.begin, w)
 }
 
 func (db *DB) begin(ctx context.Context) (liveset.Tx, error) {

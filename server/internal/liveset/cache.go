@@ -2,6 +2,7 @@ package liveset
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/teammem/teammem/memcore"
@@ -72,6 +73,14 @@ func (c *Cache) keep(repo string, s *Set) {
 // read through Tx.Live), saves and commits it when anything changed, and
 // rolls back otherwise. It implements server.Store.Apply's contract.
 func (c *Cache) Apply(ctx context.Context, begin func(context.Context) (Tx, error), w server.Write) (server.WriteResult, error) {
+	res, err := c.apply(ctx, begin, w)
+	if err != nil {
+		return server.WriteResult{}, fmt.Errorf("apply write to %s: %w", w.Repo, err)
+	}
+	return res, nil
+}
+
+func (c *Cache) apply(ctx context.Context, begin func(context.Context) (Tx, error), w server.Write) (server.WriteResult, error) {
 	tx, err := begin(ctx)
 	if err != nil {
 		return server.WriteResult{}, err
@@ -130,4 +139,15 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// NewSnapshot returns an empty Snapshot of st to fill with the entries
+// changed after since, or an error wrapping server.ErrSinceTooOld when
+// tombstones after since were purged up to floor.
+func NewSnapshot(st server.RepoState, floor, since int64) (server.Snapshot, error) {
+	if since > 0 && since < floor {
+		return server.Snapshot{}, fmt.Errorf("snapshot %s since %d (history starts at %d): %w",
+			st.Repo, since, floor, server.ErrSinceTooOld)
+	}
+	return server.Snapshot{RepoState: st, Live: []server.Entry{}, Deleted: []server.Tombstone{}}, nil
 }

@@ -1,0 +1,97 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammem/teammem/server"
+)
+
+// History lists a key's revisions, newest first; see server.Store.
+func (db *DB) History(ctx context.Context, repo, key string, before int64, limit int) ([]server.Revision, error) {
+	var lim *int
+	if limit > 0 {
+		lim = &limit
+	}
+	rows, err := db.pool.Query(ctx, `SELECT version, op, checksum, size, author, at FROM revisions
+		WHERE repo = $1 AND key = $2 AND ($3 = 0 OR version < $3) ORDER BY version DESC LIMIT $4`,
+		repo, key, before, lim)
+	if err != nil {
+		return nil, wrap("read history", err)
+	}
+	revs := []server.Revision{}
+	var r server.Revision
+	_, err = pgx.ForEachRow(rows, []any{&r.Version, &r.Op, &r.Checksum, &r.Size, &r.Author, &r.At}, func() error {
+		r.Repo, r.Key, r.At = repo, key, r.At.UTC()
+		revs = append(revs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("read history", err)
+	}
+	if len(revs) == 0 {
+		return revs, db.keyExisted(ctx, repo, key)
+	}
+	return revs, nil
+}
+
+// keyExisted returns an error wrapping server.ErrNotFound unless key has
+// at least one revision.
+func (db *DB) keyExisted(ctx context.Context, repo, key string) error {
+	var one int
+	err := db.pool.QueryRow(ctx, `SELECT 1 FROM revisions WHERE repo = $1 AND key = $2 LIMIT 1`, repo, key).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("history of %s in %s: %w", key, repo, server.ErrNotFound)
+	}
+	return wrap("read history", err)
+}
+
+// Revision reads one revision with its content; see server.Store.
+func (db *DB) Revision(ctx context.Context, repo, key string, version int64) (server.Revision, error) {
+	r := server.Revision{Repo: repo, Key: key, Version: version}
+	err := db.pool.QueryRow(ctx, `SELECT op, checksum, size, author, at, content FROM revisions
+		WHERE repo = $1 AND key = $2 AND version = $3`, repo, key, version).
+		Scan(&r.Op, &r.Checksum, &r.Size, &r.Author, &r.At, &r.Content)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return server.Revision{}, fmt.Errorf("revision %d of %s in %s: %w", version, key, repo, server.ErrNotFound)
+	}
+	if err != nil {
+		return server.Revision{}, wrap("read revision", err)
+	}
+	r.At = r.At.UTC()
+	return r, nil
+}
+
+// PurgeTombstones removes tombstones deleted before the given time and
+// raises the since-floor of their repositories; see server.Store. It locks
+// the affected repositories' rows first, in slug order, as Apply does, so
+// that it never deadlocks with a write.
+func (db *DB) PurgeTombstones(ctx context.Context, before time.Time) (int, error) {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return 0, wrap("begin purge", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after Commit
+	_, err = tx.Exec(ctx, `SELECT 1 FROM repos WHERE slug IN
+		(SELECT repo FROM entries WHERE deleted AND deleted_at < $1) ORDER BY slug FOR UPDATE`, before)
+	if err != nil {
+		return 0, wrap("lock repositories", err)
+	}
+	var n int
+	err = tx.QueryRow(ctx, `WITH purged AS (
+			DELETE FROM entries WHERE deleted AND deleted_at < $1 RETURNING repo, version
+		), floors AS (
+			UPDATE repos SET since_floor = GREATEST(repos.since_floor, f.floor)
+			FROM (SELECT repo, max(version) AS floor FROM purged GROUP BY repo) f
+			WHERE repos.slug = f.repo
+		)
+		SELECT count(*) FROM purged`, before).Scan(&n)
+	if err != nil {
+		return 0, wrap("purge tombstones", err)
+	}
+	return n, wrap("commit purge", tx.Commit(ctx))
+}

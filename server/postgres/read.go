@@ -1,0 +1,110 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/liveset"
+)
+
+// queryRower is what both the pool and a transaction offer.
+type queryRower interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// readState reads one repository row and its since-floor.
+func readState(ctx context.Context, q queryRower, repo string) (server.RepoState, int64, error) {
+	st := server.RepoState{Repo: repo}
+	var floor int64
+	err := q.QueryRow(ctx, `SELECT version, checksum, entries, bytes, updated_at, since_floor
+		FROM repos WHERE slug = $1 AND version > 0`, repo).
+		Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt, &floor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return server.RepoState{}, 0, fmt.Errorf("repository %s: %w", repo, server.ErrNotFound)
+	}
+	if err != nil {
+		return server.RepoState{}, 0, wrap("read repository", err)
+	}
+	st.UpdatedAt = st.UpdatedAt.UTC()
+	return st, floor, nil
+}
+
+// RepoState reads the repository's row; see server.Store.
+func (db *DB) RepoState(ctx context.Context, repo string) (server.RepoState, error) {
+	st, _, err := readState(ctx, db.pool, repo)
+	return st, err
+}
+
+// Snapshot reads the repository in one REPEATABLE READ, read-only
+// transaction; see server.Store.
+func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return server.Snapshot{}, wrap("begin snapshot", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	st, floor, err := readState(ctx, tx, repo)
+	if err != nil {
+		return server.Snapshot{}, err
+	}
+	snap, err := liveset.NewSnapshot(st, floor, opts.Since)
+	if err != nil {
+		return server.Snapshot{}, err
+	}
+	if err := readEntries(ctx, tx, repo, opts, &snap); err != nil {
+		return server.Snapshot{}, err
+	}
+	return snap, nil
+}
+
+func readEntries(ctx context.Context, tx pgx.Tx, repo string, opts server.ReadOptions, snap *server.Snapshot) error {
+	content := "''"
+	if opts.WithContent {
+		content = "content"
+	}
+	rows, err := tx.Query(ctx, `SELECT key, checksum, size, version, updated_at, deleted, deleted_at, `+
+		content+` FROM entries WHERE repo = $1 AND version > $2 ORDER BY key`, repo, opts.Since)
+	if err != nil {
+		return wrap("read entries", err)
+	}
+	var e server.Entry
+	var deleted bool
+	var deletedAt *time.Time
+	_, err = pgx.ForEachRow(rows, []any{&e.Key, &e.Checksum, &e.Size, &e.Version, &e.UpdatedAt, &deleted, &deletedAt, &e.Content},
+		func() error {
+			if deleted {
+				snap.Deleted = append(snap.Deleted, server.Tombstone{Key: e.Key, Version: e.Version, DeletedAt: deletedAt.UTC()})
+				return nil
+			}
+			e.UpdatedAt = e.UpdatedAt.UTC()
+			snap.Live = append(snap.Live, e)
+			return nil
+		})
+	return wrap("read entries", err)
+}
+
+// Repos lists every repository by slug; see server.Store.
+func (db *DB) Repos(ctx context.Context) ([]server.RepoState, error) {
+	rows, err := db.pool.Query(ctx, `SELECT slug, version, checksum, entries, bytes, updated_at
+		FROM repos WHERE version > 0 ORDER BY slug`)
+	if err != nil {
+		return nil, wrap("list repositories", err)
+	}
+	repos := []server.RepoState{}
+	var st server.RepoState
+	_, err = pgx.ForEachRow(rows, []any{&st.Repo, &st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt},
+		func() error {
+			st.UpdatedAt = st.UpdatedAt.UTC()
+			repos = append(repos, st)
+			return nil
+		})
+	if err != nil {
+		return nil, wrap("list repositories", err)
+	}
+	return repos, nil
+}

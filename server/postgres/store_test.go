@@ -1,0 +1,69 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/postgres"
+	"github.com/teammem/teammem/server/storetest"
+)
+
+// schemas numbers the schemas freshURL creates.
+var schemas atomic.Int64
+
+// freshURL returns a URL of base whose search_path is a new, empty schema:
+// creating a schema is much cheaper than creating a database per subtest.
+func freshURL(t testing.TB, base string) string {
+	t.Helper()
+	ctx := context.Background()
+	name := fmt.Sprintf("t%d", schemas.Add(1))
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func open(t testing.TB, url string, opts postgres.Options) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func TestStore(t *testing.T) {
+	base := pgtest.URL(t)
+	storetest.Run(t, func(t *testing.T) server.Store {
+		return open(t, freshURL(t, base), postgres.Options{Migrate: true})
+	})
+}
+
+// TestTwoReplicas writes one database through two pools, as two server
+// replicas would: each one's checksum cache must notice the other's writes.
+func TestTwoReplicas(t *testing.T) {
+	url := freshURL(t, pgtest.URL(t))
+	a := open(t, url, postgres.Options{Migrate: true})
+	b := open(t, url, postgres.Options{})
+	storetest.Alternate(t, a, b)
+}

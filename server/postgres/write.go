@@ -1,0 +1,118 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/liveset"
+)
+
+// Apply performs one write atomically; see server.Store. Writers of one
+// repository, in any process, are serialised by SELECT ... FOR UPDATE on
+// its row.
+func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
+	return db.cache.Apply(ctx, db.begin, w)
+}
+
+func (db *DB) begin(ctx context.Context) (liveset.Tx, error) {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return nil, wrap("begin write", err)
+	}
+	return &writeTx{tx: tx}, nil
+}
+
+// writeTx is one READ COMMITTED transaction holding the repository's row
+// lock from Lock on; each later statement sees every write committed
+// before the lock was granted.
+type writeTx struct {
+	tx pgx.Tx
+}
+
+const lockRepo = `SELECT version, checksum, entries, bytes, updated_at FROM repos WHERE slug = $1 FOR UPDATE`
+
+func (t *writeTx) Lock(ctx context.Context, repo string) (server.RepoState, error) {
+	st, err := t.lock(ctx, repo)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return st, err
+	}
+	// A new repository: insert a version-0 row to lock (a concurrent
+	// creator waits on its key), kept only if this write changes something.
+	_, err = t.tx.Exec(ctx, `INSERT INTO repos (slug, checksum, updated_at) VALUES ($1, $2, now())
+		ON CONFLICT (slug) DO NOTHING`, repo, memcore.EmptyDatasetChecksum)
+	if err != nil {
+		return server.RepoState{}, wrap("create repository", err)
+	}
+	return t.lock(ctx, repo)
+}
+
+func (t *writeTx) lock(ctx context.Context, repo string) (server.RepoState, error) {
+	st := server.RepoState{Repo: repo}
+	err := t.tx.QueryRow(ctx, lockRepo, repo).Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return server.RepoState{}, err
+	case err != nil:
+		return server.RepoState{}, wrap("lock repository", err)
+	case st.Version == 0:
+		return liveset.EmptyState(repo), nil
+	}
+	st.UpdatedAt = st.UpdatedAt.UTC()
+	return st, nil
+}
+
+func (t *writeTx) Live(ctx context.Context, repo string, add func(string, liveset.Entry)) error {
+	rows, err := t.tx.Query(ctx, `SELECT key, checksum, size FROM entries WHERE repo = $1 AND NOT deleted ORDER BY key`, repo)
+	if err != nil {
+		return wrap("read live entries", err)
+	}
+	var key string
+	var e liveset.Entry
+	_, err = pgx.ForEachRow(rows, []any{&key, &e.Checksum, &e.Size}, func() error {
+		add(key, e)
+		return nil
+	})
+	return wrap("read live entries", err)
+}
+
+const (
+	saveRepo = `UPDATE repos SET version = $2, checksum = $3, entries = $4, bytes = $5, updated_at = $6
+		WHERE slug = $1`
+	saveEntry = `INSERT INTO entries (repo, key, folded_key, checksum, size, content, version, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (repo, key) DO UPDATE SET folded_key = excluded.folded_key, checksum = excluded.checksum,
+			size = excluded.size, content = excluded.content, version = excluded.version,
+			updated_at = excluded.updated_at, deleted = false, deleted_at = NULL`
+	deleteEntry = `UPDATE entries SET deleted = true, deleted_at = $3, version = $4, updated_at = $3, content = ''
+		WHERE repo = $1 AND key = $2`
+	saveRevision = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+)
+
+// Save sends every statement of the plan in one pipelined batch.
+func (t *writeTx) Save(ctx context.Context, p *liveset.Plan) error {
+	b := &pgx.Batch{}
+	b.Queue(saveRepo, p.Repo, p.Version, p.Checksum, p.Entries, p.Bytes, p.At)
+	for _, c := range p.Changes {
+		if c.Op == server.OpDelete {
+			b.Queue(deleteEntry, p.Repo, c.Key, p.At, p.Version)
+		} else {
+			b.Queue(saveEntry, p.Repo, c.Key, memcore.FoldKey(c.Key), c.Checksum, c.Size, c.Content, p.Version, p.At)
+		}
+		b.Queue(saveRevision, p.Repo, c.Key, p.Version, string(c.Op), c.Checksum, c.Size, p.Author, p.At, c.Content)
+	}
+	return wrap("save write", t.tx.SendBatch(ctx, b).Close())
+}
+
+func (t *writeTx) Commit(ctx context.Context) error { return wrap("commit write", t.tx.Commit(ctx)) }
+
+func (t *writeTx) Rollback(ctx context.Context) error {
+	if err := t.tx.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return wrap("roll back write", err)
+	}
+	return nil
+}
