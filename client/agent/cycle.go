@@ -95,7 +95,7 @@ func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error 
 	if snap == nil {
 		snap = &Snapshot{Checksums: map[string]string{}, Contents: map[string]string{}}
 	}
-	r.Skipped = r.Skipped[:0]
+	r.Skipped, r.Warnings = r.Skipped[:0], r.Warnings[:0] // a replan reports afresh
 	for _, s := range snap.Skipped {
 		r.Skipped = append(r.Skipped, s.Error())
 	}

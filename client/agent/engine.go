@@ -66,8 +66,8 @@ type Engine struct {
 	maxEntries int    // the server's live-entry limit, once a 413 told it
 	blocked    string // why pushing stopped (401/403), "" while allowed
 	// refusedKeys holds entries the server refused (too large, secret),
-	// key → checksum of the refused content, left out until they change.
-	refusedKeys map[string]string
+	// left out until their content changes.
+	refusedKeys map[string]refusal
 }
 
 // New returns an engine; it does no I/O.

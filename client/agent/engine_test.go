@@ -258,3 +258,16 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 	t.Fatal("condition not met in 10 s")
 }
+
+func TestEngineRefusedEntryIsLeftOut(t *testing.T) {
+	r := newRig(t, map[string]string{"a.md": "a\n"}, map[string]string{"a.md": "a\n", "s.md": "looks fine\n", "t.md": "t\n"}, nil)
+	r.remote.putFaults = []error{&client.APIError{Status: 422, Code: api.CodeSecretDetected, Message: "a credential was found",
+		Details: map[string]any{"key": "s.md", "rule_id": "x", "label": "X"}}}
+	rep := r.sync(t)
+	if got := r.remote.snapshot(); got["t.md"] != "t\n" || got["s.md"] != "" {
+		t.Errorf("server = %q, want t.md pushed and s.md left out", got)
+	}
+	if len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], `"s.md"`) {
+		t.Errorf("skipped = %q", rep.Skipped)
+	}
+}

@@ -99,12 +99,15 @@ func (e *Engine) refuse(req api.PutRequest, ae *client.APIError, r *Report) bool
 		}
 	}
 	if e.refusedKeys == nil {
-		e.refusedKeys = map[string]string{}
+		e.refusedKeys = map[string]refusal{}
 	}
-	e.refusedKeys[key] = memcore.EntryChecksum([]byte(req.Entries[key]))
-	r.Skipped = append(r.Skipped, fmt.Sprintf("skipping %q: the server refused it: %s", key, ae.Message))
+	e.refusedKeys[key] = refusal{checksum: memcore.EntryChecksum([]byte(req.Entries[key])),
+		why: fmt.Sprintf("skipping %q: the server refused it: %s", key, ae.Message)}
 	return true
 }
+
+// refusal is an entry the server refused and why.
+type refusal struct{ checksum, why string }
 
 // fit drops refused entries and, once the server's entry limit is known,
 // the new keys (last in key order) that would exceed it.
@@ -112,7 +115,8 @@ func (e *Engine) fit(changes []Change, r *Report) []Change {
 	var out []Change
 	live := len(e.view.live)
 	for _, c := range changes {
-		if sum, ok := e.refusedKeys[c.Key]; ok && !c.Delete && sum == memcore.EntryChecksum([]byte(c.Content)) {
+		if ref, ok := e.refusedKeys[c.Key]; ok && !c.Delete && ref.checksum == memcore.EntryChecksum([]byte(c.Content)) {
+			r.Skipped = append(r.Skipped, ref.why)
 			continue
 		}
 		if c.Delete {
