@@ -150,8 +150,15 @@ func (l settingsLayer) lookup(key string, dst any) (found bool, diag *Diagnostic
 
 // applyMemoryDirectory takes autoMemoryDirectory from the first trusted
 // source that sets it. An invalid value disables the setting rather than
-// falling through to a less trusted source.
+// falling through to a less trusted source. A project settings file that
+// tries to set it gets a diagnostic.
 func (s *Settings) applyMemoryDirectory(env Env, layers []settingsLayer) []Diagnostic {
+	var diags []Diagnostic
+	for _, l := range layers {
+		if _, ok := l.values[keyAutoMemoryDirectory]; ok && l.source == SourceProject {
+			diags = append(diags, Diagnostic{Path: l.path, Message: "setting autoMemoryDirectory ignored: project settings may not move the memory folder"})
+		}
+	}
 	for _, l := range layers {
 		if l.source == SourceProject {
 			continue
@@ -162,16 +169,16 @@ func (s *Settings) applyMemoryDirectory(env Env, layers []settingsLayer) []Diagn
 			continue
 		}
 		if diag != nil {
-			return []Diagnostic{*diag}
+			return append(diags, *diag)
 		}
 		valid, err := ValidateMemoryPath(dir, env.Home)
 		if err != nil {
-			return []Diagnostic{{Path: l.path, Message: fmt.Sprintf("setting %s ignored: %v", keyAutoMemoryDirectory, err)}}
+			return append(diags, Diagnostic{Path: l.path, Message: fmt.Sprintf("setting %s ignored: %v", keyAutoMemoryDirectory, err)})
 		}
 		s.AutoMemoryDirectory, s.AutoMemoryDirectorySource = valid, l.source
-		return nil
+		return diags
 	}
-	return nil
+	return diags
 }
 
 // applyEnabled takes autoMemoryEnabled from the most trusted source.

@@ -31,6 +31,7 @@ func TestLoadSettings(t *testing.T) {
 	}
 	wantDiagPaths := []string{
 		filepath.Join(env.Cwd, ".claude", "settings.local.json"),
+		filepath.Join(env.Cwd, ".claude", "settings.json"), // may not set autoMemoryDirectory
 		filepath.Join(env.Home, ".claude", "settings.json"),
 	}
 	var gotDiagPaths []string
