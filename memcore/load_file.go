@@ -22,8 +22,18 @@ type fileCtx struct {
 	accept func(globs []string) bool
 }
 
-// errSymlink reports a symlink met where links are guarded.
-var errSymlink = errors.New("file is a symlink")
+// Read failures of memory files.
+var (
+	errSymlink    = errors.New("file is a symlink")
+	errTooLarge   = errors.New("file is larger than the 16 MiB limit")
+	errNotRegular = errors.New("not a regular file")
+	errIsDir      = errors.New("is a directory")
+	errBinary     = errors.New("binary content")
+)
+
+// maxFileBytes bounds what is read of one memory file, so that an include
+// of a device such as /dev/zero cannot exhaust memory.
+const maxFileBytes = 16 << 20
 
 // utf8BOM is dropped from the start of every file.
 const utf8BOM = "\uFEFF"
@@ -97,7 +107,10 @@ func (l *loader) read(path string, fc fileCtx) (string, bool) {
 			l.diag(path, "not loaded: included file not found (included by "+fc.parent+")")
 		}
 		return "", false
-	case errors.Is(err, syscall.EISDIR):
+	case errors.Is(err, errBinary):
+		l.diag(path, "not loaded: binary content")
+		return "", false
+	case errors.Is(err, syscall.EISDIR) || errors.Is(err, errIsDir):
 		l.diag(path, "not loaded: is a directory")
 		return "", false
 	default:
