@@ -1,0 +1,82 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/teammem/teammem/server"
+)
+
+// Benchmarks measures the operations the server runs most: a one-key put
+// into a repository of 20 and of 1,000 entries, the state read behind
+// conditional GETs, a full pull of a small repository and a hashes probe of
+// a large one. open returns a new, empty store for each benchmark.
+func Benchmarks(b *testing.B, open func(b *testing.B) server.Store) {
+	for _, n := range []int{20, 1000} {
+		b.Run(fmt.Sprintf("ApplyPut/entries=%d", n), func(b *testing.B) { benchApplyPut(b, open(b), n) })
+	}
+	b.Run("RepoState", func(b *testing.B) {
+		s := open(b)
+		seed(b, s, 20)
+		ctx := context.Background()
+		for b.Loop() {
+			if _, err := s.RepoState(ctx, repo); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Snapshot/content/entries=20", func(b *testing.B) {
+		benchSnapshot(b, open(b), 20, server.ReadOptions{WithContent: true})
+	})
+	b.Run("Snapshot/hashes/entries=1000", func(b *testing.B) {
+		benchSnapshot(b, open(b), 1000, server.ReadOptions{})
+	})
+}
+
+// seed writes n entries of about 1 KB each in batches of 100.
+func seed(b *testing.B, s server.Store, n int) {
+	b.Helper()
+	for start := 0; start < n; start += 100 {
+		c := contents{}
+		for i := start; i < min(n, start+100); i++ {
+			c[benchKey(i)] = benchContent(i, 0)
+		}
+		if _, err := s.Apply(context.Background(), write(repo, at(0), c)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchKey(i int) string { return fmt.Sprintf("notes/topic-%04d.md", i) }
+
+func benchContent(i, rev int) string {
+	return fmt.Sprintf("# Topic %d, revision %d\n\n%s", i, rev, strings.Repeat("A line of team memory.\n", 44))
+}
+
+// benchApplyPut changes one existing key per write, so every write bumps
+// the version and recomputes the dataset checksum.
+func benchApplyPut(b *testing.B, s server.Store, n int) {
+	seed(b, s, n)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		w := write(repo, at(1), contents{benchKey(i % n): benchContent(i%n, i)})
+		if _, err := s.Apply(ctx, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchSnapshot(b *testing.B, s server.Store, n int, opts server.ReadOptions) {
+	seed(b, s, n)
+	ctx := context.Background()
+	for b.Loop() {
+		snap, err := s.Snapshot(ctx, repo, opts)
+		if err != nil || len(snap.Live) != n {
+			b.Fatalf("Snapshot: %d entries, %v", len(snap.Live), err)
+		}
+	}
+}
