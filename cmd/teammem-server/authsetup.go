@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/teammem/teammem/server/auth"
+)
+
+const (
+	signingKeyName = "signing.key"
+	adminTokenName = "admin.token"
+	adminTokenTTL  = 365 * 24 * time.Hour
+)
+
+// signingKey loads the key named by --signing-key-file (which must exist),
+// or the data directory's key, created on first start with mode 0600.
+func signingKey(dataDir, keyFile string) (ed25519.PrivateKey, bool, error) {
+	if keyFile != "" {
+		k, err := auth.LoadKey(keyFile)
+		return k, false, err
+	}
+	return auth.LoadOrCreateKey(dataDir+"/"+signingKeyName, true)
+}
+
+// setupAuth prepares token verification and, on first start, admin.token.
+func setupAuth(ctx context.Context, c serveConfig, log *slog.Logger) (*auth.Verifier, error) {
+	key, created, err := signingKey(c.dataDir, c.signingKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	if created {
+		log.Info("created signing key", "path", dataPath(c, signingKeyName))
+	}
+	if err := ensureAdminToken(c, key, log); err != nil {
+		return nil, err
+	}
+	opts := auth.VerifierOptions{Issuer: c.issuer}
+	if c.oidcIssuer != "" {
+		o := &auth.OIDC{Issuer: c.oidcIssuer, Audience: c.oidcAudience, JWKSURL: c.oidcJWKSURL}
+		for _, g := range c.oidcGrants {
+			cg, err := auth.ParseClaimGrant(g)
+			if err != nil {
+				return nil, usageError{err}
+			}
+			o.Grants = append(o.Grants, cg)
+		}
+		opts.OIDC = append(opts.OIDC, o)
+	}
+	return auth.NewVerifier(key.Public(), opts)
+}
+
+// ensureAdminToken writes admin.token (grant **:admin, mode 0600) when it
+// does not exist. Its path is logged; the token never is.
+func ensureAdminToken(c serveConfig, key ed25519.PrivateKey, log *slog.Logger) error {
+	iss := &auth.Issuer{Key: key, Name: c.issuer}
+	tok, err := iss.Issue("admin", []string{"**:admin"}, adminTokenTTL)
+	if err != nil {
+		return fmt.Errorf("admin token: %w", err)
+	}
+	path := dataPath(c, adminTokenName)
+	if err := auth.WriteFileExclusive(path, []byte(tok+"\n")); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			log.Info("admin token exists", "path", path)
+			return nil
+		}
+		return fmt.Errorf("write admin token: %w", err)
+	}
+	log.Info("wrote admin token (grant **:admin)", "path", path)
+	return nil
+}

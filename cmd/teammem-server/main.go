@@ -1,0 +1,88 @@
+// Command teammem-server is the organization's team memory server
+// (spec/protocol.md, spec/cli.md). main is wiring only: run parses the
+// command line and calls the subcommand, so tests can start the real server.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// env is what the program reads from the outside world.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	err := run(ctx, os.Args[1:], e)
+	os.Exit(exitCode(e.stderr, err))
+}
+
+// usageError marks a command-line mistake (exit code 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// exitCode prints err as one sentence and maps it to cli.md's exit codes.
+func exitCode(stderr io.Writer, err error) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "teammem-server: %v\n", err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "teammem-server: %v\n", err)
+		return 1
+	}
+}
+
+const usage = `Usage: teammem-server [command] [flags]
+
+Commands:
+  serve         run the server (the default)
+  token create  print a new signed token
+  migrate       apply, roll back or report database migrations (up | down N | version)
+  version       print the version
+
+Run 'teammem-server <command> --help' for a command's flags.
+`
+
+// run dispatches to a subcommand; a bare invocation serves.
+func run(ctx context.Context, args []string, e env) error {
+	if len(args) == 0 {
+		return runServe(ctx, args, e)
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], e)
+	case "token":
+		return runToken(ctx, args[1:], e)
+	case "migrate":
+		return runMigrate(ctx, args[1:], e)
+	case "version":
+		fmt.Fprintf(e.stdout, "teammem-server %s\n", version)
+		return nil
+	case "-h", "--help", "help":
+		fmt.Fprint(e.stdout, usage)
+		return nil
+	}
+	if len(args[0]) > 0 && args[0][0] == '-' { // flags only: serve
+		return runServe(ctx, args, e)
+	}
+	return usageError{fmt.Errorf("unknown command %q (see teammem-server --help)", args[0])}
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/httpapi"
+)
+
+// serveConfig is the configuration of `serve`.
+type serveConfig struct {
+	addr, metricsAddr        string
+	dataDir, databaseURL     string
+	org, issuer              string
+	limits                   server.Limits
+	migrate, noMigrate       bool
+	oidcIssuer, oidcAudience string
+	oidcJWKSURL              string
+	oidcGrants               stringList
+	insecureNoAuth           bool
+	rateLimit                float64
+	signingKeyFile           string
+	secretScan               string
+	logLevel, logFormat      string
+	shutdownTimeout          time.Duration
+}
+
+// runServe parses the serve flags and runs the server until ctx is done.
+func runServe(ctx context.Context, args []string, e env) error {
+	var c serveConfig
+	fs := newFlagSet("serve", "teammem-server serve [flags]", e.stderr)
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen `HOST:PORT` (port 0 picks a free port)")
+	fs.StringVar(&c.dataDir, "data-dir", "./.teammem", "`DIR` for the embedded database, the signing key and admin.token")
+	fs.StringVar(&c.databaseURL, "database-url", "", "Postgres `URL` (default: the embedded store in --data-dir)")
+	fs.StringVar(&c.org, "org", "default", "organization `NAME` reported as organizationId")
+	fs.IntVar(&c.limits.MaxEntries, "max-entries", server.DefaultMaxEntries, "live entries per repository")
+	fs.IntVar(&c.limits.MaxEntryBytes, "max-entry-bytes", server.DefaultMaxEntryBytes, "bytes per entry")
+	fs.Int64Var(&c.limits.MaxBodyBytes, "max-body-bytes", server.DefaultMaxBodyBytes, "bytes per request body")
+	fs.Int64Var(&c.limits.MaxRepoBytes, "max-repo-bytes", server.DefaultMaxRepoBytes, "live bytes per repository")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics on this `HOST:PORT` instead of the main address")
+	fs.BoolVar(&c.migrate, "migrate", false, "apply pending migrations at start (default for the embedded store)")
+	fs.BoolVar(&c.noMigrate, "no-migrate", false, "never apply migrations at start; refuse to start when some are pending")
+	fs.StringVar(&c.oidcIssuer, "oidc-issuer", "", "trust tokens of this OIDC `ISSUER` (for CI)")
+	fs.StringVar(&c.oidcAudience, "oidc-audience", "", "required audience of OIDC tokens")
+	fs.StringVar(&c.oidcJWKSURL, "oidc-jwks-url", "", "`URL` of the OIDC issuer's JWKS")
+	fs.Var(&c.oidcGrants, "oidc-grant", "`CLAIM:PERM`: grant PERM on the repository named by the token's CLAIM (repeatable)")
+	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "no authentication, every caller is an admin (loopback addresses only)")
+	fs.Float64Var(&c.rateLimit, "rate-limit", 2000, "requests per second per token subject (burst twice that; 0 = off)")
+	fs.StringVar(&c.signingKeyFile, "signing-key-file", "", "Ed25519 signing key `FILE`, PKCS#8 PEM (default <data-dir>/signing.key)")
+	fs.StringVar(&c.secretScan, "secret-scan", "on", "refuse entries holding credentials: on or off")
+	fs.StringVar(&c.issuer, "issuer", auth.DefaultIssuer, "issuer `NAME` of this server's tokens")
+	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&c.logFormat, "log-format", "text", "text or json")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
+	if err := parseFlags(fs, args, e.getenv); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("serve takes no arguments, got %q", fs.Arg(0))}
+	}
+	if err := c.check(); err != nil {
+		return usageError{err}
+	}
+	log, err := newLogger(e.stderr, c.logLevel, c.logFormat)
+	if err != nil {
+		return usageError{err}
+	}
+	return serve(ctx, c, log)
+}
+
+// check validates flag combinations.
+func (c *serveConfig) check() error {
+	if c.migrate && c.noMigrate {
+		return errors.New("--migrate and --no-migrate exclude each other")
+	}
+	if c.secretScan != "on" && c.secretScan != "off" {
+		return fmt.Errorf("--secret-scan must be on or off, got %q", c.secretScan)
+	}
+	if c.insecureNoAuth && !isLoopback(c.addr) {
+		return fmt.Errorf("--insecure-no-auth is refused on %q: it only listens on a loopback address such as 127.0.0.1:8080", c.addr)
+	}
+	if c.insecureNoAuth && c.metricsAddr != "" && !isLoopback(c.metricsAddr) {
+		return fmt.Errorf("--insecure-no-auth is refused with a non-loopback --metrics-addr %q", c.metricsAddr)
+	}
+	if c.rateLimit < 0 {
+		return errors.New("--rate-limit must be 0 (off) or positive")
+	}
+	if (c.oidcIssuer == "") != (c.oidcJWKSURL == "") || (c.oidcIssuer != "" && c.oidcAudience == "") {
+		return errors.New("--oidc-issuer, --oidc-audience and --oidc-jwks-url go together")
+	}
+	if c.limits.MaxEntries <= 0 || c.limits.MaxEntryBytes <= 0 || c.limits.MaxBodyBytes <= 0 || c.limits.MaxRepoBytes <= 0 {
+		return errors.New("the --max-* limits must be positive")
+	}
+	return nil
+}
+
+// isLoopback reports whether a listen address names only a loopback host.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func newLogger(w interface{ Write([]byte) (int, error) }, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, got %q", format)
+}
+
+// serve wires the store, the keys and the HTTP servers, and runs them until
+// ctx is done; then it stops accepting, finishes in-flight requests and
+// closes the store.
+func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
+	if err := os.MkdirAll(c.dataDir, 0o700); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	store, err := openStore(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	metrics := httpapi.NewMetrics()
+	svc := server.NewService(metrics.InstrumentStore(store), server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on"})
+	authn, err := setupAuth(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	if c.insecureNoAuth {
+		log.Warn("authentication is OFF: every request acts as an admin named anonymous (loopback only)")
+	}
+	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
+		Metrics: metrics, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == ""})
+	servers := []*http.Server{newHTTPServer(h, log)}
+	listeners := []net.Listener{}
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.addr, err)
+	}
+	listeners = append(listeners, ln)
+	if c.metricsAddr != "" {
+		mln, err := net.Listen("tcp", c.metricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen on %s for metrics: %w", c.metricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metrics.Handler())
+		servers = append(servers, newHTTPServer(mux, log))
+		listeners = append(listeners, mln)
+		log.Info("metrics listening on "+mln.Addr().String(), "addr", mln.Addr().String())
+	}
+	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "version", version)
+	return runServers(ctx, servers, listeners, c.shutdownTimeout, log)
+}
+
+// newHTTPServer applies the timeouts and the 64 KiB header limit.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// runServers serves every listener until ctx is done or one fails, then
+// shuts all down gracefully.
+func runServers(ctx context.Context, servers []*http.Server, lns []net.Listener, grace time.Duration, log *slog.Logger) error {
+	errc := make(chan error, len(servers))
+	for i, s := range servers {
+		go func(s *http.Server, ln net.Listener) { errc <- s.Serve(ln) }(s, lns[i])
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down: finishing in-flight requests")
+	case serveErr = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	for _, s := range servers {
+		if err := s.Shutdown(sctx); err != nil {
+			log.Warn("shutdown incomplete", "error", err)
+		}
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", serveErr)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// dataPath joins a file name to the data directory.
+func dataPath(c serveConfig, name string) string { return filepath.Join(c.dataDir, name) }

@@ -1,0 +1,101 @@
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/teammem/teammem"
+
+// deps returns the packages pkg depends on (transitively), via go list.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", module+"/"+pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
+
+func TestImportRules(t *testing.T) {
+	rules := []struct {
+		pkg       string
+		forbidden []string // import path prefixes
+		ownAllow  []string // our packages allowed (besides pkg itself); nil = any
+	}{
+		{pkg: "api", ownAllow: []string{}},
+		{pkg: "memcore", ownAllow: []string{"memcore"}},
+		{pkg: "memcore/secrets", ownAllow: []string{}},
+		{pkg: "client", ownAllow: []string{"api"}},
+		{pkg: "server", forbidden: []string{"github.com/jackc/", "modernc.org/", "github.com/go-chi/", "github.com/golang-jwt/", "github.com/prometheus/", module + "/api"},
+			ownAllow: []string{"memcore"}},
+		{pkg: "server/sqlite", forbidden: []string{"github.com/jackc/", "github.com/go-chi/"}},
+		{pkg: "server/postgres", forbidden: []string{"modernc.org/", "github.com/go-chi/"}},
+		{pkg: "server/httpapi", forbidden: []string{"github.com/jackc/", "modernc.org/"}},
+	}
+	for _, r := range rules {
+		t.Run(r.pkg, func(t *testing.T) {
+			for _, d := range deps(t, r.pkg) {
+				for _, f := range r.forbidden {
+					if strings.HasPrefix(d, f) {
+						t.Errorf("%s imports %s", r.pkg, d)
+					}
+				}
+				if r.ownAllow == nil || !strings.HasPrefix(d, module+"/") || d == module+"/"+r.pkg || strings.HasPrefix(d, module+"/"+r.pkg+"/") {
+					continue
+				}
+				own := strings.TrimPrefix(d, module+"/")
+				ok := false
+				for _, a := range r.ownAllow {
+					if own == a || strings.HasPrefix(own, a+"/") {
+						ok = true
+					}
+				}
+				if !ok {
+					t.Errorf("%s imports our package %s", r.pkg, own)
+				}
+			}
+		})
+	}
+}
+
+// TestTechnologyInOneLeaf checks that each technology is imported directly by
+// exactly the packages named for it.
+func TestTechnologyInOneLeaf(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string][]string{
+		"github.com/jackc/pgx":         {"server/postgres", "migrations"},
+		"modernc.org/sqlite":           {"server/sqlite"},
+		"github.com/go-chi/chi":        {"server/httpapi"},
+		"github.com/golang-jwt/jwt":    {"server/auth"},
+		"github.com/prometheus/":       {"server/httpapi"},
+		"github.com/fsnotify/fsnotify": {"client/watch"},
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module+"/")
+		if strings.HasPrefix(pkg, "internal/") || strings.HasPrefix(pkg, "cmd/") {
+			continue // test helpers and wiring
+		}
+		for _, imp := range fields[1:] {
+			for tech, allowed := range owners {
+				if !strings.HasPrefix(imp, tech) {
+					continue
+				}
+				ok := false
+				for _, a := range allowed {
+					if pkg == a || strings.HasPrefix(pkg, a+"/") {
+						ok = true
+					}
+				}
+				if !ok {
+					t.Errorf("%s imports %s; only %v may", pkg, imp, allowed)
+				}
+			}
+		}
+	}
+}
