@@ -65,5 +65,11 @@ func TestTwoReplicas(t *testing.T) {
 	url := freshURL(t, pgtest.URL(t))
 	a := open(t, url, postgres.Options{Migrate: true})
 	b := open(t, url, postgres.Options{})
-	storetest.Alternate(t, a, b)
+	t.Run("alternate", func(t *testing.T) { storetest.Alternate(t, a, b) })
+	t.Run("concurrent", func(t *testing.T) {
+		url := freshURL(t, pgtest.URL(t))
+		a := open(t, url, postgres.Options{Migrate: true})
+		b := open(t, url, postgres.Options{})
+		storetest.ConcurrentCAS(t, a, b)
+	})
 }

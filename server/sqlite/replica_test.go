@@ -25,4 +25,16 @@ func TestTwoHandles(t *testing.T) {
 	}
 	defer b.Close()
 	storetest.Alternate(t, a, b)
+	other := filepath.Join(t.TempDir(), "other.db")
+	c, err := sqlite.Open(ctx, other, sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d, err := sqlite.Open(ctx, other, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	storetest.ConcurrentCAS(t, c, d)
 }
