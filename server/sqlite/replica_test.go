@@ -9,32 +9,32 @@ import (
 	"github.com/teammem/teammem/server/storetest"
 )
 
-// TestTwoHandles writes one file through two DB handles, as two processes
-// would: each handle's checksum cache must notice the other's writes.
-func TestTwoHandles(t *testing.T) {
-	ctx := context.Background()
+// openPair opens one new database file through two DB handles, as two
+// processes would.
+func openPair(t *testing.T) (*sqlite.DB, *sqlite.DB) {
 	path := filepath.Join(t.TempDir(), "teammem.db")
-	a, err := sqlite.Open(ctx, path, sqlite.Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
+	var dbs [2]*sqlite.DB
+	for i, opts := range []sqlite.Options{{Migrate: true}, {}} {
+		db, err := sqlite.Open(context.Background(), path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		dbs[i] = db
 	}
-	defer a.Close()
-	b, err := sqlite.Open(ctx, path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	storetest.Alternate(t, a, b)
-	other := filepath.Join(t.TempDir(), "other.db")
-	c, err := sqlite.Open(ctx, other, sqlite.Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	d, err := sqlite.Open(ctx, other, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	storetest.ConcurrentCAS(t, c, d)
+	return dbs[0], dbs[1]
+}
+
+// TestTwoHandles writes one file through two handles: each handle's
+// checksum cache must notice the other's writes, and concurrent CAS writers
+// must serialise across them.
+func TestTwoHandles(t *testing.T) {
+	t.Run("alternate", func(t *testing.T) {
+		a, b := openPair(t)
+		storetest.Alternate(t, a, b)
+	})
+	t.Run("concurrent", func(t *testing.T) {
+		a, b := openPair(t)
+		storetest.ConcurrentCAS(t, a, b)
+	})
 }
