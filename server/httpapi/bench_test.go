@@ -1,0 +1,57 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/teammem/teammem/api"
+)
+
+// seedRepo fills acme/bench with n entries of 2 KB.
+func seedRepo(b *testing.B, ts *testServer, n int) {
+	b.Helper()
+	content := strings.Repeat("lorem ipsum dolor sit amet ", 76)[:2048]
+	for start := 0; start < n; start += 80 {
+		entries := map[string]string{}
+		for i := start; i < min(n, start+80); i++ {
+			entries[fmt.Sprintf("topics/entry-%04d.md", i)] = content
+		}
+		body, _ := json.Marshal(api.PutRequest{Entries: entries})
+		req, _ := http.NewRequest(http.MethodPut, ts.url+api.PathTeamMemory+"?repo=acme/bench", strings.NewReader(string(body)))
+		req.Header.Set("Authorization", "Bearer "+ts.admin)
+		resp, err := ts.client.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatalf("seed: %v %v", err, resp)
+		}
+		resp.Body.Close()
+	}
+}
+
+func benchGet(b *testing.B, entries int, query string, header ...string) {
+	ts := newTestServer(&testing.T{}, serverOpts{})
+	seedRepo(b, ts, entries)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req, _ := http.NewRequest(http.MethodGet, ts.url+api.PathTeamMemory+"?repo=acme/bench"+query, nil)
+			req.Header.Set("Authorization", "Bearer "+ts.admin)
+			for i := 0; i+1 < len(header); i += 2 {
+				req.Header.Set(header[i], header[i+1])
+			}
+			resp, err := ts.client.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+}
+
+func BenchmarkGetFull20(b *testing.B)     { benchGet(b, 20, "") }
+func BenchmarkGetHashes1000(b *testing.B) { benchGet(b, 1000, "&view=hashes") }
+func BenchmarkGet304At1000(b *testing.B)  { benchGet(b, 1000, "", "If-None-Match", "*") }
