@@ -55,7 +55,7 @@ func TestServerRestart(t *testing.T) {
 	if _, err := db.Apply(ctx, w); !errors.Is(err, server.ErrUnavailable) {
 		t.Fatalf("Apply with the server down = %v; want ErrUnavailable", err)
 	}
-	p = startProxy(t, p.addr, p.target)
+	startProxy(t, p.addr, p.target) // the server is back on the same address
 	var err error
 	for range 10 { // at most one failure per pooled connection
 		if _, err = db.RepoState(ctx, "acme/api"); err == nil {
