@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/memcore"
+)
+
+// commonFlags are the flags every sync subcommand shares (spec/cli.md).
+type commonFlags struct {
+	server, token, tokenFile string
+	repo, repoDir, dir       string
+	stateDir, logLevel       string
+	json                     bool
+}
+
+// register adds the common flags to fs.
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.server, "server", "", "teammem server `URL`, e.g. https://memory.example.com")
+	fs.StringVar(&c.token, "token", "", "bearer `TOKEN` (prefer --token-file or TEAMMEM_TOKEN: flags show in ps)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "read the bearer token from `FILE` (re-read on every request)")
+	fs.StringVar(&c.repo, "repo", "", "repository `SLUG` such as acme/api (default: from the git remote)")
+	fs.StringVar(&c.repoDir, "repo-dir", "", "git working tree `DIR` (default: the working directory)")
+	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
+	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journal and lock files (default: the user's state directory)")
+	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
+}
+
+// session is what a sync subcommand resolved from its flags: the repo,
+// the folders, the server and how to talk to the user.
+type session struct {
+	e        *cliEnv
+	flags    commonFlags
+	log      *slog.Logger
+	out      *printer
+	slug     string
+	dir      string // the team folder, absolute, without trailing separator
+	stateDir string
+	server   string // the server URL as given, the journal's identity
+	// lastReport is what run printed last (see onRunReport); run's
+	// reports arrive on the engine's goroutine only.
+	lastReport string
+}
+
+// newSession resolves the common flags into a session.
+func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
+	log, err := newLogger(e, c.logLevel)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{e: e, flags: c, log: log, out: newPrinter(e, name, c.json), server: strings.TrimRight(c.server, "/")}
+	if s.slug, err = resolveSlug(e, c); err != nil {
+		return nil, err
+	}
+	if s.dir, err = resolveTeamDir(e, c); err != nil {
+		return nil, err
+	}
+	if s.stateDir, err = resolveStateDir(e, c); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newLogger builds the text logger on stderr at the named level.
+func newLogger(e *cliEnv, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, errUsage("--log-level %q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: l})), nil
+}
+
+// repoDir returns the git working tree to look at, absolute.
+func repoDir(e *cliEnv, c commonFlags) (string, error) {
+	d, err := filepath.Abs(orDefault(c.repoDir, e.Cwd))
+	if err != nil {
+		return "", fmt.Errorf("resolve --repo-dir: %w", err)
+	}
+	return d, nil
+}
+
+// resolveSlug returns --repo canonicalised, else the slug of the git remote
+// of the repository directory.
+func resolveSlug(e *cliEnv, c commonFlags) (string, error) {
+	if c.repo != "" {
+		slug, err := memcore.CanonicalSlug(c.repo)
+		if err != nil {
+			return "", errUsage("--repo %q is not a repository slug such as acme/api", c.repo)
+		}
+		return slug, nil
+	}
+	dir, err := repoDir(e, c)
+	if err != nil {
+		return "", err
+	}
+	slug, err := gitremote.Slug(dir)
+	if err != nil {
+		return "", fmt.Errorf("cannot tell which repository %s belongs to (%w); pass --repo SLUG", dir, err)
+	}
+	return slug, nil
+}
+
+// resolveTeamDir returns --dir, else memcore's team folder of the
+// repository directory.
+func resolveTeamDir(e *cliEnv, c commonFlags) (string, error) {
+	if c.dir != "" {
+		d, err := filepath.Abs(c.dir)
+		if err != nil {
+			return "", fmt.Errorf("resolve --dir: %w", err)
+		}
+		return filepath.Clean(d), nil
+	}
+	dir, err := repoDir(e, c)
+	if err != nil {
+		return "", err
+	}
+	p, err := memcore.ResolvePaths(memcore.Env{Home: e.Home, Cwd: dir, Getenv: e.Getenv, PID: os.Getpid(),
+		CaseInsensitive: runtime.GOOS == "darwin" || runtime.GOOS == "windows"})
+	if err != nil {
+		return "", fmt.Errorf("find the team folder of %s: %w; pass --dir DIR", dir, err)
+	}
+	return filepath.Clean(p.TeamDir), nil
+}
+
+// resolveStateDir returns --state-dir, else the user's state directory.
+func resolveStateDir(e *cliEnv, c commonFlags) (string, error) {
+	if c.stateDir != "" {
+		return filepath.Abs(c.stateDir)
+	}
+	d, err := agent.StateDir(e.Getenv, e.Home, runtime.GOOS)
+	if err != nil {
+		return "", fmt.Errorf("find the state directory: %w; pass --state-dir DIR", err)
+	}
+	return d, nil
+}
+
+// newClient returns the SDK client for --server with the token options.
+func (s *session) newClient() (*client.Client, error) {
+	if s.server == "" {
+		return nil, errUsage("no server: pass --server URL or set TEAMMEM_SERVER")
+	}
+	opts := client.Options{BaseURL: s.server, UserAgent: "teammem-agent/" + version}
+	switch {
+	case s.flags.token != "" && s.flags.tokenFile != "":
+		return nil, errUsage("pass --token or --token-file, not both")
+	case s.flags.token != "":
+		opts.Token = strings.TrimSpace(s.flags.token)
+	case s.flags.tokenFile != "":
+		opts.TokenSource = tokenFileSource(s.flags.tokenFile)
+		if _, err := opts.TokenSource(context.Background()); err != nil {
+			return nil, err
+		}
+	}
+	c, err := client.New(opts)
+	if err != nil {
+		return nil, errUsage("--server %q: %v", s.server, err)
+	}
+	return c, nil
+}
+
+// tokenFileSource reads the token from path on every request, so that a
+// rotated token is picked up without a restart.
+func tokenFileSource(path string) func(context.Context) (string, error) {
+	return func(context.Context) (string, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("read token file: %w", err)
+		}
+		tok := strings.TrimSpace(string(data))
+		if tok == "" {
+			return "", fmt.Errorf("token file %s is empty", path)
+		}
+		return tok, nil
+	}
+}
+
+// explain turns an error of a sync into one sentence a person can act on.
+func (s *session) explain(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, client.ErrUnauthorized):
+		return fmt.Errorf("the server %s refused the token (expired, revoked or not one of its tokens): get a new one (teammem-server token create) and pass it with --token-file or TEAMMEM_TOKEN", s.server)
+	case errors.Is(err, client.ErrForbidden):
+		return fmt.Errorf("the token has no grant for %s on %s: ask an admin for a token with the grant %s:write", s.slug, s.server, s.slug)
+	case errors.Is(err, client.ErrNetwork), errors.Is(err, client.ErrTimeout):
+		return fmt.Errorf("cannot reach the server %s: %w", s.server, err)
+	case errors.Is(err, agent.ErrFolderUnavailable):
+		return fmt.Errorf("the team folder %s cannot be read: %w", s.dir, err)
+	}
+	return err
+}
+
+// version is the build's version, set with -ldflags -X main.version=...
+var version = "dev"

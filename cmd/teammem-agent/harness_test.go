@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/sqlite"
+)
+
+// testServer is the real server handler on the embedded store behind
+// httptest; with a key it verifies tokens, without one it runs NoAuth.
+type testServer struct {
+	url string
+	key ed25519.PrivateKey
+	api *client.Client
+}
+
+// newTestServer starts a server; withAuth makes it verify tokens.
+func newTestServer(t *testing.T, withAuth bool) *testServer {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "teammem.db"), sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := server.NewService(db, server.Config{Org: "test", SecretScan: true})
+	opts := httpapi.Options{Service: svc, NoAuth: !withAuth}
+	ts := &testServer{}
+	if withAuth {
+		_, ts.key, _ = ed25519.GenerateKey(rand.Reader)
+		v, err := auth.NewVerifier(ts.key.Public(), auth.VerifierOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Auth = v
+	}
+	hs := httptest.NewServer(httpapi.NewHandler(opts))
+	t.Cleanup(func() { hs.Close(); db.Close() })
+	ts.url = hs.URL
+	tok := ""
+	if withAuth {
+		tok = ts.token(t, "admin", time.Hour, "**:admin")
+	}
+	ts.api, err = client.New(client.Options{BaseURL: hs.URL, Token: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// token issues a token signed with the server's key.
+func (ts *testServer) token(t *testing.T, subject string, ttl time.Duration, grants ...string) string {
+	t.Helper()
+	tok, err := (&auth.Issuer{Key: ts.key}).Issue(subject, grants, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// entries returns the repo's live entries (empty for a repo never written).
+func (ts *testServer) entries(t *testing.T, repo string) map[string]string {
+	t.Helper()
+	m, err := ts.api.Get(context.Background(), repo, client.GetOptions{})
+	if errors.Is(err, client.ErrNotFound) {
+		return map[string]string{}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Content.Entries
+}
+
+// put writes entries on the server directly.
+func (ts *testServer) put(t *testing.T, repo string, req api.PutRequest) {
+	t.Helper()
+	if _, err := ts.api.Put(context.Background(), repo, req, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cliResult is one invocation's outcome.
+type cliResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// cli runs teammem-agent in process with the given environment.
+func cli(t *testing.T, ctx context.Context, env map[string]string, args ...string) cliResult {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	e := &cliEnv{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(""), Cwd: t.TempDir(), Home: t.TempDir(),
+		Getenv: func(k string) string { return env[k] }}
+	code := exitCode(e, run(ctx, e, args))
+	return cliResult{stdout: out.String(), stderr: errOut.String(), code: code}
+}
+
+// jsonLines decodes every line of out as a report.
+func jsonLines(t *testing.T, out string) []reportJSON {
+	t.Helper()
+	var rs []reportJSON
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var r reportJSON
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// oneReport decodes the single JSON report of a one-shot command.
+func oneReport(t *testing.T, res cliResult) reportJSON {
+	t.Helper()
+	rs := jsonLines(t, res.stdout)
+	if len(rs) != 1 {
+		t.Fatalf("want one JSON object, got %d; stdout %q stderr %q", len(rs), res.stdout, res.stderr)
+	}
+	return rs[0]
+}
+
+// putFile writes a file below dir, creating folders.
+func putFile(t *testing.T, dir, key, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// agentEnv is the environment of an agent on dir with its own state.
+func agentEnv(t *testing.T, ts *testServer, dir string) map[string]string {
+	return map[string]string{"TEAMMEM_SERVER": ts.url, "TEAMMEM_REPO": "acme/api", "TEAMMEM_DIR": dir,
+		"TEAMMEM_STATE_DIR": t.TempDir(), "TEAMMEM_JSON": "1"}
+}
+
+// fakeToken is a GitHub token shape the secret scanner recognises, made
+// per run so that no real-looking credential sits in the source.
+func fakeToken() string {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 36)
+	rand.Read(b)
+	for i := range b {
+		b[i] = alnum[int(b[i])%len(alnum)]
+	}
+	return "ghp_" + string(b)
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/teammem/teammem/client/agent"
+)
+
+// skipJSON is one file that did not move, and why.
+type skipJSON struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// reportJSON is the --json form of one command's outcome (or one event of
+// run), as spec/cli.md requires.
+type reportJSON struct {
+	Command   string     `json:"command"`
+	Event     string     `json:"event,omitempty"`
+	Repo      string     `json:"repo"`
+	Pulled    []string   `json:"pulled"`
+	Pushed    []string   `json:"pushed"`
+	Deleted   []string   `json:"deleted"`
+	Conflicts []string   `json:"conflicts"`
+	Skipped   []skipJSON `json:"skipped"`
+	Warnings  []string   `json:"warnings"`
+	Version   int64      `json:"version"`
+	Checksum  string     `json:"checksum"`
+	Error     string     `json:"error,omitempty"`
+}
+
+// toJSON converts an engine report; err is the explained error, if any.
+func toJSON(command, repo string, r agent.Report, err error) reportJSON {
+	out := reportJSON{Command: command, Repo: repo, Pulled: nonNil(r.Pulled), Pushed: nonNil(r.Pushed),
+		Deleted: nonNil(r.Deleted), Conflicts: nonNil(r.Conflicts), Warnings: nonNil(r.Warnings),
+		Skipped: []skipJSON{}, Version: r.Version, Checksum: r.Checksum}
+	for _, s := range r.Skipped {
+		out.Skipped = append(out.Skipped, parseSkip(s))
+	}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out
+}
+
+// parseSkip splits the engine's `skipping "path": reason` message. The
+// engine reports skips as sentences only; a message of another shape is
+// kept whole as the reason.
+func parseSkip(msg string) skipJSON {
+	rest, ok := strings.CutPrefix(msg, "skipping ")
+	if !ok {
+		return skipJSON{Reason: msg}
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return skipJSON{Reason: msg}
+	}
+	p, _ := strconv.Unquote(q)
+	return skipJSON{Path: p, Reason: strings.TrimPrefix(rest[len(q):], ": ")}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// printer writes command outcomes, as JSON lines or as text. It is safe
+// for concurrent use.
+type printer struct {
+	mu      sync.Mutex
+	w       io.Writer
+	command string
+	json    bool
+}
+
+func newPrinter(e *cliEnv, command string, asJSON bool) *printer {
+	return &printer{w: e.Stdout, command: command, json: asJSON}
+}
+
+// report prints one engine report; event names a run event ("" for a
+// one-shot command) and err is the explained error of the cycle.
+func (p *printer) report(repo, event string, r agent.Report, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		j := toJSON(p.command, repo, r, err)
+		j.Event = event
+		p.emit(j)
+		return
+	}
+	printText(p.w, repo, r)
+}
+
+// emit writes v as one JSON line; callers hold mu.
+func (p *printer) emit(v any) {
+	enc := json.NewEncoder(p.w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v) // stdout gone: nothing better to do
+}
+
+// object prints v as one JSON line (for commands with their own shape).
+func (p *printer) object(v any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.emit(v)
+}
+
+// printText writes a report for a person.
+func printText(w io.Writer, repo string, r agent.Report) {
+	list := func(verb string, keys []string) {
+		if len(keys) > 0 {
+			fmt.Fprintf(w, "%s %d: %s\n", verb, len(keys), quoteList(keys))
+		}
+	}
+	list("pulled", r.Pulled)
+	list("pushed", r.Pushed)
+	list("deleted", r.Deleted)
+	for _, c := range r.Conflicts {
+		fmt.Fprintf(w, "conflict: your version was saved as %q; the server's version is in place\n", c)
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintln(w, s)
+	}
+	for _, s := range r.Warnings {
+		fmt.Fprintln(w, "warning:", s)
+	}
+	if r.Checksum != "" {
+		fmt.Fprintf(w, "%s at version %d (%s)\n", repo, r.Version, shortSum(r.Checksum))
+	}
+}
+
+// quoteList quotes keys (so that control characters cannot reach the
+// terminal), at most 20 of them.
+func quoteList(keys []string) string {
+	const most = 20
+	var b strings.Builder
+	for i, k := range keys {
+		if i == most {
+			fmt.Fprintf(&b, " and %d more", len(keys)-most)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(k))
+	}
+	return b.String()
+}
+
+// shortSum abbreviates a dataset checksum for people.
+func shortSum(s string) string {
+	if len(s) > 19 {
+		return s[:19] + "…"
+	}
+	return s
+}
+
+// incomplete returns the error of a one-shot command whose cycle succeeded
+// but left something behind (skipped files, conflicts, held deletions,
+// keys refused), or nil when everything moved.
+func incomplete(r agent.Report) error {
+	var parts []string
+	if n := len(r.Skipped); n > 0 {
+		parts = append(parts, plural(n, "file was", "files were")+" skipped")
+	}
+	if n := len(r.Conflicts); n > 0 {
+		parts = append(parts, plural(n, "conflict copy was", "conflict copies were")+" written")
+	}
+	if n := len(r.Warnings); n > 0 {
+		parts = append(parts, plural(n, "warning", "warnings")+" need attention")
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return fmt.Errorf("not everything was synced: %s (see above)", strings.Join(parts, ", "))
+}
+
+// plural formats n with the singular or plural noun phrase.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/memcore"
+)
+
+// engineOpts tunes the engine of one command.
+type engineOpts struct {
+	watch                    bool
+	debounce, maxDelay, poll time.Duration
+	shutdownTimeout          time.Duration
+	allowMassDelete          bool
+	onReport                 func(agent.Report)
+}
+
+// syncer is an engine with the resources it holds: the locks of its team
+// folder and journal.
+type syncer struct {
+	eng     *agent.Engine
+	journal *agent.Journal
+	locks   lockSet
+}
+
+// openSyncer locks the team folder and the journal, removes temporary
+// files a crash left in the folder, opens the journal and builds the
+// engine. Close releases the locks.
+func openSyncer(s *session, o engineOpts) (*syncer, error) {
+	c, err := s.newClient()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the team folder: %w", err)
+	}
+	locks, err := acquireLocks(
+		[2]string{lockPath(s.stateDir, s.dir), "the team folder " + s.dir},
+		[2]string{agent.JournalPath(s.stateDir, s.server, s.slug) + ".lock", s.slug + " on " + s.server})
+	if err != nil {
+		return nil, err
+	}
+	sy := &syncer{locks: locks}
+	if err := sy.open(s, c, o); err != nil {
+		locks.Release()
+		return nil, err
+	}
+	return sy, nil
+}
+
+// open cleans the folder, reads the journal and builds the engine.
+func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
+	removed, err := memcore.CleanTemp(s.dir)
+	if len(removed) > 0 {
+		s.log.Info("removed temporary files left by a crash", "count", len(removed))
+	}
+	if err != nil {
+		s.log.Warn("could not remove every temporary file", "err", err)
+	}
+	j, err := agent.OpenJournal(s.stateDir, s.server, s.slug)
+	switch {
+	case errors.Is(err, agent.ErrCorruptJournal):
+		s.log.Warn("starting from an empty journal: nothing is deleted, local-only files are pushed, server files written", "err", err)
+	case err != nil:
+		return fmt.Errorf("open the journal: %w", err)
+	}
+	host, _ := os.Hostname()
+	sy.journal = j
+	sy.eng, err = agent.New(agent.Config{
+		Remote: withProgress(remote, s.e.Stderr, s.flags.json), Repo: s.slug, Dir: s.dir, Journal: j, Host: host,
+		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete},
+		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll,
+		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport,
+	})
+	return err
+}
+
+// Close releases the locks.
+func (sy *syncer) Close() { sy.locks.Release() }
+
+// massDeleteFlag adds --allow-mass-delete to fs.
+func massDeleteFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("allow-mass-delete", false, "allow one push to soft-delete more than half of the repo's entries")
+}
