@@ -34,6 +34,9 @@ type Options struct {
 	Ready func() error
 	// RequestTimeout bounds a request's store work (default 30 s).
 	RequestTimeout time.Duration
+	// BodyCacheBytes bounds the cache of encoded GET bodies (default
+	// 32 MiB; negative disables it).
+	BodyCacheBytes int64
 }
 
 type handler struct {
@@ -44,6 +47,7 @@ type handler struct {
 	metrics *Metrics
 	limiter *limiter
 	timeout time.Duration
+	bodies  *bodyCache
 }
 
 // NewHandler returns the server's HTTP handler.
@@ -57,8 +61,12 @@ func NewHandler(o Options) http.Handler {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
 	}
+	if o.BodyCacheBytes == 0 {
+		o.BodyCacheBytes = 32 << 20
+	}
 	h := &handler{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics,
-		limiter: newLimiter(o.RateLimit), timeout: o.RequestTimeout}
+		limiter: newLimiter(o.RateLimit), timeout: o.RequestTimeout,
+		bodies: newBodyCache(o.BodyCacheBytes)}
 
 	r := chi.NewRouter()
 	r.Use(h.requestIDs, h.observe, h.recoverPanics)

@@ -287,3 +287,26 @@ func TestRequestID(t *testing.T) {
 		t.Errorf("generated id = %q", id)
 	}
 }
+
+// TestCachedBodiesFollowWrites reads each view, writes, and reads again:
+// a cached body must never outlive the version it was encoded at.
+func TestCachedBodiesFollowWrites(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	for i := 0; i < 5; i++ {
+		content := strings.Repeat("v", i+1)
+		ts.put("acme/api", map[string]string{"a.md": content}, nil, http.StatusOK)
+		for j := 0; j < 2; j++ { // the second read is served from the cache
+			full := decode[api.TeamMemory](t, ts.get("repo=acme/api", http.StatusOK))
+			h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
+			if full.Content.Entries["a.md"] != content || full.Version != int64(i+1) || h.Version != int64(i+1) ||
+				h.EntryChecksums["a.md"] != memcore.EntryChecksum([]byte(content)) {
+				t.Fatalf("round %d read %d: stale body: %+v %+v", i, j, full, h)
+			}
+		}
+	}
+	// A reader without a grant never gets a cached body.
+	stranger := ts.token("eve", "other/*:read")
+	if r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", stranger, nil); r.status != http.StatusForbidden {
+		t.Errorf("stranger = %d", r.status)
+	}
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,8 +12,10 @@ import (
 )
 
 // getTeamMemory serves GET ?repo=R[&view=hashes][&since=V]: pull, hashes
-// probe or delta. A matching If-None-Match is answered 304 from the
-// repository's summary row alone, without reading any entry.
+// probe or delta. Every request first reads the repository's summary row
+// only: a matching If-None-Match is answered 304 from it, and a full or
+// hashes body already encoded at that version is served from the cache
+// without reading any entry.
 func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo := q.Get("repo")
@@ -28,14 +31,19 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 	p := principal(ctx)
-	if inm := r.Header.Get("If-None-Match"); inm != "" {
-		st, err := h.svc.State(ctx, p, repo)
-		if err != nil {
-			return err
-		}
-		if api.ETagMatches(inm, st.Checksum, true) {
-			w.Header().Set("ETag", api.ETag(st.Checksum))
-			w.WriteHeader(http.StatusNotModified)
+	st, err := h.svc.State(ctx, p, repo)
+	if err != nil {
+		return err
+	}
+	if inm := r.Header.Get("If-None-Match"); inm != "" && api.ETagMatches(inm, st.Checksum, true) {
+		w.Header().Set("ETag", api.ETag(st.Checksum))
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	key := cacheKey{repo: st.Repo, view: view}
+	if since == 0 {
+		if body, ok := h.bodies.get(key, st.Version, st.Checksum); ok {
+			writeBody(w, st.Checksum, body)
 			return nil
 		}
 	}
@@ -43,22 +51,42 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", api.ETag(snap.Checksum))
+	body, err := h.encodeSnapshot(snap, view)
+	if err != nil {
+		return err
+	}
+	if since == 0 {
+		h.bodies.put(key, snap.Version, snap.Checksum, body)
+	}
+	writeBody(w, snap.Checksum, body)
+	return nil
+}
+
+// encodeSnapshot encodes a snapshot as the full or hashes body.
+func (h *handler) encodeSnapshot(snap server.Snapshot, view string) ([]byte, error) {
 	if view == "hashes" {
-		writeJSON(w, http.StatusOK, api.Hashes{Version: snap.Version, Checksum: snap.Checksum,
+		return json.Marshal(api.Hashes{Version: snap.Version, Checksum: snap.Checksum,
 			EntryChecksums: entryChecksums(snap.Live), DeletedEntries: deletedEntries(snap.Deleted)})
-		return nil
 	}
 	entries := make(map[string]string, len(snap.Live))
 	for _, e := range snap.Live {
 		entries[e.Key] = e.Content
 	}
-	writeJSON(w, http.StatusOK, api.TeamMemory{
+	return json.Marshal(api.TeamMemory{
 		OrganizationID: h.svc.Org(), Repo: snap.Repo, Version: snap.Version,
 		LastModified: formatTime(snap.UpdatedAt), Checksum: snap.Checksum,
 		Content: api.Content{Entries: entries, EntryChecksums: entryChecksums(snap.Live), DeletedEntries: deletedEntries(snap.Deleted)},
 	})
-	return nil
+}
+
+// writeBody writes an encoded 200 JSON body with its ETag.
+func writeBody(w http.ResponseWriter, checksum string, body []byte) {
+	hd := w.Header()
+	hd.Set("ETag", api.ETag(checksum))
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 func entryChecksums(live []server.Entry) map[string]string {

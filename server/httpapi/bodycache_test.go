@@ -1,0 +1,46 @@
+package httpapi
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBodyCache(t *testing.T) {
+	c := newBodyCache(100)
+	a := cacheKey{"acme/a", ""}
+	b := cacheKey{"acme/b", "hashes"}
+	c.put(a, 1, "s1", []byte("aaaa"))
+	if got, ok := c.get(a, 1, "s1"); !ok || string(got) != "aaaa" {
+		t.Fatalf("get = %q %v", got, ok)
+	}
+	for _, miss := range []struct {
+		v   int64
+		sum string
+	}{{2, "s1"}, {1, "s2"}} {
+		if _, ok := c.get(a, miss.v, miss.sum); ok {
+			t.Errorf("stale hit for version %d checksum %s", miss.v, miss.sum)
+		}
+	}
+	c.put(a, 0, "s0", []byte("old")) // older than cached: ignored
+	if _, ok := c.get(a, 1, "s1"); !ok {
+		t.Error("an older body replaced a newer one")
+	}
+	c.put(b, 1, "t", []byte(strings.Repeat("b", 26))) // > max/4: not cached
+	if _, ok := c.get(b, 1, "t"); ok {
+		t.Error("an oversized body was cached")
+	}
+	for i := 0; i < 10; i++ { // 10 × 20 bytes > 100: the oldest are evicted
+		c.put(cacheKey{string(rune('a' + i)), ""}, 1, "x", []byte(strings.Repeat("z", 20)))
+	}
+	if c.size > c.max {
+		t.Errorf("size %d over budget %d", c.size, c.max)
+	}
+	if _, ok := c.get(a, 1, "s1"); ok {
+		t.Error("least recently used body not evicted")
+	}
+	var nilCache *bodyCache
+	nilCache.put(a, 1, "s", []byte("x"))
+	if _, ok := nilCache.get(a, 1, "s"); ok {
+		t.Error("disabled cache hit")
+	}
+}
