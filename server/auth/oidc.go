@@ -188,12 +188,18 @@ func (k jwk) publicKey() (crypto.PublicKey, error) {
 		default:
 			return nil, fmt.Errorf("unsupported curve %q", k.Crv)
 		}
-		x, err1 := b64int(k.X)
-		y, err2 := b64int(k.Y)
-		if err1 != nil || err2 != nil {
+		size := (c.Params().BitSize + 7) / 8
+		x, err1 := base64.RawURLEncoding.DecodeString(k.X)
+		y, err2 := base64.RawURLEncoding.DecodeString(k.Y)
+		if err1 != nil || err2 != nil || len(x) != size || len(y) != size {
 			return nil, fmt.Errorf("bad EC key %q", k.Kid)
 		}
-		return &ecdsa.PublicKey{Curve: c, X: x, Y: y}, nil
+		point := append(append([]byte{4}, x...), y...)
+		pub, err := ecdsa.ParseUncompressedPublicKey(c, point)
+		if err != nil {
+			return nil, fmt.Errorf("bad EC key %q: %w", k.Kid, err)
+		}
+		return pub, nil
 	case "OKP":
 		x, err := base64.RawURLEncoding.DecodeString(k.X)
 		if k.Crv != "Ed25519" || err != nil || len(x) != ed25519.PublicKeySize {

@@ -2,6 +2,9 @@ package auth
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/base64"
@@ -73,5 +76,34 @@ func TestOIDCGrantsFromClaims(t *testing.T) {
 	}
 	if _, err := ParseClaimGrant("repository"); err == nil {
 		t.Error("grant without permission accepted")
+	}
+}
+
+func TestJWKPublicKeyTypes(t *testing.T) {
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	pt, _ := ec.PublicKey.Bytes()
+	b64 := base64.RawURLEncoding.EncodeToString
+	ed := newKey(t)
+	good := []jwk{
+		{Kty: "EC", Kid: "ec", Crv: "P-256", X: b64(pt[1:33]), Y: b64(pt[33:])},
+		{Kty: "OKP", Kid: "ed", Crv: "Ed25519", X: b64(ed.Public().(ed25519.PublicKey))},
+	}
+	for _, k := range good {
+		if _, err := k.publicKey(); err != nil {
+			t.Errorf("%s: %v", k.Kid, err)
+		}
+	}
+	bad := []jwk{
+		{Kty: "EC", Kid: "short", Crv: "P-256", X: b64(pt[1:20]), Y: b64(pt[33:])},
+		{Kty: "EC", Kid: "off-curve", Crv: "P-256", X: b64(pt[33:]), Y: b64(pt[1:33])},
+		{Kty: "EC", Kid: "curve", Crv: "P-521", X: "AA", Y: "AA"},
+		{Kty: "OKP", Kid: "x25519", Crv: "X25519", X: b64(make([]byte, 32))},
+		{Kty: "RSA", Kid: "rsa", N: "!!", E: "AQAB"},
+		{Kty: "oct", Kid: "hmac"},
+	}
+	for _, k := range bad {
+		if _, err := k.publicKey(); err == nil {
+			t.Errorf("%s accepted", k.Kid)
+		}
 	}
 }
