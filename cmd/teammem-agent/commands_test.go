@@ -275,3 +275,23 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRunDoesNotOverwriteConcurrentEdit: an agent that created the repo
+// must still push conditionally afterwards, so that an edit made on the
+// server meanwhile is merged, not overwritten.
+func TestRunDoesNotOverwriteConcurrentEdit(t *testing.T) {
+	ts := newTestServer(t, false)
+	dir := t.TempDir()
+	env := agentEnv(t, ts, dir)
+	base := "one\ntwo\nthree\nfour\nfive\nsix\n"
+	putFile(t, dir, "x.md", base)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan cliResult)
+	go func() { done <- cli(t, ctx, env, "run", "--debounce", "50ms", "--max-delay", "200ms", "--poll", "1h") }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, func() bool { return ts.entries(t, "acme/api")["x.md"] == base })
+	ts.put(t, "acme/api", api.PutRequest{Entries: map[string]string{"x.md": "one\ntwo\nthree\nfour\nfive\nSIX (server)\n"}})
+	putFile(t, dir, "x.md", "ONE (local)\ntwo\nthree\nfour\nfive\nsix\n")
+	want := "ONE (local)\ntwo\nthree\nfour\nfive\nSIX (server)\n"
+	waitFor(t, func() bool { return ts.entries(t, "acme/api")["x.md"] == want })
+}

@@ -1,0 +1,107 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/memcore"
+)
+
+// soak reports whether the long variants run (SOAK=1, make soak).
+func soak() bool { return os.Getenv("SOAK") == "1" }
+
+// generation is the repo's content number g: n keys of about 2 KB each,
+// every one different from the same key in any other generation.
+func generation(g, n int) map[string]string {
+	out := make(map[string]string, n)
+	for i := range n {
+		key := fmt.Sprintf("topic-%03d/notes-%03d.md", i/20, i)
+		line := fmt.Sprintf("generation %d of %s\n", g, key)
+		out[key] = strings.Repeat(line, 2000/len(line)+1)
+	}
+	return out
+}
+
+// putAll writes entries to the server in one unconditional PUT.
+func putAll(t testing.TB, srv *serverProc, entries map[string]string) {
+	t.Helper()
+	if _, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: entries}, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKillDuringPull kills `teammem-agent pull` with SIGKILL at random
+// moments while it writes a large pull: every file must hold its old or its
+// new content, never a mix, and the next pull must converge and leave no
+// temporary file behind.
+func TestKillDuringPull(t *testing.T) {
+	const keys = 200
+	runs := 10
+	if soak() {
+		runs = 100
+	}
+	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
+	dir, state := t.TempDir(), t.TempDir()
+	putAll(t, srv, generation(0, keys))
+	start := time.Now()
+	if code, p := runAgent(t, srv, dir, state, "pull"); code != 0 {
+		t.Fatalf("first pull: exit %d\n%s", code, p.stderr)
+	}
+	full := time.Since(start)
+	t.Logf("a full pull of %d entries takes %v; killing at random within %v", keys, full, full*6/5)
+	killed := 0
+	for g := 1; g <= runs; g++ {
+		putAll(t, srv, generation(g, keys))
+		p := startProc(t, agentBin, append([]string{"pull"}, runArgs(srv, dir, state)...)...)
+		time.Sleep(rand.N(full * 6 / 5))
+		p.cmd.Process.Kill()
+		p.wait()
+		if !p.cmd.ProcessState.Success() {
+			killed++
+		}
+		checkOldOrNew(t, dir, generation(g-1, keys), generation(g, keys))
+		if code, p := runAgent(t, srv, dir, state, "pull"); code != 0 {
+			t.Fatalf("run %d: pull after the kill: exit %d\n%s", g, code, p.stderr)
+		}
+		checkConverged(t, dir, generation(g, keys))
+	}
+	t.Logf("%d runs, %d killed before they finished", runs, killed)
+}
+
+// checkOldOrNew fails unless every file is a key of old/new holding the
+// old or the new content, or a temporary file of an interrupted write.
+func checkOldOrNew(t *testing.T, dir string, old, new map[string]string) {
+	t.Helper()
+	for p, content := range files(t, dir) {
+		switch {
+		case memcore.IsTempName(p):
+		case content != old[p] && content != new[p]:
+			t.Fatalf("%s is torn or foreign: %.60q", p, content)
+		}
+	}
+}
+
+// checkConverged fails unless dir holds exactly want and no temporary file.
+func checkConverged(t *testing.T, dir string, want map[string]string) {
+	t.Helper()
+	got := files(t, dir)
+	if tmp := tempFiles(t, dir); len(tmp) > 0 {
+		t.Fatalf("temporary files left after a completed pull: %q", tmp)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d files, want %d", len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("%s not converged: %.60q", k, got[k])
+		}
+	}
+}
