@@ -33,13 +33,15 @@ type Store interface {
 	// Apply performs one write atomically: either every put and delete is
 	// applied and the version is bumped once (when anything changed), or
 	// nothing is. It checks, inside the same transaction:
-	//   - w.IfMatch (when not empty) against the current checksum: a
-	//     mismatch, or any If-Match on a never-written repository, is a
-	//     *PreconditionError (wrapping ErrPreconditionFailed);
-	//   - the live entry count after the write against w.MaxEntries:
-	//     *TooManyEntriesError (wrapping ErrTooManyEntries);
-	//   - the live bytes after the write against w.MaxRepoBytes: an error
-	//     wrapping ErrRepoTooLarge;
+	//   - w.IfMatch (when not empty) against the current checksum: when no
+	//     checksum of the list matches (and it is not "*"), or on any
+	//     If-Match on a never-written repository, a *PreconditionError
+	//     (wrapping ErrPreconditionFailed);
+	//   - the live entry count after the write against w.MaxEntries, when
+	//     the write grows it: *TooManyEntriesError (wrapping
+	//     ErrTooManyEntries);
+	//   - the live bytes after the write against w.MaxRepoBytes, when the
+	//     write grows them: an error wrapping ErrRepoTooLarge;
 	//   - that no newly created key equals another live key after
 	//     memcore.FoldKey: *KeyCollisionError (wrapping ErrKeyCollision).
 	// A put whose checksum equals the live entry's is not a change; a
@@ -129,7 +131,7 @@ type Put struct {
 // Write is one atomic change of a repository.
 type Write struct {
 	Repo         string
-	IfMatch      string   // "" for an unconditional write; a checksum or "*"
+	IfMatch      string   // "" for an unconditional write; "*"; or checksums separated by commas
 	Puts         []Put    // sorted by key, unique
 	Deletes      []string // sorted, unique, disjoint from Puts
 	Author       string   // token subject

@@ -2,6 +2,7 @@ package liveset
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/teammem/teammem/memcore"
@@ -48,7 +49,7 @@ func (s *Set) plan(cur server.RepoState, w server.Write) (*Plan, error) {
 		Entries: cur.Entries, Bytes: cur.Bytes}
 	created := s.planPuts(p, w.Puts)
 	deleting := s.planDeletes(p, w.Deletes)
-	if err := checkLimits(p, w); err != nil {
+	if err := checkLimits(cur, p, w); err != nil {
 		return nil, err
 	}
 	if err := s.checkCollisions(created, deleting); err != nil {
@@ -97,23 +98,33 @@ func (s *Set) planDeletes(p *Plan, keys []string) map[string]bool {
 	return deleting
 }
 
+// checkIfMatch compares If-Match (a comma-separated list of checksums, or
+// "*") with the current state; a never-written repository matches nothing.
 func checkIfMatch(cur server.RepoState, ifMatch string) error {
 	switch {
 	case ifMatch == "":
 		return nil
 	case cur.Version == 0:
 		return &server.PreconditionError{}
-	case ifMatch != "*" && ifMatch != cur.Checksum:
-		return &server.PreconditionError{Checksum: cur.Checksum}
+	case ifMatch == "*":
+		return nil
 	}
-	return nil
+	for _, sum := range strings.Split(ifMatch, ",") {
+		if sum == cur.Checksum {
+			return nil
+		}
+	}
+	return &server.PreconditionError{Checksum: cur.Checksum}
 }
 
-func checkLimits(p *Plan, w server.Write) error {
-	if w.MaxEntries > 0 && p.Entries > w.MaxEntries {
+// checkLimits refuses a write that leaves the repository over a limit and
+// grows it; a write that shrinks or keeps an over-limit repository (after
+// the limit was lowered) passes, so deleting is always possible.
+func checkLimits(cur server.RepoState, p *Plan, w server.Write) error {
+	if w.MaxEntries > 0 && p.Entries > w.MaxEntries && p.Entries > cur.Entries {
 		return &server.TooManyEntriesError{Max: w.MaxEntries, Received: p.Entries}
 	}
-	if w.MaxRepoBytes > 0 && p.Bytes > w.MaxRepoBytes {
+	if w.MaxRepoBytes > 0 && p.Bytes > w.MaxRepoBytes && p.Bytes > cur.Bytes {
 		return fmt.Errorf("apply %s: the write would leave %d bytes, the limit is %d: %w",
 			w.Repo, p.Bytes, w.MaxRepoBytes, server.ErrRepoTooLarge)
 	}
@@ -125,8 +136,10 @@ func checkLimits(p *Plan, w server.Write) error {
 func (s *Set) checkCollisions(created []string, deleting map[string]bool) error {
 	seen := map[string]string{}
 	for _, key := range created {
-		if other, ok := s.collision(key); ok && !deleting[other] {
-			return &server.KeyCollisionError{Key: key, Existing: other}
+		for _, other := range s.collisions(key) {
+			if !deleting[other] {
+				return &server.KeyCollisionError{Key: key, Existing: other}
+			}
 		}
 		f := memcore.FoldKey(key)
 		if other, ok := seen[f]; ok {

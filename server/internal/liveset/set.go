@@ -21,14 +21,14 @@ type Entry struct {
 // for concurrent use; the Cache hands each Set to one writer at a time.
 type Set struct {
 	version int64
-	keys    []string          // sorted in byte order
-	entries map[string]Entry  // by key
-	folded  map[string]string // memcore.FoldKey(key) → key
+	keys    []string            // sorted in byte order
+	entries map[string]Entry    // by key
+	folded  map[string][]string // memcore.FoldKey(key) → the live keys folding so
 }
 
 // New returns an empty Set of the given version.
 func New(version int64) *Set {
-	return &Set{version: version, entries: map[string]Entry{}, folded: map[string]string{}}
+	return &Set{version: version, entries: map[string]Entry{}, folded: map[string][]string{}}
 }
 
 // Version returns the repository version the Set reflects.
@@ -48,9 +48,8 @@ func (s *Set) Get(key string) (Entry, bool) {
 func (s *Set) Put(key string, e Entry) {
 	if _, ok := s.entries[key]; !ok {
 		s.insertKey(key)
-		if _, taken := s.folded[memcore.FoldKey(key)]; !taken {
-			s.folded[memcore.FoldKey(key)] = key
-		}
+		f := memcore.FoldKey(key)
+		s.folded[f] = append(s.folded[f], key)
 	}
 	s.entries[key] = e
 }
@@ -70,7 +69,10 @@ func (s *Set) Delete(key string) {
 		return
 	}
 	delete(s.entries, key)
-	if f := memcore.FoldKey(key); s.folded[f] == key {
+	f := memcore.FoldKey(key)
+	if rest := slices.DeleteFunc(s.folded[f], func(k string) bool { return k == key }); len(rest) > 0 {
+		s.folded[f] = rest
+	} else {
 		delete(s.folded, f)
 	}
 	if i, found := slices.BinarySearch(s.keys, key); found {
@@ -87,12 +89,13 @@ func (s *Set) Checksum() string {
 	return h.Sum()
 }
 
-// collision returns the live key that key would collide with after case
-// folding, ignoring key itself.
-func (s *Set) collision(key string) (string, bool) {
-	other, ok := s.folded[memcore.FoldKey(key)]
-	if !ok || other == key {
-		return "", false
+// collisions returns the live keys other than key that fold like key.
+func (s *Set) collisions(key string) []string {
+	var others []string
+	for _, k := range s.folded[memcore.FoldKey(key)] {
+		if k != key {
+			others = append(others, k)
+		}
 	}
-	return other, true
+	return others
 }
