@@ -1,6 +1,9 @@
 // Package sqlite is the embedded server.Store: one SQLite database file
-// (modernc.org/sqlite, no cgo) in WAL mode, written through a single
-// connection that takes BEGIN IMMEDIATE, read through a separate pool.
+// (modernc.org/sqlite, no cgo) in WAL mode, used by one process at a time
+// (an exclusive lock file guards it). Writes go through one writer
+// goroutine that commits queued writes together (group commit); reads run
+// in parallel through a separate pool, and repository states are served
+// from memory.
 package sqlite
 
 import (
@@ -10,9 +13,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gofrs/flock"
+
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -25,12 +29,17 @@ type Options struct {
 }
 
 // DB is a server.Store in one SQLite file. It is safe for concurrent use;
-// writes are serialised, reads run in parallel with them.
+// writes are serialised by its writer goroutine, reads run in parallel with
+// them. Only one DB may have a given file open at a time: Open fails with
+// ErrLocked while another holds it, in this process or another.
 type DB struct {
-	path  string
-	write *sql.DB // one connection; every transaction is BEGIN IMMEDIATE
-	read  *sql.DB // query_only connections
-	cache liveset.Cache
+	path   string
+	lock   *flock.Flock
+	write  *sql.DB // one connection, owned by the writer goroutine
+	read   *sql.DB // query_only connections
+	reads  *readStmts
+	states states
+	writer *writer
 }
 
 var _ server.Store = (*DB)(nil)
@@ -39,31 +48,50 @@ var _ server.Store = (*DB)(nil)
 const readConns = 4
 
 // pragmas every connection runs: wait for locks instead of failing, WAL
-// journal (readers never block the writer), and the durability WAL needs.
+// journal (readers never block the writer), the durability WAL needs, a
+// 16 MiB page cache and memory-mapped reads of up to 256 MiB.
 const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-	"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)" +
+	"&_pragma=cache_size(-16384)&_pragma=mmap_size(268435456)"
 
-// Open opens (creating when missing) the database file at path and checks
-// or, with opts.Migrate, applies its migrations.
+// Open opens (creating when missing) the database file at path, takes its
+// exclusive lock and checks or, with opts.Migrate, applies its migrations.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("open sqlite database %q: the path must be a file name without '?'", path)
 	}
-	write, err := openPool(ctx, path+"?"+pragmas+"&_txlock=immediate", 1)
+	lock, err := lockFile(path)
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{path: path, write: write}
-	if err := db.prepareSchema(ctx, opts.Migrate); err != nil {
-		_ = write.Close()
-		return nil, err
-	}
-	db.read, err = openPool(ctx, path+"?"+pragmas+"&_query_only=1", readConns)
-	if err != nil {
-		_ = write.Close()
-		return nil, err
+	db := &DB{path: path, lock: lock, states: states{m: map[string]server.RepoState{}}}
+	if err := db.open(ctx, opts); err != nil {
+		return nil, errors.Join(err, db.closeAll())
 	}
 	return db, nil
+}
+
+func (db *DB) open(ctx context.Context, opts Options) error {
+	if opts.Migrate {
+		if _, _, err := migrate(ctx, db.path, migrations.Up, 0); err != nil {
+			return err
+		}
+	}
+	var err error
+	if db.read, err = openPool(ctx, db.path+"?"+pragmas+"&_query_only=1", readConns); err != nil {
+		return err
+	}
+	if err := db.checkSchema(ctx); err != nil {
+		return err
+	}
+	if db.reads, err = prepareReads(ctx, db.read); err != nil {
+		return err
+	}
+	if db.write, err = openPool(ctx, db.path+"?"+pragmas+"&_txlock=immediate", 1); err != nil {
+		return err
+	}
+	db.writer, err = startWriter(ctx, db)
+	return err
 }
 
 func openPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
@@ -81,18 +109,10 @@ func openPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
 	return pool, nil
 }
 
-func (db *DB) prepareSchema(ctx context.Context, migrate bool) error {
-	if migrate {
-		_, _, err := Migrate(ctx, db.path, migrations.Up, 0)
-		return err
-	}
-	return db.checkSchema(ctx)
-}
-
 // checkSchema returns an error wrapping migrations.ErrSchemaMismatch unless
 // the schema is at the latest version.
 func (db *DB) checkSchema(ctx context.Context) error {
-	version, dirty, err := schemaVersion(ctx, db.write)
+	version, dirty, err := schemaVersion(ctx, db.read)
 	if err != nil {
 		return err
 	}
@@ -117,15 +137,33 @@ func schemaVersion(ctx context.Context, q *sql.DB) (uint, bool, error) {
 	return version, dirty, nil
 }
 
-// Ping reports whether the database answers and its schema is current.
+// Ping reports whether the database answers and its schema is current: it
+// reads the schema version from the file.
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.read.PingContext(ctx); err != nil {
-		return wrap("ping sqlite", err)
-	}
 	return db.checkSchema(ctx)
 }
 
-// Close closes both connection pools.
+// Close stops the writer, closes both connection pools and releases the
+// lock.
 func (db *DB) Close() error {
-	return errors.Join(db.read.Close(), db.write.Close())
+	return db.closeAll()
+}
+
+func (db *DB) closeAll() error {
+	var errs []error
+	if db.writer != nil {
+		db.writer.stop()
+	}
+	if db.reads != nil {
+		errs = append(errs, db.reads.Close())
+	}
+	for _, pool := range []*sql.DB{db.read, db.write} {
+		if pool != nil {
+			errs = append(errs, pool.Close())
+		}
+	}
+	if err := db.lock.Unlock(); err != nil {
+		errs = append(errs, fmt.Errorf("unlock sqlite database: %w", err))
+	}
+	return errors.Join(errs...)
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/teammem/teammem/server"
 )
@@ -67,30 +66,4 @@ func (db *DB) Revision(ctx context.Context, repo, key string, version int64) (se
 	}
 	r.At = fromMicros(at)
 	return r, nil
-}
-
-// PurgeTombstones removes tombstones deleted before the given time and
-// raises the since-floor of their repositories; see server.Store.
-func (db *DB) PurgeTombstones(ctx context.Context, before time.Time) (int, error) {
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, wrap("begin purge", err)
-	}
-	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	cutoff := micros(before)
-	_, err = tx.ExecContext(ctx, `UPDATE repos SET since_floor = max(since_floor,
-			(SELECT max(version) FROM entries WHERE repo = repos.slug AND deleted = 1 AND deleted_at < ?1))
-		WHERE slug IN (SELECT repo FROM entries WHERE deleted = 1 AND deleted_at < ?1)`, cutoff)
-	if err != nil {
-		return 0, wrap("raise since floor", err)
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM entries WHERE deleted = 1 AND deleted_at < ?`, cutoff)
-	if err != nil {
-		return 0, wrap("purge tombstones", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, wrap("purge tombstones", err)
-	}
-	return int(n), wrap("commit purge", tx.Commit())
 }

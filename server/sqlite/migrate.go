@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite"
@@ -13,10 +14,25 @@ import (
 // Migrate runs a migration command on the database file at path: cmd is
 // migrations.Up (all pending, or at most n when n > 0), migrations.Down
 // (roll back n) or migrations.Version (change nothing). It returns the
-// resulting schema version and whether it is dirty. It uses golang-migrate's
-// sqlite driver, which is built on modernc.org/sqlite, and its
-// schema_migrations table.
+// resulting schema version and whether it is dirty. It takes the database's
+// exclusive lock, so it fails with ErrLocked while a server uses the file.
+// It uses golang-migrate's sqlite driver, which is built on
+// modernc.org/sqlite, and its schema_migrations table.
 func Migrate(ctx context.Context, path, cmd string, n int) (version uint, dirty bool, err error) {
+	lock, err := lockFile(path)
+	if err != nil {
+		return 0, false, err
+	}
+	defer func() {
+		if uerr := lock.Unlock(); uerr != nil {
+			err = errors.Join(err, fmt.Errorf("unlock sqlite database: %w", uerr))
+		}
+	}()
+	return migrate(ctx, path, cmd, n)
+}
+
+// migrate is Migrate for a caller that holds the lock.
+func migrate(ctx context.Context, path, cmd string, n int) (uint, bool, error) {
 	pool, err := sql.Open("sqlite", path+"?"+pragmas)
 	if err != nil {
 		return 0, false, fmt.Errorf("open sqlite database for migration: %w", err)

@@ -11,18 +11,55 @@ import (
 	"github.com/teammem/teammem/server/internal/liveset"
 )
 
-// querier is what both *sql.DB and *sql.Tx offer.
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+// Queries of the read path, prepared once per pool (database/sql keeps one
+// prepared statement per connection).
+const (
+	stateSQL = `SELECT version, checksum, entries, bytes, updated_at, since_floor FROM repos WHERE slug = ?`
+	// metaSQL reads only columns of the entries_repo_meta covering index.
+	metaSQL = `SELECT key, checksum, size, version, updated_at, deleted, deleted_at, '' FROM entries
+		WHERE repo = ? AND version > ? ORDER BY key`
+	contentSQL = `SELECT key, checksum, size, version, updated_at, deleted, deleted_at, content FROM entries
+		WHERE repo = ? AND version > ? ORDER BY key`
+)
+
+// readStmts are the read pool's prepared statements.
+type readStmts struct {
+	state, meta, content *sql.Stmt
 }
 
-// readState reads one repository row and its since-floor.
-func readState(ctx context.Context, q querier, repo string) (server.RepoState, int64, error) {
+func prepareReads(ctx context.Context, pool *sql.DB) (*readStmts, error) {
+	var r readStmts
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		sql  string
+	}{{&r.state, stateSQL}, {&r.meta, metaSQL}, {&r.content, contentSQL}} {
+		stmt, err := pool.PrepareContext(ctx, p.sql)
+		if err != nil {
+			_ = r.Close()
+			return nil, wrap("prepare read statements", err)
+		}
+		*p.stmt = stmt
+	}
+	return &r, nil
+}
+
+// Close closes the statements prepared so far.
+func (r *readStmts) Close() error {
+	var errs []error
+	for _, s := range []*sql.Stmt{r.state, r.meta, r.content} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// readState reads one repository row and its since-floor through a
+// prepared statement.
+func readState(ctx context.Context, stmt *sql.Stmt, repo string) (server.RepoState, int64, error) {
 	st := server.RepoState{Repo: repo}
 	var at, floor int64
-	err := q.QueryRowContext(ctx,
-		`SELECT version, checksum, entries, bytes, updated_at, since_floor FROM repos WHERE slug = ?`, repo).
+	err := stmt.QueryRowContext(ctx, repo).
 		Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &at, &floor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return server.RepoState{}, 0, fmt.Errorf("repository %s: %w", repo, server.ErrNotFound)
@@ -34,12 +71,6 @@ func readState(ctx context.Context, q querier, repo string) (server.RepoState, i
 	return st, floor, nil
 }
 
-// RepoState reads the repository's row; see server.Store.
-func (db *DB) RepoState(ctx context.Context, repo string) (server.RepoState, error) {
-	st, _, err := readState(ctx, db.read, repo)
-	return st, err
-}
-
 // Snapshot reads the repository in one read transaction; see server.Store.
 func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
 	tx, err := db.read.BeginTx(ctx, nil)
@@ -47,7 +78,7 @@ func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions
 		return server.Snapshot{}, wrap("begin snapshot", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
-	st, floor, err := readState(ctx, tx, repo)
+	st, floor, err := readState(ctx, tx.StmtContext(ctx, db.reads.state), repo)
 	if err != nil {
 		return server.Snapshot{}, err
 	}
@@ -55,23 +86,25 @@ func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions
 	if err != nil {
 		return server.Snapshot{}, err
 	}
-	if err := readEntries(ctx, tx, repo, opts, &snap); err != nil {
+	stmt := db.reads.meta
+	if opts.WithContent {
+		stmt = db.reads.content
+	}
+	if err := readEntries(ctx, tx.StmtContext(ctx, stmt), repo, opts.Since, &snap); err != nil {
 		return server.Snapshot{}, err
 	}
 	return snap, nil
 }
 
-func readEntries(ctx context.Context, tx *sql.Tx, repo string, opts server.ReadOptions, snap *server.Snapshot) error {
-	content := "''"
-	if opts.WithContent {
-		content = "content"
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT key, checksum, size, version, updated_at, deleted, deleted_at, `+
-		content+` FROM entries WHERE repo = ? AND version > ? ORDER BY key`, repo, opts.Since)
+func readEntries(ctx context.Context, stmt *sql.Stmt, repo string, since int64, snap *server.Snapshot) error {
+	rows, err := stmt.QueryContext(ctx, repo, since)
 	if err != nil {
 		return wrap("read entries", err)
 	}
 	defer rows.Close()
+	if since == 0 {
+		snap.Live = make([]server.Entry, 0, snap.Entries)
+	}
 	for rows.Next() {
 		var e server.Entry
 		var at int64

@@ -10,37 +10,160 @@ import (
 	"github.com/teammem/teammem/server/internal/liveset"
 )
 
-// Apply performs one write atomically; see server.Store. Writers are
-// serialised by the single write connection and BEGIN IMMEDIATE.
-func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
-	return db.cache.Apply(ctx, db.begin, w)
+// Statements of the write path, prepared once on the write pool's one
+// connection (a statement prepared on a sql.Conn would be prepared again
+// by every Tx.StmtContext).
+const (
+	liveSQL = `SELECT key, checksum, size FROM entries WHERE repo = ? AND deleted = 0 ORDER BY key`
+	repoSQL = `INSERT INTO repos (slug, version, checksum, entries, bytes, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (slug) DO UPDATE SET version = excluded.version, checksum = excluded.checksum,
+			entries = excluded.entries, bytes = excluded.bytes, updated_at = excluded.updated_at`
+	putSQL = `INSERT INTO entries
+		(repo, key, folded_key, checksum, size, version, updated_at, deleted, deleted_at, content)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0, NULL, ?)
+		ON CONFLICT (repo, key) DO UPDATE SET checksum = excluded.checksum,
+			size = excluded.size, version = excluded.version, updated_at = excluded.updated_at,
+			deleted = 0, deleted_at = NULL, content = excluded.content`
+	deleteSQL = `UPDATE entries SET deleted = 1, deleted_at = ?, version = ?, updated_at = ?, content = ''
+		WHERE repo = ? AND key = ?`
+	revisionSQL = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	savepointSQL  = `SAVEPOINT change`
+	releaseSQL    = `RELEASE change`
+	rollbackToSQL = `ROLLBACK TO change`
+)
+
+// writeStmts are the writer's prepared statements; bound to one
+// transaction by in.
+type writeStmts struct {
+	state, live, repo, put, del, rev, savepoint, release, rollbackTo *sql.Stmt
 }
 
-func (db *DB) begin(ctx context.Context) (liveset.Tx, error) {
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, wrap("begin write", err)
+func (s *writeStmts) all() []**sql.Stmt {
+	return []**sql.Stmt{&s.state, &s.live, &s.repo, &s.put, &s.del, &s.rev, &s.savepoint, &s.release, &s.rollbackTo}
+}
+
+var writeSQL = []string{stateSQL, liveSQL, repoSQL, putSQL, deleteSQL, revisionSQL, savepointSQL, releaseSQL, rollbackToSQL}
+
+func prepareWrites(ctx context.Context, pool *sql.DB) (*writeStmts, error) {
+	s := &writeStmts{}
+	for i, p := range s.all() {
+		stmt, err := pool.PrepareContext(ctx, writeSQL[i])
+		if err != nil {
+			_ = s.Close()
+			return nil, wrap("prepare write statements", err)
+		}
+		*p = stmt
 	}
-	return &writeTx{tx: tx}, nil
+	return s, nil
 }
 
-// writeTx is one BEGIN IMMEDIATE transaction: the whole database is locked
-// against other writers from its start.
-type writeTx struct {
-	tx *sql.Tx
+// in returns the statements bound to tx.
+func (s *writeStmts) in(ctx context.Context, tx *sql.Tx) *writeStmts {
+	t := &writeStmts{}
+	for i, p := range t.all() {
+		*p = tx.StmtContext(ctx, *s.all()[i])
+	}
+	return t
 }
 
-func (t *writeTx) Lock(ctx context.Context, repo string) (server.RepoState, error) {
-	st, _, err := readState(ctx, t.tx, repo)
+// Close closes the statements prepared so far.
+func (s *writeStmts) Close() error {
+	var errs []error
+	for _, p := range s.all() {
+		if *p != nil {
+			errs = append(errs, (*p).Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// batch is one write transaction shared by several jobs.
+type batch struct {
+	w       *writer
+	tx      *sql.Tx
+	stmts   *writeStmts
+	pending map[string]server.RepoState // states written by this batch
+	changed bool                        // something to commit
+	broken  error                       // the transaction is unusable
+}
+
+func newBatch(ctx context.Context, tx *sql.Tx, w *writer) *batch {
+	return &batch{w: w, tx: tx, stmts: w.stmts.in(ctx, tx), pending: map[string]server.RepoState{}}
+}
+
+// state returns repo's state as this batch sees it.
+func (b *batch) state(ctx context.Context, repo string) (server.RepoState, error) {
+	if st, ok := b.pending[repo]; ok {
+		return st, nil
+	}
+	if st, ok := b.w.db.states.get(repo); ok {
+		return st, nil
+	}
+	st, _, err := readState(ctx, b.stmts.state, repo)
 	if errors.Is(err, server.ErrNotFound) {
 		return liveset.EmptyState(repo), nil
 	}
 	return st, err
 }
 
-func (t *writeTx) Live(ctx context.Context, repo string, add func(string, liveset.Entry)) error {
-	rows, err := t.tx.QueryContext(ctx,
-		`SELECT key, checksum, size FROM entries WHERE repo = ? AND deleted = 0 ORDER BY key`, repo)
+// saveRepos writes the row of every repository the batch changed, once
+// per batch rather than once per write.
+func (b *batch) saveRepos(ctx context.Context) error {
+	for _, st := range b.pending {
+		if err := b.saveRepo(ctx, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *batch) saveRepo(ctx context.Context, st server.RepoState) error {
+	_, err := b.stmts.repo.ExecContext(ctx, st.Repo, st.Version, st.Checksum, st.Entries, st.Bytes, micros(st.UpdatedAt))
+	return wrap("save repository", err)
+}
+
+// inSavepoint runs fn inside a savepoint, rolled back alone when fn fails.
+// When even that fails the whole batch is marked broken.
+func (b *batch) inSavepoint(ctx context.Context, fn func() error) error {
+	if _, err := b.stmts.savepoint.ExecContext(ctx); err != nil {
+		b.broken = wrap("begin savepoint", err)
+		return b.broken
+	}
+	err := fn()
+	if err != nil {
+		if _, rerr := b.stmts.rollbackTo.ExecContext(ctx); rerr != nil {
+			b.broken = wrap("roll back savepoint", rerr)
+		}
+	}
+	if _, rerr := b.stmts.release.ExecContext(ctx); rerr != nil && b.broken == nil {
+		b.broken = wrap("release savepoint", rerr)
+	}
+	return errors.Join(err, b.broken)
+}
+
+func (b *batch) begin(context.Context) (liveset.Tx, error) {
+	if b.broken != nil {
+		return nil, b.broken
+	}
+	return &change{b: b}, nil
+}
+
+// change is one Apply inside a batch, seen by liveset.Cache as its
+// transaction: its rows are saved inside a savepoint and its state becomes
+// the batch's on Commit.
+type change struct {
+	b    *batch
+	plan *liveset.Plan
+}
+
+func (c *change) Lock(ctx context.Context, repo string) (server.RepoState, error) {
+	return c.b.state(ctx, repo)
+}
+
+func (c *change) Live(ctx context.Context, repo string, add func(string, liveset.Entry)) error {
+	rows, err := c.b.stmts.live.QueryContext(ctx, repo)
 	if err != nil {
 		return wrap("read live entries", err)
 	}
@@ -56,60 +179,41 @@ func (t *writeTx) Live(ctx context.Context, repo string, add func(string, livese
 	return wrap("read live entries", rows.Err())
 }
 
-func (t *writeTx) Save(ctx context.Context, p *liveset.Plan) error {
-	at := micros(p.At)
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO repos (slug, version, checksum, entries, bytes, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (slug) DO UPDATE SET version = excluded.version, checksum = excluded.checksum,
-			entries = excluded.entries, bytes = excluded.bytes, updated_at = excluded.updated_at`,
-		p.Repo, p.Version, p.Checksum, p.Entries, p.Bytes, at)
-	if err != nil {
-		return wrap("save repository", err)
+func (c *change) Save(ctx context.Context, p *liveset.Plan) error {
+	c.plan = p
+	return c.b.inSavepoint(ctx, func() error { return c.save(ctx, p) })
+}
+
+func (c *change) save(ctx context.Context, p *liveset.Plan) error {
+	st, at := c.b.stmts, micros(p.At)
+	if p.Version == 1 { // a new repository: its row must exist before its entries
+		if err := c.b.saveRepo(ctx, p.State()); err != nil {
+			return err
+		}
 	}
-	put, err := t.tx.PrepareContext(ctx, `INSERT INTO entries
-		(repo, key, folded_key, checksum, size, version, updated_at, deleted, deleted_at, content)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 0, NULL, ?)
-		ON CONFLICT (repo, key) DO UPDATE SET folded_key = excluded.folded_key, checksum = excluded.checksum,
-			size = excluded.size, version = excluded.version, updated_at = excluded.updated_at,
-			deleted = 0, deleted_at = NULL, content = excluded.content`)
-	if err != nil {
-		return wrap("save entries", err)
-	}
-	defer put.Close()
-	del, err := t.tx.PrepareContext(ctx, `UPDATE entries
-		SET deleted = 1, deleted_at = ?, version = ?, updated_at = ?, content = ''
-		WHERE repo = ? AND key = ?`)
-	if err != nil {
-		return wrap("save entries", err)
-	}
-	defer del.Close()
-	rev, err := t.tx.PrepareContext(ctx, `INSERT INTO revisions
-		(repo, key, version, op, checksum, size, author, at, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return wrap("save revisions", err)
-	}
-	defer rev.Close()
-	for _, c := range p.Changes {
-		if c.Op == server.OpDelete {
-			_, err = del.ExecContext(ctx, at, p.Version, at, p.Repo, c.Key)
+	var err error
+	for _, ch := range p.Changes {
+		if ch.Op == server.OpDelete {
+			_, err = st.del.ExecContext(ctx, at, p.Version, at, p.Repo, ch.Key)
 		} else {
-			_, err = put.ExecContext(ctx, p.Repo, c.Key, memcore.FoldKey(c.Key), c.Checksum, c.Size, p.Version, at, c.Content)
+			_, err = st.put.ExecContext(ctx, p.Repo, ch.Key, memcore.FoldKey(ch.Key), ch.Checksum, ch.Size, p.Version, at, ch.Content)
 		}
 		if err != nil {
 			return wrap("save entry", err)
 		}
-		if _, err := rev.ExecContext(ctx, p.Repo, c.Key, p.Version, string(c.Op), c.Checksum, c.Size, p.Author, at, c.Content); err != nil {
+		if _, err := st.rev.ExecContext(ctx, p.Repo, ch.Key, p.Version, string(ch.Op), ch.Checksum, ch.Size, p.Author, at, ch.Content); err != nil {
 			return wrap("save revision", err)
 		}
 	}
 	return nil
 }
 
-func (t *writeTx) Commit(context.Context) error { return wrap("commit write", t.tx.Commit()) }
-
-func (t *writeTx) Rollback(context.Context) error {
-	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
-		return wrap("roll back write", err)
-	}
+// Commit makes the change's state the batch's; the batch commits later.
+func (c *change) Commit(context.Context) error {
+	c.b.pending[c.plan.Repo] = c.plan.State()
+	c.b.changed = true
 	return nil
 }
+
+// Rollback does nothing: a failed Save already rolled its savepoint back.
+func (c *change) Rollback(context.Context) error { return nil }

@@ -1,0 +1,59 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// purgeJob is one Store.PurgeTombstones.
+type purgeJob struct {
+	ctx    context.Context
+	before time.Time
+	n      int
+	err    error
+	done   chan struct{}
+}
+
+func (j *purgeJob) context() context.Context { return j.ctx }
+
+func (j *purgeJob) run(ctx context.Context, b *batch) error {
+	return b.inSavepoint(ctx, func() error {
+		cutoff := micros(j.before)
+		_, err := b.tx.ExecContext(ctx, `UPDATE repos SET since_floor = max(since_floor,
+				(SELECT max(version) FROM entries WHERE repo = repos.slug AND deleted = 1 AND deleted_at < ?1))
+			WHERE slug IN (SELECT repo FROM entries WHERE deleted = 1 AND deleted_at < ?1)`, cutoff)
+		if err != nil {
+			return wrap("raise since floor", err)
+		}
+		res, err := b.tx.ExecContext(ctx, `DELETE FROM entries WHERE deleted = 1 AND deleted_at < ?`, cutoff)
+		if err != nil {
+			return wrap("purge tombstones", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return wrap("purge tombstones", err)
+		}
+		j.n = int(n)
+		b.changed = b.changed || n > 0
+		return nil
+	})
+}
+
+func (j *purgeJob) finish(err error) {
+	if err != nil {
+		j.n, j.err = 0, err
+	}
+	close(j.done)
+}
+
+// PurgeTombstones removes tombstones deleted before the given time and
+// raises the since-floor of their repositories, in the writer's next
+// batch; see server.Store.
+func (db *DB) PurgeTombstones(ctx context.Context, before time.Time) (int, error) {
+	j := &purgeJob{ctx: ctx, before: before, done: make(chan struct{})}
+	if err := db.writer.submit(ctx, j, j.done); err != nil {
+		return 0, fmt.Errorf("purge tombstones: %w", err)
+	}
+	return j.n, j.err
+}

@@ -1,0 +1,207 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/liveset"
+)
+
+// maxBatch bounds how many queued jobs one transaction commits together.
+const maxBatch = 64
+
+// ErrClosed is returned by writes submitted after Close.
+var ErrClosed = errors.New("sqlite store is closed")
+
+// job is one write the writer runs inside a batch transaction.
+type job interface {
+	// context is the caller's: a job whose context is done when its turn
+	// comes is not run.
+	context() context.Context
+	// run performs the job inside b's transaction; a failure it returns is
+	// its own and does not affect the other jobs of the batch.
+	run(ctx context.Context, b *batch) error
+	// finish delivers the outcome: err is the job's own failure or, when
+	// it succeeded, the batch's (a failed COMMIT).
+	finish(err error)
+}
+
+// writer is the goroutine that alone uses the write pool's one connection: it takes the
+// queued jobs, runs up to maxBatch of them in one BEGIN IMMEDIATE
+// transaction, each change inside its own SAVEPOINT, commits once, and only
+// then answers every caller. Writes are applied in queue order and each
+// sees the ones before it, so the result is the same as running them one
+// by one.
+type writer struct {
+	db    *DB
+	stmts *writeStmts
+	cache liveset.Cache
+	queue chan job
+	quit  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+func startWriter(ctx context.Context, db *DB) (*writer, error) {
+	stmts, err := prepareWrites(ctx, db.write)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{db: db, stmts: stmts, queue: make(chan job, maxBatch),
+		quit: make(chan struct{}), done: make(chan struct{})}
+	go w.loop()
+	return w, nil
+}
+
+// submit queues j and waits for its outcome. A job accepted by the writer
+// is always finished, even when ctx ends meanwhile, so its caller learns
+// whether it was committed.
+func (w *writer) submit(ctx context.Context, j job, finished <-chan struct{}) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case w.queue <- j:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.quit:
+		return ErrClosed
+	}
+	<-finished
+	return nil
+}
+
+// stop ends the loop after the jobs already queued and closes the
+// connection.
+func (w *writer) stop() {
+	w.once.Do(func() {
+		close(w.quit)
+		<-w.done
+		_ = w.stmts.Close()
+	})
+}
+
+func (w *writer) loop() {
+	defer close(w.done)
+	jobs := make([]job, 0, maxBatch)
+	for {
+		select {
+		case j := <-w.queue:
+			jobs = append(jobs[:0], j)
+		case <-w.quit:
+			w.drain()
+			return
+		}
+	fill:
+		for len(jobs) < maxBatch {
+			select {
+			case j := <-w.queue:
+				jobs = append(jobs, j)
+			default:
+				break fill
+			}
+		}
+		w.runBatch(jobs)
+		clear(jobs)
+	}
+}
+
+// drain finishes the jobs queued before stop with ErrClosed.
+func (w *writer) drain() {
+	for {
+		select {
+		case j := <-w.queue:
+			j.finish(ErrClosed)
+		default:
+			return
+		}
+	}
+}
+
+// runBatch runs jobs in one transaction and finishes each of them.
+func (w *writer) runBatch(jobs []job) {
+	ctx := context.Background() // a caller's cancellation must not abort the others' transaction
+	errs := make([]error, len(jobs))
+	err := w.inTx(ctx, func(b *batch) {
+		for i, j := range jobs {
+			if err := j.context().Err(); err != nil {
+				errs[i] = fmt.Errorf("start write: %w", err)
+				continue
+			}
+			if b.broken != nil {
+				errs[i] = b.broken
+				continue
+			}
+			errs[i] = j.run(ctx, b)
+		}
+	})
+	for i, j := range jobs {
+		if errs[i] == nil {
+			errs[i] = err
+		}
+		j.finish(errs[i])
+	}
+}
+
+// inTx begins a transaction, lets fill run the jobs in it and commits it
+// (rolls it back when nothing changed or it broke), publishing the new
+// repository states under the states lock.
+func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
+	tx, err := w.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap("begin write", err)
+	}
+	b := newBatch(ctx, tx, w)
+	fill(b)
+	if b.broken != nil || !b.changed {
+		return errors.Join(b.broken, wrap("roll back write", tx.Rollback()))
+	}
+	if err := b.saveRepos(ctx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	w.db.states.mu.Lock()
+	defer w.db.states.mu.Unlock()
+	if err := tx.Commit(); err != nil {
+		return wrap("commit write", err)
+	}
+	w.db.states.setLocked(b.pending)
+	return nil
+}
+
+// applyJob is one Store.Apply.
+type applyJob struct {
+	ctx  context.Context
+	w    server.Write
+	res  server.WriteResult
+	err  error
+	done chan struct{}
+}
+
+func (j *applyJob) context() context.Context { return j.ctx }
+
+func (j *applyJob) run(ctx context.Context, b *batch) error {
+	var err error
+	j.res, err = b.w.cache.Apply(ctx, b.begin, j.w)
+	return err
+}
+
+func (j *applyJob) finish(err error) {
+	if err != nil {
+		j.res, j.err = server.WriteResult{}, err
+	}
+	close(j.done)
+}
+
+// Apply queues one write for the writer and waits until its batch has
+// committed; see server.Store.
+func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
+	j := &applyJob{ctx: ctx, w: w, done: make(chan struct{})}
+	if err := db.writer.submit(ctx, j, j.done); err != nil {
+		return server.WriteResult{}, fmt.Errorf("apply write to %s: %w", w.Repo, err)
+	}
+	return j.res, j.err
+}
