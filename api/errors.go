@@ -34,6 +34,7 @@ const (
 	CodeUnavailable       = "unavailable"
 	CodeInternal          = "internal"
 	CodeMethodNotAllowed  = "method_not_allowed"
+	CodeCanceled          = "canceled"
 )
 
 // ErrorEnvelope is the body of every error response:

@@ -52,7 +52,7 @@ func InvalidParameter(format string, a ...any) error {
 
 // InvalidContent reports content that is not valid UTF-8.
 func InvalidContent(key string) error {
-	e := invalidf(ReasonInvalidContent, "entry %q is not valid UTF-8 text", key)
+	e := invalidf(ReasonInvalidContent, "entry %q is not valid UTF-8 text (or holds a NUL character)", key)
 	if key == "" {
 		e.Message = "the request holds content that is not valid UTF-8 text"
 	} else {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/teammem/teammem/memcore"
 )
@@ -15,10 +16,27 @@ func CanonicalRepo(repo string) (string, error) {
 	}
 	canon, err := memcore.CanonicalSlug(repo)
 	if err != nil {
-		e := invalidf(ReasonInvalidRepo, "repository %q is not a valid slug: %v", truncateForMessage(repo), slugReason(err))
+		e := invalidf(ReasonInvalidRepo, "repository %q is not a valid slug: %v", RedactRepo(repo), slugReason(err))
 		return "", e
 	}
 	return canon, nil
+}
+
+// RedactRepo bounds a raw repo parameter and removes the credentials of a
+// URL-shaped one (https://user:token@host/...), so it can be echoed or
+// logged.
+func RedactRepo(repo string) string {
+	if i := strings.Index(repo, "://"); i >= 0 {
+		rest := repo[i+3:]
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+			repo = repo[:i+3] + "REDACTED@" + rest[at+1:]
+		}
+	}
+	return truncateForMessage(repo)
 }
 
 // slugReason returns the reason part of a slug error.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/teammem/teammem/memcore"
@@ -66,7 +67,7 @@ func (s *Service) checkPuts(entries map[string]string) ([]Put, error) {
 			return nil, &KeyCollisionError{Key: k, Existing: other}
 		}
 		folded[f] = k
-		if !utf8.ValidString(content) {
+		if !utf8.ValidString(content) || strings.IndexByte(content, 0) >= 0 {
 			return nil, InvalidContent(k)
 		}
 		if len(content) > s.cfg.MaxEntryBytes {

@@ -9,6 +9,7 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -82,6 +83,9 @@ func (o *OIDC) verify(ctx context.Context, token string, leeway time.Duration, n
 		jwt.WithLeeway(leeway),
 		jwt.WithTimeFunc(now),
 	)
+	if errors.Is(err, server.ErrUnavailable) { // the issuer's keys are unreachable: 503, not 401
+		return server.Principal{}, time.Time{}, err
+	}
 	if err != nil {
 		return server.Principal{}, time.Time{}, describe(err)
 	}
@@ -122,7 +126,7 @@ func (o *OIDC) key(ctx context.Context, kid string, now time.Time) (crypto.Publi
 		if ok { // keep using the key we had
 			return k, nil
 		}
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", server.ErrUnavailable, err)
 	}
 	o.keys, o.fetched = keys, now
 	if k, ok = keys[kid]; !ok {

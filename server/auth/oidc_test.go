@@ -9,6 +9,7 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -105,5 +106,22 @@ func TestJWKPublicKeyTypes(t *testing.T) {
 		if _, err := k.publicKey(); err == nil {
 			t.Errorf("%s accepted", k.Kid)
 		}
+	}
+}
+
+func TestOIDCJWKSOutageIsUnavailable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	rsaKey, _ := rsa.GenerateKey(rand.Reader, 2048)
+	o := &OIDC{Issuer: "https://ci.example", Audience: "a", JWKSURL: srv.URL}
+	v, _ := NewVerifier(newKey(t).Public(), VerifierOptions{OIDC: []*OIDC{o}})
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.MapClaims{"iss": "https://ci.example", "aud": "a", "sub": "x", "exp": time.Now().Add(time.Hour).Unix()})
+	tok.Header["kid"] = "k"
+	s, _ := tok.SignedString(rsaKey)
+	_, err := v.Authenticate(context.Background(), s)
+	if !errors.Is(err, server.ErrUnavailable) || errors.Is(err, server.ErrUnauthenticated) {
+		t.Errorf("JWKS outage = %v; want ErrUnavailable", err)
 	}
 }

@@ -21,6 +21,10 @@ type errRateLimited struct{ retryAfter int }
 
 func (e errRateLimited) Error() string { return "rate limited" }
 
+// statusClientClosed is logged (never seen by a client that went away) for
+// requests canceled by their client, as nginx does.
+const statusClientClosed = 499
+
 // failure is an error translated for the wire.
 type failure struct {
 	status     int
@@ -88,6 +92,9 @@ func translate(err error) failure {
 	case errors.Is(err, errMethodNotAllowed):
 		return failure{status: http.StatusMethodNotAllowed, typ: api.TypeInvalidRequest, code: api.CodeMethodNotAllowed,
 			message: "This method is not allowed on this resource."}
+	case errors.Is(err, context.Canceled):
+		return failure{status: statusClientClosed, typ: api.TypeInvalidRequest, code: api.CodeCanceled,
+			message: "The request was canceled by the client."}
 	case errors.Is(err, server.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return failure{status: http.StatusServiceUnavailable, typ: api.TypeAPI, code: api.CodeUnavailable,
 			message: "The server's storage is unavailable right now; retry shortly.", retryAfter: 1}

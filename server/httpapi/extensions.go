@@ -12,7 +12,7 @@ import (
 func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo, key := q.Get("repo"), q.Get("key")
-	setLogRepo(r, repo)
+	setLogRepo(r, logRepo(repo))
 	limit, err := optionalInt(q, "limit")
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) getRevision(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo, key := q.Get("repo"), q.Get("key")
-	setLogRepo(r, repo)
+	setLogRepo(r, logRepo(repo))
 	version, err := optionalInt(q, "version")
 	if err != nil {
 		return err

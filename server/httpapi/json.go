@@ -21,10 +21,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(body)
 }
 
-// formatTime formats t as RFC 3339 UTC with milliseconds.
+// formatTime formats t as RFC 3339 UTC with milliseconds; the zero time
+// (a repository never written) is the Unix epoch.
 func formatTime(t time.Time) string {
 	if t.IsZero() {
-		return ""
+		t = time.Unix(0, 0)
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }

@@ -55,7 +55,18 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 func (m *Metrics) observeRequest(method, route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Observe(d.Seconds())
+	m.requests.WithLabelValues(route, methodLabel(method), strconv.Itoa(status)).Observe(d.Seconds())
+}
+
+// methodLabel bounds the method label to the standard methods, so that a
+// caller inventing methods cannot grow the series without limit.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete,
+		http.MethodPatch, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
 
 // recordWrite counts what a successful PUT changed.

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
 )
 
 type ctxKey int
@@ -129,6 +130,15 @@ func setLogRepo(r *http.Request, repo string) {
 	if info, ok := r.Context().Value(keyLogInfo).(*logInfo); ok {
 		info.repo = repo
 	}
+}
+
+// logRepo is what the access log records of a repo parameter: its
+// canonical slug, or the raw value with any credentials removed.
+func logRepo(repo string) string {
+	if canon, err := server.CanonicalRepo(repo); err == nil {
+		return canon
+	}
+	return server.RedactRepo(repo)
 }
 
 // routePattern returns chi's route pattern, or "unmatched".

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ import (
 func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo := q.Get("repo")
-	setLogRepo(r, repo)
+	setLogRepo(r, logRepo(repo))
 	view := q.Get("view")
 	if view != "" && view != "hashes" {
 		return server.InvalidParameter("view must be \"hashes\" or absent, got %q", truncate(view))
@@ -35,10 +36,13 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if inm := r.Header.Get("If-None-Match"); inm != "" && api.ETagMatches(inm, st.Checksum, true) {
+	if inm := headerList(r, "If-None-Match"); inm != "" && api.ETagMatches(inm, st.Checksum, true) {
 		w.Header().Set("ETag", api.ETag(st.Checksum))
 		w.WriteHeader(http.StatusNotModified)
 		return nil
+	}
+	if since > st.Version { // a restored or foreign server: the client must pull in full
+		return fmt.Errorf("since %d is newer than version %d: %w", since, st.Version, server.ErrSinceTooOld)
 	}
 	key := cacheKey{repo: st.Repo, view: view}
 	if since == 0 {
@@ -108,7 +112,7 @@ func deletedEntries(ts []server.Tombstone) map[string]int64 {
 // putTeamMemory serves PUT ?repo=R: an atomic, optionally conditional push.
 func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	setLogRepo(r, repo)
+	setLogRepo(r, logRepo(repo))
 	body, err := readBody(w, r, h.svc.Limits().MaxBodyBytes)
 	if err != nil {
 		return err
@@ -117,7 +121,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in.IfMatch = ifMatch(r.Header.Get("If-Match"))
+	in.IfMatch = ifMatch(headerList(r, "If-Match"))
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 	res, err := h.svc.Put(ctx, principal(ctx), repo, in)
@@ -134,22 +138,32 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ifMatch reduces an If-Match header to what the store compares: "" when
-// absent, "*" when it holds *, else the first entity tag without quotes.
+// absent, "*" when it holds *, else the listed checksums without quotes or
+// W/, separated by commas. A present header whose tags are all empty
+// matches nothing.
 func ifMatch(header string) string {
-	header = strings.TrimSpace(header)
-	if header == "" {
+	if strings.TrimSpace(header) == "" {
 		return ""
 	}
+	var sums []string
 	for _, tag := range strings.Split(header, ",") {
-		if strings.TrimSpace(tag) == "*" {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" {
 			return "*"
 		}
+		if t := api.ParseETag(tag); t != "" && !strings.Contains(t, ",") {
+			sums = append(sums, t)
+		}
 	}
-	first, _, _ := strings.Cut(header, ",")
-	if t := api.ParseETag(first); t != "" {
-		return t
+	if len(sums) == 0 {
+		return "\x00never-matches"
 	}
-	return "\x00never-matches" // a present but empty tag matches nothing
+	return strings.Join(sums, ",")
+}
+
+// headerList joins every line of a list-valued header.
+func headerList(r *http.Request, name string) string {
+	return strings.Join(r.Header.Values(name), ",")
 }
 
 func nonNil(s []string) []string {
