@@ -40,6 +40,7 @@ type DB struct {
 	reads  *readStmts
 	states states
 	writer *writer
+	ckpt   *checkpointer
 }
 
 var _ server.Store = (*DB)(nil)
@@ -87,7 +88,11 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 	if db.reads, err = prepareReads(ctx, db.read); err != nil {
 		return err
 	}
-	if db.write, err = openPool(ctx, db.path+"?"+pragmas+"&_txlock=immediate", 1); err != nil {
+	if db.ckpt, err = startCheckpointer(ctx, db.path); err != nil {
+		return err
+	}
+	// The checkpointer, not the writer, copies the WAL into the file.
+	if db.write, err = openPool(ctx, db.path+"?"+pragmas+"&_pragma=wal_autocheckpoint(0)&_txlock=immediate", 1); err != nil {
 		return err
 	}
 	db.writer, err = startWriter(ctx, db)
@@ -153,6 +158,9 @@ func (db *DB) closeAll() error {
 	var errs []error
 	if db.writer != nil {
 		db.writer.stop()
+	}
+	if db.ckpt != nil {
+		errs = append(errs, db.ckpt.stop())
 	}
 	if db.reads != nil {
 		errs = append(errs, db.reads.Close())

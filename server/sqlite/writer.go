@@ -169,6 +169,7 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 		return wrap("commit write", err)
 	}
 	w.db.states.setLocked(b.pending)
+	w.db.ckpt.poke()
 	return nil
 }
 
