@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's log writes.
@@ -277,4 +279,33 @@ func TestGracefulShutdownProcess(t *testing.T) {
 	if !strings.Contains(logs.String(), "stopped") {
 		t.Errorf("no orderly stop in the log:\n%s", logs.String())
 	}
+}
+
+// countingStore counts PurgeTombstones calls.
+type countingStore struct {
+	server.Store
+	purges chan time.Time
+}
+
+func (c *countingStore) PurgeTombstones(ctx context.Context, before time.Time) (int, error) {
+	c.purges <- before
+	return 0, nil
+}
+
+func TestJanitorPurgesAtStart(t *testing.T) {
+	cs := &countingStore{purges: make(chan time.Time, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { runJanitor(ctx, cs, 48*time.Hour, slog.New(slog.DiscardHandler)); close(done) }()
+	select {
+	case before := <-cs.purges:
+		if d := time.Since(before); d < 47*time.Hour || d > 49*time.Hour {
+			t.Errorf("purged before %v, want about 48 h ago", before)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no purge at start")
+	}
+	cancel()
+	<-done
+	runJanitor(context.Background(), cs, 0, slog.New(slog.DiscardHandler)) // 0 = keep forever: returns at once
 }

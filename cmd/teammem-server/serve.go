@@ -33,6 +33,7 @@ type serveConfig struct {
 	secretScan               string
 	logLevel, logFormat      string
 	shutdownTimeout          time.Duration
+	tombstoneRetention       time.Duration
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -62,6 +63,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "text or json")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
+	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
 	}
@@ -174,6 +176,9 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		listeners = append(listeners, mln)
 		log.Info("metrics listening on "+mln.Addr().String(), "addr", mln.Addr().String())
 	}
+	jctx, stopJanitor := context.WithCancel(ctx)
+	defer stopJanitor()
+	go runJanitor(jctx, store, c.tombstoneRetention, log)
 	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "version", version)
 	return runServers(ctx, servers, listeners, c.shutdownTimeout, log)
 }

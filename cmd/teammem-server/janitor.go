@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/teammem/teammem/server"
+)
+
+// janitorInterval is how often old tombstones are purged.
+const janitorInterval = time.Hour
+
+// runJanitor purges tombstones older than retention at start and then every
+// janitorInterval until ctx is done. Clients that last synced before a
+// purge get 410 since_too_old and pull in full, so deletions still reach
+// them. Several replicas may run it at once: purging is idempotent.
+func runJanitor(ctx context.Context, store server.Store, retention time.Duration, log *slog.Logger) {
+	if retention <= 0 {
+		return
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := store.PurgeTombstones(ctx, time.Now().Add(-retention))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("purge tombstones failed", "error", err)
+		case n > 0:
+			log.Info("purged tombstones", "count", n, "retention", retention)
+		}
+		t.Reset(janitorInterval)
+	}
+}
