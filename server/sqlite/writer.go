@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/internal/liveset"
@@ -43,6 +44,8 @@ type writer struct {
 	quit  chan struct{}
 	done  chan struct{}
 	once  sync.Once
+	// largest is the most jobs one batch has held (read by tests).
+	largest atomic.Int64
 }
 
 func startWriter(ctx context.Context, db *DB) (*writer, error) {
@@ -103,6 +106,9 @@ func (w *writer) loop() {
 			default:
 				break fill
 			}
+		}
+		if n := int64(len(jobs)); n > w.largest.Load() {
+			w.largest.Store(n)
 		}
 		w.runBatch(jobs)
 		clear(jobs)

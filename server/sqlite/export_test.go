@@ -1,0 +1,4 @@
+package sqlite
+
+// LargestBatch returns the most writes one transaction of db has held.
+func LargestBatch(db *DB) int64 { return db.writer.largest.Load() }

@@ -1,0 +1,111 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/sqlite"
+)
+
+// TestGroupCommit runs many concurrent Applies on one repository, which
+// the writer commits in shared transactions: unconditional puts, If-Match
+// puts carrying a stale checksum (which must fail alone) and puts over the
+// entry limit (likewise). Every write must get its own outcome, no
+// acknowledged write may be lost, and versions must be contiguous.
+func TestGroupCommit(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	const repo = "acme/group"
+	if _, err := db.Apply(ctx, server.Write{Repo: repo, Puts: []server.Put{put("seed.md", "seed")}, Author: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	stale := memcore.DatasetChecksum(map[string]string{"never.md": memcore.EntryChecksum(nil)})
+	const writers, perWriter = 24, 10
+	type outcome struct {
+		key     string
+		version int64
+		err     error
+	}
+	results := make(chan outcome, writers*perWriter)
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWriter {
+				key := fmt.Sprintf("g%02d/k%d.md", g, i)
+				w := server.Write{Repo: repo, Puts: []server.Put{put(key, key)}, Author: "t"}
+				switch g % 3 {
+				case 1:
+					w.IfMatch = stale
+				case 2:
+					w.MaxEntries = 1 // the seed alone fills it
+				}
+				res, err := db.Apply(ctx, w)
+				results <- outcome{key, res.State.Version, err}
+			}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	want := map[string]string{"seed.md": "seed"}
+	versions := map[int64]string{1: "seed.md"}
+	for r := range results {
+		var g int
+		fmt.Sscanf(r.key, "g%02d", &g)
+		switch {
+		case g%3 == 0 && r.err == nil:
+			want[r.key] = r.key
+			if other, dup := versions[r.version]; dup {
+				t.Errorf("%s and %s both acknowledged at version %d", r.key, other, r.version)
+			}
+			versions[r.version] = r.key
+		case g%3 == 1 && errors.Is(r.err, server.ErrPreconditionFailed):
+		case g%3 == 2 && errors.Is(r.err, server.ErrTooManyEntries):
+		default:
+			t.Errorf("write of %s (writer kind %d): version %d, error %v", r.key, g%3, r.version, r.err)
+		}
+	}
+	if n := sqlite.LargestBatch(db); n < 2 {
+		t.Errorf("largest batch held %d writes; the test did not exercise group commit", n)
+	}
+	st, err := db.RepoState(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Version != int64(len(want)) || st.Entries != len(want) {
+		t.Errorf("state: version %d, %d entries; want %d of each", st.Version, st.Entries, len(want))
+	}
+	for v := int64(1); v <= st.Version; v++ {
+		if _, ok := versions[v]; !ok {
+			t.Errorf("version %d was not acknowledged to any write", v)
+		}
+	}
+	snap, err := db.Snapshot(ctx, repo, server.ReadOptions{WithContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range snap.Live {
+		got[e.Key] = e.Content
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("contents (-want +got):\n%s", diff)
+	}
+	for v, key := range versions {
+		if rev, err := db.Revision(ctx, repo, key, v); err != nil || rev.Content != want[key] {
+			t.Errorf("revision of %s at %d = %q, %v", key, v, rev.Content, err)
+		}
+	}
+}
+
+func put(key, content string) server.Put {
+	return server.Put{Key: key, Content: content, Checksum: memcore.EntryChecksum([]byte(content))}
+}
