@@ -5,8 +5,10 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,11 +32,21 @@ func generation(g, n int) map[string]string {
 	return out
 }
 
-// putAll writes entries to the server in one unconditional PUT.
+// putAll writes entries to the server in unconditional PUTs of at most
+// 200 entries (the server's body limit is 2 MiB).
 func putAll(t testing.TB, srv *serverProc, entries map[string]string) {
 	t.Helper()
-	if _, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: entries}, ""); err != nil {
-		t.Fatal(err)
+	keys := slices.Sorted(maps.Keys(entries))
+	for len(keys) > 0 {
+		n := min(200, len(keys))
+		req := api.PutRequest{Entries: map[string]string{}}
+		for _, k := range keys[:n] {
+			req.Entries[k] = entries[k]
+		}
+		if _, err := srv.api.Put(context.Background(), repo, req, ""); err != nil {
+			t.Fatal(err)
+		}
+		keys = keys[n:]
 	}
 }
 
