@@ -2,11 +2,16 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/teammem/teammem/migrations"
+	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/sqlite"
 	"github.com/teammem/teammem/server/storetest"
 )
@@ -28,5 +33,53 @@ func TestMigrate(t *testing.T) {
 	defer db.Close()
 	if err := db.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
+	}
+}
+
+// TestMigrateKeepsContent writes a repository the way schema version 1
+// stored it (content in both entries and revisions), migrates to the
+// latest schema and checks that every entry reads back whole.
+func TestMigrateKeepsContent(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	if _, _, err := sqlite.Migrate(ctx, path, migrations.Up, 1); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO repos (slug, version, checksum, entries, bytes, updated_at) VALUES ('acme/api', 2, 'sum', 1, 5, 2)`,
+		`INSERT INTO entries VALUES ('acme/api', 'a.md', 'a.md', 'sha256:a', 5, 1, 1, 0, NULL, 'alpha')`,
+		`INSERT INTO entries VALUES ('acme/api', 'b.md', 'b.md', 'sha256:b', 4, 2, 2, 1, 2, '')`,
+		`INSERT INTO revisions VALUES ('acme/api', 'a.md', 1, 'put', 'sha256:a', 5, 'alice', 1, 'alpha')`,
+		`INSERT INTO revisions VALUES ('acme/api', 'b.md', 1, 'put', 'sha256:b', 4, 'alice', 1, 'beta')`,
+		`INSERT INTO revisions VALUES ('acme/api', 'b.md', 2, 'delete', 'sha256:b', 4, 'alice', 2, '')`,
+	} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	snap, err := db.Snapshot(ctx, "acme/api", server.ReadOptions{WithContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := server.Snapshot{
+		RepoState: server.RepoState{Repo: "acme/api", Version: 2, Checksum: "sum", Entries: 1, Bytes: 5, UpdatedAt: time.UnixMicro(2).UTC()},
+		Live: []server.Entry{{Key: "a.md", Checksum: "sha256:a", Size: 5, Content: "alpha", Version: 1,
+			UpdatedAt: time.UnixMicro(1).UTC()}},
+		Deleted: []server.Tombstone{{Key: "b.md", Version: 2, DeletedAt: time.UnixMicro(2).UTC()}},
+	}
+	if diff := cmp.Diff(want, snap); diff != "" {
+		t.Errorf("snapshot after migrating (-want +got):\n%s", diff)
 	}
 }

@@ -15,11 +15,16 @@ import (
 // prepared statement per connection).
 const (
 	stateSQL = `SELECT version, checksum, entries, bytes, updated_at, since_floor FROM repos WHERE slug = ?`
-	// metaSQL reads only columns of the entries_repo_meta covering index.
+	// metaSQL scans the repository's small entry rows in key order.
 	metaSQL = `SELECT key, checksum, size, version, updated_at, deleted, deleted_at, '' FROM entries
 		WHERE repo = ? AND version > ? ORDER BY key`
-	contentSQL = `SELECT key, checksum, size, version, updated_at, deleted, deleted_at, content FROM entries
-		WHERE repo = ? AND version > ? ORDER BY key`
+	// contentSQL adds each live entry's content: that of its revision at
+	// the entry's version.
+	contentSQL = `SELECT e.key, e.checksum, e.size, e.version, e.updated_at, e.deleted, e.deleted_at,
+			coalesce(r.content, '')
+		FROM entries e LEFT JOIN revisions r
+			ON e.deleted = 0 AND r.repo = e.repo AND r.key = e.key AND r.version = e.version
+		WHERE e.repo = ? AND e.version > ? ORDER BY e.key`
 )
 
 // readStmts are the read pool's prepared statements.

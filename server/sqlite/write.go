@@ -19,13 +19,14 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (slug) DO UPDATE SET version = excluded.version, checksum = excluded.checksum,
 			entries = excluded.entries, bytes = excluded.bytes, updated_at = excluded.updated_at`
+	// An entry's content is stored once, in its revision (see migration 3).
 	putSQL = `INSERT INTO entries
-		(repo, key, folded_key, checksum, size, version, updated_at, deleted, deleted_at, content)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 0, NULL, ?)
+		(repo, key, folded_key, checksum, size, version, updated_at, deleted, deleted_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0, NULL)
 		ON CONFLICT (repo, key) DO UPDATE SET checksum = excluded.checksum,
 			size = excluded.size, version = excluded.version, updated_at = excluded.updated_at,
-			deleted = 0, deleted_at = NULL, content = excluded.content`
-	deleteSQL = `UPDATE entries SET deleted = 1, deleted_at = ?, version = ?, updated_at = ?, content = ''
+			deleted = 0, deleted_at = NULL`
+	deleteSQL = `UPDATE entries SET deleted = 1, deleted_at = ?, version = ?, updated_at = ?
 		WHERE repo = ? AND key = ?`
 	revisionSQL = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -196,7 +197,7 @@ func (c *change) save(ctx context.Context, p *liveset.Plan) error {
 		if ch.Op == server.OpDelete {
 			_, err = st.del.ExecContext(ctx, at, p.Version, at, p.Repo, ch.Key)
 		} else {
-			_, err = st.put.ExecContext(ctx, p.Repo, ch.Key, memcore.FoldKey(ch.Key), ch.Checksum, ch.Size, p.Version, at, ch.Content)
+			_, err = st.put.ExecContext(ctx, p.Repo, ch.Key, memcore.FoldKey(ch.Key), ch.Checksum, ch.Size, p.Version, at)
 		}
 		if err != nil {
 			return wrap("save entry", err)
