@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/teammem/teammem/api"
@@ -55,3 +56,25 @@ func benchGet(b *testing.B, entries int, query string, header ...string) {
 func BenchmarkGetFull20(b *testing.B)     { benchGet(b, 20, "") }
 func BenchmarkGetHashes1000(b *testing.B) { benchGet(b, 1000, "&view=hashes") }
 func BenchmarkGet304At1000(b *testing.B)  { benchGet(b, 1000, "", "If-None-Match", "*") }
+
+func BenchmarkPut20(b *testing.B) {
+	ts := newTestServer(&testing.T{}, serverOpts{})
+	seedRepo(b, ts, 20)
+	content := strings.Repeat("lorem ipsum dolor sit amet ", 76)[:2048]
+	var n atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := n.Add(1)
+			body := fmt.Sprintf(`{"entries":{"topics/entry-%04d.md":%q}}`, i%20, fmt.Sprint(i)+content)
+			req, _ := http.NewRequest(http.MethodPut, ts.url+api.PathTeamMemory+"?repo=acme/bench", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+ts.admin)
+			resp, err := ts.client.Do(req)
+			if err != nil || resp.StatusCode != 200 {
+				b.Fatal(err, resp.StatusCode)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+}
