@@ -62,6 +62,7 @@ func BenchmarkPut20(b *testing.B) {
 	seedRepo(b, ts, 20)
 	content := strings.Repeat("lorem ipsum dolor sit amet ", 76)[:2048]
 	var n atomic.Int64
+	b.SetParallelism(8) // 16 concurrent clients on 2 CPUs, as the load generator runs
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
