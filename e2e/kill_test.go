@@ -69,7 +69,7 @@ func TestKillDuringPull(t *testing.T) {
 	}
 	full := time.Since(start)
 	t.Logf("a full pull of %d entries takes %v; killing at random within %v", keys, full, full*6/5)
-	killed := 0
+	killed, temps := 0, 0
 	for g := 1; g <= runs; g++ {
 		putAll(t, srv, generation(g, keys))
 		p := startProc(t, agentBin, append([]string{"pull"}, runArgs(srv, dir, state)...)...)
@@ -80,12 +80,14 @@ func TestKillDuringPull(t *testing.T) {
 			killed++
 		}
 		checkOldOrNew(t, dir, generation(g-1, keys), generation(g, keys))
+		temps += len(tempFiles(t, dir))
 		if code, p := runAgent(t, srv, dir, state, "pull"); code != 0 {
 			t.Fatalf("run %d: pull after the kill: exit %d\n%s", g, code, p.stderr)
 		}
 		checkConverged(t, dir, generation(g, keys))
 	}
-	t.Logf("%d runs, %d killed before they finished", runs, killed)
+	t.Logf("%d runs, %d killed before they finished, %d temporary files left by the kills and removed by the next pull",
+		runs, killed, temps)
 }
 
 // checkOldOrNew fails unless every file is a key of old/new holding the

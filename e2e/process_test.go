@@ -205,15 +205,20 @@ func runArgs(srv *serverProc, dir, state string) []string {
 }
 
 // startAgent starts `teammem-agent run` on dir with its own state folder
-// and waits until its first cycle saved the journal (it is then watching).
+// and waits until its first cycle saved the journal (it is then watching;
+// the journal is saved at the end of every cycle).
 func startAgent(t testing.TB, srv *serverProc, dir, state string, extra ...string) *agentProc {
 	t.Helper()
 	args := append([]string{"run", "--debounce", "300ms", "--max-delay", "2s", "--poll", "1s"}, runArgs(srv, dir, state)...)
-	a := &agentProc{proc: startProc(t, agentBin, append(args, extra...)...), dir: dir, state: state}
 	journal := agent.JournalPath(state, srv.url(), repo)
+	var before time.Time
+	if fi, err := os.Stat(journal); err == nil {
+		before = fi.ModTime()
+	}
+	a := &agentProc{proc: startProc(t, agentBin, append(args, extra...)...), dir: dir, state: state}
 	waitFor(t, "the agent's first sync", func() bool {
-		_, err := os.Stat(journal)
-		return err == nil || a.cmd.ProcessState != nil
+		fi, err := os.Stat(journal) // saved at the end of every cycle
+		return err == nil && fi.ModTime().After(before)
 	})
 	return a
 }
