@@ -63,7 +63,7 @@ func (e *Engine) cycleLoop(ctx context.Context, pull, push bool, r *Report) erro
 // If-None-Match when there is a view, in full otherwise.
 func (e *Engine) pull(ctx context.Context) error {
 	opts := client.GetOptions{}
-	if e.view.loaded {
+	if e.view.exists() {
 		opts = client.GetOptions{IfNoneMatch: e.view.checksum, Since: e.view.version}
 	}
 	m, err := e.cfg.Remote.Get(ctx, e.cfg.Repo, opts)
@@ -74,7 +74,7 @@ func (e *Engine) pull(ctx context.Context) error {
 		e.view.loaded = false
 		return e.pull(ctx)
 	case errors.Is(err, client.ErrNotFound):
-		e.view.reset(true)
+		e.view.reset()
 		return nil
 	case err != nil:
 		return fmt.Errorf("pull: %w", err)

@@ -52,7 +52,7 @@ func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) er
 		e.cfg.Journal.Forget(k)
 		r.Deleted = append(r.Deleted, k)
 	}
-	e.view.checksum, e.view.version = resp.Checksum, resp.Version
+	e.view.pushed(resp)
 	e.cfg.Journal.SetDataset(resp.Checksum, resp.Version)
 	return e.cfg.Journal.Save()
 }

@@ -6,11 +6,13 @@ import (
 )
 
 // serverView is the engine's copy of the repo on the server: built by a
-// full pull, updated by pulls since a version and by successful pushes.
+// full pull, updated by pulls since a version and by successful pushes. It
+// reflects the server after every successful exchange: its checksum is the
+// dataset checksum of the last answer (pull or push), and "" only while
+// the last answer said the repo never held data (404).
 type serverView struct {
 	loaded   bool
-	missing  bool // the repo never held data (404): push without If-Match
-	checksum string
+	checksum string // "" while the repo does not exist: push without If-Match
 	version  int64
 	live     map[string]string // key → entry checksum
 	content  map[string]string // key → content
@@ -18,19 +20,25 @@ type serverView struct {
 }
 
 // exists reports whether the repo exists on the server, so that a push may
-// carry If-Match (which never matches a repo that never held data).
-func (v *serverView) exists() bool { return v.loaded && !v.missing && v.checksum != "" }
+// carry If-Match (which never matches a repo that never held data) and a
+// pull If-None-Match.
+func (v *serverView) exists() bool { return v.loaded && v.checksum != "" }
 
-// reset makes the view an empty, loaded repo; missing marks a 404.
-func (v *serverView) reset(missing bool) {
-	*v = serverView{loaded: true, missing: missing, checksum: memcore.EmptyDatasetChecksum,
-		live: map[string]string{}, content: map[string]string{}, tombs: map[string]bool{}}
+// reset makes the view a loaded repo that never held data (a 404).
+func (v *serverView) reset() {
+	*v = serverView{loaded: true, live: map[string]string{}, content: map[string]string{}, tombs: map[string]bool{}}
 }
 
 // replace loads a full pull.
 func (v *serverView) replace(m *api.TeamMemory) {
-	v.reset(false)
+	v.reset()
 	v.apply(m)
+}
+
+// pushed records the dataset a successful push left: the repo exists from
+// then on, whatever the view said before.
+func (v *serverView) pushed(resp *api.PutResponse) {
+	v.checksum, v.version = resp.Checksum, resp.Version
 }
 
 // apply merges a pull (full or since) into the view. Entry checksums are

@@ -72,7 +72,7 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 	host, _ := os.Hostname()
 	sy.journal = j
 	sy.eng, err = agent.New(agent.Config{
-		Remote: &ifMatchGuard{Remote: withProgress(remote, s.e.Stderr, s.flags.json)}, Repo: s.slug, Dir: s.dir, Journal: j, Host: host,
+		Remote: withProgress(remote, s.e.Stderr, s.flags.json), Repo: s.slug, Dir: s.dir, Journal: j, Host: host,
 		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll,
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport,
