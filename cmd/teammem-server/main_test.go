@@ -309,3 +309,28 @@ func TestJanitorPurgesAtStart(t *testing.T) {
 	<-done
 	runJanitor(context.Background(), cs, 0, slog.New(slog.DiscardHandler)) // 0 = keep forever: returns at once
 }
+
+func TestDebugAddrServesProfiles(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--data-dir", t.TempDir()},
+			env{stdout: io.Discard, stderr: logs, getenv: func(string) string { return "" }})
+	}()
+	defer func() { cancel(); <-done }()
+	re := regexp.MustCompile(`debug profiles on (127\.0\.0\.1:\d+)`)
+	var addr string
+	for i := 0; i < 1500 && addr == ""; i++ {
+		if m := re.FindStringSubmatch(logs.String()); m != nil {
+			addr = m[1]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if addr == "" {
+		t.Fatalf("no debug listener:\n%s", logs.String())
+	}
+	if code, body := request(t, http.MethodGet, "http://"+addr+"/debug/pprof/", "", ""); code != 200 || !strings.Contains(body, "goroutine") {
+		t.Errorf("/debug/pprof/ = %d", code)
+	}
+}

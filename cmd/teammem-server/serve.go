@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,7 @@ type serveConfig struct {
 	logLevel, logFormat      string
 	shutdownTimeout          time.Duration
 	tombstoneRetention       time.Duration
+	debugAddr                string
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -63,6 +65,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "text or json")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
+	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
@@ -167,7 +170,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if c.metricsAddr != "" {
 		mln, err := net.Listen("tcp", c.metricsAddr)
 		if err != nil {
-			ln.Close()
+			closeAll(listeners)
 			return fmt.Errorf("listen on %s for metrics: %w", c.metricsAddr, err)
 		}
 		mux := http.NewServeMux()
@@ -175,6 +178,16 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		servers = append(servers, newHTTPServer(mux, log))
 		listeners = append(listeners, mln)
 		log.Info("metrics listening on "+mln.Addr().String(), "addr", mln.Addr().String())
+	}
+	if c.debugAddr != "" {
+		dln, err := net.Listen("tcp", c.debugAddr)
+		if err != nil {
+			closeAll(listeners)
+			return fmt.Errorf("listen on %s for debugging: %w", c.debugAddr, err)
+		}
+		servers = append(servers, newHTTPServer(debugMux(), log))
+		listeners = append(listeners, dln)
+		log.Info("debug profiles on "+dln.Addr().String(), "addr", dln.Addr().String())
 	}
 	jctx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
@@ -221,6 +234,24 @@ func runServers(ctx context.Context, servers []*http.Server, lns []net.Listener,
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// closeAll closes listeners opened before a later one failed.
+func closeAll(lns []net.Listener) {
+	for _, l := range lns {
+		l.Close()
+	}
+}
+
+// debugMux serves the runtime profiles of net/http/pprof.
+func debugMux() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 // dataPath joins a file name to the data directory.
