@@ -51,30 +51,51 @@ func AgentTypeDirName(agentType string) (string, error) {
 // AgentMemoryDir returns an agent type's memory folder in a scope, with a
 // trailing separator.
 func AgentMemoryDir(env Env, agentType string, scope AgentMemoryScope) (string, error) {
-	name, err := AgentTypeDirName(agentType)
+	f, err := agentMemoryFolder(env, agentType, scope)
 	if err != nil {
 		return "", err
 	}
-	var dir string
-	switch scope {
-	case AgentScopeUser:
-		dir = filepath.Join(MemoryBase(env), agentMemoryDirName, name)
-	case AgentScopeProject:
-		dir = filepath.Join(env.Cwd, ConfigDirName, agentMemoryDirName, name)
-	case AgentScopeLocal:
-		dir = filepath.Join(env.Cwd, ConfigDirName, agentLocalDirName, name)
-	default:
-		return "", fmt.Errorf("%w: %q", ErrInvalidAgentScope, scope)
-	}
-	return dir + string(filepath.Separator), nil
+	return f.path(), nil
 }
 
 // AgentSnapshotDir returns <cwd>/.claude/agent-memory-snapshots/<type>/, where
 // a project may ship initial memory for an agent type.
 func AgentSnapshotDir(env Env, agentType string) (string, error) {
-	name, err := AgentTypeDirName(agentType)
+	f, err := agentSnapshotFolder(env, agentType)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(env.Cwd, ConfigDirName, agentSnapshotDirName, name) + string(filepath.Separator), nil
+	return f.path(), nil
+}
+
+// agentMemoryFolder names an agent type's memory folder in a scope: below
+// <memoryBase> for the user scope, below <cwd>/.claude for the others.
+func agentMemoryFolder(env Env, agentType string, scope AgentMemoryScope) (agentFolder, error) {
+	name, err := AgentTypeDirName(agentType)
+	if err != nil {
+		return agentFolder{}, err
+	}
+	switch scope {
+	case AgentScopeUser:
+		return agentFolder{base: MemoryBase(env), names: []string{agentMemoryDirName, name}}, nil
+	case AgentScopeProject:
+		return agentFolder{base: projectConfigDir(env), names: []string{agentMemoryDirName, name}}, nil
+	case AgentScopeLocal:
+		return agentFolder{base: projectConfigDir(env), names: []string{agentLocalDirName, name}}, nil
+	}
+	return agentFolder{}, fmt.Errorf("%w: %q", ErrInvalidAgentScope, scope)
+}
+
+// agentSnapshotFolder names the project's snapshot folder of an agent type.
+func agentSnapshotFolder(env Env, agentType string) (agentFolder, error) {
+	name, err := AgentTypeDirName(agentType)
+	if err != nil {
+		return agentFolder{}, err
+	}
+	return agentFolder{base: projectConfigDir(env), names: []string{agentSnapshotDirName, name}}, nil
+}
+
+// projectConfigDir returns <cwd>/.claude.
+func projectConfigDir(env Env) string {
+	return filepath.Join(env.Cwd, ConfigDirName)
 }

@@ -1,13 +1,10 @@
 package memcore
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -45,35 +42,44 @@ type SnapshotStatus struct {
 }
 
 // agentDirs are the memory and snapshot folders of an agent type.
-type agentDirs struct{ memory, snapshot string }
+type agentDirs struct{ memory, snapshot agentFolder }
 
 // resolveAgentDirs returns the folders of an agent type in a scope.
 func resolveAgentDirs(env Env, agentType string, scope AgentMemoryScope) (agentDirs, error) {
-	mem, err := AgentMemoryDir(env, agentType, scope)
+	mem, err := agentMemoryFolder(env, agentType, scope)
 	if err != nil {
 		return agentDirs{}, err
 	}
-	snap, err := AgentSnapshotDir(env, agentType)
+	snap, err := agentSnapshotFolder(env, agentType)
 	return agentDirs{memory: mem, snapshot: snap}, err
 }
 
 // CheckAgentSnapshot compares an agent type's memory in a scope with the
-// project's snapshot for that type.
+// project's snapshot for that type. Errors wrap ErrUnsafePath when a folder
+// below .claude (or below the memory base) is a symlink.
 func CheckAgentSnapshot(env Env, agentType string, scope AgentMemoryScope) (SnapshotStatus, error) {
 	d, err := resolveAgentDirs(env, agentType, scope)
 	if err != nil {
 		return SnapshotStatus{}, err
 	}
-	updated, ok, err := snapshotDate(d.snapshot)
+	updated, ok, err := d.snapshotDate()
 	if err != nil || !ok {
 		return SnapshotStatus{Action: SnapshotNone}, err
 	}
 	st := SnapshotStatus{Action: SnapshotInitialize, UpdatedAt: updated}
-	hasMemory, err := hasMarkdown(d.memory)
+	mem, err := d.memory.open(false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return SnapshotStatus{}, fmt.Errorf("check agent snapshot: %w", err)
+	}
+	defer mem.Close()
+	hasMemory, err := hasMarkdown(mem)
 	if err != nil || !hasMemory {
 		return st, err
 	}
-	st.SyncedFrom = readSyncedFrom(d.memory)
+	st.SyncedFrom = readSyncedFrom(mem)
 	st.Action = SnapshotNone
 	if st.SyncedFrom.IsZero() || updated.After(st.SyncedFrom) {
 		st.Action = SnapshotUpdateAvailable
@@ -83,158 +89,69 @@ func CheckAgentSnapshot(env Env, agentType string, scope AgentMemoryScope) (Snap
 
 // InitializeFromSnapshot copies the snapshot's files into the (empty)
 // memory folder and records the snapshot's date. It returns the keys copied.
+// Errors wrap ErrUnsafePath as CheckAgentSnapshot's do.
 func InitializeFromSnapshot(env Env, agentType string, scope AgentMemoryScope) ([]string, error) {
-	d, err := resolveAgentDirs(env, agentType, scope)
-	if err != nil {
-		return nil, err
-	}
-	return d.copySnapshot()
+	return withSnapshot(env, agentType, scope, func(mem, snap *os.Root, updated time.Time) ([]string, error) {
+		return copySnapshot(mem, snap, updated)
+	})
 }
 
 // ReplaceFromSnapshot removes the memory folder's Markdown files, copies the
-// snapshot in and records its date. It returns the keys copied.
+// snapshot in and records its date. It returns the keys copied. Errors wrap
+// ErrUnsafePath as CheckAgentSnapshot's do.
 func ReplaceFromSnapshot(env Env, agentType string, scope AgentMemoryScope) ([]string, error) {
+	return withSnapshot(env, agentType, scope, func(mem, snap *os.Root, updated time.Time) ([]string, error) {
+		if err := removeMarkdown(mem); err != nil {
+			return nil, fmt.Errorf("replace agent memory: %w", err)
+		}
+		return copySnapshot(mem, snap, updated)
+	})
+}
+
+// MarkSnapshotSynced records the current snapshot's date without copying
+// anything (the user declined the update). Errors wrap ErrUnsafePath as
+// CheckAgentSnapshot's do.
+func MarkSnapshotSynced(env Env, agentType string, scope AgentMemoryScope) error {
+	_, err := withSnapshot(env, agentType, scope, func(mem, _ *os.Root, updated time.Time) ([]string, error) {
+		return nil, writeSyncedFrom(mem, updated)
+	})
+	return err
+}
+
+// withSnapshot opens the snapshot folder and the memory folder (creating it)
+// of an agent type and calls fn with both and the snapshot's date. It fails
+// when there is no snapshot.
+func withSnapshot(env Env, agentType string, scope AgentMemoryScope, fn func(mem, snap *os.Root, updated time.Time) ([]string, error)) ([]string, error) {
 	d, err := resolveAgentDirs(env, agentType, scope)
 	if err != nil {
 		return nil, err
 	}
-	if err := removeMarkdown(d.memory); err != nil {
-		return nil, fmt.Errorf("replace agent memory: %w", err)
-	}
-	return d.copySnapshot()
-}
-
-// MarkSnapshotSynced records the current snapshot's date without copying
-// anything (the user declined the update).
-func MarkSnapshotSynced(env Env, agentType string, scope AgentMemoryScope) error {
-	d, err := resolveAgentDirs(env, agentType, scope)
+	snap, err := d.snapshot.open(false)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("open agent snapshot for %q: %w", agentType, err)
 	}
-	updated, ok, err := snapshotDate(d.snapshot)
+	defer snap.Close()
+	updated, ok, err := snapshotDate(snap)
 	if err != nil || !ok {
-		return errors.Join(err, fmt.Errorf("mark snapshot synced: no snapshot for %q", agentType))
+		return nil, errors.Join(err, fmt.Errorf("open agent snapshot: no snapshot for %q", agentType))
 	}
-	return writeSyncedFrom(d.memory, updated)
-}
-
-// copySnapshot copies every snapshot file whose relative path is a valid
-// key (so Markdown and text files, no dot-files, no symlinks) through
-// SafeWrite, then records the snapshot date.
-func (d agentDirs) copySnapshot() ([]string, error) {
-	updated, ok, err := snapshotDate(d.snapshot)
-	if err != nil || !ok {
-		return nil, errors.Join(err, errors.New("copy agent snapshot: no snapshot"))
-	}
-	keys, err := snapshotKeys(d.snapshot)
+	mem, err := d.memory.open(true)
 	if err != nil {
-		return nil, fmt.Errorf("copy agent snapshot: %w", err)
+		return nil, err
 	}
-	if err := os.MkdirAll(d.memory, 0o755); err != nil {
-		return nil, fmt.Errorf("copy agent snapshot: %w", err)
-	}
-	for _, key := range keys {
-		data, err := os.ReadFile(filepath.Join(d.snapshot, filepath.FromSlash(key)))
-		if err != nil {
-			return nil, fmt.Errorf("copy agent snapshot: %w", err)
-		}
-		if err := SafeWrite(d.memory, key, data); err != nil {
-			return nil, fmt.Errorf("copy agent snapshot: %w", err)
-		}
-	}
-	return keys, writeSyncedFrom(d.memory, updated)
+	defer mem.Close()
+	return fn(mem, snap, updated)
 }
 
-// snapshotKeys lists the snapshot's copyable files as keys, in lexical order.
-func snapshotKeys(dir string) ([]string, error) {
-	var keys []string
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || !e.Type().IsRegular() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		key := filepath.ToSlash(rel)
-		if err == nil && key != SnapshotMetaName && ValidateKey(key) == nil {
-			keys = append(keys, key)
-		}
-		return nil
-	})
-	return keys, err
-}
-
-// snapshotDate dates a snapshot folder: snapshot.json's updatedAt, else the
-// newest modification time of its files. ok is false when there is no
-// snapshot (no folder or no copyable file).
-func snapshotDate(dir string) (t time.Time, ok bool, err error) {
-	keys, err := snapshotKeys(dir)
+// snapshotDate dates the snapshot folder; ok is false when there is none.
+func (d agentDirs) snapshotDate() (t time.Time, ok bool, err error) {
+	snap, err := d.snapshot.open(false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return time.Time{}, false, nil
 	}
-	if err != nil || len(keys) == 0 {
-		return time.Time{}, false, err
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("check agent snapshot: %w", err)
 	}
-	var meta struct {
-		UpdatedAt time.Time `json:"updatedAt"`
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, SnapshotMetaName)); err == nil && json.Unmarshal(data, &meta) == nil && !meta.UpdatedAt.IsZero() {
-		return meta.UpdatedAt, true, nil
-	}
-	for _, k := range keys {
-		if info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(k))); err == nil && info.ModTime().After(t) {
-			t = info.ModTime()
-		}
-	}
-	return t, true, nil
-}
-
-// readSyncedFrom returns the recorded snapshot date, zero when none.
-func readSyncedFrom(memDir string) time.Time {
-	var rec struct {
-		SyncedFrom time.Time `json:"syncedFrom"`
-	}
-	data, err := os.ReadFile(filepath.Join(memDir, SnapshotSyncedName))
-	if err != nil || json.Unmarshal(data, &rec) != nil {
-		return time.Time{}
-	}
-	return rec.SyncedFrom
-}
-
-// writeSyncedFrom records the snapshot date in the memory folder.
-func writeSyncedFrom(memDir string, t time.Time) error {
-	data, _ := json.Marshal(map[string]string{"syncedFrom": t.UTC().Format(time.RFC3339Nano)})
-	if err := os.MkdirAll(memDir, 0o755); err != nil {
-		return fmt.Errorf("record snapshot: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(memDir, SnapshotSyncedName), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("record snapshot: %w", err)
-	}
-	return nil
-}
-
-// hasMarkdown reports whether a folder holds any *.md file (recursively);
-// a missing folder holds none.
-func hasMarkdown(dir string) (bool, error) {
-	found := false
-	err := walkMarkdown(dir, func(string) error { found = true; return fs.SkipAll })
-	return found, err
-}
-
-// removeMarkdown removes every *.md file below dir.
-func removeMarkdown(dir string) error {
-	return walkMarkdown(dir, os.Remove)
-}
-
-// walkMarkdown calls fn for every regular *.md file below dir; a missing dir
-// is empty.
-func walkMarkdown(dir string, fn func(path string) error) error {
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || !e.Type().IsRegular() || !strings.EqualFold(filepath.Ext(p), ".md") {
-			return err
-		}
-		return fn(p)
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
+	defer snap.Close()
+	return snapshotDate(snap)
 }
