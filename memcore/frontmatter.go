@@ -15,9 +15,12 @@ var ErrFrontmatter = errors.New("invalid frontmatter")
 // must start on the first line and end with a line holding only `---`;
 // otherwise there is no frontmatter and body is content unchanged (fm nil).
 // When the block is present but not a valid YAML mapping, the block is still
-// removed from body and err wraps ErrFrontmatter. Values that YAML rejects
-// only because they start with a glob character (`paths: **/*.ts`) are
-// retried quoted, as authors of rules files expect.
+// removed from body and err wraps ErrFrontmatter; fm then holds the `paths`
+// entry alone when that parses on its own (so a rules file stays
+// conditional), else nil. A block that YAML rejects is first retried with
+// plain values quoted where they hold a character YAML reserves or ": "
+// (`paths: **/*.ts`, `description: API rules: apply to handlers`), as
+// Claude Code's frontmatter parser does.
 func ParseFrontmatter(content string) (fm map[string]any, body string, err error) {
 	block, body, ok := splitFrontmatter(content)
 	if !ok {
@@ -25,10 +28,10 @@ func ParseFrontmatter(content string) (fm map[string]any, body string, err error
 	}
 	fm, err = decodeFrontmatter(block)
 	if err != nil {
-		if fm, err2 := decodeFrontmatter(quoteGlobValues(block)); err2 == nil {
+		if fm, err2 := decodeFrontmatter(quoteSpecialValues(block)); err2 == nil {
 			return fm, body, nil
 		}
-		return nil, body, fmt.Errorf("parse frontmatter: %w: %v", ErrFrontmatter, err)
+		return salvagePaths(block), body, fmt.Errorf("parse frontmatter: %w: %v", ErrFrontmatter, err)
 	}
 	return fm, body, nil
 }
@@ -71,36 +74,6 @@ func decodeFrontmatter(block string) (map[string]any, error) {
 		fm = map[string]any{}
 	}
 	return fm, nil
-}
-
-// quoteGlobValues single-quotes scalar values (after `key:` or `- `) that
-// start with a character YAML reserves but globs use: * & ! { @ ` %.
-func quoteGlobValues(block string) string {
-	lines := strings.Split(block, "\n")
-	for i, line := range lines {
-		lines[i] = quoteLineValue(line)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// quoteLineValue quotes the value part of one YAML line when needed.
-func quoteLineValue(line string) string {
-	trimmed := strings.TrimLeft(line, " \t")
-	prefixLen := len(line) - len(trimmed)
-	var valueStart int
-	switch {
-	case strings.HasPrefix(trimmed, "- "):
-		valueStart = prefixLen + 2
-	case strings.Contains(trimmed, ": "):
-		valueStart = prefixLen + strings.Index(trimmed, ": ") + 2
-	default:
-		return line
-	}
-	value := strings.TrimSpace(line[valueStart:])
-	if value == "" || !strings.ContainsAny(value[:1], "*&!{@`%") {
-		return line
-	}
-	return line[:valueStart] + "'" + strings.ReplaceAll(value, "'", "''") + "'"
 }
 
 // FrontmatterGlobs returns the `paths` globs of a parsed frontmatter: a YAML

@@ -10,6 +10,7 @@ func FuzzParseFrontmatter(f *testing.F) {
 		"---\npaths: src/**\n---\nbody", "---\npaths:\n  - *.ts\n  - '{a,b}/x'\n---\n", "---\n: [\n---\nx",
 		"---\r\npaths: a\r\n---\r\n", "---\n---", "no frontmatter", "---\npaths: [1, {a: b}]\n---\n",
 		"---\npaths: {a,b}{c,d}{e,f}\n---\n", "---\n&a [*a, *a]\n---\n",
+		"---\ndescription: API rules: apply to handlers\npaths: src/api/**\n---\n", "---\npaths:\n  - \"x\nk: v: w\n---\n",
 	} {
 		f.Add(s)
 	}

@@ -29,6 +29,10 @@ func TestParseFrontmatter(t *testing.T) {
 		{"invalid yaml stripped", "---\n: : [\n---\nbody", nil, "body", true},
 		{"crlf", "---\r\npaths: a/**\r\n---\r\nbody", []string{"a/**"}, "body", false},
 		{"scalar not map", "---\njust text\n---\nb", nil, "b", true},
+		{"description with colon", "---\ndescription: API rules: apply to handlers\npaths: src/api/**\n---\nb", []string{"src/api/**"}, "b", false},
+		{"description with brackets", "---\ndescription: see [ADR 7]\npaths: docs/**\n---\nb", []string{"docs/**"}, "b", false},
+		{"paths kept from broken block", "---\npaths: src/legacy/**\nowners: \"unclosed\n---\nb", []string{"src/legacy/**"}, "b", true},
+		{"paths list kept from broken block", "---\nowners: \"unclosed\npaths:\n  - *.go\n  - lib/**\nx: 1\n---\nb", []string{"*.go", "lib/**"}, "b", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,6 +45,33 @@ func TestParseFrontmatter(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantGlobs, FrontmatterGlobs(fm)); diff != "" {
 				t.Errorf("globs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseFrontmatterQuotesOnRetry(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     map[string]any
+	}{
+		{"topic decision", "---\nname: db\ndescription: Decision: we use Postgres\ntype: project\n---\n",
+			map[string]any{"name": "db", "description": "Decision: we use Postgres", "type": "project"}},
+		{"quotes and backslashes kept", "---\ndescription: say \"hi\": C:\\dir\nname: x\n---\n",
+			map[string]any{"description": `say "hi": C:\dir`, "name": "x"}},
+		{"quoted value left alone", "---\ndescription: 'a: b'\nnote: x: y\n---\n",
+			map[string]any{"description": "a: b", "note": "x: y"}},
+		{"flow list left alone", "---\npaths: [a/**, b]\nnote: x: y\n---\n",
+			map[string]any{"paths": []any{"a/**", "b"}, "note": "x: y"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm, _, err := ParseFrontmatter(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, fm); diff != "" {
+				t.Errorf("frontmatter (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -57,14 +57,20 @@ func (l *loader) process(path string, typ MemoryType, fc fileCtx) {
 		return
 	}
 	fm, body, err := ParseFrontmatter(raw)
+	var globs []string // only rules files are conditional
+	if fc.accept != nil {
+		globs = FrontmatterGlobs(fm)
+		if err != nil && fm == nil && frontmatterHasPaths(raw) {
+			// Conditional by intent: never load it everywhere instead.
+			l.diag(path, "not loaded: its paths cannot be read: "+err.Error())
+			return
+		}
+	}
 	if err != nil {
 		l.diag(path, "frontmatter ignored: "+err.Error())
 	}
-	var globs []string // only rules files are conditional
-	if fc.accept != nil {
-		if globs = FrontmatterGlobs(fm); !fc.accept(globs) {
-			return
-		}
+	if fc.accept != nil && !fc.accept(globs) {
+		return
 	}
 	l.seen[l.key(path)] = true
 	l.emit(path, typ, raw, body, globs, fc)

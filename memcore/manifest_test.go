@@ -76,7 +76,7 @@ func TestLintTopics(t *testing.T) {
 	writeTopic(t, dir, "good.md", "---\nname: Good\ndescription: fine\ntype: feedback\n---\n", now)
 	writeTopic(t, dir, "notype.md", "---\nname: N\ndescription: no type is allowed\n---\n", now)
 	writeTopic(t, dir, "plain.md", "just text\n", now)
-	writeTopic(t, dir, "bad.md", "---\nname: [unclosed\n---\n", now)
+	writeTopic(t, dir, "bad.md", "---\nname: \"unclosed\n---\n", now)
 	writeTopic(t, dir, "sub/partial.md", "---\ntitle: x\n\ntype: opinion\n---\n", now)
 
 	got, err := LintTopics(dir)
