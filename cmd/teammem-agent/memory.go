@@ -127,6 +127,11 @@ func envTrue(v string) bool {
 // newMemoryRun builds the memcore Env and resolves the memory layout.
 func newMemoryRun(e *cliEnv, f memoryFlags) (*memoryRun, error) {
 	cwd, home := orDefault(f.cwd, e.Cwd), orDefault(f.home, e.Home)
+	if home == "" {
+		// filepath.Abs("") would make the working directory the home, and
+		// the project's .claude would then load as the user's.
+		return nil, errUsage("memory: no home directory: pass --home")
+	}
 	var err error
 	if cwd, err = filepath.Abs(cwd); err != nil {
 		return nil, fmt.Errorf("memory: working directory: %w", err)

@@ -308,3 +308,15 @@ func TestMemoryEnvironmentTwins(t *testing.T) {
 		t.Errorf("paths from environment twins = %+v", got)
 	}
 }
+
+func TestMemoryWithoutHome(t *testing.T) {
+	f := newMemoryFixture(t)
+	var stdout bytes.Buffer
+	// No HOME in the environment, no --home: the working directory must not
+	// stand in for it (its .claude would load as the user's).
+	e := &cliEnv{Stdout: &stdout, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }, Cwd: f.project}
+	err := run(context.Background(), e, []string{"memory", "paths", "--json"})
+	if err == nil || !strings.Contains(err.Error(), "no home directory: pass --home") {
+		t.Fatalf("memory paths without a home: err = %v, out %q; want \"no home directory: pass --home\"", err, stdout.String())
+	}
+}
