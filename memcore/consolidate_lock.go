@@ -72,8 +72,9 @@ func (l *ConsolidationLock) LastConsolidatedAt() (time.Time, error) {
 	return info.ModTime(), nil
 }
 
-// TryAcquire takes the lock unless a live process other than us took it
-// less than an hour ago. ok is false when the lock is held (or another
+// TryAcquire takes the lock unless a live process (this one included: a
+// holder with our PID may be another gate of this process) took it less than
+// an hour ago. ok is false when the lock is held (or another
 // process won a race for it). On success prior is the file's previous
 // modification time, zero when it did not exist; pass it to Rollback if the
 // consolidation fails. The auto memory folder is created when missing.
@@ -172,8 +173,11 @@ func (l *ConsolidationLock) takeExisting() (prior time.Time, ok, retry bool, err
 }
 
 // heldByOther reports whether a holder recorded at mtime still holds the lock.
+// Our own PID counts as a holder too: another lock value of this process, or
+// a process in another container sharing the folder with the same PID (both
+// PID 1), must not take it alongside.
 func (l *ConsolidationLock) heldByOther(holder int, mtime time.Time) bool {
-	if holder <= 0 || holder == l.pid {
+	if holder <= 0 {
 		return false
 	}
 	return l.now().Sub(mtime) < holderStaleAfter && l.alive(holder)

@@ -73,6 +73,19 @@ func TestConsolidationLockLifecycle(t *testing.T) {
 	}
 }
 
+func TestConsolidationLockSamePIDHeldOnce(t *testing.T) {
+	// Two gates in one process, or two containers sharing ~/.claude whose
+	// processes are both PID 1: only one may hold the lock.
+	dir := t.TempDir()
+	env := lockEnv(1, map[int]bool{1: true}, time.Now())
+	if _, ok, err := NewConsolidationLock(env, dir).TryAcquire(); err != nil || !ok {
+		t.Fatalf("first TryAcquire = %v, %v; want the lock", ok, err)
+	}
+	if _, ok, err := NewConsolidationLock(env, dir).TryAcquire(); err != nil || ok {
+		t.Fatalf("second TryAcquire with the same PID = %v, %v; want held", ok, err)
+	}
+}
+
 func TestConsolidationLockHolderRules(t *testing.T) {
 	now := time.Now()
 	tests := []struct {
@@ -85,7 +98,7 @@ func TestConsolidationLockHolderRules(t *testing.T) {
 		{"fresh live holder", "200", time.Minute, true, false},
 		{"fresh dead holder", "200", time.Minute, false, true},
 		{"stale live holder", "200", 2 * time.Hour, true, true},
-		{"fresh own pid", "100", time.Minute, true, true},
+		{"fresh own pid (another lock of this process, or a container's PID 1)", "100", time.Minute, true, false},
 		{"fresh garbage", "not a pid", time.Minute, true, true},
 		{"fresh empty (rolled back)", "", time.Minute, true, true},
 		{"pid with newline", "200\n", time.Minute, true, false},
