@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,17 +28,16 @@ const memoryUsage = `Usage: teammem-agent memory <prompt|files|paths|rules PATH|
                frontmatter (exit 1 when there is any problem)
 
 Flags (each with an environment twin):
-  --cwd DIR          working directory (TEAMMEM_CWD; default: current directory)
+  --cwd DIR          working directory (TEAMMEM_CWD; default: --repo-dir, else
+                     the current directory)
   --home DIR         home directory (TEAMMEM_HOME; default: the user's home)
   --managed-dir DIR  managed policy folder (TEAMMEM_MANAGED_DIR; default: /etc/claude-code)
   --json             print one JSON object (TEAMMEM_JSON)
-`
 
-// memoryFlags are the flags of every memory subcommand.
-type memoryFlags struct {
-	cwd, home, managedDir string
-	json                  bool
-}
+The common agent flags (--server, --token, --token-file, --repo, --repo-dir,
+--dir, --state-dir, --log-level) are accepted too; --repo-dir stands in for
+--cwd, --log-level is checked, the others do not affect these commands.
+`
 
 // memoryRun is one memory subcommand invocation, ready to run.
 type memoryRun struct {
@@ -82,46 +80,6 @@ func runMemory(ctx context.Context, e *cliEnv, args []string) error {
 		return err
 	}
 	return h(ctx, r, rest)
-}
-
-// parseMemoryFlags parses flags anywhere among the arguments and returns the
-// positional ones. Environment twins fill what the flags leave unset.
-func parseMemoryFlags(e *cliEnv, args []string) (memoryFlags, []string, error) {
-	getenv := e.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	f := memoryFlags{cwd: getenv("TEAMMEM_CWD"), home: getenv("TEAMMEM_HOME"), managedDir: getenv("TEAMMEM_MANAGED_DIR")}
-	f.json = envTrue(getenv("TEAMMEM_JSON"))
-	fs := flag.NewFlagSet("memory", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.cwd, "cwd", f.cwd, "working directory")
-	fs.StringVar(&f.home, "home", f.home, "home directory")
-	fs.StringVar(&f.managedDir, "managed-dir", f.managedDir, "managed policy folder")
-	fs.BoolVar(&f.json, "json", f.json, "print JSON")
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return f, nil, err
-			}
-			return f, nil, errUsage("memory: %v", err)
-		}
-		if fs.NArg() == 0 {
-			return f, pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
-// envTrue reads an environment boolean; unset or unknown is false.
-func envTrue(v string) bool {
-	switch v {
-	case "1", "true", "TRUE", "True", "yes", "on":
-		return true
-	}
-	return false
 }
 
 // newMemoryRun builds the memcore Env and resolves the memory layout.

@@ -276,6 +276,7 @@ func TestMemoryUsage(t *testing.T) {
 		{"rules without path", []string{"rules"}},
 		{"paths with extra argument", []string{"paths", "x"}},
 		{"unknown flag", []string{"paths", "--nope"}},
+		{"bad log level", []string{"paths", "--log-level", "loud"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -318,5 +319,48 @@ func TestMemoryWithoutHome(t *testing.T) {
 	err := run(context.Background(), e, []string{"memory", "paths", "--json"})
 	if err == nil || !strings.Contains(err.Error(), "no home directory: pass --home") {
 		t.Fatalf("memory paths without a home: err = %v, out %q; want \"no home directory: pass --home\"", err, stdout.String())
+	}
+}
+
+func TestMemoryAcceptsCommonFlags(t *testing.T) {
+	f := newMemoryFixture(t)
+	common := []string{"--log-level", "info", "--state-dir", f.root, "--server", "http://127.0.0.1:1",
+		"--token", "t", "--token-file", filepath.Join(f.root, "token"), "--repo", "acme/api", "--dir", f.root}
+	for _, sub := range [][]string{{"files"}, {"paths"}, {"prompt"}, {"rules", "src/app/main.ts"}} {
+		t.Run(sub[0], func(t *testing.T) {
+			if _, _, err := f.run(t, nil, append(append(sub, "--json"), common...)...); err != nil {
+				t.Errorf("memory %s with the common flags: %v", sub[0], err)
+			}
+		})
+	}
+}
+
+func TestMemoryRepoDirAliasesCwd(t *testing.T) {
+	f := newMemoryFixture(t)
+	tests := []struct {
+		name string
+		args []string
+		vars map[string]string
+	}{
+		{"flag", []string{"--repo-dir", f.project}, nil},
+		{"environment twin", nil, map[string]string{"TEAMMEM_REPO_DIR": f.project}},
+		{"--cwd wins", []string{"--repo-dir", f.root, "--cwd", f.project}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout bytes.Buffer
+			e := &cliEnv{Stdout: &stdout, Stderr: &bytes.Buffer{}, Getenv: func(k string) string { return tt.vars[k] },
+				Cwd: filepath.Join(f.root, "elsewhere"), Home: f.home}
+			if err := run(context.Background(), e, append([]string{"memory", "paths", "--json"}, tt.args...)); err != nil {
+				t.Fatal(err)
+			}
+			var got memcore.Paths
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("%v: %q", err, stdout.String())
+			}
+			if got.ProjectRoot != f.project {
+				t.Errorf("projectRoot = %q, want %q", got.ProjectRoot, f.project)
+			}
+		})
 	}
 }
