@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"syscall"
 )
@@ -49,7 +50,9 @@ func (l *loader) process(path string, typ MemoryType, fc fileCtx) {
 		return
 	}
 	if l.excl.excluded(path, typ) {
-		l.diag(path, "not loaded: excluded by claudeMdExcludes")
+		if _, err := os.Lstat(path); err == nil {
+			l.diag(path, "not loaded: excluded by claudeMdExcludes") // only what exists is news
+		}
 		return
 	}
 	raw, ok := l.read(path, fc)
