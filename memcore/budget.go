@@ -26,9 +26,10 @@ func TruncateIndex(path, content string) (out string, truncated bool) {
 
 // truncateIndex is TruncateIndex that also returns the kept text without
 // the warning.
+// Trailing blank lines and whitespace do not count against the budget, and
+// the kept text never ends in a line break (CR of CRLF included).
 func truncateIndex(path, content string) (out, kept string, truncated bool) {
-	lines, size := countLines(content), len(content)
-	overLines, overBytes := lines > MaxIndexLines, size > MaxIndexBytes
+	overLines, overBytes := overBudget(content)
 	if !overLines && !overBytes {
 		return content, content, false
 	}
@@ -36,8 +37,20 @@ func truncateIndex(path, content string) (out, kept string, truncated bool) {
 	if overLines {
 		kept = firstLines(kept, MaxIndexLines)
 	}
-	kept = cutBytes(strings.TrimSuffix(kept, "\n"), MaxIndexBytes)
-	return kept + "\n\n" + indexWarning(path, lines, size, overLines, overBytes), kept, true
+	kept = trimLineBreak(cutBytes(trimLineBreak(kept), MaxIndexBytes))
+	return kept + "\n\n" + indexWarning(path, countLines(content), len(content), overLines, overBytes), kept, true
+}
+
+// overBudget reports whether content, without trailing whitespace, has more
+// lines or bytes than an index may.
+func overBudget(content string) (overLines, overBytes bool) {
+	body := strings.TrimRight(content, " \t\r\n")
+	return countLines(body) > MaxIndexLines, len(body) > MaxIndexBytes
+}
+
+// trimLineBreak drops one final LF, CRLF or CR.
+func trimLineBreak(s string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r")
 }
 
 // countLines counts lines; a final newline does not start another line.

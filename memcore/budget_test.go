@@ -23,6 +23,11 @@ func TestTruncateIndex(t *testing.T) {
 		{"30000 bytes", lines(100, strings.Repeat("b", 299)), true, 83, "over the byte limit (25000)"},
 		{"both", lines(300, strings.Repeat("c", 199)), true, 125, "both the line limit (200) and the byte limit (25000)"},
 		{"lines over, bytes of kept part under", lines(201, strings.Repeat("d", 124)), true, 200, "both"},
+		{"25000 bytes and a final newline", lines(99, strings.Repeat("e", 249)) + strings.Repeat("e", 250) + "\n", false, 100, ""},
+		{"200 lines and trailing blank lines", lines(200, "x") + "\n \n\t\n", false, 200, ""},
+		{"200 CRLF lines and a trailing blank line", lines(200, "x\r") + "\r\n", false, 200, ""},
+		{"250 CRLF lines", lines(250, "- [a](a.md) — x\r"), true, 200, "over the line limit (200)"},
+		{"30000 bytes of CRLF lines", lines(100, strings.Repeat("b", 298)+"\r"), true, 83, "over the byte limit (25000)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,6 +47,9 @@ func TestTruncateIndex(t *testing.T) {
 			}
 			if got := countLines(kept); got != tt.keptLines {
 				t.Errorf("kept %d lines, want %d", got, tt.keptLines)
+			}
+			if strings.HasSuffix(kept, "\r") || strings.HasSuffix(kept, "\n") {
+				t.Errorf("kept part ends in a line break: %q", kept[max(0, len(kept)-20):])
 			}
 			if len(kept) > MaxIndexBytes || !strings.HasPrefix(tt.in, kept) {
 				t.Errorf("kept part (%d bytes) is not a prefix within the byte budget", len(kept))
