@@ -30,8 +30,11 @@ var indexLinkRe = regexp.MustCompile(`\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*"
 // (exists is asked with the link target relative to the index's folder,
 // URL-unescaped and without #fragment; nil skips the check; web, mail and
 // in-page links are not checked), lines of 150 characters or more, and the
-// 200-line / 25,000-byte budget. Links inside fenced code are ignored.
+// 200-line / 25,000-byte budget as the loader applies it (after the BOM, the
+// frontmatter and block-level comments are removed). Links inside fenced
+// code are ignored.
 func LintIndex(path, content string, exists func(rel string) bool) []LintProblem {
+	content = strings.TrimPrefix(content, utf8BOM)
 	var problems []LintProblem
 	inFence := false
 	for i, line := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
@@ -80,14 +83,22 @@ func localTarget(t string) (string, bool) {
 	return t, t != ""
 }
 
-// budgetProblem reports an index over the line or byte budget, pointing at
-// the first line that would not be loaded.
+// budgetProblem reports an index over the line or byte budget. It measures
+// what the loader measures (BOM, frontmatter and block-level HTML comments
+// removed) and points at the line of the file that holds the first line
+// that would not be loaded.
 func budgetProblem(path, content string) (LintProblem, bool) {
-	_, kept, truncated := truncateIndex(path, content)
+	content = strings.TrimPrefix(content, utf8BOM)
+	_, body, _ := ParseFrontmatter(content)
+	a := analyzeMarkdown(body)
+	_, kept, truncated := truncateIndex(path, a.content)
 	if !truncated {
 		return LintProblem{}, false
 	}
-	return LintProblem{path, countLines(kept) + 1, RuleOverBudget, fmt.Sprintf(
-		"index has %d lines and %d bytes; only %d lines and %d bytes are loaded, the rest is cut",
-		countLines(content), len(content), MaxIndexLines, MaxIndexBytes)}, true
+	fmLines := strings.Count(content[:len(content)-len(body)], "\n")
+	cut := a.sourceOffset(len(firstLines(a.content, countLines(kept))))
+	line := fmLines + strings.Count(body[:cut], "\n") + 1
+	return LintProblem{path, line, RuleOverBudget, fmt.Sprintf(
+		"index loads as %d lines and %d bytes; only %d lines and %d bytes are loaded, the rest is cut",
+		countLines(a.content), len(a.content), MaxIndexLines, MaxIndexBytes)}, true
 }

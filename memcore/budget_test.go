@@ -95,3 +95,34 @@ func TestLintIndex(t *testing.T) {
 		t.Errorf("over budget: %+v, want one over-budget problem at line 201", over)
 	}
 }
+
+func TestLintIndexBudgetMatchesLoader(t *testing.T) {
+	entries := func(n int) string { return strings.Repeat("- [a](a.md) — x\n", n) }
+	comment := "<!--\n" + strings.Repeat("maintainers: keep this index short\n", 30) + "-->\n"
+	tests := []struct {
+		name     string
+		content  string
+		wantLine int // 0: no over-budget problem
+	}{
+		{"frontmatter does not count", "---\nname: index\ndescription: all topics\n---\n" + entries(200), 0},
+		{"block comments do not count", comment + entries(195), 0},
+		{"BOM does not count", "\uFEFF" + strings.Repeat(strings.Repeat("y", 124)+"\n", 200), 0},
+		{"over, after frontmatter", "---\nname: index\n---\n" + entries(230), 3 + 201},
+		{"over, after a comment", comment + entries(230), 32 + 201},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, body, _ := ParseFrontmatter(strings.TrimPrefix(tt.content, "\uFEFF"))
+			_, loaderCut := TruncateIndex("MEMORY.md", StripHTMLComments(body)) // what Load does
+			var got int
+			for _, p := range LintIndex("MEMORY.md", tt.content, nil) {
+				if p.Rule == RuleOverBudget {
+					got = p.Line
+				}
+			}
+			if got != tt.wantLine || (got != 0) != loaderCut {
+				t.Errorf("over-budget line = %d, want %d (loader cuts: %v)", got, tt.wantLine, loaderCut)
+			}
+		})
+	}
+}

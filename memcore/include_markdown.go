@@ -19,6 +19,24 @@ var markdownParser = sync.OnceValue(func() parser.Parser { return goldmark.New()
 type analysis struct {
 	content  string
 	includes []string
+	edits    []edit // the removals that made content, in source order
+}
+
+// sourceOffset maps a byte offset of content back to the source; an offset
+// inside replaced text maps to the start of what it replaced.
+func (a analysis) sourceOffset(off int) int {
+	shift := 0
+	for _, e := range a.edits {
+		start := e.start - shift
+		if off < start {
+			break
+		}
+		if off < start+len(e.repl) {
+			return e.start
+		}
+		shift += e.stop - e.start - len(e.repl)
+	}
+	return off + shift
 }
 
 // analyzeMarkdown parses src once and both strips block-level HTML comments
@@ -34,7 +52,7 @@ func analyzeMarkdown(src string) analysis {
 	w := &mdWalker{src: src, runStart: -1, runStop: -1}
 	_ = ast.Walk(doc, w.visit)
 	w.flushRun()
-	return analysis{content: w.splice(), includes: dedupe(w.includes)}
+	return analysis{content: w.splice(), includes: dedupe(w.includes), edits: w.edits}
 }
 
 // mdWalker accumulates the edits and include tokens of one document.
