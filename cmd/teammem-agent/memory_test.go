@@ -364,3 +364,30 @@ func TestMemoryRepoDirAliasesCwd(t *testing.T) {
 		})
 	}
 }
+
+func TestMemoryPromptWarnsOfLargeFiles(t *testing.T) {
+	f := newMemoryFixture(t)
+	large := filepath.Join(f.project, "CLAUDE.local.md")
+	writeFile(t, large, strings.Repeat("决", memcore.MaxMemoryChars+1))
+	_, stderr, err := f.run(t, nil, "prompt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], large) || !strings.Contains(lines[0], "40001") {
+		t.Errorf("stderr = %q, want one line naming %s and its 40001 characters", stderr, large)
+	}
+	out, _, err := f.run(t, nil, "prompt", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Prompt   string                  `json:"prompt"`
+		Warnings []memcore.PromptWarning `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if diff := cmp.Diff([]memcore.PromptWarning{{Path: large, Chars: memcore.MaxMemoryChars + 1}}, got.Warnings); diff != "" || got.Prompt == "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

@@ -44,15 +44,25 @@ func toFileJSON(files []memcore.File) []fileJSON {
 	return out
 }
 
-// memoryPrompt prints the assembled prompt (memcore §6).
+// memoryPrompt prints the assembled prompt (memcore §6), and on stderr one
+// warning per file over memcore.MaxMemoryChars (with --json also in the
+// object's warnings list).
 func memoryPrompt(ctx context.Context, r *memoryRun, _ []string) error {
 	res, err := memcore.Load(ctx, r.loadOptions())
 	if err != nil {
 		return fmt.Errorf("memory prompt: %w", err)
 	}
 	prompt := memcore.Prompt(res.Files, nil)
+	warnings := memcore.LargeFiles(res.Files)
+	for _, w := range warnings {
+		fmt.Fprintf(r.e.Stderr, "warning: %s has %d characters, over the %d a memory file should hold; the assistant may ignore part of it\n",
+			w.Path, w.Chars, memcore.MaxMemoryChars)
+	}
 	if r.flags.json {
-		return r.emitJSON(map[string]string{"prompt": prompt})
+		return r.emitJSON(struct {
+			Prompt   string                  `json:"prompt"`
+			Warnings []memcore.PromptWarning `json:"warnings"`
+		}{prompt, append([]memcore.PromptWarning{}, warnings...)})
 	}
 	if prompt != "" {
 		fmt.Fprintln(r.e.Stdout, prompt)
