@@ -13,14 +13,27 @@ import (
 // file) that marks a git working tree's root.
 const gitMarker = ".git"
 
+// ErrRelativePath is wrapped by FindGitRoot and CanonicalGitRoot for a path
+// that is not absolute: they never fall back on the process's working
+// directory, which a library cannot know to be the caller's.
+var ErrRelativePath = errors.New("path is not absolute")
+
+// requireAbs returns p cleaned, or an error wrapping ErrRelativePath.
+func requireAbs(verb, p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%s: %w: %q", verb, ErrRelativePath, p)
+	}
+	return filepath.Clean(p), nil
+}
+
 // FindGitRoot walks up from dir to the filesystem root and returns the first
 // folder holding a ".git" entry (a folder in a main checkout, a file in a
 // worktree or submodule). ok is false when there is none. err reports a
-// failure to inspect a folder other than the entry not existing.
+// failure to inspect a folder other than the entry not existing, and wraps
+// ErrRelativePath when dir is not absolute.
 func FindGitRoot(dir string) (root string, ok bool, err error) {
-	dir, err = filepath.Abs(dir)
-	if err != nil {
-		return "", false, fmt.Errorf("find git root: %w", err)
+	if dir, err = requireAbs("find git root", dir); err != nil {
+		return "", false, err
 	}
 	for {
 		_, err := os.Lstat(filepath.Join(dir, gitMarker))
@@ -51,11 +64,12 @@ func FindGitRoot(dir string) (root string, ok bool, err error) {
 // The link is trusted only when it is consistent: <dir> must sit in
 // <common>/worktrees/ and its "gitdir" back-link must name root/.git. A
 // repository cannot otherwise claim another project's memory folder by
-// writing a forged .git file; an inconsistent link yields root itself.
+// writing a forged .git file; an inconsistent link yields root itself. root
+// must be absolute (else the error wraps ErrRelativePath).
 func CanonicalGitRoot(root string) (string, error) {
-	root, err := filepath.Abs(root)
+	root, err := requireAbs("canonical git root", root)
 	if err != nil {
-		return "", fmt.Errorf("canonical git root: %w", err)
+		return "", err
 	}
 	marker := filepath.Join(root, gitMarker)
 	info, err := os.Stat(marker)

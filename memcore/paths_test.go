@@ -344,3 +344,18 @@ func TestAutoMemoryEnabled(t *testing.T) {
 		})
 	}
 }
+
+func TestGitRootRefusesRelativePaths(t *testing.T) {
+	for _, dir := range []string{"", ".", "repo", filepath.Join("..", "x")} {
+		t.Run("FindGitRoot "+dir, func(t *testing.T) {
+			if _, _, err := FindGitRoot(dir); !errors.Is(err, ErrRelativePath) {
+				t.Errorf("FindGitRoot(%q) err = %v, want ErrRelativePath", dir, err)
+			}
+		})
+		t.Run("CanonicalGitRoot "+dir, func(t *testing.T) {
+			if _, err := CanonicalGitRoot(dir); !errors.Is(err, ErrRelativePath) {
+				t.Errorf("CanonicalGitRoot(%q) err = %v, want ErrRelativePath", dir, err)
+			}
+		})
+	}
+}
