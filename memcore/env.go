@@ -11,6 +11,7 @@ package memcore
 
 import (
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -73,10 +74,21 @@ func (e Env) managedDir() string {
 // userConfigDir is <home>/.claude.
 func (e Env) userConfigDir() string { return filepath.Join(e.Home, ConfigDirName) }
 
-// truthy reports whether an environment value means "on" (1, true, yes, on).
+// truthy reports whether an environment value means "on" (1, true, yes,
+// on; any case, surrounding whitespace ignored), as Claude Code reads it.
 func truthy(v string) bool {
-	switch v {
-	case "1", "true", "TRUE", "True", "yes", "YES", "Yes", "on", "ON", "On":
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// falsy reports whether an environment value explicitly means "off" (0,
+// false, no, off; any case, surrounding whitespace ignored).
+func falsy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "0", "false", "no", "off":
 		return true
 	}
 	return false

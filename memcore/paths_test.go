@@ -329,6 +329,9 @@ func TestAutoMemoryEnabled(t *testing.T) {
 		{"setting off", "", &off, false},
 		{"env falsy forces on", "0", &off, true},
 		{"unknown env value ignored", "maybe", &off, false},
+		{"env tRuE with spaces", " tRuE\n", nil, false},
+		{"env YES mixed case", "yEs", &on, false},
+		{"env falsy with spaces", " Off ", &off, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // SettingsSource names where a setting came from, in ascending trust order of
@@ -235,13 +234,4 @@ func AutoMemoryEnabled(env Env, s Settings) bool {
 		return *s.AutoMemoryEnabled
 	}
 	return true
-}
-
-// falsy reports whether an environment value explicitly means "off".
-func falsy(v string) bool {
-	switch strings.ToLower(v) {
-	case "0", "false", "no", "off":
-		return true
-	}
-	return false
 }
