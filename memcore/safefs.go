@@ -39,7 +39,8 @@ type WriteOptions struct {
 //
 // Errors wrap ErrInvalidKey for an invalid key and ErrUnsafePath for a path
 // that would leave dir; dir itself must exist and may be reached through a
-// symlink. SafeWrite is safe for concurrent use; concurrent writes of one key
+// symlink. Below dir, only relative symlinks that stay inside are followed:
+// an absolute one is refused with ErrUnsafePath, wherever it points. SafeWrite is safe for concurrent use; concurrent writes of one key
 // leave one of the contents whole.
 func SafeWrite(dir, key string, data []byte) error {
 	return SafeWriteWith(dir, key, data, WriteOptions{})

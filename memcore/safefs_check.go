@@ -11,7 +11,9 @@ import (
 
 // ErrUnsafePath is wrapped by the errors of SafeWrite, SafeRead and SafeRemove
 // when a key would reach outside its folder: through a symlink that leads out
-// or dangles, a symlink as the final component, or a lexical escape.
+// or dangles, a symlink as the final component, or a lexical escape. An
+// absolute symlink on the way is refused too, even when it points inside:
+// the os.Root that does the I/O follows relative symlinks only.
 var ErrUnsafePath = errors.New("unsafe path")
 
 // openSafe runs the checks of spec/memcore.md §8 on key below dir (ValidateKey,
@@ -68,11 +70,8 @@ func checkSymlinks(realDir, key string) error {
 		// Windows reports junctions and other reparse points as irregular,
 		// not as symlinks; they get the same treatment.
 		if fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 {
-			if i == len(segments)-1 {
-				return fmt.Errorf("check key %q: %w: final component is a symlink or reparse point", key, ErrUnsafePath)
-			}
-			if _, err := os.Stat(p); err != nil {
-				return fmt.Errorf("check key %q: %w: symlink %q dangles", key, ErrUnsafePath, seg)
+			if err := checkLink(p, key, strings.Join(segments[:i+1], "/"), i == len(segments)-1); err != nil {
+				return err
 			}
 		}
 		deepest = p
@@ -83,6 +82,22 @@ func checkSymlinks(realDir, key string) error {
 	}
 	if !within(realDir, real) {
 		return fmt.Errorf("check key %q: %w: a symlink leads outside the folder", key, ErrUnsafePath)
+	}
+	return nil
+}
+
+// checkLink refuses the symlink (or reparse point) at p, named name within
+// key: as the final component, when it dangles, and when its target is
+// absolute, which os.Root never follows even when it stays inside.
+func checkLink(p, key, name string, final bool) error {
+	if final {
+		return fmt.Errorf("check key %q: %w: final component is a symlink or reparse point", key, ErrUnsafePath)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return fmt.Errorf("check key %q: %w: symlink %q dangles", key, ErrUnsafePath, name)
+	}
+	if target, err := os.Readlink(p); err == nil && filepath.IsAbs(target) {
+		return fmt.Errorf("check key %q: %w: absolute symlink %q (only relative symlinks that stay inside the folder are followed)", key, ErrUnsafePath, name)
 	}
 	return nil
 }

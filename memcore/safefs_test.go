@@ -2,10 +2,12 @@ package memcore
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -200,6 +202,27 @@ func TestSafeWriteFollowsLinksThatStayInside(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(f.dir, "real", "x.md")); err != nil || string(b) != "in" {
 		t.Fatalf("real/x.md = %q, %v", b, err)
+	}
+}
+
+func TestSafeFSRefusesAbsoluteLinksInside(t *testing.T) {
+	// os.Root follows relative symlinks only; an absolute one that stays
+	// inside is refused during the check, with a message that says why.
+	f := newSafeFixture(t)
+	if err := os.Mkdir(filepath.Join(f.dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(f.dir, "real"), filepath.Join(f.dir, "alias")); err != nil {
+		t.Skipf("cannot create symlinks here: %v", err)
+	}
+	for op, err := range map[string]error{
+		"write":  SafeWrite(f.dir, "alias/x.md", []byte("in")),
+		"read":   func() error { _, err := SafeRead(f.dir, "alias/x.md"); return err }(),
+		"remove": SafeRemove(f.dir, "alias/x.md"),
+	} {
+		if !errors.Is(err, ErrUnsafePath) || !strings.Contains(fmt.Sprint(err), `absolute symlink "alias"`) {
+			t.Errorf("%s through an absolute symlink: err = %v, want ErrUnsafePath naming the absolute symlink", op, err)
+		}
 	}
 }
 
