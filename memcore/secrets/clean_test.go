@@ -54,6 +54,9 @@ func TestScanNearMisses(t *testing.T) {
 	tests := []struct{ name, doc string }{
 		{"aws documentation key (EXAMPLE allowlist)", "key id AKIAIOSFODNN7EXAMPLE here"},
 		{"aws key inside a longer word", "XAKIA" + rs(r, base32, 16)},
+		{"aws-prefixed words in capitals", "regions: ASIAPACIFICSOUTHEAST, AKIAMAKESNOSENSEHERE"},
+		{"stripe key name, too short", "set sk_test_MyStripeKey in the vault"},
+		{"stripe key name in words", "set sk_live_ThisIsOurProductionKeyName in the vault"},
 		{"repeated placeholder", "ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"},
 		{"alphabet run", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
 		{"one character short", "ghp_" + rs(r, alnum, 35) + " end"},
@@ -84,6 +87,8 @@ func TestScanFiltersAreLive(t *testing.T) {
 	r := newRand(t)
 	tests := []struct{ name, doc, rule string }{
 		{"aws key not ending in EXAMPLE", "key id AKIA" + rs(r, base32, 16) + " here", "aws-access-token"},
+		{"aws key without digits or vowels", "key id ASIA" + rs(r, "BCDFGHJKLMNPQRSTVWXZ", 16), "aws-access-token"},
+		{"stripe key of 24 letters, few vowels", "sk_live_" + rs(r, "bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ", 24), "stripe-access-token"},
 		{"hugging face mixed case", "hf_" + rs(r, lowers, 33) + "Q", "huggingface-access-token"},
 		{"twilio at a word boundary", "(SK" + rs(r, hexLow, 32) + ")", "twilio-api-key"},
 		{"databricks token with suffix", "dapi" + rs(r, hexLow, 32) + "-2", "databricks-api-token"},

@@ -25,6 +25,13 @@ import (
 //     base64); stripe-access-token accepts bodies up to 247 characters.
 //   - aws-access-token's entropy floor is 2.5, not 3: one random key id in
 //     ~4000 falls under 3 bits, one in ~10^6 under 2.5.
+//   - aws-access-token and stripe-access-token drop bodies that read as
+//     words (see wordLike): ASIAPACIFICSOUTHEAST is a region list, not a
+//     key. The cost: about 1 random AWS key id in 150 and 1 random 24-character
+//     Stripe key in 900 read as words and are missed (requiring a digit
+//     instead would miss 1 AWS key id in 28).
+//   - stripe-access-token wants a body of at least 20 characters (real keys
+//     have 24 or 99), so sk_test_MyStripeKey, a name, does not match.
 //   - private-key requires the -----END ... PRIVATE KEY----- line, and its
 //     body cannot hold "--", so a marker quoted in prose does not pair with
 //     the END of a later block.
@@ -57,7 +64,7 @@ var table = []Rule{
 			`|sk-[0-9A-Za-z]{20}T3BlbkFJ[0-9A-Za-z]{20})` + tail)},
 	{ID: "aws-access-token", Label: "AWS access key ID", Keywords: []string{"a3t", "akia", "asia", "abia", "acca"}, minEntropy: 2.5,
 		wordStart: true, re: re(`((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`),
-		reject: func(s string) bool { return strings.HasSuffix(s, "EXAMPLE") }},
+		reject: func(s string) bool { return strings.HasSuffix(s, "EXAMPLE") || wordLike(s[4:]) }},
 	{ID: "gcp-api-key", Label: "Google Cloud API key", Keywords: []string{"aiza"}, minEntropy: 4,
 		wordStart: true, re: re(`(AIza[` + word + `]{35})` + tail)},
 	{ID: "azure-ad-client-secret", Label: "Azure AD client secret", Keywords: []string{"q~"}, minEntropy: 3,
@@ -115,7 +122,8 @@ var table = []Rule{
 	{ID: "sentry-org-token", Label: "Sentry organization auth token", Keywords: []string{"sntrys_eyjpyxqio"}, minEntropy: 4.5,
 		wordStart: true, re: re(`(sntrys_eyJpYXQiO[` + b64 + `]{10,200}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[` + b64 + `]{10,200}={0,2}_[` + b64 + `]{43})(?:[^` + b64 + `]|$)`)},
 	{ID: "stripe-access-token", Label: "Stripe secret key", Keywords: []string{"sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"}, minEntropy: 2,
-		wordStart: true, re: re(`((?:sk|rk)_(?:test|live|prod)_[0-9A-Za-z]{10,247})` + tail)},
+		wordStart: true, re: re(`((?:sk|rk)_(?:test|live|prod)_[0-9A-Za-z]{20,247})` + tail),
+		reject: func(s string) bool { return wordLike(s[len("sk_test_"):]) }},
 	{ID: "shopify-access-token", Label: "Shopify access token", Keywords: []string{"shpat_"}, minEntropy: 2,
 		re: re(`(shpat_` + hex32 + `)`)},
 	{ID: "shopify-shared-secret", Label: "Shopify shared secret", Keywords: []string{"shpss_"}, minEntropy: 2,
@@ -130,6 +138,24 @@ var table = []Rule{
 var keywords = newKeywordIndex(table)
 
 func re(pattern string) *regexp.Regexp { return regexp.MustCompile(pattern) }
+
+// wordLike reports whether a token body reads as words rather than random
+// characters: it holds no digit and at least 30% of its letters are vowels
+// (a random base32 or alphanumeric body has about 19%; English has ~40%).
+func wordLike(body string) bool {
+	letters, vowels := 0, 0
+	for _, c := range []byte(body) {
+		switch {
+		case '0' <= c && c <= '9':
+			return false
+		case strings.IndexByte("aeiouAEIOU", c) >= 0:
+			letters, vowels = letters+1, vowels+1
+		case 'a' <= lower[c] && lower[c] <= 'z':
+			letters++
+		}
+	}
+	return letters > 0 && vowels*10 >= letters*3
+}
 
 // notMixed returns a reject filter for a token whose body, after the first
 // prefixLen bytes, uses a single character class (all lower case, all upper
