@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,10 +13,11 @@ import (
 // tempSuffix marks the temporary files of writeFileAtomic: "<name>.tmp-<rand>".
 const tempSuffix = ".tmp-"
 
-// writeFileAtomic replaces path with data: it writes a temporary file in the
-// same folder, fsyncs it, renames it over path and fsyncs the folder, so that
-// a crash at any point leaves either the old or the new file, never a mix.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+// writeFileAtomic replaces path with what write writes: it writes a
+// temporary file in the same folder (buffered), fsyncs it, renames it over
+// path and fsyncs the folder, so that a crash at any point leaves either
+// the old or the new file, never a mix.
+func writeFileAtomic(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, filepath.Base(path)+tempSuffix+"*")
 	if err != nil {
@@ -29,7 +32,11 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("chmod temporary file: %w", err)
 	}
-	if _, err = f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err = write(bw); err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		return fmt.Errorf("write temporary file: %w", err)
 	}
 	if err = f.Sync(); err != nil {

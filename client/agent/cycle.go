@@ -27,12 +27,16 @@ func (e *Engine) Push(ctx context.Context) (Report, error) {
 	return e.cycle(ctx, false, true)
 }
 
-// cycle runs pull? → reconcile → apply → push?, repeating after a 412.
+// cycle runs pull? → reconcile → apply → push?, repeating after a 412. A
+// pull answered 304 while the folder is known unchanged (see
+// localView.settled) and the last cycle succeeded ends the cycle at once:
+// no scan, no journal write.
 func (e *Engine) cycle(ctx context.Context, pull, push bool) (Report, error) {
 	var r Report
 	err := e.cycleLoop(ctx, pull, push, &r)
+	e.settled = err == nil
 	r.Version, r.Checksum, r.Err = e.view.version, e.view.checksum, err
-	if serr := e.cfg.Journal.Save(); serr != nil && err == nil {
+	if serr := e.saveJournal(); serr != nil && err == nil {
 		err, r.Err = serr, serr
 	}
 	e.report(r)
@@ -43,8 +47,12 @@ func (e *Engine) cycleLoop(ctx context.Context, pull, push bool, r *Report) erro
 	b := newBackoff(e.cfg.Backoff/10, e.cfg.Backoff*5)
 	for attempt := 0; ; attempt++ {
 		if pull || !e.view.loaded {
-			if err := e.pull(ctx); err != nil {
+			changed, err := e.pull(ctx)
+			if err != nil {
 				return err
+			}
+			if !changed && attempt == 0 && e.settled && e.local.settled() {
+				return nil
 			}
 		}
 		err := e.reconcileOnce(ctx, push, r)
@@ -60,8 +68,9 @@ func (e *Engine) cycleLoop(ctx context.Context, pull, push bool, r *Report) erro
 }
 
 // pull brings the server view up to date: since the last version with
-// If-None-Match when there is a view, in full otherwise.
-func (e *Engine) pull(ctx context.Context) error {
+// If-None-Match when the repo exists, in full otherwise. It reports whether
+// the view may have changed (false for a 304, or a 404 again).
+func (e *Engine) pull(ctx context.Context) (bool, error) {
 	opts := client.GetOptions{}
 	if e.view.exists() {
 		opts = client.GetOptions{IfNoneMatch: e.view.checksum, Since: e.view.version}
@@ -69,15 +78,16 @@ func (e *Engine) pull(ctx context.Context) error {
 	m, err := e.cfg.Remote.Get(ctx, e.cfg.Repo, opts)
 	switch {
 	case errors.Is(err, client.ErrNotModified):
-		return nil
+		return false, nil
 	case errors.Is(err, client.ErrGone) && opts.Since > 0:
 		e.view.loaded = false
 		return e.pull(ctx)
 	case errors.Is(err, client.ErrNotFound):
+		changed := e.view.exists() || !e.view.loaded
 		e.view.reset()
-		return nil
+		return changed, nil
 	case err != nil:
-		return fmt.Errorf("pull: %w", err)
+		return false, fmt.Errorf("pull: %w", err)
 	}
 	if opts.Since > 0 {
 		e.view.apply(m)
@@ -85,13 +95,13 @@ func (e *Engine) pull(ctx context.Context) error {
 		e.view.replace(m)
 	}
 	e.cfg.Journal.SetDataset(e.view.checksum, e.view.version)
-	return nil
+	return true, nil
 }
 
 // reconcileOnce scans the folder, plans, applies local steps and, when
 // push is set, pushes the rest.
 func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error {
-	snap, scanErr := ScanDir(e.cfg.Dir, e.cfg.Scan)
+	snap, scanErr := e.local.snapshot(e.cfg.Dir)
 	if snap == nil {
 		snap = &Snapshot{Checksums: map[string]string{}, Contents: map[string]string{}}
 	}
@@ -106,7 +116,7 @@ func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error 
 	if err != nil {
 		return err
 	}
-	if err := e.cfg.Journal.Save(); err != nil {
+	if err := e.saveJournal(); err != nil {
 		return err
 	}
 	if !push || len(changes) == 0 {
@@ -136,21 +146,29 @@ func (e *Engine) applyStep(st Step, snap *Snapshot, r *Report) ([]Change, error)
 	j := e.cfg.Journal
 	switch st.Action {
 	case ActionInSync:
-		if st.Server == "" {
+		switch st.Server {
+		case "":
 			j.Forget(st.Key)
-		} else {
+		case st.Base: // already agreed: share the server's copy of the text
+			j.adopt(st.Key, st.Server, e.view.content[st.Key])
+		default:
 			j.Record(st.Key, e.view.content[st.Key])
 		}
 	case ActionWriteLocal, ActionRestore:
 		return nil, e.writeLocal(st.Key, e.view.content[st.Key], r)
 	case ActionDeleteLocal:
+		e.local.changed(st.Key)
 		if err := memcore.SafeRemove(e.cfg.Dir, st.Key); err != nil {
 			return nil, fmt.Errorf("delete %q: %w", st.Key, err)
 		}
 		j.Forget(st.Key)
 		r.Deleted = append(r.Deleted, st.Key)
 	case ActionPush, ActionResurrect:
-		return []Change{{Key: st.Key, Content: snap.Contents[st.Key]}}, nil
+		content, err := e.local.content(e.cfg.Dir, st.Key)
+		if err != nil {
+			return nil, err
+		}
+		return []Change{{Key: st.Key, Content: content}}, nil
 	case ActionPushDelete:
 		return []Change{{Key: st.Key, Delete: true}}, nil
 	case ActionMerge:
@@ -161,6 +179,7 @@ func (e *Engine) applyStep(st Step, snap *Snapshot, r *Report) ([]Change, error)
 
 // writeLocal writes the server's content of key and records it as agreed.
 func (e *Engine) writeLocal(key, content string, r *Report) error {
+	e.local.changed(key)
 	if err := memcore.SafeWrite(e.cfg.Dir, key, []byte(content)); err != nil {
 		return fmt.Errorf("write %q: %w", key, err)
 	}
@@ -175,7 +194,11 @@ func (e *Engine) writeLocal(key, content string, r *Report) error {
 // conflict copy, which is never pushed.
 func (e *Engine) merge(st Step, snap *Snapshot, r *Report) ([]Change, error) {
 	base, _ := e.cfg.Journal.Content(st.Key)
-	local, server := snap.Contents[st.Key], e.view.content[st.Key]
+	local, err := e.local.content(e.cfg.Dir, st.Key)
+	if err != nil {
+		return nil, err
+	}
+	server := e.view.content[st.Key]
 	merged, ok := Merge3(base, local, server)
 	if !ok {
 		name := ConflictName(st.Key, e.cfg.Now(), e.cfg.Host)

@@ -61,8 +61,15 @@ type Config struct {
 // the goroutine that calls Run, Sync, Pull or Push; none of them may run
 // concurrently.
 type Engine struct {
-	cfg        Config
-	view       serverView
+	cfg   Config
+	view  serverView
+	local *localView
+	// settled says the last cycle ended without error, so that a pull
+	// answered 304 with no local change has nothing to do.
+	settled bool
+	// saved says the journal was saved once; afterwards only a changed
+	// journal is written.
+	saved      bool
 	maxEntries int    // the server's live-entry limit, once a 413 told it
 	blocked    string // why pushing stopped (401/403), "" while allowed
 	// refusedKeys holds entries the server refused (too large, secret),
@@ -83,13 +90,26 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
 	setDefault(&cfg.Backoff, time.Second)
 	setDefault(&cfg.MaxBackoff, 5*time.Minute)
-	return &Engine{cfg: cfg}, nil
+	return &Engine{cfg: cfg, local: newLocalView(cfg.Scan)}, nil
 }
 
 func setDefault(d *time.Duration, v time.Duration) {
 	if *d <= 0 {
 		*d = v
 	}
+}
+
+// saveJournal writes the journal at the end of the engine's first cycle
+// and, afterwards, whenever it changed.
+func (e *Engine) saveJournal() error {
+	if e.saved && !e.cfg.Journal.changed {
+		return nil
+	}
+	if err := e.cfg.Journal.Save(); err != nil {
+		return err
+	}
+	e.saved = true
+	return nil
 }
 
 // report hands a non-empty report to OnReport.

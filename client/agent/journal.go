@@ -1,15 +1,18 @@
 package agent
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/teammem/teammem/memcore"
 )
@@ -42,6 +45,8 @@ type Journal struct {
 	Checksum string               `json:"checksum"`
 	Version  int64                `json:"version"`
 	Entries  map[string]BaseEntry `json:"entries"`
+	// changed says the journal differs from what was last saved or read.
+	changed bool
 }
 
 // journalFile is the journal's layout on disk.
@@ -112,16 +117,44 @@ func parseJournal(data []byte, server, repo string) (*Journal, error) {
 func (j *Journal) Path() string { return j.path }
 
 // Save writes the journal atomically (temporary file, fsync, rename, folder
-// fsync), mode 0600.
+// fsync), mode 0600, whether or not it changed.
 func (j *Journal) Save() error {
-	data, err := json.Marshal(journalFile{Format: journalFormat, Journal: j})
-	if err != nil {
-		return fmt.Errorf("encode journal: %w", err)
-	}
-	if err := writeFileAtomic(j.path, data, 0o600); err != nil {
+	if err := writeFileAtomic(j.path, 0o600, j.encode); err != nil {
 		return fmt.Errorf("save journal: %w", err)
 	}
+	j.changed = false
 	return nil
+}
+
+// encode writes the journal file (the layout of journalFile, keys sorted)
+// one entry at a time, so that saving a large journal does not build it
+// whole in memory.
+func (j *Journal) encode(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	head := journalFile{Format: journalFormat, Journal: &Journal{Server: j.Server, Repo: j.Repo,
+		Checksum: j.Checksum, Version: j.Version, Entries: map[string]BaseEntry{}}}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(head); err != nil {
+		return fmt.Errorf("encode journal: %w", err)
+	}
+	open := bytes.TrimSuffix(bytes.TrimSpace(buf.Bytes()), []byte("}}")) // ... "entries":{
+	if _, err := w.Write(open); err != nil {
+		return err
+	}
+	for i, k := range slices.Sorted(maps.Keys(j.Entries)) {
+		if i > 0 {
+			io.WriteString(w, ",")
+		}
+		if err := enc.Encode(k); err != nil {
+			return fmt.Errorf("encode journal: %w", err)
+		}
+		io.WriteString(w, ":")
+		if err := enc.Encode(j.Entries[k]); err != nil {
+			return fmt.Errorf("encode journal: %w", err)
+		}
+	}
+	_, err := io.WriteString(w, "}}\n")
+	return err
 }
 
 // Base returns key → checksum of every agreed key, the Base of an Input.
@@ -135,11 +168,29 @@ func (j *Journal) Base() map[string]string {
 
 // Record notes that key holds content on both sides.
 func (j *Journal) Record(key, content string) {
-	j.Entries[key] = BaseEntry{Checksum: memcore.EntryChecksum([]byte(content)), Content: content}
+	e := BaseEntry{Checksum: memcore.EntryChecksum([]byte(content)), Content: content}
+	if old, ok := j.Entries[key]; !ok || old != e {
+		j.Entries[key], j.changed = e, true
+	}
+}
+
+// adopt makes key's agreed content the string content when the entry's
+// checksum is checksum (the checksum of content), so that the journal and
+// the server view share one copy of an agreed text. It changes nothing
+// that would be saved.
+func (j *Journal) adopt(key, checksum, content string) {
+	if e, ok := j.Entries[key]; ok && e.Checksum == checksum {
+		j.Entries[key] = BaseEntry{Checksum: checksum, Content: content}
+	}
 }
 
 // Forget notes that neither side holds key.
-func (j *Journal) Forget(key string) { delete(j.Entries, key) }
+func (j *Journal) Forget(key string) {
+	if _, ok := j.Entries[key]; ok {
+		delete(j.Entries, key)
+		j.changed = true
+	}
+}
 
 // Content returns the agreed content of key, and whether there is one.
 func (j *Journal) Content(key string) (string, bool) {
@@ -149,7 +200,9 @@ func (j *Journal) Content(key string) (string, bool) {
 
 // SetDataset records the dataset checksum and version last seen.
 func (j *Journal) SetDataset(checksum string, version int64) {
-	j.Checksum, j.Version = checksum, version
+	if j.Checksum != checksum || j.Version != version {
+		j.Checksum, j.Version, j.changed = checksum, version, true
+	}
 }
 
 // Clone returns a deep copy (entries included) bound to the same file.

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -217,5 +219,69 @@ func TestStateDir(t *testing.T) {
 				t.Errorf("StateDir = %q, %v; want %q (error %v)", got, err, tt.want, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestJournalEncodeIsTheFileLayout: the streamed encoding decodes to the
+// same value as json.Marshal of the file layout, with and without entries.
+func TestJournalEncodeIsTheFileLayout(t *testing.T) {
+	tests := []struct {
+		name    string
+		entries map[string]string
+	}{
+		{"empty", nil},
+		{"entries", map[string]string{"b.md": "<b> & \"quoted\"\n", "a.md": "a\n", "notes/ü.md": "\x01\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := &Journal{Server: testServer, Repo: testRepo, Checksum: "sha256:x", Version: 9, Entries: map[string]BaseEntry{}}
+			for k, v := range tt.entries {
+				j.Record(k, v)
+			}
+			var got bytes.Buffer
+			if err := j.encode(&got); err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(journalFile{Format: journalFormat, Journal: j})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g, w any
+			if err := json.Unmarshal(got.Bytes(), &g); err != nil {
+				t.Fatalf("encoded journal is not JSON: %v\n%s", err, got.Bytes())
+			}
+			json.Unmarshal(want, &w)
+			if diff := cmp.Diff(w, g); diff != "" {
+				t.Errorf("encoded (-json.Marshal +encode):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestJournalChanged: only a real change marks the journal for saving.
+func TestJournalChanged(t *testing.T) {
+	j, err := OpenJournal(t.TempDir(), testServer, testRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want bool
+	}{
+		{"record", func() { j.Record("a.md", "a") }, true},
+		{"record again", func() { j.Record("a.md", "a") }, false},
+		{"adopt", func() { j.adopt("a.md", j.Entries["a.md"].Checksum, "a") }, false},
+		{"forget absent", func() { j.Forget("b.md") }, false},
+		{"dataset again", func() { j.SetDataset("", 0) }, false},
+		{"dataset", func() { j.SetDataset("sha256:x", 1) }, true},
+		{"forget", func() { j.Forget("a.md") }, true},
+	}
+	for _, s := range steps {
+		j.changed = false
+		s.do()
+		if j.changed != s.want {
+			t.Errorf("%s: changed = %v, want %v", s.name, j.changed, s.want)
+		}
 	}
 }

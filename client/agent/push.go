@@ -54,7 +54,7 @@ func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) er
 	}
 	e.view.pushed(resp)
 	e.cfg.Journal.SetDataset(resp.Checksum, resp.Version)
-	return e.cfg.Journal.Save()
+	return e.saveJournal()
 }
 
 // refused interprets a failed batch. 412 goes back to the cycle (pull and

@@ -14,8 +14,11 @@ import (
 // reconciles again whenever the watched folder changes (debounced), every
 // Poll interval (a conditional pull), every Rescan interval, and after a
 // failure once its jittered backoff (or the server's Retry-After) expires.
-// Every cycle rescans the whole folder, so a watcher's rescan request needs
-// nothing more. Failures are reported through OnReport and retried; 401 and
+// While watching, a cycle examines only the paths the watcher reported
+// (and those the engine wrote), and a poll answered 304 with nothing
+// reported does no more; the first cycle, the Rescan interval, a watcher's
+// rescan request (overflow, watch error), a retry and the shutdown walk the
+// whole folder (reading only files that changed). Failures are reported through OnReport and retried; 401 and
 // 403 stop pushing but not watching. When ctx is done Run rescans once,
 // pushes what is pending within ShutdownTimeout, saves the journal and
 // returns nil. Only a failure to start watching is returned as an error.
@@ -25,6 +28,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		return err
 	}
 	defer stopWatch()
+	e.local.watched(batches != nil)
 	poll, rescan := time.NewTicker(e.cfg.Poll), time.NewTicker(e.cfg.Rescan)
 	defer poll.Stop()
 	defer rescan.Stop()
@@ -39,16 +43,20 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return e.shutdown(ctx)
 		case <-trigger:
-		case _, ok := <-batches:
+		case b, ok := <-batches:
 			if !ok {
 				batches = nil
+				e.local.watched(false) // nothing reports changes any more
 				continue
 			}
+			e.noteBatch(b)
 		case <-poll.C:
 			pull = true
 		case <-rescan.C:
+			e.local.rescanAll()
 		case <-retry.C:
 			pull = true
+			e.local.rescanAll()
 		}
 		_, err := e.cycle(ctx, pull, true)
 		switch {
@@ -61,6 +69,15 @@ func (e *Engine) Run(ctx context.Context) error {
 			retry.Reset(b.next(client.RetryAfter(err)))
 		}
 	}
+}
+
+// noteBatch marks what a watcher's batch says changed.
+func (e *Engine) noteBatch(b watch.Batch) {
+	if b.Rescan {
+		e.local.rescanAll()
+		return
+	}
+	e.local.changed(b.Paths...)
 }
 
 // startWatch starts the folder watcher when configured; the channel is nil
@@ -87,6 +104,7 @@ func (e *Engine) startWatch(ctx context.Context) (<-chan watch.Batch, func(), er
 func (e *Engine) shutdown(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.ShutdownTimeout)
 	defer cancel()
+	e.local.rescanAll()
 	e.cycle(sctx, false, true) // reported through OnReport; exiting anyway
 	return nil
 }

@@ -2,14 +2,9 @@ package agent
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/teammem/teammem/memcore"
 )
 
 // ErrFolderUnavailable is wrapped by ScanDir's error when the team folder
@@ -33,7 +28,8 @@ type ScanOptions struct {
 type Snapshot struct {
 	// Checksums maps each pushable key to its entry checksum.
 	Checksums map[string]string
-	// Contents maps each pushable key to its content.
+	// Contents maps each pushable key to its content (ScanDir only; the
+	// engine reads the few it needs).
 	Contents map[string]string
 	// Skipped lists the candidates that may not be pushed, in key order.
 	Skipped []*SkipError
@@ -57,36 +53,9 @@ func (s *Snapshot) SkippedKeys() map[string]bool {
 // ErrFolderUnavailable and no snapshot, so that nothing is deleted on the
 // strength of a partial listing.
 func ScanDir(dir string, opts ScanOptions) (*Snapshot, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w: %v", dir, ErrFolderUnavailable, err)
-	}
-	defer root.Close()
-	snap := &Snapshot{Checksums: map[string]string{}, Contents: map[string]string{}}
-	fsys := root.FS()
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == "." {
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !opts.isCandidate(p) {
-			return nil
-		}
-		return snap.add(fsys, p, opts.MaxEntryBytes)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w: %v", dir, ErrFolderUnavailable, err)
-	}
-	slices.SortFunc(snap.Skipped, func(a, b *SkipError) int { return strings.Compare(a.Key, b.Key) })
-	return snap, nil
+	v := newLocalView(opts)
+	v.keep = true
+	return v.snapshot(dir)
 }
 
 // isCandidate reports whether a slash path is a push candidate by name.
@@ -100,20 +69,4 @@ func (o ScanOptions) isCandidate(p string) bool {
 	}
 	ext := strings.ToLower(path.Ext(p))
 	return slices.ContainsFunc(exts, func(e string) bool { return strings.ToLower(e) == ext })
-}
-
-// add reads one candidate into the snapshot.
-func (s *Snapshot) add(fsys fs.FS, key string, maxBytes int) error {
-	data, err := fs.ReadFile(fsys, key)
-	if err != nil {
-		return err
-	}
-	var skip *SkipError
-	if err := CheckEntry(key, data, maxBytes); errors.As(err, &skip) {
-		s.Skipped = append(s.Skipped, skip)
-		return nil
-	}
-	s.Checksums[key] = memcore.EntryChecksum(data)
-	s.Contents[key] = string(data)
-	return nil
 }

@@ -49,7 +49,6 @@ func runDaemon(ctx context.Context, e *cliEnv, args []string) error {
 	}
 	defer sy.Close()
 	s.log.Info("syncing", "repo", s.slug, "dir", s.dir, "server", s.server, "journal", sy.journal.Path())
-	go trimHeap(ctx)
 	if err := sy.eng.Run(ctx); err != nil {
 		return s.explain(err)
 	}
