@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teammem/teammem/memcore"
 	"github.com/teammem/teammem/server"
@@ -18,19 +19,25 @@ func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, er
 	return db.cache.Apply(ctx, db.begin, w)
 }
 
+// begin takes a pooled connection for one write; the transaction itself
+// starts with Lock, pipelined with the row lock, so that a write costs two
+// round trips (BEGIN + lock, then the changes + COMMIT) and holds the lock
+// for one.
 func (db *DB) begin(ctx context.Context) (liveset.Tx, error) {
-	tx, err := db.pool.Begin(ctx)
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return nil, wrap("begin write", err)
 	}
-	return &writeTx{tx: tx}, nil
+	return &writeTx{conn: conn}, nil
 }
 
 // writeTx is one READ COMMITTED transaction holding the repository's row
 // lock from Lock on; each later statement sees every write committed
 // before the lock was granted.
 type writeTx struct {
-	tx pgx.Tx
+	conn  *pgxpool.Conn
+	open  bool       // BEGIN was sent and neither COMMIT nor ROLLBACK since
+	batch *pgx.Batch // the plan's statements, sent with COMMIT
 }
 
 const lockRepo = `SELECT version, checksum, entries, bytes, updated_at FROM repos WHERE slug = $1 FOR UPDATE`
@@ -42,7 +49,7 @@ func (t *writeTx) Lock(ctx context.Context, repo string) (server.RepoState, erro
 	}
 	// A new repository: insert a version-0 row to lock (a concurrent
 	// creator waits on its key), kept only if this write changes something.
-	_, err = t.tx.Exec(ctx, `INSERT INTO repos (slug, checksum, updated_at) VALUES ($1, $2, now())
+	_, err = t.conn.Exec(ctx, `INSERT INTO repos (slug, checksum, updated_at) VALUES ($1, $2, now())
 		ON CONFLICT (slug) DO NOTHING`, repo, memcore.EmptyDatasetChecksum)
 	if err != nil {
 		return server.RepoState{}, wrap("create repository", err)
@@ -50,9 +57,24 @@ func (t *writeTx) Lock(ctx context.Context, repo string) (server.RepoState, erro
 	return t.lock(ctx, repo)
 }
 
+// lock sends BEGIN (when the transaction is not open yet) and the row lock
+// in one round trip.
 func (t *writeTx) lock(ctx context.Context, repo string) (server.RepoState, error) {
+	b := &pgx.Batch{}
+	if !t.open {
+		b.Queue("BEGIN")
+		t.open = true
+	}
 	st := server.RepoState{Repo: repo}
-	err := t.tx.QueryRow(ctx, lockRepo, repo).Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt)
+	var scanErr error
+	b.Queue(lockRepo, repo).QueryRow(func(row pgx.Row) error {
+		scanErr = row.Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt)
+		return nil
+	})
+	err := t.conn.SendBatch(ctx, b).Close()
+	if err == nil {
+		err = scanErr
+	}
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return server.RepoState{}, err
@@ -66,7 +88,7 @@ func (t *writeTx) lock(ctx context.Context, repo string) (server.RepoState, erro
 }
 
 func (t *writeTx) Live(ctx context.Context, repo string, add func(string, liveset.Entry)) error {
-	rows, err := t.tx.Query(ctx, `SELECT key, checksum, size FROM entries WHERE repo = $1 AND NOT deleted ORDER BY key`, repo)
+	rows, err := t.conn.Query(ctx, `SELECT key, checksum, size FROM entries WHERE repo = $1 AND NOT deleted ORDER BY key`, repo)
 	if err != nil {
 		return wrap("read live entries", err)
 	}
@@ -93,7 +115,8 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 )
 
-// Save sends every statement of the plan in one pipelined batch.
+// Save queues every statement of the plan; Commit sends them with COMMIT
+// in one pipelined batch.
 func (t *writeTx) Save(ctx context.Context, p *liveset.Plan) error {
 	b := &pgx.Batch{}
 	b.Queue(saveRepo, p.Repo, p.Version, p.Checksum, p.Entries, p.Bytes, p.At)
@@ -105,13 +128,40 @@ func (t *writeTx) Save(ctx context.Context, p *liveset.Plan) error {
 		}
 		b.Queue(saveRevision, p.Repo, c.Key, p.Version, string(c.Op), c.Checksum, c.Size, p.Author, p.At, c.Content)
 	}
-	return wrap("save write", t.tx.SendBatch(ctx, b).Close())
+	t.batch = b
+	return nil
 }
 
-func (t *writeTx) Commit(ctx context.Context) error { return wrap("commit write", t.tx.Commit(ctx)) }
+// Commit sends the saved statements and COMMIT. When any statement fails
+// the server aborts the transaction and skips the rest, COMMIT included;
+// Rollback then ends it.
+func (t *writeTx) Commit(ctx context.Context) error {
+	b := t.batch
+	if b == nil {
+		b = &pgx.Batch{}
+	}
+	b.Queue("COMMIT")
+	t.batch = nil
+	if err := t.conn.SendBatch(ctx, b).Close(); err != nil {
+		return wrap("save write", err)
+	}
+	t.open = false
+	return nil
+}
 
+// Rollback ends an open transaction and returns the connection to the
+// pool; a connection whose state is unknown is closed instead.
 func (t *writeTx) Rollback(ctx context.Context) error {
-	if err := t.tx.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+	if t.conn == nil {
+		return nil
+	}
+	defer func() { t.conn.Release(); t.conn = nil }()
+	if !t.open {
+		return nil
+	}
+	t.open = false
+	if _, err := t.conn.Exec(ctx, "ROLLBACK"); err != nil {
+		_ = t.conn.Conn().Close(context.WithoutCancel(ctx)) // never hand a connection in a transaction back
 		return wrap("roll back write", err)
 	}
 	return nil
