@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/memcore"
@@ -129,8 +130,13 @@ func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error 
 // to push.
 func (e *Engine) applyLocal(plan Plan, snap *Snapshot, r *Report) ([]Change, error) {
 	var changes []Change
+	var writes []string
 	var errs []error
 	for _, st := range plan.Steps {
+		if st.Action.WritesLocal() { // written together below
+			writes = append(writes, st.Key)
+			continue
+		}
 		ch, err := e.applyStep(st, snap, r)
 		if err != nil {
 			errs = append(errs, err)
@@ -138,10 +144,13 @@ func (e *Engine) applyLocal(plan Plan, snap *Snapshot, r *Report) ([]Change, err
 		}
 		changes = append(changes, ch...)
 	}
+	errs = append(errs, e.writeLocalAll(writes, r))
+	slices.Sort(r.Pulled)
 	return changes, errors.Join(errs...)
 }
 
-// applyStep carries out one step locally; it returns what to push.
+// applyStep carries out one step locally, but for the plain writes of the
+// server's content (writeLocalAll); it returns what to push.
 func (e *Engine) applyStep(st Step, snap *Snapshot, r *Report) ([]Change, error) {
 	j := e.cfg.Journal
 	switch st.Action {
@@ -154,8 +163,6 @@ func (e *Engine) applyStep(st Step, snap *Snapshot, r *Report) ([]Change, error)
 		default:
 			j.Record(st.Key, e.view.content[st.Key])
 		}
-	case ActionWriteLocal, ActionRestore:
-		return nil, e.writeLocal(st.Key, e.view.content[st.Key], r)
 	case ActionDeleteLocal:
 		e.local.changed(st.Key)
 		if err := memcore.SafeRemove(e.cfg.Dir, st.Key); err != nil {
