@@ -108,7 +108,7 @@ func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error 
 	}
 	r.Skipped, r.Warnings = r.Skipped[:0], r.Warnings[:0] // a replan reports afresh
 	for _, s := range snap.Skipped {
-		r.Skipped = append(r.Skipped, s.Error())
+		r.Skipped = append(r.Skipped, s.Skip())
 	}
 	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
 		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), LocalUnavailable: scanErr != nil, Rails: e.cfg.Rails})

@@ -267,7 +267,8 @@ func TestEngineRefusedEntryIsLeftOut(t *testing.T) {
 	if got := r.remote.snapshot(); got["t.md"] != "t\n" || got["s.md"] != "" {
 		t.Errorf("server = %q, want t.md pushed and s.md left out", got)
 	}
-	if len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], `"s.md"`) {
-		t.Errorf("skipped = %q", rep.Skipped)
+	want := []Skip{{Path: "s.md", Reason: "the server refused it: a credential was found"}}
+	if diff := cmp.Diff(want, rep.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 }

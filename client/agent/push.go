@@ -102,12 +102,15 @@ func (e *Engine) refuse(req api.PutRequest, ae *client.APIError, r *Report) bool
 		e.refusedKeys = map[string]refusal{}
 	}
 	e.refusedKeys[key] = refusal{checksum: memcore.EntryChecksum([]byte(req.Entries[key])),
-		why: fmt.Sprintf("skipping %q: the server refused it: %s", key, ae.Message)}
+		why: Skip{Path: key, Reason: "the server refused it: " + ae.Message}}
 	return true
 }
 
 // refusal is an entry the server refused and why.
-type refusal struct{ checksum, why string }
+type refusal struct {
+	checksum string
+	why      Skip
+}
 
 // fit drops refused entries and, once the server's entry limit is known,
 // the new keys (last in key order) that would exceed it.

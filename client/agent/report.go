@@ -1,5 +1,7 @@
 package agent
 
+import "fmt"
+
 // Report is what one engine cycle did, for the user or for --json output
 // (spec/cli.md). Keys are slash-separated paths relative to the team folder.
 type Report struct {
@@ -12,7 +14,7 @@ type Report struct {
 	// Conflicts are the conflict copies written.
 	Conflicts []string `json:"conflicts"`
 	// Skipped are files that were not pushed, with the reason.
-	Skipped []string `json:"skipped"`
+	Skipped []Skip `json:"skipped"`
 	// Warnings are other things the user should know (safety rails, keys
 	// skipped from the server, entries left out by the server's limit).
 	Warnings []string `json:"warnings"`
@@ -22,6 +24,19 @@ type Report struct {
 	// Err is the cycle's error, nil on success.
 	Err error `json:"-"`
 }
+
+// Skip is one file that was not pushed, and why.
+type Skip struct {
+	// Path is the file's slash-separated path relative to the team folder.
+	Path string `json:"path"`
+	// Reason says why, for a person: the rule broken and its particulars
+	// (never a credential's text).
+	Reason string `json:"reason"`
+}
+
+// String formats the skip as one line: `skipping "path": reason`, the path
+// quoted so that control characters cannot reach a terminal.
+func (s Skip) String() string { return fmt.Sprintf("skipping %q: %s", s.Path, s.Reason) }
 
 // Empty reports whether nothing moved and nothing needs saying.
 func (r *Report) Empty() bool {

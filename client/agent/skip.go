@@ -37,18 +37,23 @@ type SkipError struct {
 }
 
 // Error formats the key, the reason and its particulars.
-func (e *SkipError) Error() string {
+func (e *SkipError) Error() string { return e.Skip().String() }
+
+// Skip returns the error as a report's Skip: the key and the reason with
+// its particulars.
+func (e *SkipError) Skip() Skip {
+	s := Skip{Path: e.Key}
 	switch e.Reason {
 	case ErrEntryTooLarge:
-		return fmt.Sprintf("skipping %q: %v (%d bytes)", e.Key, e.Reason, e.Size)
+		s.Reason = fmt.Sprintf("%v (%d bytes)", e.Reason, e.Size)
 	case ErrSecretFound:
-		return fmt.Sprintf("skipping %q: %v: %s (rule %s) on line %d",
-			e.Key, e.Reason, e.Secret.Label, e.Secret.RuleID, e.Secret.Line)
+		s.Reason = fmt.Sprintf("%v: %s (rule %s) on line %d", e.Reason, e.Secret.Label, e.Secret.RuleID, e.Secret.Line)
 	case ErrKeyInvalid:
-		return fmt.Sprintf("skipping %q: %v: %s", e.Key, e.Reason, e.Detail)
+		s.Reason = fmt.Sprintf("%v: %s", e.Reason, e.Detail)
 	default:
-		return fmt.Sprintf("skipping %q: %v", e.Key, e.Reason)
+		s.Reason = fmt.Sprint(e.Reason)
 	}
+	return s
 }
 
 // Unwrap returns the reason.

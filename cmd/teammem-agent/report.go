@@ -40,28 +40,12 @@ func toJSON(command, repo string, r agent.Report, err error) reportJSON {
 		Deleted: nonNil(r.Deleted), Conflicts: nonNil(r.Conflicts), Warnings: nonNil(r.Warnings),
 		Skipped: []skipJSON{}, Version: r.Version, Checksum: r.Checksum}
 	for _, s := range r.Skipped {
-		out.Skipped = append(out.Skipped, parseSkip(s))
+		out.Skipped = append(out.Skipped, skipJSON(s))
 	}
 	if err != nil {
 		out.Error = err.Error()
 	}
 	return out
-}
-
-// parseSkip splits the engine's `skipping "path": reason` message. The
-// engine reports skips as sentences only; a message of another shape is
-// kept whole as the reason.
-func parseSkip(msg string) skipJSON {
-	rest, ok := strings.CutPrefix(msg, "skipping ")
-	if !ok {
-		return skipJSON{Reason: msg}
-	}
-	q, err := strconv.QuotedPrefix(rest)
-	if err != nil {
-		return skipJSON{Reason: msg}
-	}
-	p, _ := strconv.Unquote(q)
-	return skipJSON{Path: p, Reason: strings.TrimPrefix(rest[len(q):], ": ")}
 }
 
 func nonNil(s []string) []string {
@@ -126,7 +110,7 @@ func printText(w io.Writer, repo string, r agent.Report) {
 		fmt.Fprintf(w, "conflict: your version was saved as %q; the server's version is in place\n", c)
 	}
 	for _, s := range r.Skipped {
-		fmt.Fprintln(w, s)
+		fmt.Fprintln(w, s.String())
 	}
 	for _, s := range r.Warnings {
 		fmt.Fprintln(w, "warning:", s)

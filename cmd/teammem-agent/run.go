@@ -80,7 +80,11 @@ func repeatKey(r agent.Report, err error) string {
 	if len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts) > 0 {
 		return ""
 	}
-	key := strings.Join(r.Skipped, "\n") + "\x00" + strings.Join(r.Warnings, "\n")
+	var b strings.Builder
+	for _, s := range r.Skipped {
+		b.WriteString(s.String() + "\n")
+	}
+	key := b.String() + "\x00" + strings.Join(r.Warnings, "\n")
 	if err != nil {
 		key += "\x00" + err.Error()
 	}

@@ -78,7 +78,7 @@ func seedOnce(ctx context.Context, remote agent.Remote, repo, dir string, o seed
 		return err
 	}
 	for _, sk := range snap.Skipped {
-		r.Skipped = append(r.Skipped, sk.Error())
+		r.Skipped = append(r.Skipped, sk.Skip())
 	}
 	h, exists, err := probe(ctx, remote, repo)
 	if err != nil {
