@@ -14,14 +14,16 @@ import (
 // reconciles again whenever the watched folder changes (debounced), every
 // Poll interval (a conditional pull), every Rescan interval, and after a
 // failure once its jittered backoff (or the server's Retry-After) expires.
-// While watching, a cycle examines only the paths the watcher reported
-// (and those the engine wrote), and a poll answered 304 with nothing
-// reported does no more; the first cycle, the Rescan interval, a watcher's
-// rescan request (overflow, watch error), a retry and the shutdown walk the
-// whole folder (reading only files that changed). Failures are reported through OnReport and retried; 401 and
-// 403 stop pushing but not watching. When ctx is done Run rescans once,
-// pushes what is pending within ShutdownTimeout, saves the journal and
-// returns nil. Only a failure to start watching is returned as an error.
+// While watching, a cycle examines only the paths the watcher reported (and
+// those the engine wrote), and a poll answered 304 with nothing reported
+// does no more; the first cycle, the Rescan interval, a watcher's rescan
+// request (overflow, watch error), a retry and the shutdown walk the whole
+// folder, reading only the files that changed. The journal is saved at the
+// end of the first cycle and then whenever it changes. Failures are
+// reported through OnReport and retried; 401 and 403 stop pushing but not
+// watching. When ctx is done Run rescans once, pushes what is pending
+// within ShutdownTimeout, saves the journal and returns nil. Only a failure
+// to start watching is returned as an error.
 func (e *Engine) Run(ctx context.Context) error {
 	batches, stopWatch, err := e.startWatch(ctx)
 	if err != nil {
@@ -43,13 +45,13 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return e.shutdown(ctx)
 		case <-trigger:
-		case b, ok := <-batches:
+		case batch, ok := <-batches:
 			if !ok {
 				batches = nil
 				e.local.watched(false) // nothing reports changes any more
 				continue
 			}
-			e.noteBatch(b)
+			e.noteBatch(batch)
 		case <-poll.C:
 			pull = true
 		case <-rescan.C:
