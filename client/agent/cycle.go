@@ -57,7 +57,8 @@ func (e *Engine) cycleLoop(ctx context.Context, pull, push bool, r *Report) erro
 			}
 		}
 		err := e.reconcileOnce(ctx, push, r)
-		replan := errors.Is(err, client.ErrPreconditionFailed) || errors.Is(err, errReplan)
+		replan := errors.Is(err, client.ErrPreconditionFailed) || errors.Is(err, errReplan) ||
+			errors.Is(err, errLocalChanged)
 		if !replan || attempt == maxConflictRetries {
 			return err
 		}
@@ -100,44 +101,52 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 }
 
 // reconcileOnce scans the folder, plans, applies local steps and, when
-// push is set, pushes the rest.
+// push is set, pushes the rest. A scan that fails ends the cycle with an
+// error wrapping ErrFolderUnavailable before anything is decided, so that
+// nothing is written, deleted or pushed on the strength of a partial
+// listing.
 func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error {
-	snap, scanErr := e.local.snapshot(e.cfg.Dir)
-	if snap == nil {
-		snap = &Snapshot{Checksums: map[string]string{}, Contents: map[string]string{}}
+	snap, err := e.local.snapshot(e.cfg.Dir)
+	if err != nil {
+		// Without a complete listing every local file would look absent,
+		// and edits would be overwritten: decide nothing until it reads.
+		return err
 	}
 	r.Skipped, r.Warnings = r.Skipped[:0], r.Warnings[:0] // a replan reports afresh
 	for _, s := range snap.Skipped {
 		r.Skipped = append(r.Skipped, s.Skip())
 	}
 	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
-		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), LocalUnavailable: scanErr != nil, Rails: e.cfg.Rails})
+		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), Rails: e.cfg.Rails})
 	r.Warnings = append(r.Warnings, plan.Warnings...)
-	changes, err := e.applyLocal(plan, snap, r)
+	changes, raced, err := e.applyLocal(plan, r)
 	if err != nil {
 		return err
 	}
 	if err := e.saveJournal(); err != nil {
 		return err
 	}
-	if !push || len(changes) == 0 {
-		return nil
+	if push && len(changes) > 0 {
+		if err := e.push(ctx, changes, r); err != nil {
+			return err
+		}
 	}
-	return e.push(ctx, changes, r)
+	return raced
 }
 
 // applyLocal carries out the local side of a plan and returns the changes
-// to push.
-func (e *Engine) applyLocal(plan Plan, snap *Snapshot, r *Report) ([]Change, error) {
-	var changes []Change
-	var writes []string
+// to push, and, apart from the other errors, an error wrapping
+// errLocalChanged for the keys left alone because their file changed
+// since the scan.
+func (e *Engine) applyLocal(plan Plan, r *Report) (changes []Change, raced, err error) {
+	var writes []Step
 	var errs []error
 	for _, st := range plan.Steps {
 		if st.Action.WritesLocal() { // written together below
-			writes = append(writes, st.Key)
+			writes = append(writes, st)
 			continue
 		}
-		ch, err := e.applyStep(st, snap, r)
+		ch, err := e.applyStep(st, r)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -146,12 +155,20 @@ func (e *Engine) applyLocal(plan Plan, snap *Snapshot, r *Report) ([]Change, err
 	}
 	errs = append(errs, e.writeLocalAll(writes, r))
 	slices.Sort(r.Pulled)
-	return changes, errors.Join(errs...)
+	var other []error
+	for _, err := range errs {
+		if errors.Is(err, errLocalChanged) {
+			raced = err
+		} else {
+			other = append(other, err)
+		}
+	}
+	return changes, raced, errors.Join(other...)
 }
 
 // applyStep carries out one step locally, but for the plain writes of the
 // server's content (writeLocalAll); it returns what to push.
-func (e *Engine) applyStep(st Step, snap *Snapshot, r *Report) ([]Change, error) {
+func (e *Engine) applyStep(st Step, r *Report) ([]Change, error) {
 	j := e.cfg.Journal
 	switch st.Action {
 	case ActionInSync:
@@ -164,6 +181,9 @@ func (e *Engine) applyStep(st Step, snap *Snapshot, r *Report) ([]Change, error)
 			j.Record(st.Key, e.view.content[st.Key])
 		}
 	case ActionDeleteLocal:
+		if err := e.unchanged(st.Key, st.Local); err != nil {
+			return nil, err
+		}
 		e.local.changed(st.Key)
 		if err := memcore.SafeRemove(e.cfg.Dir, st.Key); err != nil {
 			return nil, fmt.Errorf("delete %q: %w", st.Key, err)
@@ -179,16 +199,17 @@ func (e *Engine) applyStep(st Step, snap *Snapshot, r *Report) ([]Change, error)
 	case ActionPushDelete:
 		return []Change{{Key: st.Key, Delete: true}}, nil
 	case ActionMerge:
-		return e.merge(st, snap, r)
+		return e.merge(st, r)
 	}
 	return nil, nil
 }
 
-// writeLocal writes the server's content of key and records it as agreed.
-func (e *Engine) writeLocal(key, content string, r *Report) error {
+// writeLocal writes content to key, unless the file no longer holds
+// scanned, and records it as agreed.
+func (e *Engine) writeLocal(key, scanned, content string, r *Report) error {
 	e.local.changed(key)
-	if err := memcore.SafeWrite(e.cfg.Dir, key, []byte(content)); err != nil {
-		return fmt.Errorf("write %q: %w", key, err)
+	if err := e.writeIfUnchanged(key, scanned, content); err != nil {
+		return err
 	}
 	e.cfg.Journal.Record(key, content)
 	r.Pulled = append(r.Pulled, key)
@@ -199,11 +220,14 @@ func (e *Engine) writeLocal(key, content string, r *Report) error {
 // written locally (and pushed unless it equals the server's); overlapping
 // edits keep the server's version in place and the local one as a
 // conflict copy, which is never pushed.
-func (e *Engine) merge(st Step, snap *Snapshot, r *Report) ([]Change, error) {
+func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 	base, _ := e.cfg.Journal.Content(st.Key)
 	local, err := e.local.content(e.cfg.Dir, st.Key)
 	if err != nil {
 		return nil, err
+	}
+	if memcore.EntryChecksum([]byte(local)) != st.Local {
+		return nil, fmt.Errorf("leave %q for now: %w", st.Key, errLocalChanged)
 	}
 	server := e.view.content[st.Key]
 	merged, ok := Merge3(base, local, server)
@@ -213,9 +237,9 @@ func (e *Engine) merge(st Step, snap *Snapshot, r *Report) ([]Change, error) {
 			return nil, fmt.Errorf("save conflict copy of %q: %w", st.Key, err)
 		}
 		r.Conflicts = append(r.Conflicts, name)
-		return nil, e.writeLocal(st.Key, server, r)
+		return nil, e.writeLocal(st.Key, st.Local, server, r)
 	}
-	if err := e.writeLocal(st.Key, merged, r); err != nil {
+	if err := e.writeLocal(st.Key, st.Local, merged, r); err != nil {
 		return nil, err
 	}
 	if merged == server {

@@ -35,6 +35,8 @@ type localView struct {
 	rescan bool                 // a full walk is due
 	dirty  map[string]bool      // paths to examine again
 	now    func() time.Time
+	// read reads a candidate; a test injects faults through it.
+	read func(fsys fs.FS, name string) ([]byte, error)
 	// reads and walks count files read and full walks, for tests.
 	reads, walks int
 }
@@ -49,7 +51,7 @@ type fileScan struct {
 }
 
 func newLocalView(opts ScanOptions) *localView {
-	return &localView{opts: opts, rescan: true, now: time.Now}
+	return &localView{opts: opts, rescan: true, now: time.Now, read: fs.ReadFile}
 }
 
 // changed marks paths (slash-separated, relative to the folder; files or
@@ -176,6 +178,8 @@ func (v *localView) take(p string) map[string]*fileScan {
 func (v *localView) walk(fsys fs.FS, p string, old, into map[string]*fileScan) error {
 	return fs.WalkDir(fsys, p, func(q string, d fs.DirEntry, err error) error {
 		switch {
+		case err != nil && q != "." && errors.Is(err, fs.ErrNotExist):
+			return nil // removed while walking: absent for now
 		case err != nil:
 			return err
 		case q == ".":
@@ -189,7 +193,9 @@ func (v *localView) walk(fsys fs.FS, p string, old, into map[string]*fileScan) e
 			return nil
 		}
 		fi, err := d.Info()
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 		return v.add(fsys, q, fi, old[q], into)
@@ -206,8 +212,10 @@ func (v *localView) add(fsys fs.FS, key string, fi fs.FileInfo, old *fileScan, i
 	}
 	at := v.now()
 	v.reads++
-	data, err := fs.ReadFile(fsys, key)
-	if err != nil {
+	data, err := v.read(fsys, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed since it was listed: absent for now
+	} else if err != nil {
 		return err
 	}
 	s := &fileScan{id: id, racy: !fi.ModTime().Before(at.Add(-racyWindow))}

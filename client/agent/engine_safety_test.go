@@ -1,0 +1,132 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/teammem/teammem/api"
+)
+
+// serverEdit applies req to the fake server as another writer would.
+func (r *rig) serverEdit(req api.PutRequest) {
+	r.remote.mu.Lock()
+	r.remote.apply(req)
+	r.remote.mu.Unlock()
+}
+
+// TestEngineFailedScanChangesNothing: when a file cannot be read, the cycle
+// fails with ErrFolderUnavailable and neither a local edit, nor a new local
+// file, nor the server is touched; once the folder reads again, the edits
+// are merged as usual.
+func TestEngineFailedScanChangesNothing(t *testing.T) {
+	r := newRig(t, map[string]string{"a.md": "a\n", "gone.md": "g\n"}, nil, nil)
+	r.sync(t)
+	writeTree(t, r.dir, map[string]string{"a.md": "mine\n", "n.md": "local new\n", "locked.md": "x\n"})
+	r.serverEdit(api.PutRequest{Entries: map[string]string{"a.md": "theirs\n", "n.md": "server new\n"},
+		SoftDeleteKeys: []string{"gone.md"}})
+	puts := len(r.remote.puts)
+	r.engine.local.read = func(fsys fs.FS, name string) ([]byte, error) {
+		if name == "locked.md" {
+			return nil, fs.ErrPermission
+		}
+		return fs.ReadFile(fsys, name)
+	}
+	_, err := r.engine.Sync(context.Background())
+	if !errors.Is(err, ErrFolderUnavailable) {
+		t.Fatalf("Sync = %v, want ErrFolderUnavailable", err)
+	}
+	want := map[string]string{"a.md": "mine\n", "n.md": "local new\n", "locked.md": "x\n", "gone.md": "g\n"}
+	if diff := cmp.Diff(want, r.local(t)); diff != "" {
+		t.Errorf("local after a failed scan (-want +got):\n%s", diff)
+	}
+	if _, ok := r.engine.cfg.Journal.Content("gone.md"); !ok {
+		t.Error("journal forgot gone.md after a failed scan")
+	}
+	if len(r.remote.puts) != puts {
+		t.Errorf("pushed %d times after a failed scan", len(r.remote.puts)-puts)
+	}
+	r.engine.local.read = fs.ReadFile
+	rep := r.sync(t)
+	if len(rep.Conflicts) != 2 {
+		t.Errorf("conflicts = %q, want a.md's and n.md's", rep.Conflicts)
+	}
+	if _, ok := r.remote.snapshot()["gone.md"]; ok {
+		t.Error("gone.md pushed back")
+	}
+}
+
+// TestEngineVanishedFileIsNotAScanFailure: a file removed between the
+// listing and its read is absent for this cycle, not a failed scan: the
+// other files are pushed.
+func TestEngineVanishedFileIsNotAScanFailure(t *testing.T) {
+	r := newRig(t, map[string]string{"a.md": "a\n"}, map[string]string{"b.md": "b\n", "v.md": "v\n"}, nil)
+	r.engine.local.read = func(fsys fs.FS, name string) ([]byte, error) {
+		if name == "v.md" {
+			os.Remove(filepath.Join(r.dir, "v.md"))
+			return nil, fmt.Errorf("open v.md: %w", fs.ErrNotExist)
+		}
+		return fs.ReadFile(fsys, name)
+	}
+	r.sync(t)
+	if diff := cmp.Diff(map[string]string{"a.md": "a\n", "b.md": "b\n"}, r.remote.snapshot()); diff != "" {
+		t.Errorf("server (-want +got):\n%s", diff)
+	}
+}
+
+// TestEngineLeavesFilesEditedAfterTheScan: a file saved after the scan and
+// before the engine writes, deletes or merges it keeps the edit; the key
+// is planned again, and the edit ends up on the server.
+func TestEngineLeavesFilesEditedAfterTheScan(t *testing.T) {
+	tests := []struct {
+		name   string
+		server api.PutRequest // the server's change after the first sync
+		local  string         // the local change before the scan ("" none)
+	}{
+		{"server edit over an unchanged file", api.PutRequest{Entries: map[string]string{"a.md": "theirs\n"}}, ""},
+		{"server deletion of an unchanged file", api.PutRequest{SoftDeleteKeys: []string{"a.md"}}, ""},
+		{"merge", api.PutRequest{Entries: map[string]string{"a.md": "a\nb\nTHEIRS\n"}}, "MINE\nb\nc\n"},
+		{"new on the server, created locally", api.PutRequest{Entries: map[string]string{"new.md": "theirs\n"}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, map[string]string{"a.md": "a\nb\nc\n"}, nil, nil)
+			r.sync(t)
+			r.serverEdit(tt.server)
+			if tt.local != "" {
+				writeTree(t, r.dir, map[string]string{"a.md": tt.local})
+			}
+			key := "a.md"
+			if _, ok := tt.server.Entries["new.md"]; ok {
+				key = "new.md"
+			}
+			late := "late edit\n"
+			once := false
+			r.engine.local.read = func(fsys fs.FS, name string) ([]byte, error) {
+				data, err := fs.ReadFile(fsys, name)
+				if !once { // the user saves right after the scan read the folder
+					once = true
+					writeTree(t, r.dir, map[string]string{key: late})
+				}
+				return data, err
+			}
+			rep := r.sync(t)
+			found := false
+			for _, name := range append(rep.Conflicts, key) {
+				data, _ := os.ReadFile(filepath.Join(r.dir, name))
+				found = found || string(data) == late
+			}
+			if !found {
+				t.Errorf("the late edit of %s is gone: local %q", key, r.local(t))
+			}
+			if got := r.remote.snapshot()[key]; got != late && len(rep.Conflicts) == 0 {
+				t.Errorf("server %s = %q, want the late edit", key, got)
+			}
+		})
+	}
+}
