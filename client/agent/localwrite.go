@@ -13,25 +13,39 @@ import (
 // folder fsync), so writing several at a time only overlaps their fsyncs.
 const localWriters = 8
 
-// writeLocalAll writes the server's content of keys (in key order) with
-// localWriters at a time, then records each written key as agreed and
-// reports it pulled, in key order. A key that could not be written is
+// writeLocalAll writes the server's content of the steps' keys (in key
+// order) with localWriters at a time, each only if the file still holds
+// what the step was planned from, then records each written key as agreed
+// and reports it pulled, in key order. A key that was not written is
 // neither recorded nor reported; the errors are joined.
-func (e *Engine) writeLocalAll(keys []string, r *Report) error {
-	errs := make([]error, len(keys))
-	forEach(len(keys), localWriters, func(i int) {
-		errs[i] = memcore.SafeWrite(e.cfg.Dir, keys[i], []byte(e.view.content[keys[i]]))
+func (e *Engine) writeLocalAll(steps []Step, r *Report) error {
+	errs := make([]error, len(steps))
+	forEach(len(steps), localWriters, func(i int) {
+		errs[i] = e.writeIfUnchanged(steps[i].Key, steps[i].Local, e.view.content[steps[i].Key])
 	})
-	for i, key := range keys {
+	for i, st := range steps {
+		key := st.Key
 		e.local.changed(key)
 		if errs[i] != nil {
-			errs[i] = fmt.Errorf("write %q: %w", key, errs[i])
 			continue
 		}
 		e.cfg.Journal.Record(key, e.view.content[key])
 		r.Pulled = append(r.Pulled, key)
 	}
 	return errors.Join(errs...)
+}
+
+// writeIfUnchanged writes content to key unless the file no longer
+// holds scanned (see unchanged). It may run on several goroutines at once:
+// it touches no engine state but the folder.
+func (e *Engine) writeIfUnchanged(key, scanned, content string) error {
+	if err := checkUnchanged(e.cfg.Dir, key, scanned); err != nil {
+		return err
+	}
+	if err := memcore.SafeWrite(e.cfg.Dir, key, []byte(content)); err != nil {
+		return fmt.Errorf("write %q: %w", key, err)
+	}
+	return nil
 }
 
 // forEach calls f(0), …, f(n-1) on up to workers goroutines and returns
