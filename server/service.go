@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -164,4 +166,46 @@ func (s *Service) Repos(ctx context.Context, p Principal) ([]RepoState, error) {
 		}
 	}
 	return out, nil
+}
+
+// CheckIfMatch compares an If-Match value (a comma-separated list of
+// checksums, or "*") with a repository's state: a never-written repository
+// (version 0) matches nothing. It returns a *PreconditionError when it
+// does not hold.
+func CheckIfMatch(st RepoState, ifMatch string) error {
+	switch {
+	case ifMatch == "":
+		return nil
+	case st.Version == 0:
+		return &PreconditionError{}
+	case ifMatch == "*":
+		return nil
+	}
+	for _, sum := range strings.Split(ifMatch, ",") {
+		if sum == st.Checksum {
+			return nil
+		}
+	}
+	return &PreconditionError{Checksum: st.Checksum}
+}
+
+// Precondition checks a conditional write's If-Match against the current
+// state before the request's content is read (RFC 9110 §13.2.1 evaluates
+// preconditions first), so that a stale writer is answered 412 without
+// decoding or scanning its body. The Store checks again, atomically, when
+// the write is applied. Errors: invalid repo, ErrForbidden, the store's
+// errors, *PreconditionError.
+func (s *Service) Precondition(ctx context.Context, p Principal, repo, ifMatch string) error {
+	canon, err := s.authorize(p, repo, PermWrite)
+	if err != nil || ifMatch == "" {
+		return err
+	}
+	st, err := s.store.RepoState(ctx, canon)
+	if errors.Is(err, ErrNotFound) {
+		return &PreconditionError{}
+	}
+	if err != nil {
+		return err
+	}
+	return CheckIfMatch(st, ifMatch)
 }

@@ -84,3 +84,23 @@ func TestInventedMethodsShareOneLabel(t *testing.T) {
 		t.Error("invented methods became metric labels")
 	}
 }
+
+// TestPreconditionBeforeContent checks that a stale If-Match is answered 412
+// before the body is read (RFC 9110 §13.2.1), and that the store's atomic
+// check still decides when the early check passes.
+func TestPreconditionBeforeContent(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	cur := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK))
+	r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(`not json`), "If-Match", `"sha256:stale"`)
+	if r.status != http.StatusPreconditionFailed || r.errorBody(t).Details["checksum"] != cur.Checksum {
+		t.Errorf("stale If-Match with a bad body = %d %s", r.status, r.body)
+	}
+	r = ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(`not json`), "If-Match", `"`+cur.Checksum+`"`)
+	if r.status != http.StatusBadRequest {
+		t.Errorf("current If-Match with a bad body = %d, want 400", r.status)
+	}
+	stranger := ts.token("eve", "other/*:write")
+	if r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", stranger, []byte(`{}`), "If-Match", `"sha256:stale"`); r.status != http.StatusForbidden {
+		t.Errorf("stale If-Match without a grant = %d, want 403", r.status)
+	}
+}

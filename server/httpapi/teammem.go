@@ -113,6 +113,12 @@ func deletedEntries(ts []server.Tombstone) map[string]int64 {
 func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
 	setLogRepo(r, logRepo(repo))
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	cond := ifMatch(headerList(r, "If-Match"))
+	if err := h.svc.Precondition(ctx, principal(ctx), repo, cond); err != nil {
+		return err
+	}
 	body, err := readBody(w, r, h.svc.Limits().MaxBodyBytes)
 	if err != nil {
 		return err
@@ -121,9 +127,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in.IfMatch = ifMatch(headerList(r, "If-Match"))
-	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
-	defer cancel()
+	in.IfMatch = cond
 	res, err := h.svc.Put(ctx, principal(ctx), repo, in)
 	if err != nil {
 		return err

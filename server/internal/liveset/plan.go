@@ -2,7 +2,6 @@ package liveset
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/teammem/teammem/memcore"
@@ -98,23 +97,9 @@ func (s *Set) planDeletes(p *Plan, keys []string) map[string]bool {
 	return deleting
 }
 
-// checkIfMatch compares If-Match (a comma-separated list of checksums, or
-// "*") with the current state; a never-written repository matches nothing.
+// checkIfMatch applies server.CheckIfMatch to the state under the lock.
 func checkIfMatch(cur server.RepoState, ifMatch string) error {
-	switch {
-	case ifMatch == "":
-		return nil
-	case cur.Version == 0:
-		return &server.PreconditionError{}
-	case ifMatch == "*":
-		return nil
-	}
-	for _, sum := range strings.Split(ifMatch, ",") {
-		if sum == cur.Checksum {
-			return nil
-		}
-	}
-	return &server.PreconditionError{Checksum: cur.Checksum}
+	return server.CheckIfMatch(cur, ifMatch)
 }
 
 // checkLimits refuses a write that leaves the repository over a limit and
