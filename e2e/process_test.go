@@ -210,7 +210,7 @@ func runArgs(srv *serverProc, dir, state string) []string {
 func startAgent(t testing.TB, srv *serverProc, dir, state string, extra ...string) *agentProc {
 	t.Helper()
 	args := append([]string{"run", "--debounce", "300ms", "--max-delay", "2s", "--poll", "1s"}, runArgs(srv, dir, state)...)
-	journal := agent.JournalPath(state, srv.url(), repo)
+	journal := agent.JournalPath(state, srv.url(), repo, dir)
 	var before time.Time
 	if fi, err := os.Stat(journal); err == nil {
 		before = fi.ModTime()

@@ -130,3 +130,29 @@ func TestEngineLeavesFilesEditedAfterTheScan(t *testing.T) {
 		})
 	}
 }
+
+// TestEngineJournalPerFolder: two clones of one repo share the state
+// folder; the older clone, which lacks a key the first one pushed, must
+// not soft-delete it. The same folder reached through a symbolic link uses
+// the same journal.
+func TestEngineJournalPerFolder(t *testing.T) {
+	r := newRig(t, map[string]string{"a.md": "a\n"}, map[string]string{"b.md": "b\n"}, nil)
+	r.sync(t)
+	other := t.TempDir()
+	writeTree(t, other, map[string]string{"a.md": "a\n"}) // an older clone: no b.md
+	clone := &rig{dir: other, state: r.state, remote: r.remote}
+	clone.engine = clone.newEngine(t, nil)
+	clone.sync(t)
+	want := map[string]string{"a.md": "a\n", "b.md": "b\n"}
+	if diff := cmp.Diff(want, r.remote.snapshot()); diff != "" {
+		t.Errorf("server after the other clone synced (-want +got):\n%s", diff)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(r.dir, link); err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenJournal(r.state, "https://fake", testRepo, link)
+	if err != nil || len(j.Entries) != 2 {
+		t.Errorf("journal through a link: %d entries, %v; want the folder's 2", len(j.Entries), err)
+	}
+}

@@ -36,7 +36,7 @@ func newRig(t *testing.T, server map[string]string, local map[string]string, mod
 
 func (r *rig) newEngine(t *testing.T, mod func(*Config)) *Engine {
 	t.Helper()
-	j, err := OpenJournal(r.state, "https://fake", testRepo)
+	j, err := OpenJournal(r.state, "https://fake", testRepo, r.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestEngineRunWatchesRetriesAndFlushes(t *testing.T) {
 	if r.remote.snapshot()["late.md"] != "late\n" {
 		t.Error("edit made before shutdown not pushed")
 	}
-	j, err := OpenJournal(r.state, "https://fake", testRepo)
+	j, err := OpenJournal(r.state, "https://fake", testRepo, r.dir)
 	if err != nil || j.Entries["late.md"].Content != "late\n" {
 		t.Errorf("journal after shutdown: %v, %+v", err, j.Entries)
 	}

@@ -25,6 +25,9 @@ const journalFormat = 1
 // content does not match its checksum). The journal returned with it is
 // empty, which makes the next reconcile push local-only keys, write
 // server-only keys and delete nothing.
+//
+// A journal belongs to one team folder as well: the base of one clone says
+// nothing about another, whose missing keys would otherwise look deleted.
 var ErrCorruptJournal = errors.New("corrupt journal")
 
 // BaseEntry is one key as last agreed with the server: its checksum and a
@@ -42,6 +45,7 @@ type Journal struct {
 	path     string
 	Server   string               `json:"server"`
 	Repo     string               `json:"repo"`
+	Folder   string               `json:"folder"`
 	Checksum string               `json:"checksum"`
 	Version  int64                `json:"version"`
 	Entries  map[string]BaseEntry `json:"entries"`
@@ -55,22 +59,45 @@ type journalFile struct {
 	*Journal
 }
 
-// JournalPath returns the journal file of repo on server under stateDir:
-// "journal-<first 32 hex digits of SHA-256(server, NUL, repo)>.json".
-func JournalPath(stateDir, server, repo string) string {
-	sum := sha256.Sum256([]byte(server + "\x00" + repo))
+// JournalPath returns the journal file of repo on server synced with the
+// team folder dir, under stateDir: "journal-<first 32 hex digits of
+// SHA-256(server, NUL, repo, NUL, folder)>.json", where folder is dir made
+// absolute with its symbolic links resolved (see ResolveFolder).
+func JournalPath(stateDir, server, repo, dir string) string {
+	return journalPath(stateDir, server, repo, ResolveFolder(dir))
+}
+
+func journalPath(stateDir, server, repo, folder string) string {
+	sum := sha256.Sum256([]byte(server + "\x00" + repo + "\x00" + folder))
 	return filepath.Join(stateDir, "journal-"+hex.EncodeToString(sum[:16])+".json")
 }
 
-// OpenJournal reads the journal of repo on server from stateDir, creating
+// ResolveFolder returns dir absolute, cleaned and with its symbolic links
+// resolved, so that one folder reached by several paths has one name; a
+// path that cannot be resolved (missing) is only made absolute and
+// cleaned.
+func ResolveFolder(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = filepath.Clean(dir)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// OpenJournal reads the journal of repo on server for the team folder dir
+// (see JournalPath) from stateDir, creating
 // stateDir (mode 0700) when needed, and removes temporary files a crash left
 // beside it. A missing journal gives an empty one and no error. A corrupt
 // one gives an empty journal and an error wrapping ErrCorruptJournal; an
 // unreadable one an empty journal and the read error. The journal returned
 // is never nil, so that the caller can report the error and carry on.
-func OpenJournal(stateDir, server, repo string) (*Journal, error) {
-	j := &Journal{path: JournalPath(stateDir, server, repo), Server: server, Repo: repo,
-		Entries: map[string]BaseEntry{}}
+func OpenJournal(stateDir, server, repo, dir string) (*Journal, error) {
+	folder := ResolveFolder(dir)
+	j := &Journal{path: journalPath(stateDir, server, repo, folder), Server: server, Repo: repo,
+		Folder: folder, Entries: map[string]BaseEntry{}}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return j, fmt.Errorf("create state folder: %w", err)
 	}
@@ -82,7 +109,7 @@ func OpenJournal(stateDir, server, repo string) (*Journal, error) {
 	if err != nil {
 		return j, fmt.Errorf("read journal: %w", err)
 	}
-	loaded, err := parseJournal(data, server, repo)
+	loaded, err := parseJournal(data, server, repo, folder)
 	if err != nil {
 		return j, fmt.Errorf("read journal %s: %w: %v", j.path, ErrCorruptJournal, err)
 	}
@@ -91,7 +118,7 @@ func OpenJournal(stateDir, server, repo string) (*Journal, error) {
 }
 
 // parseJournal decodes and checks a journal file.
-func parseJournal(data []byte, server, repo string) (*Journal, error) {
+func parseJournal(data []byte, server, repo, folder string) (*Journal, error) {
 	f := journalFile{Journal: &Journal{}}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, err
@@ -99,8 +126,8 @@ func parseJournal(data []byte, server, repo string) (*Journal, error) {
 	switch {
 	case f.Format != journalFormat:
 		return nil, fmt.Errorf("format %d, want %d", f.Format, journalFormat)
-	case f.Server != server || f.Repo != repo:
-		return nil, fmt.Errorf("journal of %q on %q", f.Repo, f.Server)
+	case f.Server != server || f.Repo != repo || f.Folder != folder:
+		return nil, fmt.Errorf("journal of %q on %q in %q", f.Repo, f.Server, f.Folder)
 	}
 	for k, e := range f.Entries {
 		if memcore.EntryChecksum([]byte(e.Content)) != e.Checksum {
@@ -131,7 +158,7 @@ func (j *Journal) Save() error {
 // whole in memory.
 func (j *Journal) encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
-	head := journalFile{Format: journalFormat, Journal: &Journal{Server: j.Server, Repo: j.Repo,
+	head := journalFile{Format: journalFormat, Journal: &Journal{Server: j.Server, Repo: j.Repo, Folder: j.Folder,
 		Checksum: j.Checksum, Version: j.Version, Entries: map[string]BaseEntry{}}}
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(head); err != nil {

@@ -17,11 +17,12 @@ import (
 const (
 	testServer = "https://mem.example.com"
 	testRepo   = "acme/api"
+	testFolder = "/home/u/.claude/projects/api/memory/team"
 )
 
 func TestJournalRoundTrip(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	j, err := OpenJournal(dir, testServer, testRepo)
+	j, err := OpenJournal(dir, testServer, testRepo, testFolder)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestJournalRoundTrip(t *testing.T) {
 	if err := j.Save(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := OpenJournal(dir, testServer, testRepo)
+	got, err := OpenJournal(dir, testServer, testRepo, testFolder)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +57,14 @@ func TestJournalRoundTrip(t *testing.T) {
 	}
 }
 
-func TestJournalPathDiffersPerServerAndRepo(t *testing.T) {
+func TestJournalPathDiffersPerServerRepoAndFolder(t *testing.T) {
 	paths := map[string]bool{}
 	for _, p := range []string{
-		JournalPath("/s", testServer, testRepo),
-		JournalPath("/s", testServer, "acme/web"),
-		JournalPath("/s", "https://other.example.com", testRepo),
-		JournalPath("/s", testServer+"\x00acme", "api"),
+		JournalPath("/s", testServer, testRepo, "/elsewhere/team"),
+		JournalPath("/s", testServer, testRepo, testFolder),
+		JournalPath("/s", testServer, "acme/web", testFolder),
+		JournalPath("/s", "https://other.example.com", testRepo, testFolder),
+		JournalPath("/s", testServer+"\x00acme", "api", testFolder),
 	} {
 		if paths[p] {
 			t.Errorf("duplicate journal path %s", p)
@@ -75,7 +77,7 @@ func TestJournalPathDiffersPerServerAndRepo(t *testing.T) {
 }
 
 func TestJournalCorrupt(t *testing.T) {
-	good := `{"format":1,"server":"` + testServer + `","repo":"` + testRepo + `","checksum":"c","version":3,` +
+	good := `{"format":1,"server":"` + testServer + `","repo":"` + testRepo + `","folder":"` + testFolder + `","checksum":"c","version":3,` +
 		`"entries":{"a.md":{"checksum":"sha256:ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb","content":"a"}}}`
 	tests := []struct{ name, data string }{
 		{"truncated", good[:len(good)/2]},
@@ -83,16 +85,17 @@ func TestJournalCorrupt(t *testing.T) {
 		{"empty file", ""},
 		{"wrong format", strings.Replace(good, `"format":1`, `"format":9`, 1)},
 		{"other repo", strings.Replace(good, testRepo, "acme/web", 1)},
+		{"other folder", strings.Replace(good, testFolder, "/elsewhere/team", 1)},
 		{"tampered content", strings.Replace(good, `"content":"a"`, `"content":"b"`, 1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := JournalPath(dir, testServer, testRepo)
+			path := JournalPath(dir, testServer, testRepo, testFolder)
 			if err := os.WriteFile(path, []byte(tt.data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			j, err := OpenJournal(dir, testServer, testRepo)
+			j, err := OpenJournal(dir, testServer, testRepo, testFolder)
 			if !errors.Is(err, ErrCorruptJournal) {
 				t.Fatalf("err = %v, want ErrCorruptJournal", err)
 			}
@@ -115,7 +118,7 @@ func TestJournalCorrupt(t *testing.T) {
 			if err := j.Save(); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := OpenJournal(dir, testServer, testRepo); err != nil {
+			if _, err := OpenJournal(dir, testServer, testRepo, testFolder); err != nil {
 				t.Errorf("reopen after save: %v", err)
 			}
 		})
@@ -127,7 +130,7 @@ func TestJournalCorrupt(t *testing.T) {
 // the leftover is removed.
 func TestJournalLeftoverTempFile(t *testing.T) {
 	dir := t.TempDir()
-	j, _ := OpenJournal(dir, testServer, testRepo)
+	j, _ := OpenJournal(dir, testServer, testRepo, testFolder)
 	j.Record("a.md", "old")
 	if err := j.Save(); err != nil {
 		t.Fatal(err)
@@ -136,7 +139,7 @@ func TestJournalLeftoverTempFile(t *testing.T) {
 	if err := os.WriteFile(leftover, []byte(`{"format":1,"entr`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, err := OpenJournal(dir, testServer, testRepo)
+	got, err := OpenJournal(dir, testServer, testRepo, testFolder)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +179,7 @@ func TestJournalKilledWhileSaving(t *testing.T) {
 		}
 		cmd.Process.Kill()
 		cmd.Wait()
-		j, err := OpenJournal(dir, testServer, testRepo)
+		j, err := OpenJournal(dir, testServer, testRepo, testFolder)
 		if err != nil {
 			t.Fatalf("round %d: journal after kill: %v", round, err)
 		}
@@ -188,7 +191,7 @@ func TestJournalKilledWhileSaving(t *testing.T) {
 
 // saveForever is the child of TestJournalKilledWhileSaving.
 func saveForever(dir string) {
-	j, _ := OpenJournal(dir, testServer, testRepo)
+	j, _ := OpenJournal(dir, testServer, testRepo, testFolder)
 	for i := 0; ; i++ {
 		j.Record(fmt.Sprintf("k%03d.md", i%500), strings.Repeat("x", i))
 		j.SetDataset("c", int64(i))
@@ -260,7 +263,7 @@ func TestJournalEncodeIsTheFileLayout(t *testing.T) {
 
 // TestJournalChanged: only a real change marks the journal for saving.
 func TestJournalChanged(t *testing.T) {
-	j, err := OpenJournal(t.TempDir(), testServer, testRepo)
+	j, err := OpenJournal(t.TempDir(), testServer, testRepo, testFolder)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func BenchmarkEnginePull1000(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		state, dir := b.TempDir(), b.TempDir()
-		j, err := OpenJournal(state, "https://fake", testRepo)
+		j, err := OpenJournal(state, "https://fake", testRepo, dir)
 		if err != nil {
 			b.Fatal(err)
 		}

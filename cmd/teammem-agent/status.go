@@ -61,7 +61,7 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 		return err
 	}
 	st := statusJSON{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server,
-		Journal: agent.JournalPath(s.stateDir, s.server, s.slug), Pending: []pendingJSON{}, Conflicts: []string{}, Skipped: []skipJSON{}}
+		Journal: agent.JournalPath(s.stateDir, s.server, s.slug, s.dir), Pending: []pendingJSON{}, Conflicts: []string{}, Skipped: []skipJSON{}}
 	j, err := s.readJournal(&st)
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func openSyncer(s *session, o engineOpts) (*syncer, error) {
 	}
 	locks, err := acquireLocks(
 		[2]string{lockPath(s.stateDir, s.dir), "the team folder " + s.dir},
-		[2]string{agent.JournalPath(s.stateDir, s.server, s.slug) + ".lock", s.slug + " on " + s.server})
+		[2]string{agent.JournalPath(s.stateDir, s.server, s.slug, s.dir) + ".lock", s.slug + " on " + s.server})
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 	if err != nil {
 		s.log.Warn("could not remove every temporary file", "err", err)
 	}
-	j, err := agent.OpenJournal(s.stateDir, s.server, s.slug)
+	j, err := agent.OpenJournal(s.stateDir, s.server, s.slug, s.dir)
 	switch {
 	case errors.Is(err, agent.ErrCorruptJournal):
 		s.log.Warn("starting from an empty journal: nothing is deleted, local-only files are pushed, server files written", "err", err)
