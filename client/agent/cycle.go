@@ -70,7 +70,9 @@ func (e *Engine) cycleLoop(ctx context.Context, pull, push bool, r *Report) erro
 }
 
 // pull brings the server view up to date: since the last version with
-// If-None-Match when the repo exists, in full otherwise. It reports whether
+// If-None-Match when the repo exists, in full otherwise, and in full again
+// when the answer since a version cannot be trusted (a 410, a version that
+// went back, a checksum the view does not add up to). It reports whether
 // the view may have changed (false for a 304, or a 404 again).
 func (e *Engine) pull(ctx context.Context) (bool, error) {
 	opts := client.GetOptions{}
@@ -91,10 +93,12 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("pull: %w", err)
 	}
-	if opts.Since > 0 {
-		e.view.apply(m)
-	} else {
+	if opts.Since == 0 {
 		e.view.replace(m)
+	} else if !e.view.applySince(m, opts.Since) {
+		// The server's data was reset or the view drifted: start afresh.
+		e.view.loaded = false
+		return e.pull(ctx)
 	}
 	e.cfg.Journal.SetDataset(e.view.checksum, e.view.version)
 	return true, nil

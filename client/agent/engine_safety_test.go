@@ -156,3 +156,27 @@ func TestEngineJournalPerFolder(t *testing.T) {
 		t.Errorf("journal through a link: %d entries, %v; want the folder's 2", len(j.Entries), err)
 	}
 }
+
+// TestEngineServerReset: after the server's data is reset (its version
+// goes back), a pull since the old version must not leave the view stale:
+// the engine pulls in full, writes the new keys and pushes its own back.
+func TestEngineServerReset(t *testing.T) {
+	for _, gone := range []bool{false, true} {
+		t.Run(fmt.Sprintf("410=%v", gone), func(t *testing.T) {
+			r := newRig(t, map[string]string{"a.md": "a\n"}, map[string]string{"b.md": "b\n"}, nil)
+			r.remote.goneAhead = gone
+			r.sync(t)
+			r.serverEdit(api.PutRequest{Entries: map[string]string{"c.md": "c\n"}}) // version 3
+			r.sync(t)
+			r.remote.resetData(map[string]string{"x.md": "x\n"})
+			r.sync(t)
+			want := map[string]string{"a.md": "a\n", "b.md": "b\n", "c.md": "c\n", "x.md": "x\n"}
+			if diff := cmp.Diff(want, r.local(t)); diff != "" {
+				t.Errorf("local (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want, r.remote.snapshot()); diff != "" {
+				t.Errorf("server (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

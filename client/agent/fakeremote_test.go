@@ -21,6 +21,9 @@ type fakeRemote struct {
 	changedAt  map[string]int64 // key → version of its last change
 	version    int64
 	maxEntries int
+	// goneAhead answers a pull since a version newer than the repo's with
+	// 410, as the real server does; otherwise such a pull gets nothing.
+	goneAhead bool
 	putFaults  []error
 	beforePut  func(f *fakeRemote)
 	puts       []api.PutRequest
@@ -69,6 +72,9 @@ func (f *fakeRemote) Get(ctx context.Context, repo string, opts client.GetOption
 	}
 	if opts.IfNoneMatch == f.checksum() {
 		return nil, fmt.Errorf("get: %w", client.ErrNotModified)
+	}
+	if f.goneAhead && opts.Since > f.version {
+		return nil, &client.APIError{Status: 410, Code: api.CodeSinceTooOld}
 	}
 	m := &api.TeamMemory{Repo: repo, Version: f.version, Checksum: f.checksum(),
 		Content: api.Content{Entries: map[string]string{}, DeletedEntries: map[string]int64{}}}
@@ -119,6 +125,15 @@ func (f *fakeRemote) Put(ctx context.Context, repo string, req api.PutRequest, i
 	}
 	f.apply(req)
 	return &api.PutResponse{Checksum: f.checksum(), Version: f.version}, nil
+}
+
+// resetData replaces the repo by a fresh one holding entries, at version
+// 1, as a restore from an older backup or a wiped database would.
+func (f *fakeRemote) resetData(entries map[string]string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.entries, f.tombs, f.changedAt, f.version = map[string]string{}, map[string]int64{}, map[string]int64{}, 0
+	f.apply(api.PutRequest{Entries: entries})
 }
 
 // snapshot returns a copy of the live entries.

@@ -53,6 +53,18 @@ func (v *serverView) apply(m *api.TeamMemory) {
 	v.checksum, v.version = m.Checksum, m.Version
 }
 
+// applySince merges a pull since version since into the view and reports
+// whether the result can be trusted: the server's version did not go back
+// (its data was not reset) and the checksum of the view's live entries is
+// the server's. When it returns false the view must be pulled in full.
+func (v *serverView) applySince(m *api.TeamMemory, since int64) bool {
+	if m.Version < since {
+		return false
+	}
+	v.apply(m)
+	return memcore.DatasetChecksum(v.live) == m.Checksum
+}
+
 // put records a live key.
 func (v *serverView) put(key, content string) {
 	v.live[key] = memcore.EntryChecksum([]byte(content))
