@@ -123,9 +123,9 @@ func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error 
 	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
 		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), Rails: e.cfg.Rails})
 	r.Warnings = append(r.Warnings, plan.Warnings...)
-	changes, raced, err := e.applyLocal(plan, r)
-	if err != nil {
-		return err
+	changes, raced, failed := e.applyLocal(plan, r)
+	for _, err := range failed {
+		r.Warnings = append(r.Warnings, err.Error())
 	}
 	if err := e.saveJournal(); err != nil {
 		return err
@@ -135,14 +135,17 @@ func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error 
 			return err
 		}
 	}
+	if raced == nil && len(failed) > 0 {
+		return fmt.Errorf("apply: %w: %d keys (see the warnings)", ErrIncomplete, len(failed))
+	}
 	return raced
 }
 
 // applyLocal carries out the local side of a plan and returns the changes
-// to push, and, apart from the other errors, an error wrapping
-// errLocalChanged for the keys left alone because their file changed
-// since the scan.
-func (e *Engine) applyLocal(plan Plan, r *Report) (changes []Change, raced, err error) {
+// to push, an error wrapping errLocalChanged for the keys left alone
+// because their file changed since the scan, and the errors of the keys
+// that failed otherwise, one each.
+func (e *Engine) applyLocal(plan Plan, r *Report) (changes []Change, raced error, failed []error) {
 	var writes []Step
 	var errs []error
 	for _, st := range plan.Steps {
@@ -157,17 +160,16 @@ func (e *Engine) applyLocal(plan Plan, r *Report) (changes []Change, raced, err 
 		}
 		changes = append(changes, ch...)
 	}
-	errs = append(errs, e.writeLocalAll(writes, r))
+	errs = append(errs, e.writeLocalAll(writes, r)...)
 	slices.Sort(r.Pulled)
-	var other []error
 	for _, err := range errs {
 		if errors.Is(err, errLocalChanged) {
 			raced = err
 		} else {
-			other = append(other, err)
+			failed = append(failed, err)
 		}
 	}
-	return changes, raced, errors.Join(other...)
+	return changes, raced, failed
 }
 
 // applyStep carries out one step locally, but for the plain writes of the

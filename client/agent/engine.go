@@ -20,6 +20,14 @@ const (
 // and local edits stay for a restart with a good token.
 var ErrPushBlocked = errors.New("pushing stopped")
 
+// ErrIncomplete is wrapped by a cycle's error when some keys could not be
+// written, deleted or merged locally (a folder or a link in the way, a name
+// too long): each is named in the report's warnings and left as it was,
+// its journal entry unchanged, while every other change was applied and
+// pushed. Run carries on as after a success; the keys are tried again by
+// the next cycle.
+var ErrIncomplete = errors.New("some keys could not be applied locally")
+
 // Config is what an Engine syncs and how.
 type Config struct {
 	// Remote is the server; Repo the canonical slug; Dir the team folder.

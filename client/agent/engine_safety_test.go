@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -178,5 +179,27 @@ func TestEngineServerReset(t *testing.T) {
 				t.Errorf("server (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestEngineKeyThatCannotBeWrittenDoesNotBlockPushing: a server key that
+// cannot be written locally (a folder of that name is in the way) is a
+// warning naming it; the other local changes are still pushed, and the
+// cycle reports ErrIncomplete.
+func TestEngineKeyThatCannotBeWrittenDoesNotBlockPushing(t *testing.T) {
+	r := newRig(t, map[string]string{"d.md": "d\n"}, map[string]string{"d.md/x.md": "x\n", "new.md": "n\n"}, nil)
+	rep, err := r.engine.Sync(context.Background())
+	if !errors.Is(err, ErrIncomplete) {
+		t.Errorf("Sync = %v, want ErrIncomplete", err)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], `"d.md"`) {
+		t.Errorf("warnings = %q, want one naming d.md", rep.Warnings)
+	}
+	want := map[string]string{"d.md": "d\n", "d.md/x.md": "x\n", "new.md": "n\n"}
+	if diff := cmp.Diff(want, r.remote.snapshot()); diff != "" {
+		t.Errorf("server (-want +got):\n%s", diff)
+	}
+	if _, ok := r.engine.cfg.Journal.Content("d.md"); ok {
+		t.Error("d.md recorded as agreed though it was not written")
 	}
 }

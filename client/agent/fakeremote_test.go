@@ -24,10 +24,10 @@ type fakeRemote struct {
 	// goneAhead answers a pull since a version newer than the repo's with
 	// 410, as the real server does; otherwise such a pull gets nothing.
 	goneAhead bool
-	putFaults  []error
-	beforePut  func(f *fakeRemote)
-	puts       []api.PutRequest
-	ifMatches  []string
+	putFaults []error
+	beforePut func(f *fakeRemote)
+	puts      []api.PutRequest
+	ifMatches []string
 }
 
 func newFakeRemote(entries map[string]string) *fakeRemote {

@@ -55,6 +55,8 @@ func checkUnchanged(dir, key, scanned string) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("check %q: %w", key, err)
+	case now == notAFile && scanned == "":
+		return fmt.Errorf("write %q: something other than a regular file is in the way", key)
 	case now != scanned:
 		return fmt.Errorf("leave %q for now: %w", key, errLocalChanged)
 	}

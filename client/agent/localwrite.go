@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -17,22 +16,24 @@ const localWriters = 8
 // order) with localWriters at a time, each only if the file still holds
 // what the step was planned from, then records each written key as agreed
 // and reports it pulled, in key order. A key that was not written is
-// neither recorded nor reported; the errors are joined.
-func (e *Engine) writeLocalAll(steps []Step, r *Report) error {
+// neither recorded nor reported; its error is returned, one per key.
+func (e *Engine) writeLocalAll(steps []Step, r *Report) []error {
 	errs := make([]error, len(steps))
 	forEach(len(steps), localWriters, func(i int) {
 		errs[i] = e.writeIfUnchanged(steps[i].Key, steps[i].Local, e.view.content[steps[i].Key])
 	})
+	var failed []error
 	for i, st := range steps {
 		key := st.Key
 		e.local.changed(key)
 		if errs[i] != nil {
+			failed = append(failed, errs[i])
 			continue
 		}
 		e.cfg.Journal.Record(key, e.view.content[key])
 		r.Pulled = append(r.Pulled, key)
 	}
-	return errors.Join(errs...)
+	return failed
 }
 
 // writeIfUnchanged writes content to key unless the file no longer

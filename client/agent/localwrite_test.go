@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -30,8 +31,8 @@ func TestEnginePullWritesEveryFile(t *testing.T) {
 	r := newRig(t, server, nil, nil)
 	writeTree(t, r.dir, map[string]string{"blocked": "a file where a folder should be"})
 	rep, err := r.engine.Pull(context.Background())
-	if err == nil || !strings.Contains(err.Error(), `"blocked/x.md"`) {
-		t.Errorf("Pull = %v, want the error of blocked/x.md", err)
+	if !errors.Is(err, ErrIncomplete) || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], `"blocked/x.md"`) {
+		t.Errorf("Pull = %v, warnings %q; want ErrIncomplete and a warning naming blocked/x.md", err, rep.Warnings)
 	}
 	delete(server, "blocked/x.md")
 	if diff := cmp.Diff(server, r.local(t)); diff != "" {

@@ -63,7 +63,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		_, err := e.cycle(ctx, pull, true)
 		switch {
 		case ctx.Err() != nil:
-		case err == nil || errors.Is(err, ErrPushBlocked):
+		case err == nil || errors.Is(err, ErrPushBlocked) || errors.Is(err, ErrIncomplete):
 			b.reset()
 			pull = false
 			retry.Stop()
