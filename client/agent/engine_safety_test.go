@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
 )
 
 // serverEdit applies req to the fake server as another writer would.
@@ -201,5 +202,42 @@ func TestEngineKeyThatCannotBeWrittenDoesNotBlockPushing(t *testing.T) {
 	}
 	if _, ok := r.engine.cfg.Journal.Content("d.md"); ok {
 		t.Error("d.md recorded as agreed though it was not written")
+	}
+}
+
+// TestEngineRefusedBatches: a 409 key collision leaves that key out like a
+// refused entry, and a 413 for the repo's or the request's size leaves the
+// batch's entries out instead of retrying it forever; the rest is pushed.
+func TestEngineRefusedBatches(t *testing.T) {
+	tests := []struct {
+		name    string
+		fault   error
+		skipped []string
+	}{
+		{"key collision", &client.APIError{Status: 409, Code: api.CodeKeyCollision, Message: "collides with S.md",
+			Details: map[string]any{"key": "s.md"}}, []string{"s.md"}},
+		{"repo too large", &client.APIError{Status: 413, Code: api.CodeRepoTooLarge, Message: "the repo is full"},
+			[]string{"s.md", "t.md"}},
+		{"request too large", &client.APIError{Status: 413, Code: api.CodeRequestTooLarge, Message: "too large"},
+			[]string{"s.md", "t.md"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, map[string]string{"a.md": "a\n"}, map[string]string{"s.md": "s\n", "t.md": "t\n"}, nil)
+			r.remote.putFaults = []error{tt.fault}
+			rep := r.sync(t)
+			var skipped []string
+			for _, s := range rep.Skipped {
+				skipped = append(skipped, s.Path)
+			}
+			if diff := cmp.Diff(tt.skipped, skipped); diff != "" {
+				t.Errorf("skipped (-want +got):\n%s", diff)
+			}
+			puts := len(r.remote.puts)
+			r.sync(t)
+			if len(r.remote.puts) != puts {
+				t.Errorf("the refused entries were pushed again: %v", r.remote.puts[puts:])
+			}
+		})
 	}
 }

@@ -74,10 +74,17 @@ func (e *Engine) refused(req api.PutRequest, err error, r *Report) error {
 			e.maxEntries = int(max)
 			return fmt.Errorf("push: %w: %w", errReplan, err)
 		}
-	case ae != nil && (ae.Code == api.CodeEntryTooLarge || ae.Code == api.CodeSecretDetected):
+	case ae != nil && (ae.Code == api.CodeEntryTooLarge || ae.Code == api.CodeSecretDetected || ae.Code == api.CodeKeyCollision):
 		if e.refuse(req, ae, r) {
 			return fmt.Errorf("push: %w: %w", errReplan, err)
 		}
+	case ae != nil && (ae.Code == api.CodeRepoTooLarge || ae.Code == api.CodeRequestTooLarge) && len(req.Entries) > 0:
+		// Retrying the same batch would fail the same way: leave its
+		// entries out until they change, and push the rest.
+		for key := range req.Entries {
+			e.refuseKey(key, req.Entries[key], ae)
+		}
+		return fmt.Errorf("push: %w: %w", errReplan, err)
 	}
 	if e.blocked != "" {
 		r.Warnings = append(r.Warnings, e.blocked)
@@ -87,7 +94,8 @@ func (e *Engine) refused(req api.PutRequest, err error, r *Report) error {
 }
 
 // refuse remembers the entry the server refused (the key it names, or the
-// batch's only entry) so that it is left out until its content changes.
+// batch's only entry: too large, a credential, a key colliding with
+// another) so that it is left out until its content changes.
 func (e *Engine) refuse(req api.PutRequest, ae *client.APIError, r *Report) bool {
 	key := ae.DetailString("key")
 	if _, ok := req.Entries[key]; !ok {
@@ -98,12 +106,18 @@ func (e *Engine) refuse(req api.PutRequest, ae *client.APIError, r *Report) bool
 			key = k
 		}
 	}
+	e.refuseKey(key, req.Entries[key], ae)
+	return true
+}
+
+// refuseKey leaves key out of pushes until its content is no longer
+// content, for the reason the server gave.
+func (e *Engine) refuseKey(key, content string, ae *client.APIError) {
 	if e.refusedKeys == nil {
 		e.refusedKeys = map[string]refusal{}
 	}
-	e.refusedKeys[key] = refusal{checksum: memcore.EntryChecksum([]byte(req.Entries[key])),
+	e.refusedKeys[key] = refusal{checksum: memcore.EntryChecksum([]byte(content)),
 		why: Skip{Path: key, Reason: "the server refused it: " + ae.Message}}
-	return true
 }
 
 // refusal is an entry the server refused and why.
