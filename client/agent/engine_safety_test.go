@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -237,6 +238,36 @@ func TestEngineRefusedBatches(t *testing.T) {
 			r.sync(t)
 			if len(r.remote.puts) != puts {
 				t.Errorf("the refused entries were pushed again: %v", r.remote.puts[puts:])
+			}
+		})
+	}
+}
+
+// TestEngineNonRegularFileIsSkipped: a synced file replaced by a symbolic
+// link or a pipe is reported skipped, and its entry is not deleted.
+func TestEngineNonRegularFileIsSkipped(t *testing.T) {
+	for _, kind := range []string{"symlink", "fifo"} {
+		t.Run(kind, func(t *testing.T) {
+			r := newRig(t, nil, map[string]string{"a.md": "a\n", "b.md": "b\n"}, nil)
+			r.sync(t)
+			p := filepath.Join(r.dir, "a.md")
+			os.Remove(p)
+			var err error
+			if kind == "symlink" {
+				err = os.Symlink(filepath.Join(r.dir, "b.md"), p)
+			} else {
+				err = syscall.Mkfifo(p, 0o600)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := r.sync(t)
+			want := []Skip{{Path: "a.md", Reason: "not a regular file"}}
+			if diff := cmp.Diff(want, rep.Skipped); diff != "" {
+				t.Errorf("skipped (-want +got):\n%s", diff)
+			}
+			if got := r.remote.snapshot()["a.md"]; got != "a\n" {
+				t.Errorf("server a.md = %q, want it kept", got)
 			}
 		})
 	}

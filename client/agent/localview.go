@@ -150,7 +150,10 @@ func (v *localView) refreshPath(root *os.Root, p string) error {
 		return err
 	case fi.IsDir():
 		return v.walk(root.FS(), p, old, v.files)
-	case !fi.Mode().IsRegular() || !v.opts.isCandidate(p):
+	case !v.opts.isCandidate(p):
+		return nil
+	case !fi.Mode().IsRegular():
+		v.files[p] = notRegular(p)
 		return nil
 	}
 	return v.add(root.FS(), p, fi, old[p], v.files)
@@ -189,7 +192,10 @@ func (v *localView) walk(fsys fs.FS, p string, old, into map[string]*fileScan) e
 				return fs.SkipDir
 			}
 			return nil
-		case !d.Type().IsRegular() || !v.opts.isCandidate(q):
+		case d.IsDir() || !v.opts.isCandidate(q):
+			return nil
+		case !d.Type().IsRegular():
+			into[q] = notRegular(q)
 			return nil
 		}
 		fi, err := d.Info()
@@ -230,6 +236,13 @@ func (v *localView) add(fsys fs.FS, key string, fi fs.FileInfo, old *fileScan, i
 	}
 	into[key] = s
 	return nil
+}
+
+// notRegular is the scan of a candidate that is a symbolic link, a pipe
+// or a device: reported skipped, so that nothing moves for it either way
+// (replacing a synced file by a link must not delete the entry).
+func notRegular(key string) *fileScan {
+	return &fileScan{skip: &SkipError{Key: key, Reason: ErrNotRegular}}
 }
 
 // build returns the view as a Snapshot, with contents when the view keeps

@@ -58,11 +58,11 @@ func TestScanDir(t *testing.T) {
 	for _, s := range snap.Skipped {
 		skipped = append(skipped, s.Key+": "+s.Reason.Error())
 	}
-	want := []string{"bad.md: " + ErrNotUTF8.Error(), "big.md: " + ErrEntryTooLarge.Error()}
+	want := []string{"bad.md: " + ErrNotUTF8.Error(), "big.md: " + ErrEntryTooLarge.Error(), "link.md: " + ErrNotRegular.Error()}
 	if diff := cmp.Diff(want, skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
-	if got := snap.SkippedKeys(); !got["bad.md"] || !got["big.md"] || len(got) != 2 {
+	if got := snap.SkippedKeys(); !got["bad.md"] || !got["big.md"] || !got["link.md"] || len(got) != 3 {
 		t.Errorf("SkippedKeys = %v", got)
 	}
 }

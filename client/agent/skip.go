@@ -18,6 +18,7 @@ var (
 	ErrNotUTF8       = errors.New("not valid UTF-8")
 	ErrSecretFound   = errors.New("holds a credential")
 	ErrKeyInvalid    = errors.New("not a valid key")
+	ErrNotRegular    = errors.New("not a regular file")
 )
 
 // SkipError says why one local file is not pushed. Its message names the
