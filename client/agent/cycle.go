@@ -14,27 +14,43 @@ import (
 // the local ones (the `sync` command), retrying on 412 with backoff. The
 // journal is saved after every successful step.
 func (e *Engine) Sync(ctx context.Context) (Report, error) {
-	return e.cycle(ctx, true, true)
+	return e.cycle(ctx, modeSync)
 }
 
 // Pull pulls, reconciles and applies the server's changes locally only.
 func (e *Engine) Pull(ctx context.Context) (Report, error) {
-	return e.cycle(ctx, true, false)
+	return e.cycle(ctx, modePull)
 }
 
 // Push reconciles against the last server view (pulling first if there is
-// none) and pushes local changes, applying server changes found on the way.
+// none) and pushes local changes only: it never writes or deletes a local
+// file. Keys the server changed (to be written, deleted or merged locally)
+// are not pushed; they are listed in the report's PendingPull.
 func (e *Engine) Push(ctx context.Context) (Report, error) {
-	return e.cycle(ctx, false, true)
+	return e.cycle(ctx, modePush)
 }
+
+// mode says which way a cycle moves changes: pull fetches the server's
+// view first (a cycle without one pulls anyway), local applies the
+// server's changes to the folder, push uploads the local ones.
+type mode struct{ pull, local, push bool }
+
+// The cycles of the commands, and of Run (modeRun: the view is pulled
+// only on a poll or a retry).
+var (
+	modeSync = mode{pull: true, local: true, push: true}
+	modePull = mode{pull: true, local: true}
+	modePush = mode{push: true}
+	modeRun  = mode{local: true, push: true}
+)
 
 // cycle runs pull? → reconcile → apply → push?, repeating after a 412. A
 // pull answered 304 while the folder is known unchanged (see
 // localView.settled) and the last cycle succeeded ends the cycle at once:
 // no scan, no journal write.
-func (e *Engine) cycle(ctx context.Context, pull, push bool) (Report, error) {
+func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 	var r Report
-	err := e.cycleLoop(ctx, pull, push, &r)
+	err := e.cycleLoop(ctx, m, &r)
 	e.settled = err == nil
 	r.Version, r.Checksum, r.Err = e.view.version, e.view.checksum, err
 	if serr := e.saveJournal(); serr != nil && err == nil {
@@ -44,10 +60,10 @@ func (e *Engine) cycle(ctx context.Context, pull, push bool) (Report, error) {
 	return r, err
 }
 
-func (e *Engine) cycleLoop(ctx context.Context, pull, push bool, r *Report) error {
+func (e *Engine) cycleLoop(ctx context.Context, m mode, r *Report) error {
 	b := newBackoff(e.cfg.Backoff/10, e.cfg.Backoff*5)
 	for attempt := 0; ; attempt++ {
-		if pull || !e.view.loaded {
+		if m.pull || !e.view.loaded {
 			changed, err := e.pull(ctx)
 			if err != nil {
 				return err
@@ -56,13 +72,13 @@ func (e *Engine) cycleLoop(ctx context.Context, pull, push bool, r *Report) erro
 				return nil
 			}
 		}
-		err := e.reconcileOnce(ctx, push, r)
+		err := e.reconcileOnce(ctx, m, r)
 		replan := errors.Is(err, client.ErrPreconditionFailed) || errors.Is(err, errReplan) ||
 			errors.Is(err, errLocalChanged)
 		if !replan || attempt == maxConflictRetries {
 			return err
 		}
-		pull = true // someone pushed meanwhile: fetch and decide again
+		m.pull = true // someone pushed meanwhile: fetch and decide again
 		if err := sleepCtx(ctx, b.next(0)); err != nil {
 			return err
 		}
@@ -109,28 +125,31 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 // error wrapping ErrFolderUnavailable before anything is decided, so that
 // nothing is written, deleted or pushed on the strength of a partial
 // listing.
-func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error {
+func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 	snap, err := e.local.snapshot(e.cfg.Dir)
 	if err != nil {
 		// Without a complete listing every local file would look absent,
 		// and edits would be overwritten: decide nothing until it reads.
 		return err
 	}
-	r.Skipped, r.Warnings = r.Skipped[:0], r.Warnings[:0] // a replan reports afresh
+	r.Skipped, r.Warnings, r.PendingPull = r.Skipped[:0], r.Warnings[:0], r.PendingPull[:0] // a replan reports afresh
 	for _, s := range snap.Skipped {
 		r.Skipped = append(r.Skipped, s.Skip())
 	}
 	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
 		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), Rails: e.cfg.Rails})
 	r.Warnings = append(r.Warnings, plan.Warnings...)
-	changes, raced, failed := e.applyLocal(plan, r)
+	if !m.local {
+		plan = holdLocalSteps(plan, r)
+	}
+	changes, failed, raced := e.applyLocal(plan, r)
 	for _, err := range failed {
 		r.Warnings = append(r.Warnings, err.Error())
 	}
 	if err := e.saveJournal(); err != nil {
 		return err
 	}
-	if push && len(changes) > 0 {
+	if m.push && len(changes) > 0 {
 		if err := e.push(ctx, changes, r); err != nil {
 			return err
 		}
@@ -141,11 +160,28 @@ func (e *Engine) reconcileOnce(ctx context.Context, push bool, r *Report) error 
 	return raced
 }
 
+// holdLocalSteps returns plan without the steps that would write, delete
+// or merge a local file (a push-only cycle), listing their keys in the
+// report's PendingPull: the server changed them, so they are not pushed
+// either, and their journal entries stay as they were.
+func holdLocalSteps(plan Plan, r *Report) Plan {
+	steps := make([]Step, 0, len(plan.Steps))
+	for _, st := range plan.Steps {
+		if st.Action.WritesLocal() || st.Action == ActionDeleteLocal || st.Action == ActionMerge {
+			r.PendingPull = append(r.PendingPull, st.Key)
+			continue
+		}
+		steps = append(steps, st)
+	}
+	plan.Steps = steps
+	return plan
+}
+
 // applyLocal carries out the local side of a plan and returns the changes
-// to push, an error wrapping errLocalChanged for the keys left alone
-// because their file changed since the scan, and the errors of the keys
-// that failed otherwise, one each.
-func (e *Engine) applyLocal(plan Plan, r *Report) (changes []Change, raced error, failed []error) {
+// to push, the errors of the keys that failed, one each, and an error
+// wrapping errLocalChanged for the keys left alone because their file
+// changed since the scan.
+func (e *Engine) applyLocal(plan Plan, r *Report) (changes []Change, failed []error, raced error) {
 	var writes []Step
 	var errs []error
 	for _, st := range plan.Steps {
@@ -169,7 +205,7 @@ func (e *Engine) applyLocal(plan Plan, r *Report) (changes []Change, raced error
 			failed = append(failed, err)
 		}
 	}
-	return changes, raced, failed
+	return changes, failed, raced
 }
 
 // applyStep carries out one step locally, but for the plain writes of the

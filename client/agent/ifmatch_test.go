@@ -40,9 +40,14 @@ func TestEnginePushesConditionallyAfterCreatingTheRepo(t *testing.T) {
 			r.remote.apply(api.PutRequest{Entries: map[string]string{"x.md": "one\ntwo\nthree\nfour\nfive\nSIX (server)\n"}})
 			r.remote.mu.Unlock()
 			writeTree(t, r.dir, map[string]string{"x.md": "ONE (local)\ntwo\nthree\nfour\nfive\nsix\n"})
-			if _, err := r.engine.Push(context.Background()); err != nil {
+			rep, err := r.engine.Push(context.Background())
+			if err != nil {
 				t.Fatalf("Push: %v", err)
 			}
+			if diff := cmp.Diff([]string{"x.md"}, rep.PendingPull); diff != "" {
+				t.Errorf("push left pending (-want +got):\n%s", diff)
+			}
+			r.sync(t) // a push leaves the server's edit for a pull to merge
 			want := "ONE (local)\ntwo\nthree\nfour\nfive\nSIX (server)\n"
 			if diff := cmp.Diff(want, r.remote.snapshot()["x.md"]); diff != "" {
 				t.Errorf("server x.md (-want +got):\n%s", diff)

@@ -13,6 +13,9 @@ type Report struct {
 	Deleted []string `json:"deleted"`
 	// Conflicts are the conflict copies written.
 	Conflicts []string `json:"conflicts"`
+	// PendingPull are keys the server changed that a push-only cycle left
+	// alone (neither written locally nor pushed): a pull or sync takes them.
+	PendingPull []string `json:"pending_pull"`
 	// Skipped are files that were not pushed, with the reason.
 	Skipped []Skip `json:"skipped"`
 	// Warnings are other things the user should know (safety rails, keys
@@ -40,6 +43,6 @@ func (s Skip) String() string { return fmt.Sprintf("skipping %q: %s", s.Path, s.
 
 // Empty reports whether nothing moved and nothing needs saying.
 func (r *Report) Empty() bool {
-	return len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.Skipped)+len(r.Warnings) == 0 &&
+	return len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings) == 0 &&
 		r.Err == nil
 }

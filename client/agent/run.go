@@ -60,7 +60,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			pull = true
 			e.local.rescanAll()
 		}
-		_, err := e.cycle(ctx, pull, true)
+		_, err := e.cycle(ctx, mode{pull: pull, local: true, push: true})
 		switch {
 		case ctx.Err() != nil:
 		case err == nil || errors.Is(err, ErrPushBlocked) || errors.Is(err, ErrIncomplete):
@@ -107,6 +107,6 @@ func (e *Engine) shutdown(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.ShutdownTimeout)
 	defer cancel()
 	e.local.rescanAll()
-	e.cycle(sctx, false, true) // reported through OnReport; exiting anyway
+	e.cycle(sctx, modeRun) // reported through OnReport; exiting anyway
 	return nil
 }

@@ -20,24 +20,26 @@ type skipJSON struct {
 // reportJSON is the --json form of one command's outcome (or one event of
 // run), as spec/cli.md requires.
 type reportJSON struct {
-	Command   string     `json:"command"`
-	Event     string     `json:"event,omitempty"`
-	Repo      string     `json:"repo"`
-	Pulled    []string   `json:"pulled"`
-	Pushed    []string   `json:"pushed"`
-	Deleted   []string   `json:"deleted"`
-	Conflicts []string   `json:"conflicts"`
-	Skipped   []skipJSON `json:"skipped"`
-	Warnings  []string   `json:"warnings"`
-	Version   int64      `json:"version"`
-	Checksum  string     `json:"checksum"`
-	Error     string     `json:"error,omitempty"`
+	Command   string   `json:"command"`
+	Event     string   `json:"event,omitempty"`
+	Repo      string   `json:"repo"`
+	Pulled    []string `json:"pulled"`
+	Pushed    []string `json:"pushed"`
+	Deleted   []string `json:"deleted"`
+	Conflicts []string `json:"conflicts"`
+	// PendingPull lists keys a push left for a pull (the server changed them).
+	PendingPull []string   `json:"pending_pull"`
+	Skipped     []skipJSON `json:"skipped"`
+	Warnings    []string   `json:"warnings"`
+	Version     int64      `json:"version"`
+	Checksum    string     `json:"checksum"`
+	Error       string     `json:"error,omitempty"`
 }
 
 // toJSON converts an engine report; err is the explained error, if any.
 func toJSON(command, repo string, r agent.Report, err error) reportJSON {
 	out := reportJSON{Command: command, Repo: repo, Pulled: nonNil(r.Pulled), Pushed: nonNil(r.Pushed),
-		Deleted: nonNil(r.Deleted), Conflicts: nonNil(r.Conflicts), Warnings: nonNil(r.Warnings),
+		Deleted: nonNil(r.Deleted), Conflicts: nonNil(r.Conflicts), PendingPull: nonNil(r.PendingPull), Warnings: nonNil(r.Warnings),
 		Skipped: []skipJSON{}, Version: r.Version, Checksum: r.Checksum}
 	for _, s := range r.Skipped {
 		out.Skipped = append(out.Skipped, skipJSON(s))
@@ -106,6 +108,7 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	list("pulled", r.Pulled)
 	list("pushed", r.Pushed)
 	list("deleted", r.Deleted)
+	list("not pushed, changed on the server (run pull or sync)", r.PendingPull)
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "conflict: your version was saved as %q; the server's version is in place\n", c)
 	}
@@ -156,6 +159,9 @@ func incomplete(r agent.Report) error {
 	}
 	if n := len(r.Conflicts); n > 0 {
 		parts = append(parts, plural(n, "conflict copy was", "conflict copies were")+" written")
+	}
+	if n := len(r.PendingPull); n > 0 {
+		parts = append(parts, plural(n, "key waits", "keys wait")+" for a pull")
 	}
 	if n := len(r.Warnings); n > 0 {
 		parts = append(parts, plural(n, "warning", "warnings")+" need attention")
