@@ -54,7 +54,7 @@ func TestEngineFailedScanChangesNothing(t *testing.T) {
 	if len(r.remote.puts) != puts {
 		t.Errorf("pushed %d times after a failed scan", len(r.remote.puts)-puts)
 	}
-	r.engine.local.read = fs.ReadFile
+	r.engine.local.read = r.engine.local.readLimited
 	rep := r.sync(t)
 	if len(rep.Conflicts) != 2 {
 		t.Errorf("conflicts = %q, want a.md's and n.md's", rep.Conflicts)

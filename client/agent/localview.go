@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -35,7 +36,8 @@ type localView struct {
 	rescan bool                 // a full walk is due
 	dirty  map[string]bool      // paths to examine again
 	now    func() time.Time
-	// read reads a candidate; a test injects faults through it.
+	// read reads a candidate, at most the entry size limit and one byte
+	// (readLimited); a test injects faults through it.
 	read func(fsys fs.FS, name string) ([]byte, error)
 	// reads and walks count files read and full walks, for tests.
 	reads, walks int
@@ -51,7 +53,29 @@ type fileScan struct {
 }
 
 func newLocalView(opts ScanOptions) *localView {
-	return &localView{opts: opts, rescan: true, now: time.Now, read: fs.ReadFile}
+	v := &localView{opts: opts, rescan: true, now: time.Now}
+	v.read = v.readLimited
+	return v
+}
+
+// maxBytes is the entry size limit.
+func (v *localView) maxBytes() int {
+	if v.opts.MaxEntryBytes <= 0 {
+		return DefaultMaxEntryBytes
+	}
+	return v.opts.MaxEntryBytes
+}
+
+// readLimited reads at most the entry size limit and one byte of a file,
+// enough to tell that it is over the limit without holding a huge file in
+// memory.
+func (v *localView) readLimited(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(v.maxBytes())+1))
 }
 
 // changed marks paths (slash-separated, relative to the folder; files or
@@ -217,6 +241,13 @@ func (v *localView) add(fsys fs.FS, key string, fi fs.FileInfo, old *fileScan, i
 		return nil
 	}
 	at := v.now()
+	s := &fileScan{id: id, racy: !fi.ModTime().Before(at.Add(-racyWindow))}
+	if fi.Size() > int64(v.maxBytes()) && memcore.ValidateKey(key) == nil {
+		// Over the limit by its size: not read at all.
+		s.skip = &SkipError{Key: key, Reason: ErrEntryTooLarge, Size: int(fi.Size())}
+		into[key] = s
+		return nil
+	}
 	v.reads++
 	data, err := v.read(fsys, key)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -224,9 +255,11 @@ func (v *localView) add(fsys fs.FS, key string, fi fs.FileInfo, old *fileScan, i
 	} else if err != nil {
 		return err
 	}
-	s := &fileScan{id: id, racy: !fi.ModTime().Before(at.Add(-racyWindow))}
 	var skip *SkipError
 	if err := CheckEntry(key, data, v.opts.MaxEntryBytes); errors.As(err, &skip) {
+		if skip.Reason == ErrEntryTooLarge { // grew since the stat: data stops at the limit
+			skip.Size = max(skip.Size, int(fi.Size()))
+		}
 		s.skip = skip
 	} else {
 		s.checksum = memcore.EntryChecksum(data)
