@@ -25,6 +25,9 @@ type fakeRemote struct {
 	// 410, as the real server does; otherwise such a pull gets nothing.
 	goneAhead bool
 	putFaults []error
+	// getErr, when set, answers every Get; gets counts the Gets.
+	getErr error
+	gets   int
 	beforePut func(f *fakeRemote)
 	puts      []api.PutRequest
 	ifMatches []string
@@ -67,6 +70,10 @@ func (f *fakeRemote) apply(req api.PutRequest) {
 func (f *fakeRemote) Get(ctx context.Context, repo string, opts client.GetOptions) (*api.TeamMemory, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.gets++
+	if f.getErr != nil {
+		return nil, f.getErr
+	}
 	if f.version == 0 {
 		return nil, &client.APIError{Status: 404, Code: api.CodeNotFound}
 	}

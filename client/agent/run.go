@@ -13,7 +13,8 @@ import (
 // Run is the daemon of spec/agent.md §3: it pulls and pushes once, then
 // reconciles again whenever the watched folder changes (debounced), every
 // Poll interval (a conditional pull), every Rescan interval, and after a
-// failure once its jittered backoff (or the server's Retry-After) expires.
+// failure once its jittered backoff (or the server's Retry-After) expires;
+// until then, changes and poll ticks are only marked pending.
 // While watching, a cycle examines only the paths the watcher reported (and
 // those the engine wrote), and a poll answered 304 with nothing reported
 // does no more; the first cycle, the Rescan interval, a watcher's rescan
@@ -40,6 +41,10 @@ func (e *Engine) Run(ctx context.Context) error {
 	trigger <- struct{}{} // pull on start
 	b := newBackoff(e.cfg.Backoff, e.cfg.MaxBackoff)
 	pull := true
+	// backingOff holds every trigger but the retry timer (and the
+	// shutdown) after a failure, until the backoff or the server's
+	// Retry-After has passed: what they report is only marked pending.
+	backingOff := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -57,8 +62,12 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-rescan.C:
 			e.local.rescanAll()
 		case <-retry.C:
+			backingOff = false
 			pull = true
 			e.local.rescanAll()
+		}
+		if backingOff {
+			continue // the retry timer runs the cycle
 		}
 		_, err := e.cycle(ctx, mode{pull: pull, local: true, push: true})
 		switch {
@@ -68,6 +77,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			pull = false
 			retry.Stop()
 		default:
+			backingOff = true
 			retry.Reset(b.next(client.RetryAfter(err)))
 		}
 	}
