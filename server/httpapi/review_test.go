@@ -105,3 +105,12 @@ func TestPreconditionBeforeContent(t *testing.T) {
 		t.Errorf("stale If-Match without a grant = %d, want 403", r.status)
 	}
 }
+
+func TestMarkdownNotHTMLEscaped(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"a.md": "<b>R&D</b> -> ok"}, nil, http.StatusOK)
+	r := ts.get("repo=acme/api", http.StatusOK)
+	if !strings.Contains(string(r.body), `<b>R&D</b> -> ok`) {
+		t.Errorf("content escaped: %s", r.body)
+	}
+}

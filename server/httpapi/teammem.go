@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -69,18 +70,30 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 // encodeSnapshot encodes a snapshot as the full or hashes body.
 func (h *handler) encodeSnapshot(snap server.Snapshot, view string) ([]byte, error) {
 	if view == "hashes" {
-		return json.Marshal(api.Hashes{Version: snap.Version, Checksum: snap.Checksum,
+		return marshal(api.Hashes{Version: snap.Version, Checksum: snap.Checksum,
 			EntryChecksums: entryChecksums(snap.Live), DeletedEntries: deletedEntries(snap.Deleted)})
 	}
 	entries := make(map[string]string, len(snap.Live))
 	for _, e := range snap.Live {
 		entries[e.Key] = e.Content
 	}
-	return json.Marshal(api.TeamMemory{
+	return marshal(api.TeamMemory{
 		OrganizationID: h.svc.Org(), Repo: snap.Repo, Version: snap.Version,
 		LastModified: formatTime(snap.UpdatedAt), Checksum: snap.Checksum,
 		Content: api.Content{Entries: entries, EntryChecksums: entryChecksums(snap.Live), DeletedEntries: deletedEntries(snap.Deleted)},
 	})
+}
+
+// marshal encodes v without HTML escaping: Markdown is full of <, > and &,
+// which json.Marshal would turn into six-byte escapes.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // writeBody writes an encoded 200 JSON body with its ETag.
