@@ -57,10 +57,22 @@ type Plan struct {
 // Keys that fail memcore.ValidateKey, and conflict copies, are skipped with
 // a warning (local conflict copies silently: they are never pushed). A key
 // with a base but neither live nor tombstoned on the server (a server that
-// lost its data) is pushed again rather than deleted locally.
+// lost its data) is pushed again rather than deleted locally. A local key
+// and a different server key whose names differ only in case
+// (memcore.FoldKey) are both skipped with a warning naming them: on a
+// case-insensitive file system one would overwrite the other.
 func Reconcile(in Input) Plan {
 	var p Plan
+	folded, foldWarn := foldCollisions(in)
 	for _, key := range unionKeys(in) {
+		if folded[key] {
+			p.Steps = append(p.Steps, Step{Key: key, Action: ActionSkip, Local: in.Local[key], Server: in.Server[key],
+				Base: in.Base[key], Reason: "name differs only in case from another key"})
+			if w := foldWarn[key]; w != "" {
+				p.Warnings = append(p.Warnings, w)
+			}
+			continue
+		}
 		if step, warn, skip := skipStep(key, in); skip {
 			p.Steps = append(p.Steps, step)
 			if warn != "" {
