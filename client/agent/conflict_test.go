@@ -1,9 +1,13 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/memcore"
 )
 
@@ -29,5 +33,34 @@ func TestConflictName(t *testing.T) {
 				t.Errorf("IsConflictCopy wrong for %q or %q", got, tt.key)
 			}
 		})
+	}
+}
+
+// TestEngineConflictCopiesInOneSecond: two conflicts on one key within the
+// same second keep both local versions, in two conflict copies.
+func TestEngineConflictCopiesInOneSecond(t *testing.T) {
+	r := newRig(t, map[string]string{"a.md": "line\n"}, nil, nil) // the rig's clock stands still
+	r.sync(t)
+	for _, mine := range []string{"mine 1\n", "mine 2\n"} {
+		writeTree(t, r.dir, map[string]string{"a.md": mine})
+		r.serverEdit(api.PutRequest{Entries: map[string]string{"a.md": "theirs " + mine}})
+		r.sync(t)
+	}
+	want := map[string]string{"a.md": "theirs mine 2\n",
+		"a.conflict-20260102T030405Z-box.md": "mine 1\n", "a.conflict-20260102T030405Z-box-2.md": "mine 2\n"}
+	got := map[string]string{}
+	entries, err := os.ReadDir(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(r.dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[e.Name()] = string(data)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("folder (-want +got):\n%s", diff)
 	}
 }

@@ -274,8 +274,8 @@ func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 	server := e.view.content[st.Key]
 	merged, ok := Merge3(base, local, server)
 	if !ok {
-		name := ConflictName(st.Key, e.cfg.Now(), e.cfg.Host)
-		if err := memcore.SafeWrite(e.cfg.Dir, name, []byte(local)); err != nil {
+		name, err := writeConflictCopy(e.cfg.Dir, st.Key, e.cfg.Now(), e.cfg.Host, []byte(local))
+		if err != nil {
 			return nil, fmt.Errorf("save conflict copy of %q: %w", st.Key, err)
 		}
 		r.Conflicts = append(r.Conflicts, name)

@@ -26,8 +26,8 @@ type fakeRemote struct {
 	goneAhead bool
 	putFaults []error
 	// getErr, when set, answers every Get; gets counts the Gets.
-	getErr error
-	gets   int
+	getErr    error
+	gets      int
 	beforePut func(f *fakeRemote)
 	puts      []api.PutRequest
 	ifMatches []string
