@@ -122,6 +122,9 @@ func resolveTeamDir(e *cliEnv, c commonFlags) (string, error) {
 		}
 		return filepath.Clean(d), nil
 	}
+	if e.Home == "" { // memcore would resolve "~" against the working directory
+		return "", errUsage("no home directory: pass --dir or set HOME")
+	}
 	dir, err := repoDir(e, c)
 	if err != nil {
 		return "", err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gofrs/flock"
+	"github.com/teammem/teammem/client/agent"
 )
 
 // errLocked is wrapped by acquireLock's error when another agent holds the
@@ -26,9 +27,12 @@ type agentLock struct {
 }
 
 // lockPath returns the lock file of a team folder under stateDir:
-// "lock-<first 32 hex digits of SHA-256(folder)>.lock".
+// "lock-<first 32 hex digits of SHA-256(folder)>.lock", where folder is
+// teamDir with its symbolic links resolved (agent.ResolveFolder), so that
+// one folder reached by two paths has one lock. The lock lives in the state
+// directory: two agents given different --state-dir are not kept apart.
 func lockPath(stateDir, teamDir string) string {
-	sum := sha256.Sum256([]byte(filepath.Clean(teamDir)))
+	sum := sha256.Sum256([]byte(agent.ResolveFolder(teamDir)))
 	return filepath.Join(stateDir, "lock-"+hex.EncodeToString(sum[:16])+".lock")
 }
 

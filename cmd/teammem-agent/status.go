@@ -62,6 +62,15 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	}
 	st := statusJSON{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server,
 		Journal: agent.JournalPath(s.stateDir, s.server, s.slug, s.dir), Pending: []pendingJSON{}, Conflicts: []string{}, Skipped: []skipJSON{}}
+	if s.server == "" {
+		path, server, ok, err := findJournal(s.stateDir, s.slug, s.dir)
+		if err != nil {
+			return err
+		}
+		if ok { // the journal names the server; status still only reads it
+			st.Journal, st.Server = path, server
+		}
+	}
 	j, err := s.readJournal(&st)
 	if err != nil {
 		return err

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStatusWithoutServerFindsTheJournal: status without --server reads
+// the journal the last sync wrote for this repo and folder, and names its
+// server.
+func TestStatusWithoutServerFindsTheJournal(t *testing.T) {
+	ts := newTestServer(t, false)
+	dir := t.TempDir()
+	env := agentEnv(t, ts, dir)
+	putFile(t, dir, "a.md", "a\n")
+	if res := cli(t, t.Context(), env, "sync"); res.code != 0 {
+		t.Fatalf("sync: %q", res.stderr)
+	}
+	delete(env, "TEAMMEM_SERVER")
+	res := cli(t, t.Context(), env, "status")
+	if res.code != 0 {
+		t.Fatalf("status: exit %d stderr %q", res.code, res.stderr)
+	}
+	var st statusJSON
+	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.LastSync == nil || st.Version != 1 || st.Server != ts.url || len(st.Pending) != 0 {
+		t.Errorf("status without --server: last sync %v, version %d, server %q, pending %v",
+			st.LastSync, st.Version, st.Server, st.Pending)
+	}
+}
+
+// TestTeamDirNeedsAHome: without --dir and without a home directory the
+// team folder is an error naming the fix, not a folder below the working
+// directory.
+func TestTeamDirNeedsAHome(t *testing.T) {
+	var out, errOut bytes.Buffer
+	e := &cliEnv{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(""), Cwd: t.TempDir(), Home: "",
+		Getenv: func(k string) string { return map[string]string{"TEAMMEM_REPO": "acme/api"}[k] }}
+	_, err := resolveTeamDir(e, commonFlags{repo: "acme/api"})
+	if err == nil || !strings.Contains(err.Error(), "no home directory: pass --dir or set HOME") {
+		t.Errorf("resolveTeamDir without a home = %v", err)
+	}
+	entries, _ := os.ReadDir(e.Cwd)
+	if len(entries) != 0 {
+		t.Errorf("working directory got %d entries", len(entries))
+	}
+}
+
+// TestLockPathFollowsSymlinks: one folder reached through a symbolic link
+// has the same lock as through its real path.
+func TestLockPathFollowsSymlinks(t *testing.T) {
+	real, state := t.TempDir(), t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	if a, b := lockPath(state, real), lockPath(state, link); a != b {
+		t.Errorf("lock of the folder %s, through a link %s", a, b)
+	}
+}
