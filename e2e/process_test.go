@@ -172,12 +172,14 @@ func startServer(t testing.TB, dataDir, addr string, extra ...string) *serverPro
 // url is the server's base URL.
 func (s *serverProc) url() string { return "http://" + s.addr }
 
-// restart stops the server and starts it again on the same port and data.
-func (s *serverProc) restart(t testing.TB) *serverProc {
+// restart stops the server, runs whileDown, and starts it again on the
+// same port and data directory.
+func (s *serverProc) restart(t testing.TB, whileDown func()) *serverProc {
 	t.Helper()
 	if code := s.stop(t, syscall.SIGTERM); code != 0 {
 		t.Fatalf("server exit %d:\n%s", code, s.stderr)
 	}
+	whileDown()
 	return startServer(t, s.dataDir, s.addr)
 }
 

@@ -189,16 +189,14 @@ func TestEditsWhileServerDownArePushedLater(t *testing.T) {
 	write(t, p.a.dir, "drop.md", "to be deleted\n")
 	waitFor(t, "the first files in b", func() bool { return read(p.b.dir, "drop.md") == "to be deleted\n" })
 
-	if code := p.srv.stop(t, syscall.SIGTERM); code != 0 {
-		t.Fatalf("server exit %d", code)
-	}
-	write(t, p.a.dir, "keep.md", "v2, edited offline\n")
-	os.Remove(filepath.Join(p.a.dir, "drop.md"))
-	for i := range 3 {
-		write(t, p.a.dir, "offline-"+string(rune('1'+i))+".md", "made while the server was down\n")
-		time.Sleep(400 * time.Millisecond) // separate debounce bursts, each failing
-	}
-	p.srv = startServer(t, p.srv.dataDir, p.srv.addr)
+	p.srv = p.srv.restart(t, func() {
+		write(t, p.a.dir, "keep.md", "v2, edited offline\n")
+		os.Remove(filepath.Join(p.a.dir, "drop.md"))
+		for i := range 3 {
+			write(t, p.a.dir, "offline-"+string(rune('1'+i))+".md", "made while the server was down\n")
+			time.Sleep(400 * time.Millisecond) // separate debounce bursts, held by the backoff
+		}
+	})
 
 	waitFor(t, "every offline edit on the server", func() bool {
 		e := p.srv.entries(repo)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,14 +167,7 @@ func TestStatus(t *testing.T) {
 	os.Remove(filepath.Join(dir, "b.md"))
 	putFile(t, dir, "c.md", "new\n")
 	putFile(t, dir, "a.conflict-20260102T030405Z-host.md", "mine\n")
-	res := cli(t, t.Context(), env, "status")
-	if res.code != 0 {
-		t.Fatalf("status: exit %d stderr %q", res.code, res.stderr)
-	}
-	var st statusJSON
-	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil {
-		t.Fatal(err)
-	}
+	st := status(t, env)
 	want := []pendingJSON{{"a.md", "modified"}, {"b.md", "deleted"}, {"c.md", "added"}}
 	if diff := cmp.Diff(want, st.Pending); diff != "" {
 		t.Errorf("pending (-want +got):\n%s", diff)
@@ -188,7 +180,7 @@ func TestStatus(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 	delete(env, "TEAMMEM_JSON")
-	res = cli(t, t.Context(), env, "status")
+	res := cli(t, t.Context(), env, "status")
 	for _, want := range []string{"repo:      acme/api", "pending:   3", `modified "a.md"`, "conflicts: 1"} {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("text status lacks %q:\n%s", want, res.stdout)

@@ -21,6 +21,16 @@ func TestStatusWithoutServerFindsTheJournal(t *testing.T) {
 		t.Fatalf("sync: %q", res.stderr)
 	}
 	delete(env, "TEAMMEM_SERVER")
+	st := status(t, env)
+	if st.LastSync == nil || st.Version != 1 || st.Server != ts.url || len(st.Pending) != 0 {
+		t.Errorf("status without --server: last sync %v, version %d, server %q, pending %v",
+			st.LastSync, st.Version, st.Server, st.Pending)
+	}
+}
+
+// status runs `status` with env (JSON) and decodes its output.
+func status(t *testing.T, env map[string]string) statusJSON {
+	t.Helper()
 	res := cli(t, t.Context(), env, "status")
 	if res.code != 0 {
 		t.Fatalf("status: exit %d stderr %q", res.code, res.stderr)
@@ -29,10 +39,7 @@ func TestStatusWithoutServerFindsTheJournal(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.LastSync == nil || st.Version != 1 || st.Server != ts.url || len(st.Pending) != 0 {
-		t.Errorf("status without --server: last sync %v, version %d, server %q, pending %v",
-			st.LastSync, st.Version, st.Server, st.Pending)
-	}
+	return st
 }
 
 // TestTeamDirNeedsAHome: without --dir and without a home directory the
