@@ -48,7 +48,7 @@ bench:
 	scripts/bench-server.sh
 
 fuzz-smoke:
-	scripts/fuzz.sh 5s
+	scripts/fuzz.sh 20000x
 
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
