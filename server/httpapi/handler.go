@@ -48,6 +48,7 @@ type handler struct {
 	limiter *limiter
 	timeout time.Duration
 	bodies  *bodyCache
+	flights flights
 }
 
 // NewHandler returns the server's HTTP handler.

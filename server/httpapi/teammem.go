@@ -52,18 +52,35 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	snap, err := h.svc.Snapshot(ctx, p, repo, server.ReadOptions{WithContent: view == "", Since: since})
+	read := func() ([]byte, string, error) {
+		// A shared read must not fail for the others when its first
+		// caller goes away: detach it from that caller's cancellation.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.timeout)
+		defer cancel()
+		snap, err := h.svc.Snapshot(rctx, p, repo, server.ReadOptions{WithContent: view == "", Since: since})
+		if err != nil {
+			return nil, "", err
+		}
+		body, err := h.encodeSnapshot(snap, view)
+		if err != nil {
+			return nil, "", err
+		}
+		if since == 0 {
+			h.bodies.put(key, snap.Version, snap.Checksum, body)
+		}
+		return body, snap.Checksum, nil
+	}
+	var body []byte
+	var sum string
+	if since == 0 { // callers that missed the cache at this version share one read
+		body, sum, err = h.flights.do(flightKey{key, st.Version}, read)
+	} else {
+		body, sum, err = read()
+	}
 	if err != nil {
 		return err
 	}
-	body, err := h.encodeSnapshot(snap, view)
-	if err != nil {
-		return err
-	}
-	if since == 0 {
-		h.bodies.put(key, snap.Version, snap.Checksum, body)
-	}
-	writeBody(w, snap.Checksum, body)
+	writeBody(w, sum, body)
 	return nil
 }
 
