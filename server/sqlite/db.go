@@ -39,6 +39,7 @@ type DB struct {
 	read   *sql.DB // query_only connections
 	reads  *readStmts
 	states states
+	meta   metaCache
 	writer *writer
 	ckpt   *checkpointer
 }

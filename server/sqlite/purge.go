@@ -36,6 +36,7 @@ func (j *purgeJob) run(ctx context.Context, b *batch) error {
 		}
 		j.n = int(n)
 		b.changed = b.changed || n > 0
+		b.purged = b.purged || n > 0
 		return nil
 	})
 }

@@ -76,8 +76,33 @@ func readState(ctx context.Context, stmt *sql.Stmt, repo string) (server.RepoSta
 	return st, floor, nil
 }
 
-// Snapshot reads the repository in one read transaction; see server.Store.
+// Snapshot reads the repository; see server.Store. The metadata of the
+// current version (no content, no since) comes from memory when cached;
+// everything else is read in one read transaction.
 func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
+	metaOnly := !opts.WithContent && opts.Since == 0
+	if !metaOnly {
+		return db.readSnapshot(ctx, repo, opts)
+	}
+	if err := ctx.Err(); err != nil {
+		return server.Snapshot{}, wrap("read snapshot", err)
+	}
+	if st, ok := db.states.get(repo); ok {
+		if snap, ok := db.meta.snapshot(st); ok {
+			return snap, nil
+		}
+	}
+	gen := db.meta.generation()
+	snap, err := db.readSnapshot(ctx, repo, opts)
+	if err == nil {
+		db.states.load(snap.RepoState)
+		db.meta.fill(gen, snap)
+	}
+	return snap, err
+}
+
+// readSnapshot reads the repository in one read transaction.
+func (db *DB) readSnapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
 	tx, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
 		return server.Snapshot{}, wrap("begin snapshot", err)

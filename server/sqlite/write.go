@@ -86,6 +86,8 @@ type batch struct {
 	tx      *sql.Tx
 	stmts   *writeStmts
 	pending map[string]server.RepoState // states written by this batch
+	plans   []*liveset.Plan             // the writes committed by this batch, in order
+	purged  bool                        // tombstones were removed
 	changed bool                        // something to commit
 	broken  error                       // the transaction is unusable
 }
@@ -212,6 +214,7 @@ func (c *change) save(ctx context.Context, p *liveset.Plan) error {
 // Commit makes the change's state the batch's; the batch commits later.
 func (c *change) Commit(context.Context) error {
 	c.b.pending[c.plan.Repo] = c.plan.State()
+	c.b.plans = append(c.b.plans, c.plan)
 	c.b.changed = true
 	return nil
 }

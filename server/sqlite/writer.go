@@ -175,6 +175,10 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 		return wrap("commit write", err)
 	}
 	w.db.states.setLocked(b.pending)
+	w.db.meta.commit(b.plans)
+	if b.purged {
+		w.db.meta.clear()
+	}
 	w.db.ckpt.poke()
 	return nil
 }
