@@ -5,7 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/teammem/teammem/internal/cliflags"
 )
 
 // errHelp is returned by parseFlags after --help printed the usage; the
@@ -45,31 +46,12 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 }
 
 // applyEnv sets every flag that the command line left unset from its
-// environment twin, when that is non-empty.
+// environment twin (cliflags.ApplyEnv), as a usage error when malformed.
 func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
-	if getenv == nil {
-		return nil
+	if err := cliflags.ApplyEnv(fs, getenv); err != nil {
+		return errUsage("%s: %v", fs.Name(), err)
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var firstErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		if given[f.Name] || firstErr != nil {
-			return
-		}
-		name := envName(f.Name)
-		if v := getenv(name); v != "" {
-			if err := f.Value.Set(v); err != nil {
-				firstErr = errUsage("%s: environment %s=%q: %v", fs.Name(), name, v, err)
-			}
-		}
-	})
-	return firstErr
-}
-
-// envName is the environment twin of a flag: --state-dir → TEAMMEM_STATE_DIR.
-func envName(flagName string) string {
-	return "TEAMMEM_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+	return nil
 }
 
 // helpOK turns errHelp into success, so that `cmd --help` exits 0.

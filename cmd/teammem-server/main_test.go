@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/cliflags"
 	"github.com/teammem/teammem/server"
 )
 
@@ -184,7 +185,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestEnvTwins(t *testing.T) {
-	if got := envName("max-entry-bytes"); got != "TEAMMEM_MAX_ENTRY_BYTES" {
+	if got := cliflags.EnvName("max-entry-bytes"); got != "TEAMMEM_MAX_ENTRY_BYTES" {
 		t.Errorf("envName = %s", got)
 	}
 	dir := t.TempDir()

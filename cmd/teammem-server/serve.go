@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammem/teammem/internal/cliflags"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/httpapi"
@@ -27,7 +28,7 @@ type serveConfig struct {
 	migrate, noMigrate       bool
 	oidcIssuer, oidcAudience string
 	oidcJWKSURL              string
-	oidcGrants               stringList
+	oidcGrants               cliflags.List
 	insecureNoAuth           bool
 	rateLimit                float64
 	signingKeyFile           string

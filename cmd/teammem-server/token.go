@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/teammem/teammem/internal/cliflags"
 	"github.com/teammem/teammem/server/auth"
 )
 
@@ -19,7 +20,7 @@ func runToken(_ context.Context, args []string, e env) error {
 	}
 	var (
 		subject, dataDir, keyFile, issuer string
-		grants                            stringList
+		grants                            cliflags.List
 		ttl                               time.Duration
 	)
 	fs := newFlagSet("token create", "teammem-server token create --subject NAME --grant GLOB:PERM [--grant ...] [--ttl 720h] [--data-dir DIR]", e.stderr)
