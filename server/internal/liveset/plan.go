@@ -41,7 +41,7 @@ func (p *Plan) State() server.RepoState {
 // plan checks w against the current state and the live set and returns
 // what it would change, without changing s.
 func (s *Set) plan(cur server.RepoState, w server.Write) (*Plan, error) {
-	if err := checkIfMatch(cur, w.IfMatch); err != nil {
+	if err := server.CheckIfMatch(cur, w.IfMatch); err != nil {
 		return nil, err
 	}
 	p := &Plan{Repo: w.Repo, Author: w.Author, At: normalTime(w.At), Version: cur.Version + 1,
@@ -95,11 +95,6 @@ func (s *Set) planDeletes(p *Plan, keys []string) map[string]bool {
 		deleting[key] = true
 	}
 	return deleting
-}
-
-// checkIfMatch applies server.CheckIfMatch to the state under the lock.
-func checkIfMatch(cur server.RepoState, ifMatch string) error {
-	return server.CheckIfMatch(cur, ifMatch)
 }
 
 // checkLimits refuses a write that leaves the repository over a limit and

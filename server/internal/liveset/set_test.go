@@ -103,11 +103,11 @@ func TestLimitsAllowShrinking(t *testing.T) {
 func TestIfMatchList(t *testing.T) {
 	cur := server.RepoState{Version: 3, Checksum: "sha256:cur"}
 	for list, ok := range map[string]bool{"sha256:cur": true, "sha256:old,sha256:cur": true, "*": true, "sha256:old": false, "sha256:old,sha256:older": false} {
-		if err := checkIfMatch(cur, list); (err == nil) != ok {
+		if err := server.CheckIfMatch(cur, list); (err == nil) != ok {
 			t.Errorf("If-Match %q: %v", list, err)
 		}
 	}
-	if err := checkIfMatch(server.RepoState{}, "*"); err == nil {
+	if err := server.CheckIfMatch(server.RepoState{}, "*"); err == nil {
 		t.Error("* matched a never-written repository")
 	}
 }
