@@ -1,7 +1,8 @@
 // Command teammem-load drives a running teammem server with one of
 // internal/loadgen's scenarios, or with the whole benchmark set (-all), and
 // reports requests, errors by status, requests per second, p50/p99 latency
-// and, given -server-pid, the server's resident memory.
+// and, given -server-pid, the server's resident memory and its CPU time per
+// request (per acknowledged write for cas).
 //
 //	teammem-load -server http://127.0.0.1:8080 -token-file admin.token -scenario get-304 -entries 1000 -d 10s
 //	teammem-load -all -d 5s -server-pid $(pidof teammem-server) -json

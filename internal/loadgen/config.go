@@ -3,8 +3,8 @@
 // hashes probes, single-key pushes, and compare-and-swap writers that must
 // lose no acknowledged update), run by concurrent workers on kept-alive
 // connections for a duration or a number of iterations, reported as request
-// counts, errors by status, requests per second, latency percentiles and the
-// server's resident memory.
+// counts, errors by status, requests per second, latency percentiles, the
+// server's resident memory and its CPU time per request.
 package loadgen
 
 import (
@@ -53,7 +53,7 @@ type Config struct {
 	Requests    int           // iterations in total; 0 = run for Duration
 	Entries     int           // entries seeded before the clock starts
 	EntryBytes  int           // bytes of each entry's content
-	ServerPID   int           // when > 0, the server's RSS is read from /proc
+	ServerPID   int           // when > 0, the server's RSS and CPU time are read from /proc
 	Timeout     time.Duration // per request
 	HTTPClient  *http.Client  // nil = a keep-alive client sized for Concurrency
 }

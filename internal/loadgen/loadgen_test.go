@@ -237,3 +237,56 @@ func TestEntryContent(t *testing.T) {
 		t.Errorf("len %d, distinct %v", len(a), a != b)
 	}
 }
+
+func TestParseStatCPU(t *testing.T) {
+	// A command name with spaces and a parenthesis; utime 250, stime 50.
+	line := []byte("4242 (tm (x) y) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 50 0 0 20 0 9 0 1234 0 0\n")
+	got, err := parseStatCPU(line)
+	if err != nil || got != 3*time.Second {
+		t.Errorf("parseStatCPU = %v, %v; want 3s", got, err)
+	}
+	for _, bad := range []string{"", "4242 (x) S 1 2", "4242 (x) S 1 4242 4242 0 -1 4194560 900 0 0 0 abc 50"} {
+		if _, err := parseStatCPU([]byte(bad)); err == nil {
+			t.Errorf("parseStatCPU(%q) gave no error", bad)
+		}
+	}
+}
+
+func TestReadCPUGrowsWithWork(t *testing.T) {
+	before, err := ReadCPU(os.Getpid())
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var after time.Duration
+	for deadline := time.Now().Add(10 * time.Second); after <= before && time.Now().Before(deadline); {
+		for i := range 1_000_000 {
+			sinkInt += i
+		}
+		if after, err = ReadCPU(os.Getpid()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after <= before {
+		t.Errorf("CPU time stayed at %v while spinning", before)
+	}
+}
+
+var sinkInt int
+
+func TestCPUPerOp(t *testing.T) {
+	put := Result{Scenario: Put, Requests: 400}
+	put.setCPU(200 * time.Millisecond)
+	cas := Result{Scenario: CAS, Requests: 900, Acknowledged: 100}
+	cas.setCPU(200 * time.Millisecond)
+	none := Result{Scenario: CAS}
+	none.setCPU(time.Second)
+	if put.CPUms != 0.5 || cas.CPUms != 2 || none.CPUms != 0 {
+		t.Errorf("cpu per op: put %v, cas %v, nothing acknowledged %v; want 0.5, 2 and 0", put.CPUms, cas.CPUms, none.CPUms)
+	}
+	if !strings.Contains(cas.String(), "cpu 2.000 ms/write") || !strings.Contains(put.String(), "cpu 0.500 ms/req") {
+		t.Errorf("reports %q and %q", put.String(), cas.String())
+	}
+	if m := Median([]Result{put, {Scenario: Put, CPUms: 0.1}, {Scenario: Put, CPUms: 0.9}}); m.CPUms != 0.5 {
+		t.Errorf("median cpu %v, want 0.5", m.CPUms)
+	}
+}

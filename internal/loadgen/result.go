@@ -23,10 +23,26 @@ type Result struct {
 	P99ms       float64        `json:"p99_ms"`
 	RSSBytes    int64          `json:"rss_bytes,omitempty"`      // at the end; 0 without ServerPID
 	RSSPeak     int64          `json:"rss_peak_bytes,omitempty"` // highest sample during the run
+	// CPUms is the server's CPU time (user and system) per request, or
+	// for cas per acknowledged write (its hashes probes and 412s
+	// included), in milliseconds; 0 without ServerPID. Its resolution is
+	// 10 ms over the whole run.
+	CPUms float64 `json:"server_cpu_ms_per_op,omitempty"`
 	// cas only.
 	Acknowledged int `json:"acknowledged,omitempty"` // writes answered 200
 	Conflicts    int `json:"conflicts,omitempty"`    // 412 answers, each retried
 	LostUpdates  int `json:"lost_updates"`           // acknowledged writes missing at the end
+}
+
+// setCPU sets CPUms from the server CPU time used during the run.
+func (r *Result) setCPU(used time.Duration) {
+	ops := r.Requests
+	if r.Scenario == CAS {
+		ops = r.Acknowledged
+	}
+	if ops > 0 {
+		r.CPUms = ms(used) / float64(ops)
+	}
 }
 
 // ErrorCount is the number of failed requests.
@@ -52,6 +68,13 @@ func (r Result) String() string {
 	b.WriteString("  errors: " + r.errorSummary())
 	if r.Scenario == CAS {
 		fmt.Fprintf(&b, "  acked %d, 412 %d, lost %d", r.Acknowledged, r.Conflicts, r.LostUpdates)
+	}
+	if r.CPUms > 0 {
+		unit := "req"
+		if r.Scenario == CAS {
+			unit = "write"
+		}
+		fmt.Fprintf(&b, "  cpu %.3f ms/%s", r.CPUms, unit)
 	}
 	if r.RSSBytes > 0 {
 		fmt.Fprintf(&b, "  rss %.1f MiB (peak %.1f)", mib(r.RSSBytes), mib(r.RSSPeak))

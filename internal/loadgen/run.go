@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -51,7 +52,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("prepare %s: %w", cfg.Scenario, err)
 	}
 	rss := startRSS(ctx, cfg.ServerPID, 100*time.Millisecond)
+	cpu := startCPU(cfg.ServerPID)
 	workers, elapsed := drive(ctx, cfg, sc)
+	used, cpuErr := cpu.finish()
 	last, peak, rssErr := rss.finish()
 	r := tally(cfg, workers, elapsed)
 	r.RSSBytes, r.RSSPeak = last, peak
@@ -61,7 +64,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := sc.verify(ctx, workers, &r); err != nil {
 		return r, fmt.Errorf("verify %s: %w", cfg.Scenario, err)
 	}
-	return r, rssErr
+	r.setCPU(used)
+	return r, errors.Join(rssErr, cpuErr)
 }
 
 // drive runs the workers and returns their tallies and the time they took.

@@ -76,6 +76,7 @@ func Median(rs []Result) Result {
 	m.Requests = int(median(rs, func(r Result) float64 { return float64(r.Requests) }))
 	m.Acknowledged = int(median(rs, func(r Result) float64 { return float64(r.Acknowledged) }))
 	m.Conflicts = int(median(rs, func(r Result) float64 { return float64(r.Conflicts) }))
+	m.CPUms = median(rs, func(r Result) float64 { return r.CPUms })
 	m.RSSBytes = int64(median(rs, func(r Result) float64 { return float64(r.RSSBytes) }))
 	m.RSSPeak = int64(median(rs, func(r Result) float64 { return float64(r.RSSPeak) }))
 	return m
