@@ -209,3 +209,13 @@ func (s *Service) Precondition(ctx context.Context, p Principal, repo, ifMatch s
 	}
 	return CheckIfMatch(st, ifMatch)
 }
+
+// LastAuthors returns who last changed each live entry of a repository.
+// Errors: invalid repo, ErrForbidden, the store's errors.
+func (s *Service) LastAuthors(ctx context.Context, p Principal, repo string) (map[string]string, error) {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.LastAuthors(ctx, canon)
+}

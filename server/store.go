@@ -62,6 +62,12 @@ type Store interface {
 	// revision of that key at that version.
 	Revision(ctx context.Context, repo, key string, version int64) (Revision, error)
 
+	// LastAuthors returns, for each live entry of the repository, the
+	// author of its last change (the revision at the entry's version),
+	// keyed by entry key. A repository that never held data gives an empty
+	// map.
+	LastAuthors(ctx context.Context, repo string) (map[string]string, error)
+
 	// Repos returns the state of every repository that has held data,
 	// sorted by slug.
 	Repos(ctx context.Context) ([]RepoState, error)

@@ -158,3 +158,10 @@ func (i *instrumentedStore) Ping(ctx context.Context) error {
 }
 
 func (i *instrumentedStore) Close() error { return i.s.Close() }
+
+func (i *instrumentedStore) LastAuthors(ctx context.Context, repo string) (map[string]string, error) {
+	start := time.Now()
+	a, err := i.s.LastAuthors(ctx, repo)
+	i.observe("last_authors", start, err)
+	return a, err
+}

@@ -89,6 +89,27 @@ func testRevision(t *testing.T, s server.Store) {
 	}
 }
 
+func testLastAuthors(t *testing.T, s server.Store) {
+	historyRepo(t, s) // a.md last put by alice at 4, b.md by bob at 2
+	w := write(repo, at(4), contents{"c.md": "c"})
+	w.Author = "carol"
+	apply(t, s, w)
+	apply(t, s, write(repo, at(5), nil, "c.md")) // tombstoned: not live
+	apply(t, s, write("other/repo", at(0), contents{"a.md": "x"}))
+	ctx := context.Background()
+	got, err := s.LastAuthors(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"a.md": "alice", "b.md": "bob"}, got); diff != "" {
+		t.Errorf("LastAuthors (-want +got):\n%s", diff)
+	}
+	got, err = s.LastAuthors(ctx, "never/written")
+	if err != nil || len(got) != 0 {
+		t.Errorf("LastAuthors(never/written) = %v, %v; want an empty map", got, err)
+	}
+}
+
 func testRepos(t *testing.T, s server.Store) {
 	apply(t, s, write("zeta/web", at(0), contents{"a.md": "1"}))
 	apply(t, s, write("acme/api", at(1), contents{"a.md": "1", "b.md": "22"}))

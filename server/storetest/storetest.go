@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"KeyCollision", testKeyCollision},
 		{"History", testHistory},
 		{"Revision", testRevision},
+		{"LastAuthors", testLastAuthors},
 		{"Repos", testRepos},
 		{"PurgeTombstones", testPurgeTombstones},
 		{"ConcurrentCAS", testConcurrentCAS},
