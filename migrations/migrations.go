@@ -97,10 +97,8 @@ func step(m *migrate.Migrate, cmd string, n int) error {
 		err = m.Up()
 	case cmd == Up:
 		err = m.Steps(n)
-	case cmd == Down && n > 0:
-		err = m.Steps(-n)
 	case cmd == Down:
-		return fmt.Errorf("migrate down: give the number of migrations to roll back (> 0), not %d", n)
+		return fmt.Errorf("migrate down: run it with RollBack, in one transaction")
 	case cmd == Version:
 		return nil
 	default:

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/teammem/teammem/server/auth"
@@ -18,14 +20,23 @@ const (
 	adminTokenTTL  = 365 * 24 * time.Hour
 )
 
+// signingKeyPath is --signing-key-file, or the data directory's key.
+func signingKeyPath(dataDir, keyFile string) string {
+	if keyFile != "" {
+		return keyFile
+	}
+	return filepath.Join(dataDir, signingKeyName)
+}
+
 // signingKey loads the key named by --signing-key-file (which must exist),
-// or the data directory's key, created on first start with mode 0600.
+// or the data directory's key, created on first start with mode 0600 (an
+// existing key is only read, so a full disk does not stop a restart).
 func signingKey(dataDir, keyFile string) (ed25519.PrivateKey, bool, error) {
 	if keyFile != "" {
 		k, err := auth.LoadKey(keyFile)
 		return k, false, err
 	}
-	return auth.LoadOrCreateKey(dataDir+"/"+signingKeyName, true)
+	return auth.LoadOrCreateKey(signingKeyPath(dataDir, ""), true)
 }
 
 // setupAuth prepares token verification and, on first start, admin.token.
@@ -56,14 +67,20 @@ func setupAuth(ctx context.Context, c serveConfig, log *slog.Logger) (*auth.Veri
 }
 
 // ensureAdminToken writes admin.token (grant **:admin, mode 0600) when it
-// does not exist. Its path is logged; the token never is.
+// does not exist; an existing one is left untouched (not even a temporary
+// file is written, so a server on a full disk still starts). Its path is
+// logged; the token never is.
 func ensureAdminToken(c serveConfig, key ed25519.PrivateKey, log *slog.Logger) error {
+	path := dataPath(c, adminTokenName)
+	if _, err := os.Lstat(path); err == nil {
+		log.Info("admin token exists", "path", path)
+		return nil
+	}
 	iss := &auth.Issuer{Key: key, Name: c.issuer}
 	tok, err := iss.Issue("admin", []string{"**:admin"}, adminTokenTTL)
 	if err != nil {
 		return fmt.Errorf("admin token: %w", err)
 	}
-	path := dataPath(c, adminTokenName)
 	if err := auth.WriteFileExclusive(path, []byte(tok+"\n")); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			log.Info("admin token exists", "path", path)

@@ -40,6 +40,14 @@ var listenRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 // startServer runs `serve` in-process on a free port and returns its URL.
 func startServer(t *testing.T, dataDir string, extra ...string) (string, *syncBuffer) {
 	t.Helper()
+	url, logs, _ := startServerStop(t, dataDir, extra...)
+	return url, logs
+}
+
+// startServerStop is startServer that also returns a function stopping the
+// server (called at cleanup too; calling it again does nothing).
+func startServerStop(t *testing.T, dataDir string, extra ...string) (string, *syncBuffer, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	done := make(chan error, 1)
@@ -47,25 +55,30 @@ func startServer(t *testing.T, dataDir string, extra ...string) (string, *syncBu
 	go func() {
 		done <- run(ctx, args, env{stdout: io.Discard, stderr: logs, getenv: func(string) string { return "" }})
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve returned %v", err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve returned %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := listenRE.FindStringSubmatch(logs.String()); m != nil {
-			return "http://" + m[1], logs
+			return "http://" + m[1], logs, stop
 		}
 		select {
 		case err := <-done:
+			done <- err
 			t.Fatalf("serve exited early: %v\n%s", err, logs.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
 	t.Fatalf("no 'listening on' line:\n%s", logs.String())
-	return "", nil
+	return "", nil, nil
 }
 
 func request(t *testing.T, method, url, token, body string) (int, string) {

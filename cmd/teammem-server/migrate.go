@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -13,7 +16,9 @@ import (
 // runMigrate implements `migrate up|down N|version`.
 func runMigrate(ctx context.Context, args []string, e env) error {
 	var dataDir, databaseURL string
-	fs := newFlagSet("migrate", "teammem-server migrate up|down N|version [--database-url URL | --data-dir DIR]", e.stderr)
+	var force bool
+	fs := newFlagSet("migrate", "teammem-server migrate up|down N [--force]|version [--database-url URL | --data-dir DIR]", e.stderr)
+	fs.BoolVar(&force, "force", false, "really roll back with down: it drops tables and the data in them")
 	fs.StringVar(&dataDir, "data-dir", "./.teammem", "the embedded store's data `DIR`")
 	fs.StringVar(&databaseURL, "database-url", "", "Postgres `URL` (default: the embedded store)")
 	var rest []string // positional arguments come before the flags (cli.md)
@@ -37,18 +42,22 @@ func runMigrate(ctx context.Context, args []string, e env) error {
 		}
 		n = v
 	default:
-		return usageError{fmt.Errorf("usage: teammem-server migrate up|down N|version")}
+		return usageError{fmt.Errorf("usage: teammem-server migrate up|down N --force|version")}
 	}
-	var (
-		v     uint
-		dirty bool
-		err   error
-	)
+	store, files := func(ctx context.Context, cmd string, n int) (uint, bool, error) {
+		return sqlite.Migrate(ctx, filepath.Join(dataDir, embeddedDBName), cmd, n)
+	}, migrations.SQLite
 	if databaseURL != "" {
-		v, dirty, err = postgres.Migrate(ctx, databaseURL, cmd, n)
-	} else {
-		v, dirty, err = sqlite.Migrate(ctx, dataDir+"/"+embeddedDBName, cmd, n)
+		store, files = func(ctx context.Context, cmd string, n int) (uint, bool, error) {
+			return postgres.Migrate(ctx, databaseURL, cmd, n)
+		}, migrations.Postgres
 	}
+	if cmd == migrations.Down {
+		if err := planDown(ctx, e, store, files, n, force); err != nil {
+			return err
+		}
+	}
+	v, dirty, err := store(ctx, cmd, n)
 	if err != nil {
 		return fmt.Errorf("migrate %s: %w", cmd, err)
 	}
@@ -57,5 +66,32 @@ func runMigrate(ctx context.Context, args []string, e env) error {
 		state = " (dirty: the last migration failed halfway; fix it by hand)"
 	}
 	fmt.Fprintf(e.stdout, "schema version %d%s\n", v, state)
+	return nil
+}
+
+// planDown prints what `migrate down n` would roll back and drop, and
+// refuses it without --force or when fewer than n migrations are applied.
+func planDown(ctx context.Context, e env, store func(context.Context, string, int) (uint, bool, error), files fs.FS, n int, force bool) error {
+	current, _, err := store(ctx, migrations.Version, 0)
+	if err != nil {
+		return fmt.Errorf("migrate down: %w", err)
+	}
+	plan, target, err := migrations.DownPlan(files, current, n)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "migrate down %d: schema version %d → %d, rolling back (newest first):\n", n, current, target)
+	for _, s := range plan {
+		fmt.Fprintf(e.stdout, "  %06d_%s:\n", s.Version, s.Name)
+		for _, line := range strings.Split(strings.TrimSpace(s.DownSQL), "\n") {
+			fmt.Fprintf(e.stdout, "    %s\n", line)
+		}
+	}
+	if target == 0 {
+		fmt.Fprintln(e.stdout, "This drops every table: every repository, entry and revision is erased.")
+	}
+	if !force {
+		return usageError{fmt.Errorf("migrate down changes nothing without --force (it drops the tables above and their data; back up first)")}
+	}
 	return nil
 }

@@ -81,6 +81,11 @@ func runServe(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return usageError{err}
 	}
+	// Resolve the data directory once: every file below is named from it,
+	// and the log says where it is.
+	if c.dataDir, err = filepath.Abs(c.dataDir); err != nil {
+		return fmt.Errorf("resolve --data-dir: %w", err)
+	}
 	return serve(ctx, c, log)
 }
 
@@ -145,6 +150,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if err := os.MkdirAll(c.dataDir, 0o700); err != nil {
 		return fmt.Errorf("create data directory: %w", err)
 	}
+	log.Info("data directory "+c.dataDir, "path", c.dataDir)
 	store, err := openStore(ctx, c, log)
 	if err != nil {
 		return err

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/teammem/teammem/internal/cliflags"
+	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 )
 
@@ -43,7 +46,18 @@ func runToken(_ context.Context, args []string, e env) error {
 	case ttl <= 0:
 		return usageError{fmt.Errorf("--ttl must be positive, got %v", ttl)}
 	}
-	key, _, err := signingKey(dataDir, keyFile)
+	for _, g := range grants {
+		if _, err := server.ParseGrant(g); err != nil {
+			return usageError{err}
+		}
+	}
+	// Never create a key here: a token signed by a fresh key in the wrong
+	// directory is one the server rejects.
+	path := signingKeyPath(dataDir, keyFile)
+	key, err := auth.LoadKey(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no signing key at %s: pass the server's --data-dir or --signing-key-file (the server creates the key on its first start)", path)
+	}
 	if err != nil {
 		return fmt.Errorf("signing key: %w", err)
 	}

@@ -13,7 +13,7 @@ import (
 
 // Migrate runs a migration command on the database at url: cmd is
 // migrations.Up (all pending, or at most n when n > 0), migrations.Down
-// (roll back n) or migrations.Version (change nothing). It returns the
+// (roll back n, in one transaction; see migrations.RollBack) or migrations.Version (change nothing). It returns the
 // resulting schema version and whether it is dirty. golang-migrate's pgx/v5
 // driver takes an advisory lock, so replicas starting together migrate
 // once.
@@ -29,6 +29,11 @@ func Migrate(ctx context.Context, url, cmd string, n int) (version uint, dirty b
 	if err := sqlDB.PingContext(ctx); err != nil {
 		_ = sqlDB.Close()
 		return 0, false, wrap("connect to postgres for migration", err)
+	}
+	if cmd == migrations.Down {
+		defer sqlDB.Close()
+		v, err := migrations.RollBack(ctx, sqlDB, migrations.Postgres, n)
+		return v, false, wrap("roll back postgres schema", err)
 	}
 	drv, err := mpgx.WithInstance(sqlDB, &mpgx.Config{})
 	if err != nil {

@@ -2,8 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
+	"testing/fstest"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/teammem/teammem/internal/pgtest"
 	"github.com/teammem/teammem/migrations"
@@ -23,5 +27,43 @@ func TestMigrate(t *testing.T) {
 	})
 	if err := open(t, url, postgres.Options{}).Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
+	}
+}
+
+// TestRollBackIsOneTransaction: a roll back whose second script fails
+// leaves the first one undone too and the version where it was.
+func TestRollBackIsOneTransaction(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("pgx", freshURL(t, pgtest.URL(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, `CREATE TABLE schema_migrations (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL);
+		INSERT INTO schema_migrations VALUES (2, false);
+		CREATE TABLE a (x int); CREATE TABLE b (x int)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{
+		"000001_a.up.sql":   {Data: []byte("CREATE TABLE a (x int);")},
+		"000001_a.down.sql": {Data: []byte("DROP TABLE a; SELECT 1/0;")},
+		"000002_b.up.sql":   {Data: []byte("CREATE TABLE b (x int);")},
+		"000002_b.down.sql": {Data: []byte("DROP TABLE b;")},
+	}
+	if _, err := migrations.RollBack(ctx, db, fsys, 2); err == nil {
+		t.Fatal("a failing roll back succeeded")
+	}
+	var v int
+	if err := db.QueryRowContext(ctx, `SELECT version FROM schema_migrations`).Scan(&v); err != nil || v != 2 {
+		t.Errorf("version after the failed roll back = %d, %v; want 2", v, err)
+	}
+	for _, table := range []string{"a", "b"} {
+		if _, err := db.ExecContext(ctx, "SELECT * FROM "+table); err != nil {
+			t.Errorf("table %s is gone after the failed roll back: %v", table, err)
+		}
+	}
+	if v, err := migrations.RollBack(ctx, db, fsys, 1); err != nil || v != 1 {
+		t.Errorf("roll back 1 = %d, %v; want 1", v, err)
 	}
 }

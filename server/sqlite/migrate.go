@@ -13,7 +13,7 @@ import (
 
 // Migrate runs a migration command on the database file at path: cmd is
 // migrations.Up (all pending, or at most n when n > 0), migrations.Down
-// (roll back n) or migrations.Version (change nothing). It returns the
+// (roll back n, in one transaction; see migrations.RollBack) or migrations.Version (change nothing). It returns the
 // resulting schema version and whether it is dirty. It takes the database's
 // exclusive lock, so it fails with ErrLocked while a server uses the file.
 // It uses golang-migrate's sqlite driver, which is built on
@@ -40,6 +40,11 @@ func migrate(ctx context.Context, path, cmd string, n int) (uint, bool, error) {
 	if err := pool.PingContext(ctx); err != nil {
 		_ = pool.Close()
 		return 0, false, wrap("open sqlite database for migration", err)
+	}
+	if cmd == migrations.Down {
+		defer pool.Close()
+		v, err := migrations.RollBack(ctx, pool, migrations.SQLite, n)
+		return v, false, err
 	}
 	drv, err := msqlite.WithInstance(pool, &msqlite.Config{})
 	if err != nil {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/teammem/teammem/migrations"
@@ -23,6 +24,8 @@ func Migrate(t *testing.T, latest uint, migrate func(ctx context.Context, cmd st
 		{migrations.Down, 1, latest - 1},
 		{migrations.Up, 1, latest},
 		{migrations.Version, 0, latest},
+		{migrations.Down, int(latest), 0}, // every one, in one transaction
+		{migrations.Up, 0, latest},
 	}
 	ctx := context.Background()
 	for _, s := range steps {
@@ -30,6 +33,14 @@ func Migrate(t *testing.T, latest uint, migrate func(ctx context.Context, cmd st
 		if err != nil || v != s.wantVersion || dirty {
 			t.Fatalf("migrate %s %d = %d, %v, %v; want %d, clean", s.cmd, s.n, v, dirty, err, s.wantVersion)
 		}
+	}
+	// More than are applied: refused before anything is dropped.
+	_, _, err := migrate(ctx, migrations.Down, int(latest)+4)
+	if !errors.Is(err, migrations.ErrTooManySteps) {
+		t.Errorf("migrate down %d at version %d = %v; want ErrTooManySteps", latest+4, latest, err)
+	}
+	if v, _, err := migrate(ctx, migrations.Version, 0); err != nil || v != latest {
+		t.Errorf("version after a refused down = %d, %v; want %d", v, err, latest)
 	}
 	for _, bad := range []struct {
 		cmd string
