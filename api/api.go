@@ -12,6 +12,7 @@ const (
 	PathHistory         = PathTeamMemory + "/history"
 	PathRevision        = PathTeamMemory + "/revision"
 	PathRepos           = "/api/v1/repos"
+	PathActivity        = "/api/v1/activity"
 	PathHealthz         = "/healthz"
 	PathReadyz          = "/readyz"
 	PathMetrics         = "/metrics"
@@ -121,6 +122,23 @@ type RepoInfo struct {
 // RepoList is the body of GET /api/v1/repos.
 type RepoList struct {
 	Repos []RepoInfo `json:"repos"`
+}
+
+// ActivityItem is one version in GET /api/v1/activity.
+type ActivityItem struct {
+	Version int64    `json:"version"`
+	At      string   `json:"at"`
+	Author  string   `json:"author"`
+	Changed []string `json:"changed"`
+	Deleted []string `json:"deleted"`
+}
+
+// Activity is the body of GET /api/v1/activity: versions newest first.
+// Next, when not nil, is the before of the next page.
+type Activity struct {
+	Repo  string         `json:"repo"`
+	Items []ActivityItem `json:"items"`
+	Next  *int64         `json:"next"`
 }
 
 // Health is the body of /healthz and /readyz.

@@ -19,6 +19,16 @@ type HistoryOptions struct {
 	Before int64
 }
 
+// set adds limit and before to q when they are positive.
+func (o HistoryOptions) set(q url.Values) {
+	if o.Limit > 0 {
+		q.Set("limit", strconv.Itoa(o.Limit))
+	}
+	if o.Before > 0 {
+		q.Set("before", strconv.FormatInt(o.Before, 10))
+	}
+}
+
 // History lists the revisions of key in repo, newest first (GET
 // .../history). Errors: ErrNotFound when the key never existed, and those
 // of Get.
@@ -27,18 +37,31 @@ func (c *Client) History(ctx context.Context, repo, key string, opts HistoryOpti
 	if err != nil {
 		return nil, fmt.Errorf("get history: %w", err)
 	}
-	if opts.Limit > 0 {
-		q.Set("limit", strconv.Itoa(opts.Limit))
-	}
-	if opts.Before > 0 {
-		q.Set("before", strconv.FormatInt(opts.Before, 10))
-	}
+	opts.set(q)
 	var h api.History
 	r := request{method: http.MethodGet, path: api.PathHistory, query: q, auth: true}
 	if _, err := c.do(ctx, r, &h); err != nil {
 		return nil, fmt.Errorf("get history %s %s: %w", repo, key, err)
 	}
 	return &h, nil
+}
+
+// Activity lists the versions of repo newest first, each with the keys it
+// changed and deleted (GET /api/v1/activity); opts pages as for History
+// (Before: the Next of the previous page). Errors: ErrNotFound when the
+// repository never held data, and those of Get.
+func (c *Client) Activity(ctx context.Context, repo string, opts HistoryOptions) (*api.Activity, error) {
+	q, err := repoQuery(repo)
+	if err != nil {
+		return nil, fmt.Errorf("get activity: %w", err)
+	}
+	opts.set(q)
+	var a api.Activity
+	r := request{method: http.MethodGet, path: api.PathActivity, query: q, auth: true}
+	if _, err := c.do(ctx, r, &a); err != nil {
+		return nil, fmt.Errorf("get activity %s: %w", repo, err)
+	}
+	return &a, nil
 }
 
 // Revision fetches key's content as of version (GET .../revision); the

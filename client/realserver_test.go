@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -84,6 +85,13 @@ func TestAgainstRealServer(t *testing.T) {
 	}
 	if h, err := c.History(ctx, "acme/api", "b.md", client.HistoryOptions{}); err != nil || len(h.Revisions) != 2 || h.Revisions[0].Op != api.OpDelete {
 		t.Errorf("History = %+v, %v", h, err)
+	}
+	if a, err := c.Activity(ctx, "acme/api", client.HistoryOptions{Limit: 1}); err != nil || len(a.Items) != 1 ||
+		!slices.Equal(a.Items[0].Deleted, []string{"b.md"}) || a.Next == nil || *a.Next != a.Items[0].Version {
+		t.Errorf("Activity = %+v, %v", a, err)
+	}
+	if _, err := c.Activity(ctx, "acme/none", client.HistoryOptions{}); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("Activity of an unknown repo = %v, want ErrNotFound", err)
 	}
 	if r, err := c.Revision(ctx, "acme/api", "a.md", 1); err != nil || r.Content != "a" {
 		t.Errorf("Revision = %+v, %v", r, err)

@@ -68,6 +68,15 @@ type Store interface {
 	// map.
 	LastAuthors(ctx context.Context, repo string) (map[string]string, error)
 
+	// Activity returns the repository's versions, newest first: at most
+	// limit of them (limit > 0), only those below before when before > 0,
+	// each with the keys it changed and deleted. Page.Next is the version
+	// to pass as before for the next page, 0 when there is no older
+	// version. Its cost depends on the versions returned, not on the
+	// length of the history. It returns an error wrapping ErrNotFound when
+	// the repository has never held data.
+	Activity(ctx context.Context, repo string, before int64, limit int) (ActivityPage, error)
+
 	// Repos returns the state of every repository that has held data,
 	// sorted by slug.
 	Repos(ctx context.Context) ([]RepoState, error)

@@ -3,21 +3,27 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
 )
+
+// pageParams reads the optional limit and before of a paged listing.
+func pageParams(q url.Values) (limit, before int64, err error) {
+	if limit, err = optionalInt(q, "limit"); err != nil {
+		return 0, 0, err
+	}
+	before, err = optionalInt(q, "before")
+	return limit, before, err
+}
 
 // getHistory serves GET .../history?repo=R&key=K[&limit=N&before=V].
 func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo, key := q.Get("repo"), q.Get("key")
 	setLogRepo(r, logRepo(repo))
-	limit, err := optionalInt(q, "limit")
-	if err != nil {
-		return err
-	}
-	before, err := optionalInt(q, "before")
+	limit, before, err := pageParams(q)
 	if err != nil {
 		return err
 	}
@@ -71,6 +77,35 @@ func (h *handler) getRepos(w http.ResponseWriter, r *http.Request) error {
 	out := api.RepoList{Repos: make([]api.RepoInfo, 0, len(repos))}
 	for _, s := range repos {
 		out.Repos = append(out.Repos, api.RepoInfo{Repo: s.Repo, Version: s.Version, Entries: s.Entries, Bytes: s.Bytes, LastModified: formatTime(s.UpdatedAt)})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// getActivity serves GET /api/v1/activity?repo=R[&limit=N&before=V]: one
+// item per version, newest first.
+func (h *handler) getActivity(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	repo := q.Get("repo")
+	setLogRepo(r, logRepo(repo))
+	limit, before, err := pageParams(q)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	page, err := h.svc.Activity(ctx, principal(ctx), repo, before, int(min(limit, server.MaxActivityLimit)))
+	if err != nil {
+		return err
+	}
+	canon, _ := server.CanonicalRepo(repo)
+	out := api.Activity{Repo: canon, Items: make([]api.ActivityItem, 0, len(page.Items))}
+	for _, it := range page.Items {
+		out.Items = append(out.Items, api.ActivityItem{Version: it.Version, At: formatTime(it.At), Author: it.Author,
+			Changed: it.Changed, Deleted: it.Deleted})
+	}
+	if page.Next > 0 {
+		out.Next = &page.Next
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -90,6 +90,7 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathHistory, h.wrap(h.getHistory))
 		r.Get(api.PathRevision, h.wrap(h.getRevision))
 		r.Get(api.PathRepos, h.wrap(h.getRepos))
+		r.Get(api.PathActivity, h.wrap(h.getActivity))
 	})
 	return r
 }

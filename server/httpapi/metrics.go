@@ -136,6 +136,13 @@ func (i *instrumentedStore) Revision(ctx context.Context, repo, key string, vers
 	return r, err
 }
 
+func (i *instrumentedStore) Activity(ctx context.Context, repo string, before int64, limit int) (server.ActivityPage, error) {
+	start := time.Now()
+	p, err := i.s.Activity(ctx, repo, before, limit)
+	i.observe("activity", start, err)
+	return p, err
+}
+
 func (i *instrumentedStore) Repos(ctx context.Context) ([]server.RepoState, error) {
 	start := time.Now()
 	r, err := i.s.Repos(ctx)

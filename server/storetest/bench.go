@@ -33,6 +33,38 @@ func Benchmarks(b *testing.B, open func(b *testing.B) server.Store) {
 	b.Run("Snapshot/hashes/entries=1000", func(b *testing.B) {
 		benchSnapshot(b, open(b), 1000, server.ReadOptions{})
 	})
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("Activity/revisions=%d", n), func(b *testing.B) { benchActivity(b, open(b), n) })
+	}
+}
+
+// benchActivity reads pages of 50 versions, alternately the newest and one
+// in the middle of the history, from a repository of n revisions written
+// 10 keys per version.
+func benchActivity(b *testing.B, s server.Store, n int) {
+	ctx := context.Background()
+	versions := n / 10
+	for v := range versions {
+		c := contents{}
+		for k := range 10 {
+			c[benchKey((v*10+k)%1000)] = fmt.Sprintf("revision %d of key %d", v, k)
+		}
+		if _, err := s.Apply(ctx, write(repo, at(v), c)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		before := int64(0)
+		if i%2 == 0 {
+			before = int64(versions/2 + 1)
+		}
+		page, err := s.Activity(ctx, repo, before, 50)
+		if err != nil || len(page.Items) != 50 || len(page.Items[0].Changed) != 10 {
+			b.Fatalf("Activity: %d items, %v", len(page.Items), err)
+		}
+	}
 }
 
 // seed writes n entries of about 1 KB each in batches of 100.

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"History", testHistory},
 		{"Revision", testRevision},
 		{"LastAuthors", testLastAuthors},
+		{"Activity", testActivity},
 		{"Repos", testRepos},
 		{"PurgeTombstones", testPurgeTombstones},
 		{"ConcurrentCAS", testConcurrentCAS},
