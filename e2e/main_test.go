@@ -23,6 +23,10 @@ var overrideEnv = map[string]string{
 	"../cmd/teammem-agent":  "E2E_AGENT_BIN",
 }
 
+// builtVersion is linked into both programs as main.version, as `make
+// build` links the release's.
+const builtVersion = "v0.0.0-e2e"
+
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
@@ -45,7 +49,7 @@ func runMain(m *testing.M) int {
 			}
 			continue
 		}
-		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd := exec.Command("go", "build", "-ldflags", "-X main.version="+builtVersion, "-o", out, pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, msg)

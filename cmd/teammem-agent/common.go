@@ -14,6 +14,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/memcore"
 )
 
@@ -154,7 +155,7 @@ func (s *session) newClient() (*client.Client, error) {
 	if s.server == "" {
 		return nil, errUsage("no server: pass --server URL or set TEAMMEM_SERVER")
 	}
-	opts := client.Options{BaseURL: s.server, UserAgent: "teammem-agent/" + version}
+	opts := client.Options{BaseURL: s.server, UserAgent: "teammem-agent/" + buildinfo.Version(version)}
 	switch {
 	case s.flags.token != "" && s.flags.tokenFile != "":
 		return nil, errUsage("pass --token or --token-file, not both")
@@ -205,6 +206,3 @@ func (s *session) explain(err error) error {
 	}
 	return err
 }
-
-// version is the build's version, set with -ldflags -X main.version=...
-var version = "dev"

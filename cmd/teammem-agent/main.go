@@ -97,6 +97,9 @@ func run(ctx context.Context, e *cliEnv, args []string) error {
 		}
 		return nil
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, e, args[1:])
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		return errUsage("unknown command %q (see teammem-agent --help)", args[0])

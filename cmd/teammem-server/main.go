@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/teammem/teammem/internal/buildinfo"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -73,7 +75,7 @@ Commands:
   serve         run the server (the default)
   token create  print a new signed token
   migrate       apply, roll back or report database migrations (up | down N | version)
-  version       print the version
+  version       print the version (also --version)
 
 Run 'teammem-server <command> --help' for a command's flags.
 `
@@ -90,8 +92,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return runToken(ctx, args[1:], e)
 	case "migrate":
 		return runMigrate(ctx, args[1:], e)
-	case "version":
-		fmt.Fprintf(e.stdout, "teammem-server %s\n", version)
+	case "version", "--version", "-version":
+		fmt.Fprintf(e.stdout, "teammem-server %s\n", buildinfo.Version(version))
 		return nil
 	case "-h", "--help", "help":
 		fmt.Fprint(e.stdout, usage)

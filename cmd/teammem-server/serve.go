@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/internal/cliflags"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
@@ -199,7 +200,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	jctx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go runJanitor(jctx, store, c.tombstoneRetention, log)
-	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "version", version)
+	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "version", buildinfo.Version(version))
 	return runServers(ctx, servers, listeners, c.shutdownTimeout, log)
 }
 
