@@ -1,0 +1,111 @@
+// Package teamblock renders the managed block that brings a repository's
+// team memory to the model: no Claude Code version loads the team folder on
+// its own, but every version loads the checkout's CLAUDE.local.md, so the
+// agent keeps this block there (spec/agent.md §1). The block holds a
+// heading, short guidance with the team folder's absolute path, and the
+// team index: the lines of the team folder's MEMORY.md with their links
+// rewritten to absolute paths inside the team folder, cut to the MEMORY.md
+// budget.
+//
+// Index lines are written by teammates and treated as hostile: a link is
+// produced only to a file inside the team folder, every other character
+// that could start a link, an image, HTML, a code fence or an @include is
+// neutralised, and the text between the markers can never hold a marker or
+// an HTML comment. The package is pure: the caller reads the index and says
+// which files exist and which the agent refused to share.
+package teamblock
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/teammem/teammem/memcore"
+)
+
+// The marker lines around the block. HTML comments are stripped before a
+// file reaches the model, so the markers are invisible to it.
+const (
+	Begin = "<!-- teammem:begin -->"
+	End   = "<!-- teammem:end -->"
+)
+
+// IndexKey is the team index's key in the team folder.
+const IndexKey = "MEMORY.md"
+
+// Input is what a block is made of.
+type Input struct {
+	// Repo is the repository's canonical slug.
+	Repo string
+	// TeamDir is the team folder's absolute path.
+	TeamDir string
+	// Index is the content of the team folder's MEMORY.md, "" when missing.
+	Index string
+	// Exists reports whether key is a regular file in the team folder; a
+	// link to a key that does not exist keeps its text and loses its link.
+	// Nil means every key exists.
+	Exists func(key string) bool
+	// Refused reports whether the agent refused to share key (a credential
+	// in it, not UTF-8, too large, refused by the server). An index line
+	// that links to such a key is left out; when the index itself is
+	// refused, no index line is shown. Nil means none is refused.
+	Refused func(key string) bool
+}
+
+// Block is a rendered block.
+type Block struct {
+	// Text runs from the Begin line to the End line, each line ending in
+	// a line feed.
+	Text string
+	// Truncated says the index was cut to the budget (the block then ends
+	// with a warning line).
+	Truncated bool
+	// Omitted counts the index lines left out: links to refused files,
+	// to invalid keys or outside the team folder.
+	Omitted int
+}
+
+// Render builds the block for in. The same input always gives the same
+// text, so that a caller can compare blocks to avoid needless writes.
+func Render(in Input) Block {
+	teamDir := strings.TrimRight(filepath.ToSlash(in.TeamDir), "/")
+	var b strings.Builder
+	b.WriteString(Begin + "\n")
+	writeGuidance(&b, in.Repo, teamDir)
+	index, omitted := renderIndex(in, teamDir)
+	out := Block{Omitted: omitted}
+	switch {
+	case in.Refused != nil && in.Refused(IndexKey):
+		b.WriteString("The team index is not shown: teammem does not share the team folder's `MEMORY.md` as it is (see `teammem-agent status`).\n")
+	case index == "":
+		b.WriteString("The team index is empty: nobody has shared a team memory for this repository yet.\n")
+	default:
+		indexPath := escapeText(teamDir + "/" + IndexKey)
+		text, cut := memcore.TruncateIndex(indexPath, index)
+		out.Truncated = cut
+		b.WriteString(text + "\n")
+	}
+	b.WriteString("\n" + End + "\n")
+	out.Text = b.String()
+	return out
+}
+
+// renderIndex renders the index lines that are kept, joined by line feeds,
+// and counts those left out. Blank lines at either end are dropped.
+func renderIndex(in Input, teamDir string) (string, int) {
+	if in.Refused != nil && in.Refused(IndexKey) {
+		return "", 0
+	}
+	_, body, _ := memcore.ParseFrontmatter(strings.TrimPrefix(in.Index, "\uFEFF"))
+	r := lineRenderer{teamDir: teamDir, exists: in.Exists, refused: in.Refused}
+	var lines []string
+	omitted := 0
+	for _, line := range strings.Split(body, "\n") {
+		out, ok := r.render(line)
+		if !ok {
+			omitted++
+			continue
+		}
+		lines = append(lines, out)
+	}
+	return strings.Trim(strings.Join(lines, "\n"), "\n"), omitted
+}

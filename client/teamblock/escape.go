@@ -1,0 +1,130 @@
+package teamblock
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// cleanLine makes one index line safe to write: invalid UTF-8 becomes
+// U+FFFD, a final CR goes, and control characters (NUL would make the whole
+// file look binary to the loader) and the Unicode line and paragraph
+// separators are dropped; tabs stay.
+func cleanLine(s string) string {
+	s = strings.TrimSuffix(strings.ToValidUTF8(s, "\uFFFD"), "\r")
+	return strings.Map(func(r rune) rune {
+		if r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// escapeText writes text so that Markdown reads it as plain text. Every
+// "<" becomes "&lt;", so no HTML (and so no HTML comment, no marker) can
+// start; a backslash goes before every character that could start a link,
+// an image, a code span or a code fence, and before an "&" that would start
+// a character reference; every word that holds an @ (an @include, an e-mail
+// address) or looks like a web address (which GitHub-flavoured Markdown
+// links by itself) is put in a code span, where neither includes nor links
+// are recognised.
+func escapeText(s string) string {
+	var b strings.Builder
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, unicode.IsSpace)
+		if i == 0 {
+			_, size := utf8.DecodeRuneInString(s)
+			b.WriteString(s[:size])
+			s = s[size:]
+			continue
+		}
+		if i < 0 {
+			i = len(s)
+		}
+		writeWord(&b, s[:i])
+		s = s[i:]
+	}
+	return b.String()
+}
+
+// writeWord writes one word of escapeText.
+func writeWord(b *strings.Builder, w string) {
+	lower := strings.ToLower(w)
+	if strings.Contains(w, "@") || strings.Contains(w, "://") || strings.Contains(lower, "www.") {
+		b.WriteString(codeSpan(strings.ReplaceAll(w, "<", "&lt;")))
+		return
+	}
+	for i, r := range w {
+		switch {
+		case r == '<':
+			b.WriteString("&lt;")
+			continue
+		case strings.ContainsRune("\\`[]~", r), r == '&' && startsReference(w[i+1:]):
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+}
+
+// startsReference reports whether the text after an "&" would make it a
+// character reference: "#" or letters and digits followed by ";".
+func startsReference(s string) bool {
+	if strings.HasPrefix(s, "#") {
+		return true
+	}
+	i := strings.IndexFunc(s, func(r rune) bool { return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))) })
+	return i > 0 && s[i] == ';'
+}
+
+// codeSpan wraps s (no line break) in a code span whose backtick runs are
+// longer than any in s.
+func codeSpan(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// inlinePath shows a path in running text: as a code span, or escaped text
+// when it holds a character a code span would show wrongly.
+func inlinePath(p string) string {
+	if strings.ContainsAny(p, "`<>") || cleanLine(p) != p {
+		return escapeText(cleanLine(p))
+	}
+	return codeSpan(p)
+}
+
+// destination writes an absolute path as a link destination, in angle
+// brackets when it holds a space or a parenthesis; ok is false when no
+// destination can hold it (angle brackets, line breaks, control
+// characters).
+func destination(p string) (string, bool) {
+	if strings.ContainsAny(p, "<>") || cleanLine(p) != p || strings.ContainsAny(p, "\t") {
+		return "", false
+	}
+	var b strings.Builder
+	for _, r := range p {
+		if r == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	d := b.String()
+	if strings.ContainsAny(d, " ()") || strings.ContainsFunc(d, unicode.IsSpace) {
+		return "<" + d + ">", true
+	}
+	return d, true
+}

@@ -1,0 +1,136 @@
+package teamblock
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/teammem/teammem/memcore"
+)
+
+// lineRenderer renders the index lines of one block.
+type lineRenderer struct {
+	teamDir string // slash-separated, no trailing slash
+	exists  func(string) bool
+	refused func(string) bool
+}
+
+// render renders one index line. It returns ok false for a line to leave
+// out: one that links to a file the agent refused to share, or to a path
+// that is not a valid key of the team folder (one that climbs out of it
+// with "..", for example). Single-line HTML comments are dropped as the
+// loader would drop them.
+func (r lineRenderer) render(line string) (string, bool) {
+	line = cleanLine(line)
+	if t := strings.TrimSpace(line); strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->") {
+		return "", true
+	}
+	return r.inline(line, true)
+}
+
+// inline renders a run of text: links into the team folder become links
+// to absolute paths (when linking; link text is rendered without), a web
+// address keeps its text and shows the address in a code span, any other
+// link keeps its text only, and all the rest is escaped text.
+func (r lineRenderer) inline(s string, linking bool) (string, bool) {
+	var b, text strings.Builder
+	flush := func() { b.WriteString(escapeText(text.String())); text.Reset() }
+	for i := 0; i < len(s); {
+		l, ok := link{}, false
+		if s[i] == '[' {
+			l, ok = parseLink(s, i)
+		}
+		if !ok {
+			text.WriteByte(s[i])
+			i++
+			continue
+		}
+		i = l.end
+		dest, keep := r.resolve(l.target)
+		label, labelKeep := r.inline(l.text, false)
+		if !keep || !labelKeep {
+			return "", false
+		}
+		flush()
+		switch {
+		case dest != "" && linking:
+			if out := b.String(); strings.HasSuffix(out, "!") { // a link, not an image
+				b.Reset()
+				b.WriteString(out[:len(out)-1] + `\!`)
+			}
+			b.WriteString("[" + label + "](" + dest + ")")
+		case webRe.MatchString(l.target):
+			b.WriteString(label + " (" + codeSpan(strings.ReplaceAll(l.target, "<", "&lt;")) + ")")
+		default:
+			b.WriteString(label)
+		}
+	}
+	flush()
+	return b.String(), true
+}
+
+// webRe matches a web address.
+var webRe = regexp.MustCompile(`(?i)^https?://[^\s<>]+$`)
+
+// schemeRe matches a URL scheme (javascript:, https:, mailto:, C: …).
+var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// resolve decides what a link target becomes: dest is the link
+// destination of a topic file in the team folder, "" for a target that is
+// not one (a URL, an absolute path, an anchor, a missing file); keep is
+// false when the line must be left out (a target that names a file of the
+// team folder that is refused, or a relative path that is not a valid key).
+func (r lineRenderer) resolve(target string) (dest string, keep bool) {
+	t := target
+	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
+		t = t[1 : len(t)-1]
+	}
+	t = unescapeMarkdown(t)
+	if t == "" || strings.HasPrefix(t, "#") || schemeRe.MatchString(t) || strings.HasPrefix(t, "/") ||
+		strings.HasPrefix(t, `\`) || strings.HasPrefix(t, "~/") {
+		return "", true
+	}
+	if i := strings.IndexAny(t, "#?"); i >= 0 {
+		t = t[:i]
+	}
+	for strings.HasPrefix(t, "./") {
+		t = t[2:]
+	}
+	key := t
+	if memcore.ValidateKey(key) != nil {
+		if u, err := url.PathUnescape(t); err == nil {
+			key = u
+		}
+	}
+	if memcore.ValidateKey(key) != nil || (r.refused != nil && r.refused(key)) {
+		return "", false
+	}
+	if r.exists != nil && !r.exists(key) {
+		return "", true
+	}
+	d, ok := destination(r.teamDir + "/" + key)
+	if !ok {
+		return "", true
+	}
+	return d, true
+}
+
+// unescapeMarkdown removes the backslash of Markdown's backslash escapes
+// (a backslash before ASCII punctuation).
+func unescapeMarkdown(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isASCIIPunct(c byte) bool {
+	return strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c) >= 0
+}
