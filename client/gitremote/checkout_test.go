@@ -1,0 +1,118 @@
+package gitremote_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/teammem/teammem/client/gitremote"
+)
+
+// runGit runs the real git in dir with a configuration of its own.
+func runGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// newRepoWithWorktree makes a repository with one commit and a linked
+// worktree beside it; it returns both top folders.
+func newRepoWithWorktree(t *testing.T) (main, linked string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("these tests need git on PATH")
+	}
+	base := t.TempDir()
+	main, linked = filepath.Join(base, "api"), filepath.Join(base, "api-feature")
+	mkdirs(t, main)
+	runGit(t, main, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(main, "README.md"), []byte("hi\n"), 0o644)
+	os.WriteFile(filepath.Join(main, "CLAUDE.local.md"), []byte("tracked\n"), 0o644)
+	runGit(t, main, "add", "README.md")
+	runGit(t, main, "commit", "-q", "-m", "first")
+	runGit(t, main, "worktree", "add", "-q", linked)
+	return main, linked
+}
+
+func TestCheckoutLayout(t *testing.T) {
+	main, linked := newRepoWithWorktree(t)
+	m, err := gitremote.OpenCheckout(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := gitremote.OpenCheckout(linked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePath(t, m.CommonDir, filepath.Join(main, ".git"))
+	samePath(t, l.CommonDir, filepath.Join(main, ".git"))
+	samePath(t, l.GitDir, filepath.Join(main, ".git", "worktrees", "api-feature"))
+	samePath(t, l.ExcludeFile(), filepath.Join(main, ".git", "info", "exclude"))
+	for _, c := range []gitremote.Checkout{m, l} {
+		roots, err := c.Worktrees()
+		if err != nil || len(roots) != 2 {
+			t.Fatalf("Worktrees of %s = %v, %v", c.Root, roots, err)
+		}
+		samePath(t, roots[0], main)
+		samePath(t, roots[1], linked)
+	}
+	os.RemoveAll(linked) // removed by hand: no longer listed
+	if roots, _ := m.Worktrees(); len(roots) != 1 {
+		t.Errorf("a deleted worktree is still listed: %v", roots)
+	}
+}
+
+func TestCheckoutTracked(t *testing.T) {
+	main, linked := newRepoWithWorktree(t)
+	m, _ := gitremote.OpenCheckout(main)
+	l, _ := gitremote.OpenCheckout(linked)
+	for _, c := range []gitremote.Checkout{m, l} {
+		if tr, err := c.Tracked("README.md"); err != nil || !tr {
+			t.Errorf("%s: README.md tracked = %v, %v", c.Root, tr, err)
+		}
+		if tr, err := c.Tracked("CLAUDE.local.md"); err != nil || tr {
+			t.Errorf("%s: untracked CLAUDE.local.md tracked = %v, %v", c.Root, tr, err)
+		}
+	}
+	runGit(t, main, "add", "CLAUDE.local.md")
+	if tr, _ := m.Tracked("CLAUDE.local.md"); !tr {
+		t.Error("a staged CLAUDE.local.md is not tracked")
+	}
+	if tr, _ := l.Tracked("CLAUDE.local.md"); tr {
+		t.Error("the linked worktree's own index was not the one read")
+	}
+}
+
+func TestCheckoutIgnored(t *testing.T) {
+	main, linked := newRepoWithWorktree(t)
+	m, _ := gitremote.OpenCheckout(main)
+	l, _ := gitremote.OpenCheckout(linked)
+	if m.Ignored("CLAUDE.local.md") || l.Ignored("CLAUDE.local.md") {
+		t.Fatal("ignored before any pattern")
+	}
+	os.WriteFile(filepath.Join(linked, ".gitignore"), []byte("*.local.md\n"), 0o644)
+	if !l.Ignored("CLAUDE.local.md") || m.Ignored("CLAUDE.local.md") {
+		t.Error("the worktree's own .gitignore is not the one read")
+	}
+	os.WriteFile(filepath.Join(linked, ".gitignore"), []byte("*.local.md\n!CLAUDE.local.md\n"), 0o644)
+	if l.Ignored("CLAUDE.local.md") {
+		t.Error("a negated pattern still ignores")
+	}
+	os.MkdirAll(filepath.Dir(m.ExcludeFile()), 0o755)
+	os.WriteFile(m.ExcludeFile(), []byte("# comment\n/CLAUDE.local.md\n"), 0o644)
+	if !m.Ignored("CLAUDE.local.md") {
+		t.Error("info/exclude not read")
+	}
+	if st := runGit(t, main, "status", "--porcelain"); strings.Contains(st, "CLAUDE.local.md") {
+		t.Errorf("git disagrees: %s", st)
+	}
+}
