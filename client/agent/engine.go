@@ -58,6 +58,9 @@ type Config struct {
 	// Backoff is the first retry delay, doubled per failure with jitter up
 	// to MaxBackoff; 0 means 1 s and 5 min.
 	Backoff, MaxBackoff time.Duration
+	// Block says which checkouts' CLAUDE.local.md hold the team memory
+	// block, updated after every cycle; none means no block.
+	Block BlockConfig
 	// OnReport receives the report of every cycle that did or said
 	// something; called on the engine's goroutine. May be nil.
 	OnReport func(Report)
@@ -83,6 +86,7 @@ type Engine struct {
 	// refusedKeys holds entries the server refused (too large, secret),
 	// left out until their content changes.
 	refusedKeys map[string]refusal
+	blocks      blocks // the team memory block of the checkouts
 }
 
 // New returns an engine; it does no I/O.
@@ -98,7 +102,7 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
 	setDefault(&cfg.Backoff, time.Second)
 	setDefault(&cfg.MaxBackoff, 5*time.Minute)
-	return &Engine{cfg: cfg, local: newLocalView(cfg.Scan)}, nil
+	return &Engine{cfg: cfg, local: newLocalView(cfg.Scan), blocks: blocks{cfg: cfg.Block}}, nil
 }
 
 func setDefault(d *time.Duration, v time.Duration) {

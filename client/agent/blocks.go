@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/teammem/teammem/client/teamblock"
+	"github.com/teammem/teammem/memcore"
+)
+
+// BlockConfig says which checkouts get the team memory block.
+type BlockConfig struct {
+	// Checkouts are the top folders of the git working trees of the repo
+	// (each worktree included) whose CLAUDE.local.md holds the block.
+	Checkouts []string
+	// Remove takes the block out of the checkouts instead (--no-inject).
+	Remove bool
+}
+
+// blocks keeps the team memory block of the engine's checkouts up to
+// date. It is owned by the engine's goroutine.
+type blocks struct {
+	cfg BlockConfig
+	// last is the block last put in place; a cycle that renders the same
+	// text touches no file.
+	last string
+	// failed are the checkouts whose last update failed, with the reason,
+	// so that a warning is given once per reason, not every cycle.
+	failed map[string]string
+}
+
+// updateBlocks renders the block from the team folder and writes it to
+// every checkout where it changed, or removes it when configured so; what
+// cannot be done becomes a warning of r, once per checkout and reason.
+func (e *Engine) updateBlocks(r *Report) {
+	b := &e.blocks
+	if len(b.cfg.Checkouts) == 0 {
+		return
+	}
+	text := ""
+	if !b.cfg.Remove {
+		text = e.renderBlock()
+	}
+	if text == b.last && b.failed != nil && len(b.failed) == 0 {
+		return
+	}
+	failed := map[string]string{}
+	for _, co := range b.cfg.Checkouts {
+		var err error
+		if b.cfg.Remove {
+			_, err = RemoveBlock(co)
+		} else {
+			_, err = WriteBlock(co, text)
+		}
+		if err == nil {
+			continue
+		}
+		failed[co] = err.Error()
+		if b.failed[co] != err.Error() {
+			msg := fmt.Sprintf("team memory block left out of %s: %v", filepath.Join(co, LocalMdName), err)
+			if fix := LocalMdFix(err); fix != "" {
+				msg += "; to fix: " + fix
+			}
+			r.Warnings = append(r.Warnings, msg)
+		}
+	}
+	b.last, b.failed = text, failed
+}
+
+// renderBlock renders the block from the team folder's index. A link to a
+// file the agent does not share (a credential in it, not UTF-8, too large,
+// refused by the server, not a regular file) is left out.
+func (e *Engine) renderBlock() string {
+	index, err := memcore.SafeRead(e.cfg.Dir, teamblock.IndexKey)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		index = nil // unreadable: shown as empty rather than guessed
+	}
+	root, rootErr := os.OpenRoot(e.cfg.Dir)
+	if rootErr == nil {
+		defer root.Close()
+	}
+	exists := func(key string) bool {
+		if rootErr != nil {
+			return false
+		}
+		fi, err := root.Lstat(filepath.FromSlash(key))
+		return err == nil && fi.Mode().IsRegular()
+	}
+	return teamblock.Render(teamblock.Input{Repo: e.cfg.Repo, TeamDir: e.cfg.Dir, Index: string(index),
+		Exists: exists, Refused: e.withheld}).Text
+}
+
+// withheld reports whether the agent does not share key: the server
+// refused it, or the last scan (or, for a file changed since or never
+// scanned, a check now) found it may not be pushed.
+func (e *Engine) withheld(key string) bool {
+	if _, ok := e.refusedKeys[key]; ok {
+		return true
+	}
+	if s, ok := e.local.files[key]; ok && !e.local.dirty[key] {
+		return s.skip != nil
+	}
+	data, err := memcore.SafeRead(e.cfg.Dir, key)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	return CheckEntry(key, data, e.local.maxBytes()) != nil
+}

@@ -1,0 +1,90 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEngineKeepsCheckoutBlocks(t *testing.T) {
+	main, linked := newCheckout(t)
+	user := "my own line\n"
+	os.WriteFile(filepath.Join(main, LocalMdName), []byte(user), 0o644)
+	token := "ghp_" + strings.Repeat("aB3dE5fG7h", 3) + "J9kLmN"
+	server := map[string]string{
+		"MEMORY.md": "- [Deploys](deploys.md) — deploy runbook\n- [Keys](keys.md) — where the keys are\n",
+		"deploys.md": "---\nname: deploys\n---\nrun make deploy\n",
+	}
+	local := map[string]string{"keys.md": "token " + token + "\n"} // never pushed, never in the block
+	r := newRig(t, server, local, func(c *Config) { c.Block = BlockConfig{Checkouts: []string{main, linked}} })
+	rep := r.sync(t)
+	dir := filepath.ToSlash(r.dir)
+	for _, co := range []string{main, linked} {
+		got := readFile(t, filepath.Join(co, LocalMdName))
+		if !strings.Contains(got, "- [Deploys]("+dir+"/deploys.md) — deploy runbook") {
+			t.Errorf("%s: block lacks the deploys link:\n%s", co, got)
+		}
+		if strings.Contains(got, "keys.md") || strings.Contains(got, "Keys") {
+			t.Errorf("%s: the refused file shows in the block:\n%s", co, got)
+		}
+		if st := gitCmd(t, co, "status", "--porcelain"); st != "" {
+			t.Errorf("git status in %s:\n%s", co, st)
+		}
+	}
+	if got := readFile(t, filepath.Join(main, LocalMdName)); !strings.HasSuffix(got, "\n"+user) {
+		t.Errorf("the user's text is not kept after the block:\n%s", got)
+	}
+	if len(rep.Warnings) != 0 {
+		t.Errorf("warnings: %v", rep.Warnings)
+	}
+
+	// A local edit of the index reaches the block at the next cycle; a
+	// cycle that changes nothing writes nothing.
+	path := filepath.Join(linked, LocalMdName)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(path, old, old)
+	r.sync(t)
+	if fi, _ := os.Stat(path); !fi.ModTime().Equal(old) {
+		t.Error("a cycle with the same index rewrote CLAUDE.local.md")
+	}
+	os.WriteFile(filepath.Join(r.dir, "MEMORY.md"), []byte(server["MEMORY.md"]+"- [Oncall](oncall.md) — who\n"), 0o644)
+	os.WriteFile(filepath.Join(r.dir, "oncall.md"), []byte("ana\n"), 0o644)
+	r.sync(t)
+	if got := readFile(t, path); !strings.Contains(got, "[Oncall]("+dir+"/oncall.md)") {
+		t.Errorf("the local index change did not reach the block:\n%s", got)
+	}
+
+	// --no-inject takes the blocks out again.
+	e := r.newEngine(t, func(c *Config) { c.Block = BlockConfig{Checkouts: []string{main, linked}, Remove: true} })
+	if _, err := e.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(main, LocalMdName)); got != user {
+		t.Errorf("after removal: %q, want %q", got, user)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the file the agent created is still there: %v", err)
+	}
+}
+
+func TestEngineWarnsOnceForTrackedLocalMd(t *testing.T) {
+	main, _ := newCheckout(t)
+	os.WriteFile(filepath.Join(main, LocalMdName), []byte("committed\n"), 0o644)
+	gitCmd(t, main, "add", LocalMdName)
+	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
+		func(c *Config) { c.Block = BlockConfig{Checkouts: []string{main}} })
+	first := r.sync(t)
+	if len(first.Warnings) != 1 || !strings.Contains(first.Warnings[0], "tracked by git") ||
+		!strings.Contains(first.Warnings[0], "git rm --cached") {
+		t.Fatalf("first cycle warnings: %q", first.Warnings)
+	}
+	os.WriteFile(filepath.Join(r.dir, "MEMORY.md"), []byte("- [A](a.md) — changed\n"), 0o644)
+	if again := r.sync(t); len(again.Warnings) != 0 {
+		t.Errorf("warned again: %q", again.Warnings)
+	}
+	if got := readFile(t, filepath.Join(main, LocalMdName)); got != "committed\n" {
+		t.Errorf("tracked file changed: %q", got)
+	}
+}

@@ -1,0 +1,295 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/teamblock"
+	"github.com/teammem/teammem/memcore"
+)
+
+// LocalMdName is the file at the top of a checkout that holds the team
+// memory block: every Claude Code version loads it, unasked, on the first
+// turn, and git never shares it.
+const LocalMdName = "CLAUDE.local.md"
+
+// Why a checkout's CLAUDE.local.md is left alone.
+var (
+	// ErrLocalMdTracked: git tracks the file, so writing to it would
+	// change the repository for everyone.
+	ErrLocalMdTracked = errors.New("tracked by git")
+	// ErrLocalMdDamaged: the file holds a marker without its partner, or
+	// more than one block.
+	ErrLocalMdDamaged = errors.New("holds a damaged teammem block")
+	// ErrLocalMdNotRegular: the file is a symbolic link, a folder or a
+	// device.
+	ErrLocalMdNotRegular = errors.New("not a regular file")
+)
+
+// excludeLine keeps CLAUDE.local.md out of git in every worktree.
+const excludeLine = "/" + LocalMdName
+
+// WriteBlock puts block (a rendered teamblock, markers included) into the
+// CLAUDE.local.md at the top of checkout: in place of the block already
+// there, else at the top of the file (after a byte order mark and a
+// frontmatter), creating the file when missing. Everything outside the
+// block is kept byte for byte. The file is written atomically, and only
+// when its content changes; before it is first written, CLAUDE.local.md is
+// added to the repository's info/exclude unless git already ignores it. It
+// reports whether the file was written; an error wraps ErrLocalMdTracked,
+// ErrLocalMdDamaged or ErrLocalMdNotRegular when the file is left alone
+// for that reason.
+func WriteBlock(checkout, block string) (bool, error) {
+	co, err := openLocalMd(checkout)
+	if err != nil {
+		return false, err
+	}
+	return updateLocalMd(co, func(old string) (string, error) { return spliceBlock(old, block) }, true)
+}
+
+// RemoveBlock takes the block out of the checkout's CLAUDE.local.md,
+// keeping the rest byte for byte, and deletes the file when nothing else
+// is left in it. A missing file or block is not an error. It reports
+// whether the file changed.
+func RemoveBlock(checkout string) (bool, error) {
+	co, err := openLocalMd(checkout)
+	if err != nil {
+		return false, err
+	}
+	return updateLocalMd(co, func(old string) (string, error) { return spliceBlock(old, "") }, false)
+}
+
+// BlockState says, for status, whether checkout's CLAUDE.local.md holds
+// the block: "in place", "missing", or why it is left alone.
+func BlockState(checkout string) string {
+	co, err := openLocalMd(checkout)
+	if err != nil {
+		return err.Error()
+	}
+	data, err := readLocalMd(co.Root)
+	if err != nil {
+		return err.Error()
+	}
+	begin, _, err := findBlock(data)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %w", LocalMdName, err).Error()
+	case begin < 0:
+		return "missing"
+	}
+	return "in place"
+}
+
+// LocalMdFix tells a person how to let the agent write CLAUDE.local.md
+// again after err.
+func LocalMdFix(err error) string {
+	switch {
+	case errors.Is(err, ErrLocalMdTracked):
+		return "untrack it with `git rm --cached " + LocalMdName + "` and commit (the file stays on disk), or run with --no-inject"
+	case errors.Is(err, ErrLocalMdDamaged):
+		return "delete the teammem marker lines and what is between them; the agent writes the block again"
+	case errors.Is(err, ErrLocalMdNotRegular):
+		return "make " + LocalMdName + " a regular file, or run with --no-inject"
+	}
+	return ""
+}
+
+// openLocalMd opens checkout's git layout and refuses a tracked
+// CLAUDE.local.md.
+func openLocalMd(checkout string) (gitremote.Checkout, error) {
+	co, err := gitremote.OpenCheckout(checkout)
+	if err != nil {
+		return co, err
+	}
+	tracked, err := co.Tracked(LocalMdName)
+	if err != nil {
+		return co, err
+	}
+	if tracked {
+		return co, fmt.Errorf("%s in %s is %w", LocalMdName, checkout, ErrLocalMdTracked)
+	}
+	return co, nil
+}
+
+// updateLocalMd applies edit to the file and writes the result when it
+// differs, atomically; a file that changed while it was edited is read
+// and edited again. create allows creating the file (and adding it to
+// info/exclude); an empty result of a file that may not be created
+// removes it.
+func updateLocalMd(co gitremote.Checkout, edit func(string) (string, error), create bool) (bool, error) {
+	path := filepath.Join(co.Root, LocalMdName)
+	for attempt := 0; ; attempt++ {
+		old, err := readLocalMd(co.Root)
+		if err != nil {
+			return false, err
+		}
+		next, err := edit(old)
+		if err != nil {
+			return false, fmt.Errorf("%s in %s %w", LocalMdName, co.Root, err)
+		}
+		if next == old {
+			return false, nil
+		}
+		if !create && next == "" {
+			return true, removeIfUnchanged(path, old)
+		}
+		if create {
+			if err := excludeFromGit(co); err != nil {
+				return false, err
+			}
+		}
+		perm := os.FileMode(0o644)
+		if fi, err := os.Stat(path); err == nil {
+			perm = fi.Mode().Perm()
+		}
+		now, err := readLocalMd(co.Root)
+		if err != nil {
+			return false, err
+		}
+		if now != old && attempt < 3 { // edited meanwhile: start again
+			continue
+		}
+		err = writeFileAtomic(path, perm, func(w io.Writer) error { _, err := io.WriteString(w, next); return err })
+		if err != nil {
+			return false, fmt.Errorf("write %s: %w", path, err)
+		}
+		return true, nil
+	}
+}
+
+// readLocalMd reads the checkout's CLAUDE.local.md; a missing file is "",
+// anything but a regular file an error wrapping ErrLocalMdNotRegular.
+func readLocalMd(root string) (string, error) {
+	path := filepath.Join(root, LocalMdName)
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is %w", path, ErrLocalMdNotRegular)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return string(data), nil
+}
+
+// removeIfUnchanged deletes path unless it no longer holds old.
+func removeIfUnchanged(path, old string) error {
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(data, []byte(old)) {
+		return nil // gone or edited: leave it
+	}
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	return nil
+}
+
+// spliceBlock returns content with its block replaced by block ("" removes
+// it), or with block inserted at the top when it has none.
+func spliceBlock(content, block string) (string, error) {
+	begin, end, err := findBlock(content)
+	if err != nil {
+		return "", err
+	}
+	if begin >= 0 {
+		return content[:begin] + block + content[end:], nil
+	}
+	at := topOffset(content)
+	return content[:at] + block + content[at:], nil
+}
+
+// findBlock returns the offsets of the block's Begin line and just after
+// its End line (and line break), or -1, -1 when there is no marker line.
+// Marker lines are matched whole (a final CR aside).
+func findBlock(content string) (begin, end int, err error) {
+	begin, end = -1, -1
+	var begins, ends int
+	for off := 0; off < len(content); {
+		line, next := content[off:], len(content)
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], off+i+1
+		}
+		at := off
+		if off == 0 && strings.HasPrefix(line, "\uFEFF") {
+			line, at = line[len("\uFEFF"):], len("\uFEFF")
+		}
+		switch strings.TrimSuffix(line, "\r") {
+		case teamblock.Begin:
+			begins++
+			begin = at
+		case teamblock.End:
+			ends++
+			end = next
+		}
+		off = next
+	}
+	switch {
+	case begins == 0 && ends == 0:
+		return -1, -1, nil
+	case begins != 1 || ends != 1 || end <= begin:
+		return -1, -1, ErrLocalMdDamaged
+	}
+	return begin, end, nil
+}
+
+// topOffset is where a new block goes: after a byte order mark and a
+// frontmatter block, which must stay first.
+func topOffset(content string) int {
+	at := 0
+	if strings.HasPrefix(content, "\uFEFF") {
+		at = len("\uFEFF")
+	}
+	if _, body, _ := memcore.ParseFrontmatter(content[at:]); len(body) < len(content[at:]) {
+		at = len(content) - len(body)
+	}
+	return at
+}
+
+// excludeFromGit adds CLAUDE.local.md to the repository's info/exclude
+// (shared by all its worktrees) unless git already ignores it there. A
+// tracked .gitignore is never edited.
+func excludeFromGit(co gitremote.Checkout) error {
+	if co.Ignored(LocalMdName) {
+		return nil
+	}
+	path := co.ExcludeFile()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("keep %s out of git: %w", LocalMdName, err)
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("keep %s out of git: %w", LocalMdName, err)
+	}
+	perm := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	add := "# teammem-agent: the team memory block lives in every worktree's " + LocalMdName + "\n" + excludeLine + "\n"
+	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
+		add = "\n" + add
+	}
+	err = writeFileAtomic(path, perm, func(w io.Writer) error {
+		if _, err := w.Write(old); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, add)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("keep %s out of git: %w", LocalMdName, err)
+	}
+	return nil
+}
