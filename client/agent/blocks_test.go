@@ -14,7 +14,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	os.WriteFile(filepath.Join(main, LocalMdName), []byte(user), 0o644)
 	token := "ghp_" + strings.Repeat("aB3dE5fG7h", 3) + "J9kLmN"
 	server := map[string]string{
-		"MEMORY.md": "- [Deploys](deploys.md) — deploy runbook\n- [Keys](keys.md) — where the keys are\n",
+		"MEMORY.md":  "- [Deploys](deploys.md) — deploy runbook\n- [Keys](keys.md) — where the keys are\n",
 		"deploys.md": "---\nname: deploys\n---\nrun make deploy\n",
 	}
 	local := map[string]string{"keys.md": "token " + token + "\n"} // never pushed, never in the block
