@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore"
 )
@@ -108,4 +110,44 @@ func (e *Engine) withheld(key string) bool {
 		return !errors.Is(err, fs.ErrNotExist)
 	}
 	return CheckEntry(key, data, e.local.maxBytes()) != nil
+}
+
+// BlockCheckouts returns the checkouts that get repo's block: the git
+// working tree at dir and every other existing worktree of its repository.
+// It returns none when dir is not in a git working tree, or when the
+// checkout may belong to another repository: unless trusted (the caller
+// named dir explicitly, or found the team folder from it), its remote's
+// slug must be repo.
+func BlockCheckouts(dir, repo string, trusted bool) ([]string, error) {
+	root, err := gitremote.FindRepo(dir)
+	if errors.Is(err, gitremote.ErrNotRepo) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !trusted {
+		if slug, err := gitremote.Slug(root); err != nil || slug != repo {
+			return nil, nil
+		}
+	}
+	co, err := gitremote.OpenCheckout(root)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := co.Worktrees()
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(roots, func(r string) bool { return sameDir(r, root) }) {
+		roots = append([]string{root}, roots...)
+	}
+	return roots, nil
+}
+
+// sameDir reports whether two paths name the same folder.
+func sameDir(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

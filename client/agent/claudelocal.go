@@ -67,24 +67,24 @@ func RemoveBlock(checkout string) (bool, error) {
 }
 
 // BlockState says, for status, whether checkout's CLAUDE.local.md holds
-// the block: "in place", "missing", or why it is left alone.
-func BlockState(checkout string) string {
+// the block: "in place", "missing", or why the agent leaves the file
+// alone, with how to fix that.
+func BlockState(checkout string) (state, fix string) {
 	co, err := openLocalMd(checkout)
-	if err != nil {
-		return err.Error()
+	if err == nil {
+		var data string
+		if data, err = readLocalMd(co.Root); err == nil {
+			var begin int
+			if begin, _, err = findBlock(data); err == nil {
+				if begin < 0 {
+					return "missing", ""
+				}
+				return "in place", ""
+			}
+			err = fmt.Errorf("%s %w", LocalMdName, err)
+		}
 	}
-	data, err := readLocalMd(co.Root)
-	if err != nil {
-		return err.Error()
-	}
-	begin, _, err := findBlock(data)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s %w", LocalMdName, err).Error()
-	case begin < 0:
-		return "missing"
-	}
-	return "in place"
+	return err.Error(), LocalMdFix(err)
 }
 
 // LocalMdFix tells a person how to let the agent write CLAUDE.local.md

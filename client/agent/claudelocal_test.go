@@ -170,7 +170,7 @@ func TestWriteBlockLeavesTrackedFileAlone(t *testing.T) {
 		strings.Contains(readFile(t, filepath.Join(main, ".git", "info", "exclude")), excludeLine) {
 		t.Error("info/exclude changed for a tracked file")
 	}
-	if st := BlockState(main); !strings.Contains(st, "tracked by git") {
+	if st, fix := BlockState(main); !strings.Contains(st, "tracked by git") || fix == "" {
 		t.Errorf("BlockState = %q", st)
 	}
 }

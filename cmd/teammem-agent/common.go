@@ -24,6 +24,7 @@ type commonFlags struct {
 	repo, repoDir, dir       string
 	stateDir, logLevel       string
 	json                     bool
+	noInject                 bool
 }
 
 // register adds the common flags to fs.
@@ -37,6 +38,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journal and lock files (default: the user's state directory)")
 	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
+	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
 }
 
 // session is what a sync subcommand resolved from its flags: the repo,
@@ -50,6 +52,8 @@ type session struct {
 	dir      string // the team folder, absolute, without trailing separator
 	stateDir string
 	server   string // the server URL as given, the journal's identity
+	// checkouts get the team memory block in their CLAUDE.local.md.
+	checkouts []string
 	// lastReport is what run printed last (see onRunReport); run's
 	// reports arrive on the engine's goroutine only.
 	lastReport string
@@ -71,7 +75,22 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if s.stateDir, err = resolveStateDir(e, c); err != nil {
 		return nil, err
 	}
+	if s.checkouts, err = resolveCheckouts(e, c, s.slug); err != nil {
+		s.log.Warn("no team memory block: cannot read the checkout", "err", err)
+	}
 	return s, nil
+}
+
+// resolveCheckouts returns the checkouts that get the team memory block:
+// the one at --repo-dir (or the working directory) with its worktrees,
+// trusted to be the repo's when --repo-dir was given or the team folder
+// was found from it.
+func resolveCheckouts(e *cliEnv, c commonFlags, slug string) ([]string, error) {
+	dir, err := repoDir(e, c)
+	if err != nil {
+		return nil, err
+	}
+	return agent.BlockCheckouts(dir, slug, c.repoDir != "" || c.dir == "")
 }
 
 // newLogger builds the text logger on stderr at the named level.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -45,6 +46,17 @@ type statusJSON struct {
 	Conflicts      []string      `json:"conflicts"`
 	Skipped        []skipJSON    `json:"skipped"`
 	FolderError    string        `json:"folderError,omitempty"`
+	TeamBlock      []blockJSON   `json:"teamBlock"`
+}
+
+// blockJSON is the team memory block of one checkout.
+type blockJSON struct {
+	Checkout string `json:"checkout"`
+	// State is "in place", "missing", "off (--no-inject)" or why the
+	// agent leaves the file alone.
+	State string `json:"state"`
+	// Fix says how to let the agent write the block, when it cannot.
+	Fix string `json:"fix,omitempty"`
 }
 
 // runStatus is `teammem-agent status`. It only reads: the journal (without
@@ -77,6 +89,7 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	}
 	st.AgentRunning = lockHeld(lockPath(s.stateDir, s.dir))
 	s.scanFolder(&st, j)
+	st.TeamBlock = s.blockStates()
 	if s.server != "" {
 		s.probeServer(ctx, &st)
 	}
@@ -136,6 +149,19 @@ func (s *session) scanFolder(st *statusJSON, j *agent.Journal) {
 	}
 	st.Pending = pendingChanges(snap, j.Base())
 	st.Conflicts = conflictCopies(s.dir)
+}
+
+// blockStates says where each checkout's team memory block stands.
+func (s *session) blockStates() []blockJSON {
+	out := []blockJSON{}
+	for _, co := range s.checkouts {
+		b := blockJSON{Checkout: co, State: "off (--no-inject)"}
+		if !s.flags.noInject {
+			b.State, b.Fix = agent.BlockState(co)
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // pendingChanges compares the folder with the journal's base.
@@ -234,5 +260,11 @@ func printStatus(s *session, st statusJSON) {
 	}
 	for _, sk := range st.Skipped {
 		fmt.Fprintf(w, "skipped:   %q: %s\n", sk.Path, sk.Reason)
+	}
+	for _, b := range st.TeamBlock {
+		fmt.Fprintf(w, "block:     %s: %s\n", filepath.Join(b.Checkout, agent.LocalMdName), b.State)
+		if b.Fix != "" {
+			fmt.Fprintf(w, "           to fix: %s\n", b.Fix)
+		}
 	}
 }

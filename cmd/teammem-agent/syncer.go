@@ -76,6 +76,7 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll,
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport,
+		Block: agent.BlockConfig{Checkouts: s.checkouts, Remove: s.flags.noInject},
 	})
 	return err
 }
