@@ -3,6 +3,7 @@ package memcore
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 )
 
 // MemoryType is the layer a memory file belongs to.
@@ -15,8 +16,21 @@ const (
 	Project MemoryType = "Project"
 	Local   MemoryType = "Local"
 	AutoMem MemoryType = "AutoMem"
+	// TeamMem is the team folder's index. Load never returns it: no
+	// Claude Code version reads the team folder on its own, and team
+	// memory reaches the prompt through the agent's block in
+	// CLAUDE.local.md (a Local file). Tools list it with TeamIndexPath.
 	TeamMem MemoryType = "TeamMem"
 )
+
+// TeamIndexPath is the team folder's MEMORY.md for an auto memory
+// directory, "" when auto memory is off. It is not loaded (see TeamMem).
+func TeamIndexPath(autoMemDir string) string {
+	if autoMemDir == "" {
+		return ""
+	}
+	return filepath.Join(autoMemDir, teamDirName, memoryIndexName)
+}
 
 // EnvDisableClaudeMds, when truthy, disables loading instruction files.
 const EnvDisableClaudeMds = "CLAUDE_CODE_DISABLE_CLAUDE_MDS"
@@ -66,7 +80,7 @@ type LoadOptions struct {
 	CanonicalRoot string
 	// AutoMemDir is the auto memory directory; "" disables auto memory
 	// (callers pass "" when AutoMemoryEnabled reports false).
-	// TeamMem is <AutoMemDir>/team/MEMORY.md when that folder exists.
+	// The team folder <AutoMemDir>/team/ is not loaded (see TeamIndexPath).
 	AutoMemDir string
 	// AllowExternalIncludes lets every file include files outside
 	// ProjectRoot; User files always may.
@@ -90,7 +104,8 @@ type LoadResult struct {
 
 // Load finds and processes every memory file in the order of spec §1:
 // Managed, User, Project and Local from the filesystem root down to the
-// working directory, ExtraDirs, AutoMem, TeamMem. Each file is processed
+// working directory, ExtraDirs, AutoMem; never TeamMem, which the real
+// clients do not load (spec §1, step 5). Each file is processed
 // per §2 (frontmatter, HTML comments, @includes, MEMORY.md budget). Files
 // that are missing are not reported; unreadable, directory, binary,
 // excluded and refused include files are skipped into Diagnostics. Load

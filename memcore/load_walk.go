@@ -2,7 +2,6 @@ package memcore
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -140,18 +139,16 @@ func (l *loader) loadDir(dir string, skipProject bool) {
 	l.loadTop(filepath.Join(dir, claudeLocalMdName), Local)
 }
 
-// loadAutoMem loads the AutoMem index and, when the team folder exists, the
-// TeamMem index, both under the MEMORY.md budget.
+// loadAutoMem loads the AutoMem index under the MEMORY.md budget. The
+// team folder's index is not loaded: captured requests of the real Claude
+// Code client (2.1.112, 2.1.209, 2.1.328) show that no version reads
+// <autoMemDir>/team/ on its own. Team memory reaches the prompt through the
+// teammem agent's block in the checkout's CLAUDE.local.md, loaded as Local.
 func (l *loader) loadAutoMem() {
 	if l.opts.AutoMemDir == "" {
 		return
 	}
-	dir := l.abs(l.opts.AutoMemDir)
-	l.process(filepath.Join(dir, memoryIndexName), AutoMem, fileCtx{index: true})
-	team := filepath.Join(dir, teamDirName) // teamDirName: paths.go
-	if fi, err := os.Stat(team); err == nil && fi.IsDir() {
-		l.process(filepath.Join(team, memoryIndexName), TeamMem, fileCtx{index: true})
-	}
+	l.process(filepath.Join(l.abs(l.opts.AutoMemDir), memoryIndexName), AutoMem, fileCtx{index: true})
 }
 
 // loadTop loads a discovered instruction file and its includes.

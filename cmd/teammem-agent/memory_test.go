@@ -135,7 +135,8 @@ func TestMemoryFilesJSON(t *testing.T) {
 		file(p("src/api/docs/extra.md"), "Project", p("src/api/CLAUDE.md")),
 		file(p("src/api/CLAUDE.local.md"), "Local", nil),
 		file(filepath.Join(f.autoMem, "MEMORY.md"), "AutoMem", nil),
-		file(filepath.Join(f.autoMem, "team", "MEMORY.md"), "TeamMem", nil),
+		{"path": filepath.Join(f.autoMem, "team", "MEMORY.md"), "type": "TeamMem", "parent": nil, "globs": nil, "truncated": false,
+			"note": teamIndexNote},
 	}
 	if diff := cmp.Diff(want, got.Files); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
@@ -199,12 +200,16 @@ func TestMemoryPrompt(t *testing.T) {
 	for _, want := range []string{
 		memcore.MemoryInstruction,
 		"Contents of " + filepath.Join(f.project, "CLAUDE.md") + " (project instructions, checked into the codebase):\n\nproject rules",
-		"Contents of " + filepath.Join(f.autoMem, "team", "MEMORY.md") + " (shared team memory, synced across the organization):",
 		"local notes",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, out)
 		}
+	}
+	// The team folder is not loaded directly, as in the real clients: its
+	// index reaches the prompt only through the block in CLAUDE.local.md.
+	if strings.Contains(out, "REST conventions") || strings.Contains(out, "team/MEMORY.md") {
+		t.Errorf("the team index is in the prompt without a block:\n%s", out)
 	}
 	if strings.Contains(out, "ts rule") {
 		t.Error("a conditional rule is in the prompt")

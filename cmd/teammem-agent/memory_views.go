@@ -18,6 +18,22 @@ type fileJSON struct {
 	Parent    *string  `json:"parent"`
 	Globs     []string `json:"globs"`
 	Truncated bool     `json:"truncated"`
+	// Note explains an entry that is listed but not loaded (the team index).
+	Note string `json:"note,omitempty"`
+}
+
+// teamIndexNote says how the team index reaches the model.
+const teamIndexNote = "not loaded directly (no Claude Code version reads the team folder); " +
+	"it reaches the model through the teammem block in the checkout's CLAUDE.local.md"
+
+// teamIndexEntry lists the team folder's index, when it exists, as a
+// TeamMem entry that is not loaded.
+func (r *memoryRun) teamIndexEntry() []fileJSON {
+	p := memcore.TeamIndexPath(r.loadOptions().AutoMemDir)
+	if fi, err := os.Stat(p); p == "" || err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	return []fileJSON{{Path: p, Type: string(memcore.TeamMem), Note: teamIndexNote}}
 }
 
 // diagnosticJSON is one skipped file or ignored setting.
@@ -84,9 +100,12 @@ func memoryFiles(ctx context.Context, r *memoryRun, _ []string) error {
 		return r.emitJSON(struct {
 			Files       []fileJSON       `json:"files"`
 			Diagnostics []diagnosticJSON `json:"diagnostics"`
-		}{toFileJSON(res.Files), diags})
+		}{append(toFileJSON(res.Files), r.teamIndexEntry()...), diags})
 	}
 	printFiles(r, res.Files)
+	for _, f := range r.teamIndexEntry() {
+		fmt.Fprintf(r.e.Stdout, "%-8s %s  (%s)\n", f.Type, f.Path, f.Note)
+	}
 	for _, d := range diags {
 		fmt.Fprintf(r.e.Stdout, "skipped  %s: %s\n", d.Path, d.Message)
 	}
