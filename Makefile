@@ -20,9 +20,10 @@ run:
 
 ## test: every test, Postgres included (a throwaway cluster is started unless
 ## TEAMMEM_TEST_DATABASE_URL names one), plus lint, cross builds, the fuzz
-## smoke run and the README quick start.
+## smoke run and the README quick start; fails if any process the tests
+## started is still running afterwards (scripts/leakcheck.sh).
 test: lint cross
-	scripts/pg.sh with $(MAKE) --no-print-directory test-go fuzz-smoke quickstart-test
+	scripts/leakcheck.sh scripts/pg.sh with $(MAKE) --no-print-directory test-go fuzz-smoke quickstart-test
 
 test-go:
 	$(GO) test -count=1 -timeout 20m $(PKGS)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // repo is the repository every test syncs.
@@ -69,11 +70,12 @@ type proc struct {
 	waitErr        error
 }
 
-// startProc starts bin with args; the process is killed at test end if
-// still running.
+// startProc starts bin with args in a process group of its own; the
+// process is killed at test end if still running, and anything left of its
+// group is ended after it (internal/proctest).
 func startProc(t testing.TB, bin string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(bin, args...), stdout: newLineLog(), stderr: newLineLog(),
+	p := &proc{cmd: proctest.Command(t, bin, args...), stdout: newLineLog(), stderr: newLineLog(),
 		outDone: make(chan struct{}), errDone: make(chan struct{})}
 	p.cmd.Env = cleanEnv()
 	so, _ := p.cmd.StdoutPipe()

@@ -7,9 +7,19 @@ cd "$(dirname "$0")/.."
 data=$(mktemp -d)
 log=$data/server.log
 export TEAMMEM_DATA_DIR=$data/data TEAMMEM_ADDR=127.0.0.1:0
-make run >"$log" 2>&1 &
+# make → go run → teammem-server: the server is a grandchild, so the whole
+# process group is ended, not just make (setsid makes make its leader).
+setsid make run >"$log" 2>&1 &
 pid=$!
-cleanup() { kill "$pid" 2>/dev/null || true; pkill -P "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"; }
+# running tells whether any process of the group is alive and not a zombie.
+running() { ps -e -o pgid=,stat= | awk -v g="$pid" '$1 == g && $2 !~ /^Z/ { n++ } END { exit !n }'; }
+cleanup() {
+  kill -TERM -- "-$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do running || break; sleep 0.1; done
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -rf "$data"
+}
 trap cleanup EXIT
 addr=
 for _ in $(seq 1 600); do

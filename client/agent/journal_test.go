@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 const (
@@ -160,7 +161,7 @@ func TestJournalKilledWhileSaving(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for round := range 3 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestJournalKilledWhileSaving$")
+		cmd := proctest.Command(t, os.Args[0], "-test.run=^TestJournalKilledWhileSaving$")
 		cmd.Env = append(os.Environ(), "TEAMMEM_JOURNAL_CHILD="+dir)
 		out, err := cmd.StdoutPipe()
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/internal/cliflags"
+	"github.com/teammem/teammem/internal/proctest"
 	"github.com/teammem/teammem/server"
 )
 
@@ -263,7 +264,7 @@ func TestGracefulShutdownProcess(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	logs := &syncBuffer{}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir())
+	cmd := proctest.Command(t, bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir())
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
