@@ -7,12 +7,17 @@ PKGS := ./...
 BENCHTIME ?= 1s
 FUZZTIME ?= 60s
 
-.PHONY: all build run test test-go quickstart-test cross lint bench load fuzz fuzz-smoke soak clean
+.PHONY: all build dist run test test-go quickstart-test cross lint bench load fuzz fuzz-smoke soak clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
+
+## dist: release archives of static binaries for linux, darwin and windows on
+## amd64 and arm64 with SHA256SUMS, into dist/ (VERSION=v1.2.3 to name it).
+dist:
+	VERSION=$(VERSION) GO=$(GO) scripts/dist.sh
 
 ## run: the server on the embedded store, no setup (data in ./.teammem).
 run:
@@ -58,4 +63,4 @@ soak:
 	SOAK=1 scripts/pg.sh with $(GO) test -count=1 -timeout 60m -run 'Soak|KillDuringPull' ./...
 
 clean:
-	rm -rf bin .teammem
+	rm -rf bin dist .teammem

@@ -2,7 +2,8 @@
 // machine without Docker or Kubernetes: docker-compose.yml, deploy/Dockerfile,
 // the systemd unit and deploy/k8s. Its tests parse each file and check the
 // properties the project relies on (non-root, static build, health checks,
-// probes, secrets by reference).
+// probes, secrets by reference). It also runs scripts/dist.sh (`make dist`)
+// for the host's target and checks the archive it makes.
 package deploytest
 
 import (

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# dist.sh — release archives: static teammem-agent and teammem-server
+# binaries for every target, the version linked in, one archive per target
+# (.tar.gz, .zip for windows) and a SHA256SUMS file over the archives.
+#
+#   VERSION=v1.2.3 scripts/dist.sh                 # every target, into dist/
+#   DIST_TARGETS="linux/amd64" DIST_DIR=/tmp/d scripts/dist.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
+DIST_DIR=${DIST_DIR:-dist}
+DIST_TARGETS=${DIST_TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
+
+case "$VERSION" in
+*/* | *' '*) echo "dist: VERSION $VERSION must not hold a slash or a space" >&2; exit 2 ;;
+esac
+
+mkdir -p "$DIST_DIR"
+DIST_DIR=$(cd "$DIST_DIR" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+archives=()
+for target in $DIST_TARGETS; do
+	os=${target%/*} arch=${target#*/}
+	name="teammem-$VERSION-$os-$arch"
+	ext=""
+	[ "$os" = windows ] && ext=.exe
+	mkdir -p "$work/$name"
+	for cmd in teammem-agent teammem-server; do
+		echo "dist: $name/$cmd$ext"
+		CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath \
+			-ldflags "-s -w -X main.version=$VERSION" -o "$work/$name/$cmd$ext" "./cmd/$cmd"
+	done
+	cp README.md "$work/$name/"
+	if [ "$os" = windows ]; then
+		archive="$name.zip"
+		rm -f "$DIST_DIR/$archive"
+		(cd "$work" && zip -q -r -X "$DIST_DIR/$archive" "$name")
+	else
+		archive="$name.tar.gz"
+		tar -C "$work" --owner=0 --group=0 --numeric-owner -czf "$DIST_DIR/$archive" "$name"
+	fi
+	archives+=("$archive")
+done
+
+(cd "$DIST_DIR" && sha256sum "${archives[@]}" >SHA256SUMS)
+echo "dist: $DIST_DIR/SHA256SUMS"
+cat "$DIST_DIR/SHA256SUMS"
