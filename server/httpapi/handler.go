@@ -5,6 +5,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -37,6 +38,10 @@ type Options struct {
 	// BodyCacheBytes bounds the cache of encoded GET bodies (default
 	// 32 MiB; negative disables it).
 	BodyCacheBytes int64
+	// UISecret keys the web UI's session cookies; replicas that share it
+	// accept each other's sessions. Nil takes a random secret (sessions
+	// then end with the process).
+	UISecret []byte
 }
 
 type handler struct {
@@ -49,6 +54,7 @@ type handler struct {
 	timeout time.Duration
 	bodies  *bodyCache
 	flights flights
+	ui      *webUI
 }
 
 // NewHandler returns the server's HTTP handler.
@@ -68,6 +74,11 @@ func NewHandler(o Options) http.Handler {
 	h := &handler{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics,
 		limiter: newLimiter(o.RateLimit), timeout: o.RequestTimeout,
 		bodies: newBodyCache(o.BodyCacheBytes)}
+	ui, err := newWebUI(o.UISecret)
+	if err != nil {
+		panic(fmt.Sprintf("web UI: %v", err)) // embedded templates that do not parse: a build defect
+	}
+	h.ui = ui
 
 	r := chi.NewRouter()
 	r.Use(h.requestIDs, h.observe, h.recoverPanics)
@@ -81,6 +92,7 @@ func NewHandler(o Options) http.Handler {
 	if o.ServeMetrics {
 		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
 	}
+	h.mountUI(r)
 	r.Group(func(r chi.Router) {
 		r.Use(h.authenticate)
 		for _, base := range []string{api.PathTeamMemory, api.PathTeamMemoryAlias} {

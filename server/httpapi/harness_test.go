@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -38,6 +39,7 @@ type serverOpts struct {
 	limits    server.Limits
 	rateLimit float64
 	store     server.Store
+	logger    *slog.Logger
 }
 
 func newTestServer(t *testing.T, o serverOpts) *testServer {
@@ -61,7 +63,8 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 	}
 	metrics := httpapi.NewMetrics()
 	svc := server.NewService(metrics.InstrumentStore(store), server.Config{Org: "acme-org", Limits: o.limits, SecretScan: true})
-	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: metrics, RateLimit: o.rateLimit, ServeMetrics: true})
+	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: metrics, RateLimit: o.rateLimit, ServeMetrics: true,
+		Logger: o.logger})
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() { hs.Close(); store.Close() })
 	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, client: hs.Client()}

@@ -1,0 +1,342 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/teammem/teammem/server"
+)
+
+// uiPrefix is where the web UI is served.
+const uiPrefix = "/ui"
+
+//go:embed ui/templates/*.html ui/static/*
+var uiFiles embed.FS
+
+// uiContentSecurityPolicy allows nothing but the UI's own stylesheet and
+// images, no script at all, forms posting only to the UI, and no framing.
+const uiContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; " +
+	"frame-ancestors 'none'; base-uri 'none'"
+
+// webUI holds what the UI's handlers share.
+type webUI struct {
+	pages    map[string]*template.Template
+	sessions *sessions
+	md       *markdown
+	static   http.Handler
+}
+
+func newWebUI(secret []byte) (*webUI, error) {
+	s, err := newSessions(secret)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	static, err := fs.Sub(uiFiles, "ui/static")
+	if err != nil {
+		return nil, err
+	}
+	return &webUI{pages: pages, sessions: s, md: newMarkdown(),
+		static: http.StripPrefix(uiPrefix+"/static/", http.FileServerFS(static))}, nil
+}
+
+// parsePages parses each page template together with the layout.
+func parsePages() (map[string]*template.Template, error) {
+	layout, err := template.New("layout.html").Funcs(uiFuncs).ParseFS(uiFiles, "ui/templates/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("parse layout: %w", err)
+	}
+	names, err := fs.Glob(uiFiles, "ui/templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "ui/templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.Must(layout.Clone()).ParseFS(uiFiles, n)
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", n, err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+// mountUI serves the web UI under /ui/.
+func (h *handler) mountUI(r chi.Router) {
+	r.Get(uiPrefix, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, uiPrefix+"/", http.StatusMovedPermanently)
+	})
+	r.Route(uiPrefix, func(r chi.Router) {
+		r.Use(uiHeaders)
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) { h.uiFail(w, r, notFound("no such page")) })
+		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { h.uiFail(w, r, errMethodNotAllowed) })
+		r.Get("/static/*", h.ui.static.ServeHTTP)
+		r.Get("/login", h.uiLoginPage)
+		r.With(crossOriginProtection).Post("/login", h.uiLogin)
+		r.Group(func(r chi.Router) {
+			r.Use(h.uiAuthenticate)
+			r.Get("/", h.uiPage(h.uiRepos))
+			r.With(crossOriginProtection).Post("/logout", h.uiPage(h.uiLogout))
+			r.Get("/r/*", h.uiPage(h.uiRepoGet))
+			r.With(crossOriginProtection).Post("/r/*", h.uiPage(h.uiRepoPost))
+		})
+	})
+}
+
+// crossOriginProtection refuses cross-origin POSTs (Sec-Fetch-Site and
+// Origin), a second guard besides each form's CSRF token; the sign-in form
+// has only this one.
+func crossOriginProtection(next http.Handler) http.Handler {
+	return http.NewCrossOriginProtection().Handler(next)
+}
+
+// uiHeaders sets the security headers of every UI response.
+func uiHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", uiContentSecurityPolicy)
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "same-origin")
+		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+		hd.Set("Cross-Origin-Resource-Policy", "same-origin")
+		if !strings.HasPrefix(r.URL.Path, uiPrefix+"/static/") {
+			hd.Set("Cache-Control", "no-store")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// uiCaller is the signed-in browser of a request.
+type uiCaller struct {
+	p    server.Principal
+	sess uiSession
+}
+
+type uiCallerKey struct{}
+
+func callerOf(ctx context.Context) uiCaller {
+	c, _ := ctx.Value(uiCallerKey{}).(uiCaller)
+	return c
+}
+
+// uiAuthenticate opens the session, works out its principal (verifying the
+// token again, so an expired or revoked token ends the session) and
+// applies the subject's rate limit, as the API does for bearer tokens.
+func (h *handler) uiAuthenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sess, err := h.ui.sessions.open(r)
+		if err != nil && h.noAuth {
+			sess, err = h.ui.sessions.start(w, r, methodNone, "")
+		}
+		var p server.Principal
+		if err == nil {
+			p, err = h.uiPrincipal(r.Context(), sess)
+		}
+		if err != nil {
+			if !errors.Is(err, errNoSession) && !errors.Is(err, server.ErrUnauthenticated) {
+				h.uiFail(w, r, err)
+				return
+			}
+			h.ui.sessions.end(w, r)
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, uiPrefix+"/login", http.StatusSeeOther)
+				return
+			}
+			h.uiFail(w, r, fmt.Errorf("sign in again: %w", server.ErrUnauthenticated))
+			return
+		}
+		if info, ok := r.Context().Value(keyLogInfo).(*logInfo); ok {
+			info.subject = p.Subject
+		}
+		if wait, ok := h.limiter.allow(p.Subject); !ok {
+			h.uiFail(w, r, errRateLimited{retryAfter: retryAfterSeconds(wait)})
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), uiCallerKey{}, uiCaller{p: p, sess: sess})))
+	})
+}
+
+// uiPrincipal is the caller a session stands for.
+func (h *handler) uiPrincipal(ctx context.Context, sess uiSession) (server.Principal, error) {
+	switch {
+	case sess.Method == methodNone && h.noAuth:
+		return anonymous, nil
+	case sess.Method == methodToken && !h.noAuth:
+		return h.auth.Authenticate(ctx, sess.Token)
+	}
+	return server.Principal{}, errNoSession
+}
+
+// page is what every template gets.
+type page struct {
+	Title   string
+	Subject string // "" when signed out
+	CSRF    string
+	NoAuth  bool
+	Repo    string // the repository the page is about, for the breadcrumbs
+	Data    any
+}
+
+// uiPage adapts an error-returning UI handler that fills a page: the
+// handler returns the template name and the page, or an error, which
+// becomes an error page.
+func (h *handler) uiPage(fn func(w http.ResponseWriter, r *http.Request, pg *page) (string, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+		c := callerOf(ctx)
+		pg := &page{Subject: c.p.Subject, CSRF: h.ui.sessions.csrfToken(c.sess), NoAuth: h.noAuth}
+		name, err := fn(w, r, pg)
+		if err != nil {
+			h.uiFail(w, r, err)
+			return
+		}
+		if name != "" {
+			h.uiRender(w, r, http.StatusOK, name, pg)
+		}
+	}
+}
+
+// uiRender executes a page template into a buffer, then writes it.
+func (h *handler) uiRender(w http.ResponseWriter, r *http.Request, status int, name string, pg *page) {
+	var buf bytes.Buffer
+	t := h.ui.pages[name]
+	if t == nil {
+		h.log.Error("no such UI template", "template", name)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	if err := t.ExecuteTemplate(&buf, "layout.html", pg); err != nil {
+		h.log.LogAttrs(r.Context(), slog.LevelError, "render page", slog.String("request_id", requestID(r.Context())),
+			slog.String("template", name), slog.String("error", err.Error()))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// uiError is what the error page shows.
+type uiError struct {
+	Status    int
+	Heading   string
+	Message   string
+	RequestID string
+}
+
+// uiFail renders err as an error page, with the status the API's one table
+// gives it. A refused repository reads the same whether or not it exists.
+func (h *handler) uiFail(w http.ResponseWriter, r *http.Request, err error) {
+	f := translate(err)
+	if f.status >= 500 {
+		h.log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", requestID(r.Context())),
+			slog.String("route", routePattern(r)), slog.String("error", err.Error()))
+	}
+	if f.retryAfter > 0 {
+		w.Header().Set("Retry-After", itoa(int64(f.retryAfter)))
+	}
+	e := uiError{Status: f.status, Heading: http.StatusText(f.status), Message: f.message}
+	switch {
+	case f.status == http.StatusUnauthorized:
+		e.Heading, e.Message = "Signed out", "Your session has ended. Sign in again."
+	case f.status == http.StatusForbidden:
+		e.Heading, e.Message = "No access", "This repository does not exist or your sign-in has no grant for it."
+	case f.status == http.StatusNotFound:
+		e.Heading, e.Message = "Not found", "There is nothing here."
+	case f.status == http.StatusPreconditionFailed:
+		f.status = http.StatusConflict
+		e.Heading, e.Message = "Changed meanwhile", "The repository changed since this page was loaded. Reload it and try again."
+	case f.status >= 500:
+		e.RequestID = requestID(r.Context())
+	}
+	e.Status = f.status
+	if f.status == statusClientClosed {
+		return
+	}
+	c := callerOf(r.Context())
+	pg := &page{Title: e.Heading, Subject: c.p.Subject, NoAuth: h.noAuth, Data: e}
+	if c.sess.Nonce != "" {
+		pg.CSRF = h.ui.sessions.csrfToken(c.sess)
+	}
+	h.uiRender(w, r, f.status, "error", pg)
+}
+
+// uiFuncs are the templates' helpers.
+var uiFuncs = template.FuncMap{
+	"repoURL":  repoURL,
+	"entryURL": entryURL,
+	"diffURL":  diffURL,
+	"bytes":    humanBytes,
+	"ago":      ago,
+	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"dir":      func(key string) string { i := strings.LastIndexByte(key, '/'); return key[:i+1] },
+	"base":     func(key string) string { return key[strings.LastIndexByte(key, '/')+1:] },
+}
+
+// repoURL is a repository's page.
+func repoURL(repo string) string { return uiPrefix + "/r/" + repo }
+
+// entryURL is an entry's page, at version v when v > 0.
+func entryURL(repo, key string, v int64) string {
+	q := url.Values{"key": {key}}
+	if v > 0 {
+		q.Set("v", itoa(v))
+	}
+	return repoURL(repo) + "/~entry?" + q.Encode()
+}
+
+// diffURL is the page comparing two versions of an entry.
+func diffURL(repo, key string, from, to int64) string {
+	q := url.Values{"key": {key}, "from": {itoa(from)}, "to": {itoa(to)}}
+	return repoURL(repo) + "/~diff?" + q.Encode()
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n < 1000:
+		return itoa(n) + " B"
+	case n < 1000_000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " kB"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+}
+
+// ago says how long before now t was, roughly.
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return itoa(int64(d/time.Minute)) + " min ago"
+	case d < 48*time.Hour:
+		return itoa(int64(d/time.Hour)) + " h ago"
+	}
+	return itoa(int64(d/(24*time.Hour))) + " days ago"
+}

@@ -1,0 +1,161 @@
+package httpapi
+
+import (
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/teammem/teammem/server"
+)
+
+// historyShown bounds the revisions an entry page lists.
+const historyShown = 200
+
+// entryView is what an entry's page shows.
+type entryView struct {
+	Key      string
+	Shown    server.Revision // the revision whose content is shown (a put)
+	Rendered template.HTML
+	Latest   server.Revision // the newest revision (a delete when the entry is deleted)
+	Deleted  bool
+	History  []historyRow
+	DiffFrom int64 // the diff form's defaults
+	DiffTo   int64
+	CanWrite bool
+	Base     string // the repository's checksum, the restore's If-Match
+	Restored int64  // the version a restore just made, to confirm it
+}
+
+// historyRow is one revision in an entry's history.
+type historyRow struct {
+	server.Revision
+	Previous   int64 // the version before it (0 for the first)
+	Restorable bool  // a put whose content is not the live one
+}
+
+// uiEntryPage serves ~entry?key=K[&v=V]: the entry rendered and raw, at
+// version V or its latest, with its history and restore buttons.
+func (h *handler) uiEntryPage(r *http.Request, pg *page, repo string) (string, error) {
+	ctx := r.Context()
+	p := callerOf(ctx).p
+	q := r.URL.Query()
+	key := q.Get("key")
+	want, err := optionalInt(q, "v")
+	if err != nil {
+		return "", err
+	}
+	revs, err := h.svc.History(ctx, p, repo, key, 0, historyShown)
+	if err != nil {
+		return "", err
+	}
+	st, err := h.svc.State(ctx, p, repo)
+	if err != nil {
+		return "", err
+	}
+	v := entryView{Key: key, Latest: revs[0], Deleted: revs[0].Op == server.OpDelete, CanWrite: p.Can(repo, server.PermWrite),
+		Base: st.Checksum}
+	v.Restored, _ = strconv.ParseInt(q.Get("restored"), 10, 64)
+	shown := int64(0)
+	for i, rv := range revs {
+		row := historyRow{Revision: rv, Restorable: rv.Op == server.OpPut && (v.Deleted || rv.Checksum != v.Latest.Checksum)}
+		if i+1 < len(revs) {
+			row.Previous = revs[i+1].Version
+		}
+		v.History = append(v.History, row)
+		if rv.Op == server.OpPut && (want == 0 && shown == 0 || rv.Version == want) {
+			shown = rv.Version
+		}
+	}
+	if want != 0 && shown != want {
+		return "", notFound("no such version of this entry")
+	}
+	if shown != 0 {
+		if v.Shown, err = h.svc.Revision(ctx, p, repo, key, shown); err != nil {
+			return "", err
+		}
+		v.Rendered = h.ui.md.render(repo, key, v.Shown.Content)
+	}
+	v.DiffTo = revs[0].Version
+	if len(revs) > 1 {
+		v.DiffFrom = revs[1].Version
+	}
+	pg.Title, pg.Data = key+" · "+repo, v
+	return "entry", nil
+}
+
+// diffView is the comparison of two versions of an entry.
+type diffView struct {
+	Key      string
+	From, To server.Revision
+	Hunks    []diffHunk
+}
+
+// uiDiffPage serves ~diff?key=K&from=A&to=B: what changed from version A
+// to version B (a delete compares as empty).
+func (h *handler) uiDiffPage(r *http.Request, pg *page, repo string) (string, error) {
+	ctx := r.Context()
+	p := callerOf(ctx).p
+	q := r.URL.Query()
+	key := q.Get("key")
+	v := diffView{Key: key}
+	for _, side := range []struct {
+		param string
+		rev   *server.Revision
+	}{{"from", &v.From}, {"to", &v.To}} {
+		n, err := optionalInt(q, side.param)
+		if err != nil {
+			return "", err
+		}
+		if *side.rev, err = h.svc.Revision(ctx, p, repo, key, n); err != nil {
+			return "", err
+		}
+	}
+	v.Hunks = lineDiff(v.From.Content, v.To.Content)
+	pg.Title, pg.Data = "Changes to "+key, v
+	return "diff", nil
+}
+
+// uiRestore serves POST ~restore: it puts back the content of one version
+// of an entry (for a delete, what it deleted) through the same Service
+// write as the API's PUT, conditional on the repository not having
+// changed since the page was shown, so it lands in the history as an edit
+// by the signed-in subject.
+func (h *handler) uiRestore(w http.ResponseWriter, r *http.Request, repo string) error {
+	if err := h.checkForm(r); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	p := callerOf(ctx).p
+	key, base := r.PostForm.Get("key"), r.PostForm.Get("base")
+	version, err := optionalInt(r.PostForm, "version")
+	if err != nil {
+		return err
+	}
+	if base == "" {
+		return server.InvalidBody("The restore form lacks the repository's checksum; reload the page.")
+	}
+	rev, err := h.svc.Revision(ctx, p, repo, key, version)
+	if err != nil {
+		return err
+	}
+	if rev.Op == server.OpDelete {
+		prev, err := h.svc.History(ctx, p, repo, key, rev.Version, 1)
+		if err != nil {
+			return err
+		}
+		if len(prev) == 0 || prev[0].Op != server.OpPut {
+			return notFound("nothing to restore before this delete")
+		}
+		if rev, err = h.svc.Revision(ctx, p, repo, key, prev[0].Version); err != nil {
+			return err
+		}
+	}
+	res, err := h.svc.Put(ctx, p, repo, server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: base})
+	if err != nil {
+		return err
+	}
+	h.metrics.recordWrite(server.PutInput{Entries: map[string]string{key: rev.Content}}, res)
+	http.Redirect(w, r, entryURL(repo, key, 0)+"&"+url.Values{"restored": {itoa(res.State.Version)}}.Encode(), http.StatusSeeOther)
+	return nil
+}
