@@ -40,16 +40,19 @@ func signingKey(dataDir, keyFile string) (ed25519.PrivateKey, bool, error) {
 }
 
 // setupAuth prepares token verification and, on first start, admin.token.
-func setupAuth(ctx context.Context, c serveConfig, log *slog.Logger) (*auth.Verifier, error) {
+// It also returns the secret the web UI seals its sessions with: the
+// signing key's seed, so that every replica sharing the key accepts the
+// others' sessions (the UI derives its own keys from it).
+func setupAuth(ctx context.Context, c serveConfig, log *slog.Logger) (*auth.Verifier, []byte, error) {
 	key, created, err := signingKey(c.dataDir, c.signingKeyFile)
 	if err != nil {
-		return nil, fmt.Errorf("signing key: %w", err)
+		return nil, nil, fmt.Errorf("signing key: %w", err)
 	}
 	if created {
 		log.Info("created signing key", "path", dataPath(c, signingKeyName))
 	}
 	if err := ensureAdminToken(c, key, log); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	opts := auth.VerifierOptions{Issuer: c.issuer}
 	if c.oidcIssuer != "" {
@@ -57,13 +60,14 @@ func setupAuth(ctx context.Context, c serveConfig, log *slog.Logger) (*auth.Veri
 		for _, g := range c.oidcGrants {
 			cg, err := auth.ParseClaimGrant(g)
 			if err != nil {
-				return nil, usageError{err}
+				return nil, nil, usageError{err}
 			}
 			o.Grants = append(o.Grants, cg)
 		}
 		opts.OIDC = append(opts.OIDC, o)
 	}
-	return auth.NewVerifier(key.Public(), opts)
+	v, err := auth.NewVerifier(key.Public(), opts)
+	return v, key.Seed(), err
 }
 
 // ensureAdminToken writes admin.token (grant **:admin, mode 0600) when it

@@ -159,7 +159,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	defer store.Close()
 	metrics := httpapi.NewMetrics()
 	svc := server.NewService(metrics.InstrumentStore(store), server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on"})
-	authn, err := setupAuth(ctx, c, log)
+	authn, uiSecret, err := setupAuth(ctx, c, log)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		log.Warn("authentication is OFF: every request acts as an admin named anonymous (loopback only)")
 	}
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
-		Metrics: metrics, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == ""})
+		Metrics: metrics, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret})
 	servers := []*http.Server{newHTTPServer(h, log)}
 	listeners := []net.Listener{}
 	ln, err := net.Listen("tcp", c.addr)

@@ -33,6 +33,7 @@ type testServer struct {
 	doc    *openapi3.T
 	store  server.Store
 	client *http.Client
+	h      http.Handler // the handler itself, for benchmarks without the network
 }
 
 type serverOpts struct {
@@ -67,7 +68,7 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 		Logger: o.logger})
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() { hs.Close(); store.Close() })
-	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, client: hs.Client()}
+	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, client: hs.Client(), h: h}
 	ts.admin = ts.token("admin", "**:admin")
 	return ts
 }

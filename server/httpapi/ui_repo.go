@@ -87,7 +87,8 @@ type repoView struct {
 	State    server.RepoState
 	Index    template.HTML // rendered MEMORY.md; empty when there is none
 	HasIndex bool
-	Tree     []treeRow
+	Tree     template.HTML // the rows of the entry tree
+	Entries  int
 	Deleted  []server.Tombstone // most recent first
 	CanWrite bool
 }
@@ -105,7 +106,7 @@ func (h *handler) uiRepoPage(r *http.Request, pg *page, repo string) (string, er
 	if err != nil {
 		return "", err
 	}
-	v := repoView{State: snap.RepoState, Tree: entryTree(snap.Live, authors), CanWrite: p.Can(repo, server.PermWrite)}
+	v := repoView{State: snap.RepoState, Tree: treeHTML(repo, entryTree(snap.Live, authors)), Entries: len(snap.Live), CanWrite: p.Can(repo, server.PermWrite)}
 	for _, e := range snap.Live {
 		if e.Key != memoryIndex {
 			continue

@@ -1,0 +1,92 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// seedUIRepo fills acme/ui with 1,000 live entries in 20 folders (about
+// 1 kB each), a MEMORY.md linking 100 of them, a second version of 100
+// entries, and 50 deleted entries.
+func seedUIRepo(b *testing.B, ts *testServer) {
+	b.Helper()
+	body := strings.Repeat("Some remembered fact about the code base. ", 25)
+	var index strings.Builder
+	index.WriteString("# Team memory\n\n")
+	for start := 0; start < 1049; start += 100 {
+		entries := map[string]string{}
+		for i := start; i < min(1049, start+100); i++ {
+			key := fmt.Sprintf("topic-%02d/note-%04d.md", i%20, i)
+			entries[key] = fmt.Sprintf("# Note %d\n\n%s\n", i, body)
+			if i < 100 {
+				fmt.Fprintf(&index, "- [Note %d](%s) — what it says\n", i, key)
+			}
+		}
+		ts.put("acme/ui", entries, nil, http.StatusOK)
+	}
+	ts.put("acme/ui", map[string]string{"MEMORY.md": index.String()}, nil, http.StatusOK)
+	second := map[string]string{}
+	for i := 0; i < 100; i++ {
+		second[fmt.Sprintf("topic-%02d/note-%04d.md", i%20, i)] = fmt.Sprintf("# Note %d, revised\n\n%s\n", i, body)
+	}
+	ts.put("acme/ui", second, nil, http.StatusOK)
+	var deletes []string
+	for i := 999; i < 1049; i++ {
+		deletes = append(deletes, fmt.Sprintf("topic-%02d/note-%04d.md", i%20, i))
+	}
+	ts.put("acme/ui", nil, deletes, http.StatusOK)
+}
+
+// BenchmarkUIRepoPage1000 renders the page of a repository of 1,000 live
+// entries (store reads, MEMORY.md rendering, template) through the real
+// handler without the network; ns/op is the server-side time per page.
+func BenchmarkUIRepoPage1000(b *testing.B) {
+	benchUIPage(b, "/ui/r/acme/ui")
+}
+
+// BenchmarkUIEntryPage renders one entry page with its history.
+func BenchmarkUIEntryPage(b *testing.B) {
+	benchUIPage(b, "/ui/r/acme/ui/~entry?"+url.Values{"key": {"topic-00/note-0000.md"}}.Encode())
+}
+
+func benchUIPage(b *testing.B, path string) {
+	t := &testing.T{}
+	ts := newTestServer(t, serverOpts{limits: serverLimits(2000, 0, 8<<20, 0)})
+	ts.t = t
+	seedUIRepo(b, ts)
+	login := httptest.NewRequest(http.MethodPost, "/ui/login", strings.NewReader(url.Values{"token": {ts.admin}}.Encode()))
+	login.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	ts.h.ServeHTTP(rec, login)
+	cookie := rec.Result().Cookies()[0]
+	var size int
+	cpu0 := cpuTime()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.AddCookie(cookie)
+		rec := httptest.NewRecorder()
+		ts.h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		size = rec.Body.Len()
+	}
+	b.ReportMetric(float64(size), "page-bytes")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+// cpuTime is the process's user and system CPU time so far: per page it
+// is what rendering costs even when other processes share the machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

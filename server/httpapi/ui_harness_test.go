@@ -1,0 +1,133 @@
+package httpapi_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammem/teammem/server/auth"
+)
+
+// browser is a cookie-keeping client of the web UI that does not follow
+// redirects, so tests see each answer.
+type browser struct {
+	t      *testing.T
+	ts     *testServer
+	client *http.Client
+}
+
+// page is one answer of the UI.
+type page struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (ts *testServer) browser(t *testing.T) *browser {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &browser{t: t, ts: ts, client: c}
+}
+
+// signIn posts the sign-in form and fails unless it redirects to /ui/.
+func (b *browser) signIn(token string) {
+	b.t.Helper()
+	p := b.post("/ui/login", url.Values{"token": {token}})
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/" {
+		b.t.Fatalf("sign in: %d %s: %s", p.status, p.header.Get("Location"), p.body)
+	}
+}
+
+func (b *browser) get(path string) page {
+	b.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, b.ts.url+path, nil)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return b.do(req)
+}
+
+// post sends a form as a same-origin browser would.
+func (b *browser) post(path string, form url.Values, headers ...string) page {
+	b.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, b.ts.url+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return b.do(req)
+}
+
+func (b *browser) do(req *http.Request) page {
+	b.t.Helper()
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return page{status: resp.StatusCode, header: resp.Header, body: string(body)}
+}
+
+// must fails unless the page has the status.
+func (p page) must(t *testing.T, status int) page {
+	t.Helper()
+	if p.status != status {
+		t.Fatalf("status %d, want %d:\n%s", p.status, status, p.body)
+	}
+	return p
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf is the CSRF token of the page's forms.
+func (p page) csrf(t *testing.T) string {
+	t.Helper()
+	m := csrfRE.FindStringSubmatch(p.body)
+	if m == nil {
+		t.Fatalf("no CSRF token on the page:\n%s", p.body)
+	}
+	return m[1]
+}
+
+// formValue is the value of the first hidden input named name after the
+// first occurrence of anchor.
+func (p page) formValue(t *testing.T, anchor, name string) string {
+	t.Helper()
+	i := strings.Index(p.body, anchor)
+	if i < 0 {
+		t.Fatalf("%q not on the page:\n%s", anchor, p.body)
+	}
+	m := regexp.MustCompile(`name="` + name + `" value="([^"]*)"`).FindStringSubmatch(p.body[i:])
+	if m == nil {
+		t.Fatalf("no %s field after %q", name, anchor)
+	}
+	return m[1]
+}
+
+// expiredToken issues a token that expired an hour ago.
+func (ts *testServer) expiredToken(subject string, grants ...string) string {
+	ts.t.Helper()
+	iss := &auth.Issuer{Key: ts.key, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}
+	tok, err := iss.Issue(subject, grants, time.Hour)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	return tok
+}

@@ -1,0 +1,385 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/teammem/teammem/api"
+)
+
+func TestUISignIn(t *testing.T) {
+	var logs bytes.Buffer
+	ts := newTestServer(t, serverOpts{logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	b := ts.browser(t)
+
+	p := b.get("/ui/").must(t, http.StatusSeeOther)
+	if loc := p.header.Get("Location"); loc != "/ui/login" {
+		t.Fatalf("signed-out /ui/ redirects to %q, want /ui/login", loc)
+	}
+	form := b.get("/ui/login").must(t, http.StatusOK)
+	if !strings.Contains(form.body, `name="token"`) || !strings.Contains(form.body, `method="post"`) {
+		t.Fatalf("sign-in page has no POST form with a token field:\n%s", form.body)
+	}
+
+	expired := ts.expiredToken("old", "**:read")
+	bad := b.post("/ui/login", url.Values{"token": {expired}}).must(t, http.StatusUnauthorized)
+	if !strings.Contains(bad.body, "not accepted") || strings.Contains(bad.body, expired) {
+		t.Fatalf("refused sign-in page must say so without echoing the token:\n%s", bad.body)
+	}
+	forged := ts.admin[:len(ts.admin)-4] + "AAAA"
+	b.post("/ui/login", url.Values{"token": {forged}}).must(t, http.StatusUnauthorized)
+	b.post("/ui/login", url.Values{"token": {""}}).must(t, http.StatusBadRequest)
+
+	p = b.post("/ui/login", url.Values{"token": {ts.admin}}).must(t, http.StatusSeeOther)
+	cookie := p.header.Get("Set-Cookie")
+	for _, want := range []string{"teammem_session=", "HttpOnly", "SameSite=Strict", "Path=/ui/"} {
+		if !strings.Contains(cookie, want) {
+			t.Errorf("session cookie %q lacks %s", cookie, want)
+		}
+	}
+	if strings.Contains(cookie, "Secure") {
+		t.Errorf("session cookie over plain HTTP is Secure: %q", cookie)
+	}
+	if strings.Contains(cookie, ts.admin) || strings.Contains(cookie, strings.Split(ts.admin, ".")[1]) {
+		t.Errorf("the session cookie holds the token in the clear")
+	}
+	home := b.get("/ui/").must(t, http.StatusOK)
+	if !strings.Contains(home.body, "admin") {
+		t.Errorf("home page does not name the signed-in subject")
+	}
+
+	tls := ts.browser(t).post("/ui/login", url.Values{"token": {ts.admin}}, "X-Forwarded-Proto", "https")
+	if c := tls.header.Get("Set-Cookie"); !strings.Contains(c, "Secure") {
+		t.Errorf("session cookie behind TLS is not Secure: %q", c)
+	}
+
+	// A cross-site form cannot sign anyone in or out.
+	b.post("/ui/login", url.Values{"token": {ts.admin}}, "Sec-Fetch-Site", "cross-site").must(t, http.StatusForbidden)
+	b.post("/ui/logout", url.Values{"csrf": {home.csrf(t)}}, "Sec-Fetch-Site", "cross-site").must(t, http.StatusForbidden)
+	b.post("/ui/logout", url.Values{"csrf": {"forged"}}).must(t, http.StatusBadRequest)
+	b.get("/ui/").must(t, http.StatusOK)
+	b.post("/ui/logout", url.Values{"csrf": {home.csrf(t)}}).must(t, http.StatusSeeOther)
+	b.get("/ui/").must(t, http.StatusSeeOther)
+
+	if strings.Contains(logs.String(), ts.admin) || strings.Contains(logs.String(), expired) {
+		t.Errorf("a token reached the log:\n%s", logs.String())
+	}
+}
+
+func TestUIForgedOrTamperedCookie(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	b := ts.browser(t)
+	b.signIn(ts.admin)
+	u, _ := url.Parse(ts.url + "/ui/")
+	c := b.client.Jar.Cookies(u)[0]
+	raw := []byte(c.Value)
+	raw[len(raw)/2] ^= 1
+	c.Value, c.Path = string(raw), "/ui/"
+	b.client.Jar.SetCookies(u, []*http.Cookie{c})
+	b.get("/ui/").must(t, http.StatusSeeOther)
+	// A session from another server (another secret) is not accepted.
+	other := newTestServer(t, serverOpts{})
+	ob := other.browser(t)
+	ob.signIn(other.admin)
+	ou, _ := url.Parse(other.url + "/ui/")
+	oc := ob.client.Jar.Cookies(ou)[0]
+	oc.Path = "/ui/"
+	b.client.Jar.SetCookies(u, []*http.Cookie{oc})
+	b.get("/ui/").must(t, http.StatusSeeOther)
+}
+
+func TestUISecurityHeaders(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"MEMORY.md": "# hi\n"}, nil, http.StatusOK)
+	b := ts.browser(t)
+	check := func(path string, p page) {
+		t.Helper()
+		h := p.header
+		csp := h.Get("Content-Security-Policy")
+		for _, want := range []string{"default-src 'none'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("%s: CSP %q lacks %s", path, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "script-src") {
+			t.Errorf("%s: CSP %q allows script", path, csp)
+		}
+		if h.Get("X-Frame-Options") != "DENY" || h.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: X-Frame-Options %q, X-Content-Type-Options %q", path, h.Get("X-Frame-Options"), h.Get("X-Content-Type-Options"))
+		}
+		if strings.Contains(p.body, "<script") || strings.Contains(p.body, "http://") || strings.Contains(p.body, "https://") {
+			t.Errorf("%s: page loads script or a third-party asset:\n%s", path, p.body)
+		}
+	}
+	check("/ui/login", b.get("/ui/login"))
+	b.signIn(ts.admin)
+	for _, path := range []string{"/ui/", "/ui/r/acme/api", "/ui/r/acme/api/~entry?key=MEMORY.md", "/ui/r/acme/api/~search?q=hi",
+		"/ui/r/acme/api/~diff?key=MEMORY.md&from=1&to=1", "/ui/r/acme/nope", "/ui/nowhere"} {
+		check(path, b.get(path))
+	}
+	css := b.get("/ui/static/style.css").must(t, http.StatusOK)
+	if !strings.HasPrefix(css.header.Get("Content-Type"), "text/css") || !strings.Contains(css.body, "prefers-color-scheme: dark") {
+		t.Errorf("stylesheet: %s, dark mode missing", css.header.Get("Content-Type"))
+	}
+}
+
+// xssPayloads are entries that would run script if rendered naively.
+var xssPayloads = map[string]string{
+	"script.md":      "# hi\n<script>alert(1)</script>\n",
+	"jslink.md":      "[click](javascript:alert(1)) [upper](JAVASCRIPT:alert(1)) [spaced](java%0ascript:alert(1))\n",
+	"jsref.md":       "[click][x]\n\n[x]: javascript:alert(1)\n",
+	"autolink.md":    "<javascript:alert(1)>\n",
+	"img.md":         "<img src=x onerror=alert(1)>\n\n![x](x \"t\" onerror=alert(1))\n",
+	"svg.md":         "<svg onload=alert(1)><script>alert(2)</script></svg>\n\n![s](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)\n",
+	"iframe.md":      "<iframe src=\"javascript:alert(1)\"></iframe><object data=x></object><embed src=x>\n",
+	"style.md":       "<style>body{display:none}</style><div style=\"background:url(javascript:alert(1))\">x</div>\n",
+	"inline.md":      "Text <a href=\"javascript:alert(1)\" onclick=\"alert(1)\">a</a> <b onmouseover=alert(1)>b</b>\n",
+	"vbscript.md":    "[v](vbscript:msgbox(1)) [d](data:text/html,<script>alert(1)</script>)\n",
+	"form.md":        "<form action=\"https://evil.example\"><input name=token></form><meta http-equiv=refresh content=\"0;url=javascript:alert(1)\">\n",
+	"mathml.md":      "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>\n",
+	"entities.md":    "[e](&#106;avascript:alert(1)) [e2](jav&#x09;ascript:alert(1))\n",
+	"code-fence.md":  "```html\n<script>alert(1)</script>\n```\n",
+	"table-cell.md":  "| a |\n|---|\n| <img src=x onerror=alert(1)> |\n",
+	"task-list.md":   "- [x] <script>alert(1)</script>\n",
+	"html-block.md":  "<div>\n<img src=x onerror=alert(1)>\n</div>\n",
+	"link-title.md":  "[t](https://example.com \"\\\" onmouseover=\\\"alert(1)\")\n",
+	"svg-use.md":     "<svg><use href=\"data:image/svg+xml,<svg id='x' xmlns='http://www.w3.org/2000/svg'><image href='1' onerror='alert(1)' /></svg>#x\"></use></svg>\n",
+	"base.md":        "<base href=\"javascript:alert(1)//\">\n",
+	"details.md":     "<details open ontoggle=alert(1)>x</details>\n",
+	"raw-in-list.md": "- <img src=x onerror=alert(1)>\n",
+}
+
+// scriptVectors walks a page and lists everything that could run script or
+// load something: script-like elements, event handler attributes, and
+// URLs that are not plain relative, http(s) or mailto.
+func scriptVectors(t *testing.T, body string) []string {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "script", "iframe", "object", "embed", "svg", "math", "style", "base", "frame", "frameset", "template":
+				found = append(found, "<"+n.Data+">")
+			}
+			for _, a := range n.Attr {
+				key, val := strings.ToLower(a.Key), strings.ToLower(strings.TrimSpace(a.Val))
+				switch {
+				case strings.HasPrefix(key, "on"), key == "style", key == "formaction", key == "srcdoc", key == "http-equiv":
+					found = append(found, n.Data+" "+a.Key+"="+a.Val)
+				case key == "href" || key == "src" || key == "action" || key == "data" || key == "xlink:href":
+					if u, err := url.Parse(val); err != nil || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "mailto") {
+						found = append(found, n.Data+" "+a.Key+"="+a.Val)
+					}
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return found
+}
+
+func TestUIEntryContentCannotRunScript(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	entries := map[string]string{"MEMORY.md": ""}
+	for k, v := range xssPayloads {
+		entries["xss/"+k] = v
+		entries["MEMORY.md"] += v
+	}
+	ts.put("acme/xss", entries, nil, http.StatusOK)
+	b := ts.browser(t)
+	b.signIn(ts.admin)
+	pages := []string{"/ui/", "/ui/r/acme/xss", "/ui/r/acme/xss/~search?q=alert"}
+	for k := range entries {
+		q := url.Values{"key": {k}}.Encode()
+		pages = append(pages, "/ui/r/acme/xss/~entry?"+q, "/ui/r/acme/xss/~diff?"+q+"&from=1&to=1")
+	}
+	for _, path := range pages {
+		p := b.get(path).must(t, http.StatusOK)
+		if v := scriptVectors(t, p.body); len(v) > 0 {
+			t.Errorf("%s carries script vectors %q", path, v)
+		}
+	}
+	// The raw text is shown, escaped: the payload is visible, not live.
+	p := b.get("/ui/r/acme/xss/~entry?key=xss%2Fscript.md")
+	if !strings.Contains(p.body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the raw text of the script entry is not shown escaped")
+	}
+}
+
+func TestUIForbiddenRevealsNothing(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"MEMORY.md": "# api\n", "a.md": "a"}, nil, http.StatusOK)
+	ts.put("acme/secret", map[string]string{"MEMORY.md": "# the secret plan\n", "a.md": "classified-words"}, nil, http.StatusOK)
+	ts.put("acme/secret", nil, []string{"a.md"}, http.StatusOK)
+	b := ts.browser(t)
+	b.signIn(ts.token("ana", "acme/api:read"))
+	home := b.get("/ui/").must(t, http.StatusOK)
+	if !strings.Contains(home.body, "acme/api") || strings.Contains(home.body, "secret") {
+		t.Fatalf("repository list shows what the grant does not cover:\n%s", home.body)
+	}
+	for _, suffix := range []string{"", "/~entry?key=MEMORY.md", "/~entry?key=a.md&v=1", "/~diff?key=a.md&from=1&to=2",
+		"/~search?q=plan", "/~search?q="} {
+		exists := b.get("/ui/r/acme/secret"+suffix).must(t, http.StatusForbidden)
+		absent := b.get("/ui/r/acme/never-written"+suffix).must(t, http.StatusForbidden)
+		norm := func(s string) string { return strings.ReplaceAll(s, "never-written", "secret") }
+		if norm(absent.body) != exists.body {
+			t.Errorf("%s: the 403 page of an existing repository differs from that of an absent one:\n%s\n----\n%s", suffix, exists.body, absent.body)
+		}
+		if strings.Contains(exists.body, "plan") || strings.Contains(exists.body, "classified") {
+			t.Errorf("%s: the 403 page shows content", suffix)
+		}
+	}
+	b.post("/ui/r/acme/secret/~restore", url.Values{"csrf": {home.csrf(t)}, "key": {"a.md"}, "version": {"2"}, "base": {"x"}}).
+		must(t, http.StatusForbidden)
+}
+
+func TestUIRestore(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"MEMORY.md": "# api\n- [Notes](notes.md)\n", "notes.md": "first\n"}, nil, http.StatusOK)
+	ts.put("acme/api", map[string]string{"notes.md": "second\n"}, nil, http.StatusOK)
+	ts.put("acme/api", nil, []string{"notes.md"}, http.StatusOK)
+	b := ts.browser(t)
+	b.signIn(ts.token("ana", "acme/*:write"))
+
+	repoPage := b.get("/ui/r/acme/api").must(t, http.StatusOK)
+	if !strings.Contains(repoPage.body, "Deleted entries") || !strings.Contains(repoPage.body, ">notes.md</a>") {
+		t.Fatalf("the deleted entry is not listed:\n%s", repoPage.body)
+	}
+	if !strings.Contains(repoPage.body, `href="/ui/r/acme/api/~entry?key=notes.md"`) {
+		t.Errorf("MEMORY.md's link does not lead to the topic's entry page")
+	}
+	csrf, base := repoPage.csrf(t), repoPage.formValue(t, "~restore", "base")
+	version := repoPage.formValue(t, "~restore", "version")
+	form := func(csrf, base string) url.Values {
+		return url.Values{"csrf": {csrf}, "key": {"notes.md"}, "version": {version}, "base": {base}}
+	}
+
+	b.post("/ui/r/acme/api/~restore", form("", base)).must(t, http.StatusBadRequest)
+	b.post("/ui/r/acme/api/~restore", form(csrf, base), "Sec-Fetch-Site", "cross-site").must(t, http.StatusForbidden)
+	reader := ts.browser(t)
+	reader.signIn(ts.token("rita", "acme/api:read"))
+	rp := reader.get("/ui/r/acme/api").must(t, http.StatusOK)
+	if strings.Contains(rp.body, "~restore") {
+		t.Errorf("a reader is offered a restore button")
+	}
+	reader.post("/ui/r/acme/api/~restore", url.Values{"csrf": {rp.csrf(t)}, "key": {"notes.md"}, "version": {version}, "base": {base}}).
+		must(t, http.StatusForbidden)
+	if e := ts.get("repo=acme/api", http.StatusOK); strings.Contains(string(e.body), "second") {
+		t.Fatalf("a refused restore wrote: %s", e.body)
+	}
+
+	ts.put("acme/api", map[string]string{"other.md": "meanwhile"}, nil, http.StatusOK)
+	stale := b.post("/ui/r/acme/api/~restore", form(csrf, base)).must(t, http.StatusConflict)
+	if !strings.Contains(stale.body, "changed since") {
+		t.Errorf("stale restore page: %s", stale.body)
+	}
+
+	fresh := b.get("/ui/r/acme/api").must(t, http.StatusOK)
+	done := b.post("/ui/r/acme/api/~restore", form(csrf, fresh.formValue(t, "~restore", "base"))).must(t, http.StatusSeeOther)
+	loc := done.header.Get("Location")
+	if !strings.HasPrefix(loc, "/ui/r/acme/api/~entry?key=notes.md") {
+		t.Fatalf("restore redirects to %q", loc)
+	}
+	var pull api.TeamMemory
+	if err := json.Unmarshal(ts.get("repo=acme/api", http.StatusOK).body, &pull); err != nil {
+		t.Fatal(err)
+	}
+	if pull.Content.Entries["notes.md"] != "second\n" {
+		t.Fatalf("after restore the API serves notes.md = %q, want the deleted content", pull.Content.Entries["notes.md"])
+	}
+	var hist api.History
+	if err := json.Unmarshal(ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=notes.md", ts.admin, nil).body, &hist); err != nil {
+		t.Fatal(err)
+	}
+	if len(hist.Revisions) != 4 || hist.Revisions[0].Op != "put" || hist.Revisions[0].Author != "ana" {
+		t.Fatalf("the restore is not in the history as ana's edit: %+v", hist.Revisions)
+	}
+	entry := b.get(loc).must(t, http.StatusOK)
+	if !strings.Contains(entry.body, "Restored") {
+		t.Errorf("the entry page does not confirm the restore")
+	}
+
+	// Restoring an older version of a live entry works the same way.
+	v1 := url.Values{"csrf": {csrf}, "key": {"notes.md"}, "version": {"1"}, "base": {entry.formValue(t, "~restore", "base")}}
+	b.post("/ui/r/acme/api/~restore", v1).must(t, http.StatusSeeOther)
+	if err := json.Unmarshal(ts.get("repo=acme/api", http.StatusOK).body, &pull); err != nil {
+		t.Fatal(err)
+	}
+	if pull.Content.Entries["notes.md"] != "first\n" {
+		t.Fatalf("after restoring v1 the API serves %q", pull.Content.Entries["notes.md"])
+	}
+}
+
+func TestUIPages(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"MEMORY.md": "# Index\n", "decisions/db.md": "# DB\nWe use Postgres.\nline 3\n"}, nil, http.StatusOK)
+	ts.put("acme/api", map[string]string{"decisions/db.md": "# DB\nWe use Postgres 16.\nline 3\n"}, nil, http.StatusOK)
+	b := ts.browser(t)
+	b.signIn(ts.token("ana", "acme/*:read"))
+
+	repo := b.get("/ui/r/Acme/API.git").must(t, http.StatusOK)
+	for _, want := range []string{"<h1>Index</h1>", "decisions/", ">db.md</a>", "admin"} {
+		if !strings.Contains(repo.body, want) {
+			t.Errorf("repository page lacks %q", want)
+		}
+	}
+	entry := b.get("/ui/r/acme/api/~entry?key=decisions%2Fdb.md").must(t, http.StatusOK)
+	for _, want := range []string{"We use Postgres 16.", "Raw text", "v2", "v1", "Compare selected versions"} {
+		if !strings.Contains(entry.body, want) {
+			t.Errorf("entry page lacks %q", want)
+		}
+	}
+	old := b.get("/ui/r/acme/api/~entry?key=decisions%2Fdb.md&v=1").must(t, http.StatusOK)
+	if !strings.Contains(old.body, "We use Postgres.") {
+		t.Errorf("entry page at v1 does not show v1")
+	}
+	diff := b.get("/ui/r/acme/api/~diff?key=decisions%2Fdb.md&from=1&to=2").must(t, http.StatusOK)
+	for _, want := range []string{`class="opdel"`, "We use Postgres.", `class="opadd"`, "We use Postgres 16."} {
+		if !strings.Contains(diff.body, want) {
+			t.Errorf("diff page lacks %q", want)
+		}
+	}
+	search := b.get("/ui/r/acme/api/~search?q=POSTGRES").must(t, http.StatusOK)
+	if !strings.Contains(search.body, "<mark>Postgres</mark>") || !strings.Contains(search.body, "decisions/db.md") {
+		t.Errorf("search page:\n%s", search.body)
+	}
+	none := b.get("/ui/r/acme/api/~search?q=mysql").must(t, http.StatusOK)
+	if !strings.Contains(none.body, "No live entry holds") {
+		t.Errorf("empty search page:\n%s", none.body)
+	}
+	b.get("/ui/r/acme/api/~entry?key=missing.md").must(t, http.StatusNotFound)
+	b.get("/ui/r/acme/api/~entry?key=decisions%2Fdb.md&v=9").must(t, http.StatusNotFound)
+	b.get("/ui/r/acme/api/~nothing").must(t, http.StatusNotFound)
+	b.get("/ui/r/acme//api").must(t, http.StatusBadRequest)
+	b.get("/ui/r/acme/api/~search?q="+strings.Repeat("x", 201)).must(t, http.StatusBadRequest)
+}
+
+func TestUIRateLimit(t *testing.T) {
+	ts := newTestServer(t, serverOpts{rateLimit: 1}) // burst 2
+	b := ts.browser(t)
+	b.signIn(ts.admin)
+	var last page
+	for range 4 {
+		if last = b.get("/ui/"); last.status == http.StatusTooManyRequests {
+			break
+		}
+	}
+	if last.status != http.StatusTooManyRequests || last.header.Get("Retry-After") == "" {
+		t.Fatalf("UI over the rate limit: %d, Retry-After %q", last.status, last.header.Get("Retry-After"))
+	}
+}
