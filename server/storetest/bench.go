@@ -21,6 +21,7 @@ func Benchmarks(b *testing.B, open func(b *testing.B) server.Store) {
 		s := open(b)
 		seed(b, s, 20)
 		ctx := context.Background()
+		defer measureCPU(b)()
 		for b.Loop() {
 			if _, err := s.RepoState(ctx, repo); err != nil {
 				b.Fatal(err)
@@ -93,6 +94,7 @@ func benchApplyPut(b *testing.B, s server.Store, n int) {
 	seed(b, s, n)
 	ctx := context.Background()
 	i := 0
+	defer measureCPU(b)()
 	for b.Loop() {
 		i++
 		w := write(repo, at(1), contents{benchKey(i % n): benchContent(i%n, i)})
@@ -105,6 +107,7 @@ func benchApplyPut(b *testing.B, s server.Store, n int) {
 func benchSnapshot(b *testing.B, s server.Store, n int, opts server.ReadOptions) {
 	seed(b, s, n)
 	ctx := context.Background()
+	defer measureCPU(b)()
 	for b.Loop() {
 		snap, err := s.Snapshot(ctx, repo, opts)
 		if err != nil || len(snap.Live) != n {
