@@ -13,7 +13,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/httpapi"
@@ -53,7 +53,7 @@ func TestAgainstRealServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := memcore.DatasetChecksum(map[string]string{"a.md": memcore.EntryChecksum([]byte("a")), "b.md": memcore.EntryChecksum([]byte("b"))})
+	want := protocol.DatasetChecksum(map[string]string{"a.md": protocol.EntryChecksum([]byte("a")), "b.md": protocol.EntryChecksum([]byte("b"))})
 	if put.Checksum != want {
 		t.Errorf("checksum %s, want %s", put.Checksum, want)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // hostileKeys are keys a hostile server may send that no client may write:
@@ -45,9 +45,9 @@ func fakeServer(t *testing.T, entries map[string]string) *httptest.Server {
 	var mu sync.Mutex
 	sums := map[string]string{}
 	for k, v := range entries {
-		sums[k] = memcore.EntryChecksum([]byte(v))
+		sums[k] = protocol.EntryChecksum([]byte(v))
 	}
-	checksum := memcore.DatasetChecksum(sums)
+	checksum := protocol.DatasetChecksum(sums)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()

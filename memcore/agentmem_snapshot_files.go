@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // copySnapshot copies every snapshot file whose relative path is a valid key
@@ -39,7 +41,7 @@ func snapshotKeys(snap *os.Root) ([]string, error) {
 		if err != nil || !e.Type().IsRegular() {
 			return err
 		}
-		if p != SnapshotMetaName && ValidateKey(p) == nil {
+		if p != SnapshotMetaName && protocol.ValidateKey(p) == nil {
 			keys = append(keys, p)
 		}
 		return nil

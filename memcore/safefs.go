@@ -37,7 +37,7 @@ type WriteOptions struct {
 // target and fsyncs the folder (not on Windows). A reader sees the old content
 // or the new, never a mix. On failure the temporary file is removed.
 //
-// Errors wrap ErrInvalidKey for an invalid key and ErrUnsafePath for a path
+// Errors wrap protocol.ErrInvalidKey for an invalid key and ErrUnsafePath for a path
 // that would leave dir; dir itself must exist and may be reached through a
 // symlink. Below dir, only relative symlinks that stay inside are followed:
 // an absolute one is refused with ErrUnsafePath, wherever it points. SafeWrite is safe for concurrent use; concurrent writes of one key
@@ -101,7 +101,7 @@ func writeSyncClose(f *os.File, data []byte) error {
 
 // SafeRead returns the content of the regular file that key names below dir,
 // after the same checks as SafeWrite and through an os.Root. Errors wrap
-// ErrInvalidKey, ErrUnsafePath, or fs.ErrNotExist for a missing file.
+// protocol.ErrInvalidKey, ErrUnsafePath, or fs.ErrNotExist for a missing file.
 func SafeRead(dir, key string) ([]byte, error) {
 	root, err := openSafe(dir, key)
 	if err != nil {
@@ -129,7 +129,7 @@ func SafeRead(dir, key string) ([]byte, error) {
 
 // SafeRemove removes the regular file that key names below dir, after the
 // same checks as SafeWrite and through an os.Root, then fsyncs its folder.
-// Folders left empty stay. Errors wrap ErrInvalidKey, ErrUnsafePath, or
+// Folders left empty stay. Errors wrap protocol.ErrInvalidKey, ErrUnsafePath, or
 // fs.ErrNotExist when there is no such file.
 func SafeRemove(dir, key string) error {
 	root, err := openSafe(dir, key)

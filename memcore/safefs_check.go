@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // ErrUnsafePath is wrapped by the errors of SafeWrite, SafeRead and SafeRemove
@@ -20,7 +22,7 @@ var ErrUnsafePath = errors.New("unsafe path")
 // the lexical check, the symlink check) and opens an os.Root on the real path
 // of dir, through which the caller does all its I/O.
 func openSafe(dir, key string) (*os.Root, error) {
-	if err := ValidateKey(key); err != nil {
+	if err := protocol.ValidateKey(key); err != nil {
 		return nil, err
 	}
 	if err := checkLexical(dir, key); err != nil {

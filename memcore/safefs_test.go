@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/memcore/protocol/protocoltest"
 )
 
 // safeFixture is a memory folder and a folder outside it, side by side.
@@ -111,16 +113,16 @@ func TestSafeWritePerm(t *testing.T) {
 func TestSafeFSRefusesHostileKeys(t *testing.T) {
 	f := newSafeFixture(t)
 	mustWrite(t, filepath.Join(f.outside, "x.md"), "secret")
-	for _, tc := range hostileKeys {
-		t.Run(tc.name, func(t *testing.T) {
-			if err := SafeWrite(f.dir, tc.key, []byte("pwned")); !errors.Is(err, ErrInvalidKey) {
-				t.Errorf("SafeWrite = %v, want ErrInvalidKey", err)
+	for _, tc := range protocoltest.HostileKeys {
+		t.Run(tc.Name, func(t *testing.T) {
+			if err := SafeWrite(f.dir, tc.Key, []byte("pwned")); !errors.Is(err, protocol.ErrInvalidKey) {
+				t.Errorf("SafeWrite = %v, want protocol.ErrInvalidKey", err)
 			}
-			if _, err := SafeRead(f.dir, tc.key); !errors.Is(err, ErrInvalidKey) {
-				t.Errorf("SafeRead = %v, want ErrInvalidKey", err)
+			if _, err := SafeRead(f.dir, tc.Key); !errors.Is(err, protocol.ErrInvalidKey) {
+				t.Errorf("SafeRead = %v, want protocol.ErrInvalidKey", err)
 			}
-			if err := SafeRemove(f.dir, tc.key); !errors.Is(err, ErrInvalidKey) {
-				t.Errorf("SafeRemove = %v, want ErrInvalidKey", err)
+			if err := SafeRemove(f.dir, tc.Key); !errors.Is(err, protocol.ErrInvalidKey) {
+				t.Errorf("SafeRemove = %v, want protocol.ErrInvalidKey", err)
 			}
 		})
 	}

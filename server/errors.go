@@ -1,7 +1,8 @@
 // Package server is the domain of teammem-server: the Service that makes the
 // auth decisions, applies limits and validation, and the Store interface its
-// storage implements. It imports memcore for key validation, checksums and
-// the secret scanner, and never the wire format or a database driver.
+// storage implements. It imports memcore/protocol for key validation and
+// checksums and memcore/secrets for the secret scanner, and never the wire
+// format or a database driver.
 package server
 
 import (

@@ -43,7 +43,7 @@ type Store interface {
 	//   - the live bytes after the write against w.MaxRepoBytes, when the
 	//     write grows them: an error wrapping ErrRepoTooLarge;
 	//   - that no newly created key equals another live key after
-	//     memcore.FoldKey: *KeyCollisionError (wrapping ErrKeyCollision).
+	//     protocol.FoldKey: *KeyCollisionError (wrapping ErrKeyCollision).
 	// A put whose checksum equals the live entry's is not a change; a
 	// delete of an absent or already deleted key is a no-op. A write that
 	// changes nothing still succeeds and returns the current state (for a
@@ -140,7 +140,7 @@ type ReadOptions struct {
 type Put struct {
 	Key      string
 	Content  string
-	Checksum string // memcore.EntryChecksum of Content, computed by the caller
+	Checksum string // protocol.EntryChecksum of Content, computed by the caller
 }
 
 // Write is one atomic change of a repository.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // CanonicalRepo canonicalises a repository slug (protocol §1): `Acme/API.git`
@@ -14,7 +14,7 @@ func CanonicalRepo(repo string) (string, error) {
 	if repo == "" {
 		return "", invalidf(ReasonInvalidRepo, "the repo parameter is required (for example repo=acme/api)")
 	}
-	canon, err := memcore.CanonicalSlug(repo)
+	canon, err := protocol.CanonicalSlug(repo)
 	if err != nil {
 		e := invalidf(ReasonInvalidRepo, "repository %q is not a valid slug: %v", RedactRepo(repo), slugReason(err))
 		return "", e
@@ -41,16 +41,16 @@ func RedactRepo(repo string) string {
 
 // slugReason returns the reason part of a slug error.
 func slugReason(err error) string {
-	if u := errors.Unwrap(err); u != nil && !errors.Is(u, memcore.ErrInvalidSlug) {
+	if u := errors.Unwrap(err); u != nil && !errors.Is(u, protocol.ErrInvalidSlug) {
 		return u.Error()
 	}
 	return err.Error()
 }
 
-// validateKey applies memcore.ValidateKey and turns its error into a
+// validateKey applies protocol.ValidateKey and turns its error into a
 // RequestError naming the key.
 func validateKey(key string) error {
-	if err := memcore.ValidateKey(key); err != nil {
+	if err := protocol.ValidateKey(key); err != nil {
 		e := invalidf(ReasonInvalidKey, "%v", err)
 		e.Details = map[string]any{"key": truncateForMessage(key)}
 		return e

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/memcore/secrets"
 )
 
@@ -62,7 +62,7 @@ func (s *Service) checkPuts(entries map[string]string) ([]Put, error) {
 		if err := validateKey(k); err != nil {
 			return nil, err
 		}
-		f := memcore.FoldKey(k)
+		f := protocol.FoldKey(k)
 		if other := folded[f]; other != "" {
 			return nil, &KeyCollisionError{Key: k, Existing: other}
 		}
@@ -82,7 +82,7 @@ func (s *Service) checkPuts(entries map[string]string) ([]Put, error) {
 					Details: map[string]any{"key": k, "rule_id": m[0].RuleID, "label": m[0].Label, "line": m[0].Line}}
 			}
 		}
-		puts = append(puts, Put{Key: k, Content: content, Checksum: memcore.EntryChecksum([]byte(content))})
+		puts = append(puts, Put{Key: k, Content: content, Checksum: protocol.EntryChecksum([]byte(content))})
 	}
 	return puts, nil
 }

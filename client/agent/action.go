@@ -31,7 +31,7 @@ const (
 	// ActionResurrect: deleted on the server but edited locally; the edit
 	// wins and the local version is pushed again.
 	ActionResurrect
-	// ActionSkip: the key is not valid (memcore.ValidateKey) or is a conflict
+	// ActionSkip: the key is not valid (protocol.ValidateKey) or is a conflict
 	// copy; nothing is written, pushed or deleted.
 	ActionSkip
 	// ActionHold: a deletion withheld by a safety rail; nothing moves and the

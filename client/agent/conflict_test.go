@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 func TestConflictName(t *testing.T) {
@@ -26,7 +26,7 @@ func TestConflictName(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("ConflictName = %q, want %q", got, tt.want)
 			}
-			if err := memcore.ValidateKey(got); err != nil {
+			if err := protocol.ValidateKey(got); err != nil {
 				t.Errorf("conflict name is not a valid key: %v", err)
 			}
 			if !IsConflictCopy(got) || IsConflictCopy(tt.key) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Sync pulls, reconciles, applies the server's changes locally and pushes
@@ -269,7 +270,7 @@ func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if memcore.EntryChecksum([]byte(local)) != st.Local {
+	if protocol.EntryChecksum([]byte(local)) != st.Local {
 		return nil, fmt.Errorf("leave %q for now: %w", st.Key, errLocalChanged)
 	}
 	server := e.view.content[st.Key]

@@ -8,7 +8,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // fakeRemote is an in-memory server of the protocol with fault injection:
@@ -45,9 +45,9 @@ func newFakeRemote(entries map[string]string) *fakeRemote {
 func (f *fakeRemote) checksum() string {
 	sums := map[string]string{}
 	for k, v := range f.entries {
-		sums[k] = memcore.EntryChecksum([]byte(v))
+		sums[k] = protocol.EntryChecksum([]byte(v))
 	}
-	return memcore.DatasetChecksum(sums)
+	return protocol.DatasetChecksum(sums)
 }
 
 // apply writes a request; callers hold mu (or own f).

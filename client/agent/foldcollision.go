@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // foldCollisions finds keys whose names differ from another's only in case
-// (memcore.FoldKey) where one is a local file and another, different key is
+// (protocol.FoldKey) where one is a local file and another, different key is
 // on the server: on a case-insensitive file system writing the server's key
 // would overwrite the local file, so every key of such a group is skipped.
 // It returns the skipped keys and one warning per group, keyed by the
@@ -18,7 +18,7 @@ func foldCollisions(in Input) (skip map[string]bool, warn map[string]string) {
 	groups := map[string][]string{}
 	local := map[string]bool{}
 	add := func(k string) {
-		f := memcore.FoldKey(k)
+		f := protocol.FoldKey(k)
 		if !slices.Contains(groups[f], k) {
 			groups[f] = append(groups[f], k)
 		}

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // journalFormat is the version of the journal file's layout.
@@ -130,7 +130,7 @@ func parseJournal(data []byte, server, repo, folder string) (*Journal, error) {
 		return nil, fmt.Errorf("journal of %q on %q in %q", f.Repo, f.Server, f.Folder)
 	}
 	for k, e := range f.Entries {
-		if memcore.EntryChecksum([]byte(e.Content)) != e.Checksum {
+		if protocol.EntryChecksum([]byte(e.Content)) != e.Checksum {
 			return nil, fmt.Errorf("entry %q does not match its checksum", k)
 		}
 	}
@@ -195,7 +195,7 @@ func (j *Journal) Base() map[string]string {
 
 // Record notes that key holds content on both sides.
 func (j *Journal) Record(key, content string) {
-	e := BaseEntry{Checksum: memcore.EntryChecksum([]byte(content)), Content: content}
+	e := BaseEntry{Checksum: protocol.EntryChecksum([]byte(content)), Content: content}
 	if old, ok := j.Entries[key]; !ok || old != e {
 		j.Entries[key], j.changed = e, true
 	}

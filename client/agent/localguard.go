@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // errLocalChanged says a file changed after the scan a plan was made from;
@@ -44,7 +44,7 @@ func currentChecksum(dir, key string) (string, error) {
 	} else if err != nil {
 		return "", err
 	}
-	return memcore.EntryChecksum(data), nil
+	return protocol.EntryChecksum(data), nil
 }
 
 // checkUnchanged returns an error wrapping errLocalChanged unless key in

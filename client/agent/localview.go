@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // racyWindow is how close to the moment it was examined a file's
@@ -242,7 +243,7 @@ func (v *localView) add(fsys fs.FS, key string, fi fs.FileInfo, old *fileScan, i
 	}
 	at := v.now()
 	s := &fileScan{id: id, racy: !fi.ModTime().Before(at.Add(-racyWindow))}
-	if fi.Size() > int64(v.maxBytes()) && memcore.ValidateKey(key) == nil {
+	if fi.Size() > int64(v.maxBytes()) && protocol.ValidateKey(key) == nil {
 		// Over the limit by its size: not read at all.
 		s.skip = &SkipError{Key: key, Reason: ErrEntryTooLarge, Size: int(fi.Size())}
 		into[key] = s
@@ -262,7 +263,7 @@ func (v *localView) add(fsys fs.FS, key string, fi fs.FileInfo, old *fileScan, i
 		}
 		s.skip = skip
 	} else {
-		s.checksum = memcore.EntryChecksum(data)
+		s.checksum = protocol.EntryChecksum(data)
 		if v.keep {
 			s.content = string(data)
 		}

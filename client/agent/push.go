@@ -9,7 +9,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // errReplan asks the cycle to reconcile and push again at once, after the
@@ -116,7 +116,7 @@ func (e *Engine) refuseKey(key, content string, ae *client.APIError) {
 	if e.refusedKeys == nil {
 		e.refusedKeys = map[string]refusal{}
 	}
-	e.refusedKeys[key] = refusal{checksum: memcore.EntryChecksum([]byte(content)),
+	e.refusedKeys[key] = refusal{checksum: protocol.EntryChecksum([]byte(content)),
 		why: Skip{Path: key, Reason: "the server refused it: " + ae.Message}}
 }
 
@@ -132,7 +132,7 @@ func (e *Engine) fit(changes []Change, r *Report) []Change {
 	var out []Change
 	live := len(e.view.live)
 	for _, c := range changes {
-		if ref, ok := e.refusedKeys[c.Key]; ok && !c.Delete && ref.checksum == memcore.EntryChecksum([]byte(c.Content)) {
+		if ref, ok := e.refusedKeys[c.Key]; ok && !c.Delete && ref.checksum == protocol.EntryChecksum([]byte(c.Content)) {
 			r.Skipped = append(r.Skipped, ref.why)
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Input is everything Reconcile decides from. Every map goes from key to
@@ -54,12 +54,12 @@ type Plan struct {
 // or in the base, following spec/agent.md §2, then applies the safety rails
 // (see Rails). It is pure: it reads nothing but its input.
 //
-// Keys that fail memcore.ValidateKey, and conflict copies, are skipped with
+// Keys that fail protocol.ValidateKey, and conflict copies, are skipped with
 // a warning (local conflict copies silently: they are never pushed). A key
 // with a base but neither live nor tombstoned on the server (a server that
 // lost its data) is pushed again rather than deleted locally. A local key
 // and a different server key whose names differ only in case
-// (memcore.FoldKey) are both skipped with a warning naming them: on a
+// (protocol.FoldKey) are both skipped with a warning naming them: on a
 // case-insensitive file system one would overwrite the other.
 func Reconcile(in Input) Plan {
 	var p Plan
@@ -111,7 +111,7 @@ func unionKeys(in Input) []string {
 // a warning ("" for a silent skip), and whether the key is skipped.
 func skipStep(key string, in Input) (Step, string, bool) {
 	step := Step{Key: key, Action: ActionSkip, Local: in.Local[key], Server: in.Server[key], Base: in.Base[key]}
-	if err := memcore.ValidateKey(key); err != nil {
+	if err := protocol.ValidateKey(key); err != nil {
 		step.Reason = "invalid key"
 		return step, fmt.Sprintf("skipping %q: %v", key, err), true
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 func writeTree(t *testing.T, dir string, files map[string]string) {
@@ -51,7 +51,7 @@ func TestScanDir(t *testing.T) {
 	if diff := cmp.Diff(wantContents, snap.Contents); diff != "" {
 		t.Errorf("contents (-want +got):\n%s", diff)
 	}
-	if got := snap.Checksums["MEMORY.md"]; got != memcore.EntryChecksum([]byte("index\n")) {
+	if got := snap.Checksums["MEMORY.md"]; got != protocol.EntryChecksum([]byte("index\n")) {
 		t.Errorf("checksum = %s", got)
 	}
 	var skipped []string

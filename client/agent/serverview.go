@@ -2,7 +2,7 @@ package agent
 
 import (
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // serverView is the engine's copy of the repo on the server: built by a
@@ -62,12 +62,12 @@ func (v *serverView) applySince(m *api.TeamMemory, since int64) bool {
 		return false
 	}
 	v.apply(m)
-	return memcore.DatasetChecksum(v.live) == m.Checksum
+	return protocol.DatasetChecksum(v.live) == m.Checksum
 }
 
 // put records a live key.
 func (v *serverView) put(key, content string) {
-	v.live[key] = memcore.EntryChecksum([]byte(content))
+	v.live[key] = protocol.EntryChecksum([]byte(content))
 	v.content[key] = content
 	delete(v.tombs, key)
 }

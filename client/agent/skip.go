@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/memcore/secrets"
 )
 
@@ -61,15 +61,15 @@ func (e *SkipError) Skip() Skip {
 func (e *SkipError) Unwrap() error { return e.Reason }
 
 // CheckEntry returns nil when a local file may be pushed as key, otherwise
-// a *SkipError: the key fails memcore.ValidateKey, the content exceeds
+// a *SkipError: the key fails protocol.ValidateKey, the content exceeds
 // maxBytes (≤ 0 means DefaultMaxEntryBytes), is not UTF-8, or holds a
 // credential according to memcore/secrets.
 func CheckEntry(key string, content []byte, maxBytes int) error {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxEntryBytes
 	}
-	if err := memcore.ValidateKey(key); err != nil {
-		var ke *memcore.KeyError
+	if err := protocol.ValidateKey(key); err != nil {
+		var ke *protocol.KeyError
 		detail := err.Error()
 		if errors.As(err, &ke) {
 			detail = ke.Reason

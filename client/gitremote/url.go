@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // CanonicalFromURL returns the canonical slug (protocol §1) of a git remote
@@ -17,11 +17,11 @@ import (
 //	https://gitlab.example.com/group/sub/proj.git → group/sub/proj
 //	git://host/acme/api, http://…, git+ssh://…, [::1]:acme/api
 //
-// Canonicalisation itself is memcore.CanonicalSlug; this function adds what
+// Canonicalisation itself is protocol.CanonicalSlug; this function adds what
 // is specific to remote URLs. As git does, a remote with neither a scheme nor
 // an scp-style "host:" prefix is a local path: such remotes, and file://
 // URLs, name no shared repository and fail with ErrLocalRemote. Other
-// failures wrap memcore.ErrInvalidSlug. Errors never carry credentials.
+// failures wrap protocol.ErrInvalidSlug. Errors never carry credentials.
 func CanonicalFromURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -30,7 +30,7 @@ func CanonicalFromURL(raw string) (string, error) {
 	if isLocal(raw) {
 		return "", fmt.Errorf("canonicalise remote %q: %w", raw, ErrLocalRemote)
 	}
-	slug, err := memcore.CanonicalSlug(stripBracketHost(raw))
+	slug, err := protocol.CanonicalSlug(stripBracketHost(raw))
 	if err != nil {
 		return "", fmt.Errorf("canonicalise remote: %w", err)
 	}
@@ -63,7 +63,7 @@ func isDrivePath(raw string) bool {
 
 // stripBracketHost turns the scp form with a bracketed host
 // ("[git@::1]:acme/api", "git@[::1]:acme/api", "[host:22]:acme/api") into its
-// path, which memcore.CanonicalSlug would otherwise split at the first ':'.
+// path, which protocol.CanonicalSlug would otherwise split at the first ':'.
 func stripBracketHost(raw string) string {
 	if strings.Contains(raw, "://") {
 		return raw

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/client/gitremote"
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 func TestCanonicalFromURL(t *testing.T) {
@@ -55,13 +55,13 @@ func TestCanonicalFromURLErrors(t *testing.T) {
 		{"windows path", `C:\repos\acme\api`, gitremote.ErrLocalRemote},
 		{"windows forward slashes", "c:/repos/acme/api", gitremote.ErrLocalRemote},
 		{"empty", "", nil},
-		{"one segment", "https://github.com/acme", memcore.ErrInvalidSlug},
-		{"no path", "https://github.com", memcore.ErrInvalidSlug},
-		{"empty segment", "https://host/acme//web", memcore.ErrInvalidSlug},
-		{"dot-dot segment", "https://host/acme/../web", memcore.ErrInvalidSlug},
-		{"bad character", "https://host/acme/we b", memcore.ErrInvalidSlug},
-		{"unknown scheme", "ftp://host/acme/api", memcore.ErrInvalidSlug},
-		{"credentials in a bad URL", "https://bob:hunter2secret@host/acme", memcore.ErrInvalidSlug},
+		{"one segment", "https://github.com/acme", protocol.ErrInvalidSlug},
+		{"no path", "https://github.com", protocol.ErrInvalidSlug},
+		{"empty segment", "https://host/acme//web", protocol.ErrInvalidSlug},
+		{"dot-dot segment", "https://host/acme/../web", protocol.ErrInvalidSlug},
+		{"bad character", "https://host/acme/we b", protocol.ErrInvalidSlug},
+		{"unknown scheme", "ftp://host/acme/api", protocol.ErrInvalidSlug},
+		{"credentials in a bad URL", "https://bob:hunter2secret@host/acme", protocol.ErrInvalidSlug},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func FuzzCanonicalFromURL(f *testing.F) {
 		if err != nil {
 			return
 		}
-		again, err := memcore.CanonicalSlug(slug)
+		again, err := protocol.CanonicalSlug(slug)
 		if err != nil || again != slug {
 			t.Fatalf("CanonicalFromURL(%q) = %q, which is not canonical (%q, %v)", raw, slug, again, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // commonFlags are the flags every sync subcommand shares (spec/cli.md).
@@ -115,7 +116,7 @@ func repoDir(e *cliEnv, c commonFlags) (string, error) {
 // of the repository directory.
 func resolveSlug(e *cliEnv, c commonFlags) (string, error) {
 	if c.repo != "" {
-		slug, err := memcore.CanonicalSlug(c.repo)
+		slug, err := protocol.CanonicalSlug(c.repo)
 		if err != nil {
 			return "", errUsage("--repo %q is not a repository slug such as acme/api", c.repo)
 		}

@@ -27,9 +27,10 @@ func TestImportRules(t *testing.T) {
 		{pkg: "api", ownAllow: []string{}},
 		{pkg: "memcore", ownAllow: []string{"memcore"}},
 		{pkg: "memcore/secrets", ownAllow: []string{}},
+		{pkg: "memcore/protocol", ownAllow: []string{}},
 		{pkg: "client", ownAllow: []string{"api"}},
 		{pkg: "server", forbidden: []string{"github.com/jackc/", "modernc.org/", "github.com/go-chi/", "github.com/golang-jwt/", "github.com/prometheus/", module + "/api"},
-			ownAllow: []string{"memcore"}},
+			ownAllow: []string{"memcore/protocol", "memcore/secrets"}},
 		{pkg: "server/sqlite", forbidden: []string{"github.com/jackc/", "github.com/go-chi/"}},
 		{pkg: "server/postgres", forbidden: []string{"modernc.org/", "github.com/go-chi/"}},
 		{pkg: "server/httpapi", forbidden: []string{"github.com/jackc/", "modernc.org/"}},
@@ -57,6 +58,30 @@ func TestImportRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProtocolLeaf checks that memcore/protocol, all the server needs of
+// memcore besides the secret scanner, links the standard library and
+// golang.org/x/text only, and that the server binary links no other part of
+// memcore (so none of its Markdown, YAML and gitignore machinery).
+func TestProtocolLeaf(t *testing.T) {
+	for _, d := range deps(t, "memcore/protocol") {
+		first, _, _ := strings.Cut(d, "/")
+		if strings.Contains(first, ".") && d != module+"/memcore/protocol" && !strings.HasPrefix(d, "golang.org/x/text/") {
+			t.Errorf("memcore/protocol imports %s; only the standard library and golang.org/x/text may be", d)
+		}
+	}
+	machinery := []string{"github.com/yuin/goldmark", "gopkg.in/yaml", "go.yaml.in/", "github.com/go-git/", "github.com/bmatcuk/doublestar"}
+	for _, d := range deps(t, "cmd/teammem-server") {
+		if own, ok := strings.CutPrefix(d, module+"/memcore"); ok && own != "/protocol" && own != "/secrets" {
+			t.Errorf("teammem-server links %s; it may use memcore/protocol and memcore/secrets only", d)
+		}
+		for _, m := range machinery {
+			if strings.HasPrefix(d, m) {
+				t.Errorf("teammem-server links %s", d)
+			}
+		}
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 )
 
@@ -96,7 +96,7 @@ func (o *OIDC) verify(ctx context.Context, token string, leeway time.Duration, n
 	p := server.Principal{Subject: "oidc:" + sub}
 	for _, g := range o.Grants {
 		v, _ := claims[g.Claim].(string)
-		slug, err := memcore.CanonicalSlug(v)
+		slug, err := protocol.CanonicalSlug(v)
 		if v == "" || err != nil {
 			continue
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 var lastModifiedRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
@@ -26,9 +26,9 @@ func TestPullPushRoundTrip(t *testing.T) {
 	put := decode[api.PutResponse](t, ts.put("acme/api", entries, nil, http.StatusOK))
 	sums := map[string]string{}
 	for k, v := range entries {
-		sums[k] = memcore.EntryChecksum([]byte(v))
+		sums[k] = protocol.EntryChecksum([]byte(v))
 	}
-	wantSum := memcore.DatasetChecksum(sums)
+	wantSum := protocol.DatasetChecksum(sums)
 	if put.Checksum != wantSum || put.Version != 1 || !lastModifiedRE.MatchString(put.LastModified) {
 		t.Fatalf("PUT response = %+v, want checksum %s version 1", put, wantSum)
 	}
@@ -73,7 +73,7 @@ func TestHashesView(t *testing.T) {
 	ts.put("acme/api", map[string]string{"a.md": "a", "b.md": "b"}, nil, http.StatusOK)
 	ts.put("acme/api", nil, []string{"b.md"}, http.StatusOK)
 	h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
-	if h.Version != 2 || len(h.EntryChecksums) != 1 || h.EntryChecksums["a.md"] != memcore.EntryChecksum([]byte("a")) {
+	if h.Version != 2 || len(h.EntryChecksums) != 1 || h.EntryChecksums["a.md"] != protocol.EntryChecksum([]byte("a")) {
 		t.Errorf("hashes = %+v", h)
 	}
 	if _, ok := h.DeletedEntries["b.md"]; !ok {
@@ -237,7 +237,7 @@ func TestHistoryRevisionRepos(t *testing.T) {
 		t.Errorf("history of unknown key = %d", r.status)
 	}
 	rv := decode[api.RevisionContent](t, ts.do(http.MethodGet, api.PathRevision+"?repo=acme/api&key=a.md&version=1", ts.admin, nil))
-	if rv.Content != "one" || rv.Op != "put" || rv.Checksum != memcore.EntryChecksum([]byte("one")) {
+	if rv.Content != "one" || rv.Op != "put" || rv.Checksum != protocol.EntryChecksum([]byte("one")) {
 		t.Errorf("revision = %+v", rv)
 	}
 	if r := ts.do(http.MethodGet, api.PathRevision+"?repo=acme/api&key=a.md&version=9", ts.admin, nil); r.status != http.StatusNotFound {
@@ -299,7 +299,7 @@ func TestCachedBodiesFollowWrites(t *testing.T) {
 			full := decode[api.TeamMemory](t, ts.get("repo=acme/api", http.StatusOK))
 			h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
 			if full.Content.Entries["a.md"] != content || full.Version != int64(i+1) || h.Version != int64(i+1) ||
-				h.EntryChecksums["a.md"] != memcore.EntryChecksum([]byte(content)) {
+				h.EntryChecksums["a.md"] != protocol.EntryChecksum([]byte(content)) {
 				t.Fatalf("round %d read %d: stale body: %+v %+v", i, j, full, h)
 			}
 		}

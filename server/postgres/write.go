@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/internal/liveset"
 )
@@ -50,7 +50,7 @@ func (t *writeTx) Lock(ctx context.Context, repo string) (server.RepoState, erro
 	// A new repository: insert a version-0 row to lock (a concurrent
 	// creator waits on its key), kept only if this write changes something.
 	_, err = t.conn.Exec(ctx, `INSERT INTO repos (slug, checksum, updated_at) VALUES ($1, $2, now())
-		ON CONFLICT (slug) DO NOTHING`, repo, memcore.EmptyDatasetChecksum)
+		ON CONFLICT (slug) DO NOTHING`, repo, protocol.EmptyDatasetChecksum)
 	if err != nil {
 		return server.RepoState{}, wrap("create repository", err)
 	}
@@ -124,7 +124,7 @@ func (t *writeTx) Save(ctx context.Context, p *liveset.Plan) error {
 		if c.Op == server.OpDelete {
 			b.Queue(deleteEntry, p.Repo, c.Key, p.At, p.Version)
 		} else {
-			b.Queue(saveEntry, p.Repo, c.Key, memcore.FoldKey(c.Key), c.Checksum, c.Size, c.Content, p.Version, p.At)
+			b.Queue(saveEntry, p.Repo, c.Key, protocol.FoldKey(c.Key), c.Checksum, c.Size, c.Content, p.Version, p.At)
 		}
 		b.Queue(saveRevision, p.Repo, c.Key, p.Version, string(c.Op), c.Checksum, c.Size, p.Author, p.At, c.Content)
 	}

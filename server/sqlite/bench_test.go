@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/storetest"
 )
@@ -53,5 +53,5 @@ func BenchmarkApplyParallel(b *testing.B) {
 func benchPut(i, rev int) server.Put {
 	content := fmt.Sprintf("# Topic %d, revision %d\n\n%s", i, rev, strings.Repeat("A line of team memory.\n", 88))
 	return server.Put{Key: fmt.Sprintf("notes/topic-%04d.md", i), Content: content,
-		Checksum: memcore.EntryChecksum([]byte(content))}
+		Checksum: protocol.EntryChecksum([]byte(content))}
 }

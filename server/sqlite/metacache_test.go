@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 )
 
@@ -36,7 +36,7 @@ func TestMetaCacheMatchesSQL(t *testing.T) {
 		case r < 6:
 			k := fmt.Sprintf("k%02d.md", rng.IntN(12))
 			c := fmt.Sprint(rng.IntN(5))
-			w.Puts = []server.Put{{Key: k, Content: c, Checksum: memcore.EntryChecksum([]byte(c))}}
+			w.Puts = []server.Put{{Key: k, Content: c, Checksum: protocol.EntryChecksum([]byte(c))}}
 		case r < 9:
 			w.Deletes = []string{fmt.Sprintf("k%02d.md", rng.IntN(12))}
 		default:

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/internal/liveset"
 )
@@ -199,7 +199,7 @@ func (c *change) save(ctx context.Context, p *liveset.Plan) error {
 		if ch.Op == server.OpDelete {
 			_, err = st.del.ExecContext(ctx, at, p.Version, at, p.Repo, ch.Key)
 		} else {
-			_, err = st.put.ExecContext(ctx, p.Repo, ch.Key, memcore.FoldKey(ch.Key), ch.Checksum, ch.Size, p.Version, at)
+			_, err = st.put.ExecContext(ctx, p.Repo, ch.Key, protocol.FoldKey(ch.Key), ch.Checksum, ch.Size, p.Version, at)
 		}
 		if err != nil {
 			return wrap("save entry", err)

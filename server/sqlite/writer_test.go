@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -26,7 +26,7 @@ func TestGroupCommit(t *testing.T) {
 	if _, err := db.Apply(ctx, server.Write{Repo: repo, Puts: []server.Put{put("seed.md", "seed")}, Author: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	stale := memcore.DatasetChecksum(map[string]string{"never.md": memcore.EntryChecksum(nil)})
+	stale := protocol.DatasetChecksum(map[string]string{"never.md": protocol.EntryChecksum(nil)})
 	const writers, perWriter = 24, 10
 	type outcome struct {
 		key     string
@@ -107,5 +107,5 @@ func TestGroupCommit(t *testing.T) {
 }
 
 func put(key, content string) server.Put {
-	return server.Put{Key: key, Content: content, Checksum: memcore.EntryChecksum([]byte(content))}
+	return server.Put{Key: key, Content: content, Checksum: protocol.EntryChecksum([]byte(content))}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 )
 
@@ -81,7 +81,7 @@ func testIdenticalContent(t *testing.T, s server.Store) {
 func testNoOpWrites(t *testing.T, s server.Store) {
 	ctx := context.Background()
 	res := apply(t, s, write(repo, at(0), nil, "absent.md"))
-	want := server.RepoState{Repo: repo, Checksum: memcore.EmptyDatasetChecksum}
+	want := server.RepoState{Repo: repo, Checksum: protocol.EmptyDatasetChecksum}
 	if diff := cmp.Diff(want, res.State); diff != "" {
 		t.Errorf("no-op on never-written repo (-want +got):\n%s", diff)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 )
 
@@ -57,7 +57,7 @@ func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 
 // put builds one Put with its checksum.
 func put(key, content string) server.Put {
-	return server.Put{Key: key, Content: content, Checksum: memcore.EntryChecksum([]byte(content))}
+	return server.Put{Key: key, Content: content, Checksum: protocol.EntryChecksum([]byte(content))}
 }
 
 // contents maps keys to contents; its puts are sorted by key.
@@ -75,9 +75,9 @@ func (c contents) puts() []server.Put {
 func (c contents) checksum() string {
 	sums := map[string]string{}
 	for k, v := range c {
-		sums[k] = memcore.EntryChecksum([]byte(v))
+		sums[k] = protocol.EntryChecksum([]byte(v))
 	}
-	return memcore.DatasetChecksum(sums)
+	return protocol.DatasetChecksum(sums)
 }
 
 func (c contents) bytes() int64 {
@@ -118,7 +118,7 @@ func liveContents(t *testing.T, s server.Store, repo string) contents {
 	t.Helper()
 	got := contents{}
 	for _, e := range snapshot(t, s, repo, server.ReadOptions{WithContent: true}).Live {
-		if e.Checksum != memcore.EntryChecksum([]byte(e.Content)) || e.Size != int64(len(e.Content)) {
+		if e.Checksum != protocol.EntryChecksum([]byte(e.Content)) || e.Size != int64(len(e.Content)) {
 			t.Errorf("entry %s: checksum %s size %d do not match its content", e.Key, e.Checksum, e.Size)
 		}
 		got[e.Key] = e.Content

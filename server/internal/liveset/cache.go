@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 )
 
@@ -131,7 +131,7 @@ func (c *Cache) live(ctx context.Context, tx Tx, cur server.RepoState) (*Set, er
 
 // EmptyState returns the state of a repository that never held data.
 func EmptyState(repo string) server.RepoState {
-	return server.RepoState{Repo: repo, Checksum: memcore.EmptyDatasetChecksum}
+	return server.RepoState{Repo: repo, Checksum: protocol.EmptyDatasetChecksum}
 }
 
 func nonNil(s []string) []string {

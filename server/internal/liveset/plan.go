@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 )
 
@@ -121,7 +121,7 @@ func (s *Set) checkCollisions(created []string, deleting map[string]bool) error 
 				return &server.KeyCollisionError{Key: key, Existing: other}
 			}
 		}
-		f := memcore.FoldKey(key)
+		f := protocol.FoldKey(key)
 		if other, ok := seen[f]; ok {
 			return &server.KeyCollisionError{Key: key, Existing: other}
 		}

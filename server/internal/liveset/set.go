@@ -8,7 +8,7 @@ package liveset
 import (
 	"slices"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Entry is what a Set knows about one live key.
@@ -23,7 +23,7 @@ type Set struct {
 	version int64
 	keys    []string            // sorted in byte order
 	entries map[string]Entry    // by key
-	folded  map[string][]string // memcore.FoldKey(key) → the live keys folding so
+	folded  map[string][]string // protocol.FoldKey(key) → the live keys folding so
 }
 
 // New returns an empty Set of the given version.
@@ -48,7 +48,7 @@ func (s *Set) Get(key string) (Entry, bool) {
 func (s *Set) Put(key string, e Entry) {
 	if _, ok := s.entries[key]; !ok {
 		s.insertKey(key)
-		f := memcore.FoldKey(key)
+		f := protocol.FoldKey(key)
 		s.folded[f] = append(s.folded[f], key)
 	}
 	s.entries[key] = e
@@ -69,7 +69,7 @@ func (s *Set) Delete(key string) {
 		return
 	}
 	delete(s.entries, key)
-	f := memcore.FoldKey(key)
+	f := protocol.FoldKey(key)
 	if rest := slices.DeleteFunc(s.folded[f], func(k string) bool { return k == key }); len(rest) > 0 {
 		s.folded[f] = rest
 	} else {
@@ -82,7 +82,7 @@ func (s *Set) Delete(key string) {
 
 // Checksum returns the dataset checksum of the live entries (protocol §3).
 func (s *Set) Checksum() string {
-	h := memcore.NewDatasetHasher()
+	h := protocol.NewDatasetHasher()
 	for _, k := range s.keys {
 		h.Add(k, s.entries[k].Checksum)
 	}
@@ -92,7 +92,7 @@ func (s *Set) Checksum() string {
 // collisions returns the live keys other than key that fold like key.
 func (s *Set) collisions(key string) []string {
 	var others []string
-	for _, k := range s.folded[memcore.FoldKey(key)] {
+	for _, k := range s.folded[protocol.FoldKey(key)] {
 		if k != key {
 			others = append(others, k)
 		}

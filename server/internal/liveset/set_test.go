@@ -6,7 +6,7 @@ import (
 	"github.com/teammem/teammem/server"
 	"testing"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // TestSetChecksum checks that a Set built in any order and changed
@@ -29,7 +29,7 @@ func TestSetChecksum(t *testing.T) {
 			s := New(1)
 			want := map[string]string{}
 			for i, k := range tt.puts {
-				sum := memcore.EntryChecksum(fmt.Appendf(nil, "%d", i))
+				sum := protocol.EntryChecksum(fmt.Appendf(nil, "%d", i))
 				s.Put(k, Entry{Checksum: sum, Size: int64(i)})
 				want[k] = sum
 			}
@@ -37,8 +37,8 @@ func TestSetChecksum(t *testing.T) {
 				s.Delete(k)
 				delete(want, k)
 			}
-			if got := s.Checksum(); got != memcore.DatasetChecksum(want) {
-				t.Errorf("Checksum = %s; want %s", got, memcore.DatasetChecksum(want))
+			if got := s.Checksum(); got != protocol.DatasetChecksum(want) {
+				t.Errorf("Checksum = %s; want %s", got, protocol.DatasetChecksum(want))
 			}
 			if s.Len() != len(want) {
 				t.Errorf("Len = %d; want %d", s.Len(), len(want))

@@ -1,4 +1,4 @@
-package memcore
+package protocol
 
 import (
 	"crypto/sha256"

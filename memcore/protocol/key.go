@@ -1,4 +1,4 @@
-package memcore
+package protocol
 
 // Keys (spec/memcore.md §8, protocol.md §2): the rules are on ValidateKey.
 

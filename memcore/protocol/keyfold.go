@@ -1,4 +1,4 @@
-package memcore
+package protocol
 
 import (
 	"golang.org/x/text/cases"
