@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -103,7 +103,7 @@ func checkBlock(t *testing.T, index string) {
 func checkDest(t *testing.T, dest, block string) {
 	t.Helper()
 	key, ok := strings.CutPrefix(dest, testTeam+"/")
-	if !ok || path.Clean(dest) != dest || memcore.ValidateKey(key) != nil || strings.Contains(key, "secret") {
+	if !ok || path.Clean(dest) != dest || protocol.ValidateKey(key) != nil || strings.Contains(key, "secret") {
 		t.Fatalf("link to %q outside the team folder's shared files:\n%s", dest, block)
 	}
 }

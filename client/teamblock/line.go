@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // lineRenderer renders the index lines of one block.
@@ -97,12 +97,12 @@ func (r lineRenderer) resolve(target string) (dest string, keep bool) {
 		t = t[2:]
 	}
 	key := t
-	if memcore.ValidateKey(key) != nil {
+	if protocol.ValidateKey(key) != nil {
 		if u, err := url.PathUnescape(t); err == nil {
 			key = u
 		}
 	}
-	if memcore.ValidateKey(key) != nil || (r.refused != nil && r.refused(key)) {
+	if protocol.ValidateKey(key) != nil || (r.refused != nil && r.refused(key)) {
 		return "", false
 	}
 	if r.exists != nil && !r.exists(key) {
