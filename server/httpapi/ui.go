@@ -58,7 +58,7 @@ func newWebUI(secret []byte) (*webUI, error) {
 
 // parsePages parses each page template together with the layout.
 func parsePages() (map[string]*template.Template, error) {
-	layout, err := template.New("layout.html").Funcs(uiFuncs).ParseFS(uiFiles, "ui/templates/layout.html")
+	layout, err := template.New("layout.html").Funcs(uiFuncs).ParseFS(uiFiles, "ui/templates/layout.html", "ui/templates/feed.html")
 	if err != nil {
 		return nil, fmt.Errorf("parse layout: %w", err)
 	}
@@ -69,7 +69,7 @@ func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "ui/templates/"), ".html")
-		if name == "layout" {
+		if name == "layout" || name == "feed" {
 			continue
 		}
 		t, err := template.Must(layout.Clone()).ParseFS(uiFiles, n)
@@ -295,8 +295,13 @@ var uiFuncs = template.FuncMap{
 	"ago":      ago,
 	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"dir":      func(key string) string { i := strings.LastIndexByte(key, '/'); return key[:i+1] },
-	"base":     func(key string) string { return key[strings.LastIndexByte(key, '/')+1:] },
+	"feed":     func(repo string, p server.ActivityPage) feedView { return feedView{Repo: repo, Page: p} },
+}
+
+// feedView is an activity feed of one repository.
+type feedView struct {
+	Repo string
+	Page server.ActivityPage
 }
 
 // repoURL is a repository's page.

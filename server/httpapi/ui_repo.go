@@ -30,7 +30,15 @@ func (h *handler) uiRepos(w http.ResponseWriter, r *http.Request, pg *page) (str
 	}
 	rows := make([]repoRow, 0, len(repos))
 	for _, st := range repos {
-		rows = append(rows, repoRow{RepoState: st})
+		last, err := h.svc.Activity(r.Context(), callerOf(r.Context()).p, st.Repo, 0, 1)
+		if err != nil && !errors.Is(err, server.ErrNotFound) {
+			return "", err
+		}
+		row := repoRow{RepoState: st}
+		if len(last.Items) > 0 {
+			row.LastAuthor = last.Items[0].Author
+		}
+		rows = append(rows, row)
 	}
 	pg.Title, pg.Data = "Repositories", rows
 	return "repos", nil
@@ -65,6 +73,8 @@ func (h *handler) uiRepoGet(w http.ResponseWriter, r *http.Request, pg *page) (s
 		return h.uiDiffPage(r, pg, repo)
 	case "search":
 		return h.uiSearchPage(r, pg, repo)
+	case "activity":
+		return h.uiActivityPage(r, pg, repo)
 	}
 	return "", notFound("no such page")
 }
@@ -91,6 +101,7 @@ type repoView struct {
 	Entries  int
 	Deleted  []server.Tombstone // most recent first
 	CanWrite bool
+	Activity server.ActivityPage
 }
 
 // uiRepoPage serves /ui/r/<repo>: MEMORY.md rendered, the tree of
@@ -117,10 +128,31 @@ func (h *handler) uiRepoPage(r *http.Request, pg *page, repo string) (string, er
 		}
 		v.Index, v.HasIndex = h.ui.md.render(repo, e.Key, rev.Content), err == nil
 	}
+	if v.Activity, err = h.svc.Activity(ctx, p, repo, 0, activityOnRepoPage); err != nil {
+		return "", err
+	}
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })
 	pg.Title, pg.Data = repo, v
 	return "repo", nil
+}
+
+// activityOnRepoPage is how many versions the repository page lists.
+const activityOnRepoPage = 25
+
+// uiActivityPage serves ~activity[?before=V]: a page of the repository's
+// versions, newest first, each with who made it and the keys it changed.
+func (h *handler) uiActivityPage(r *http.Request, pg *page, repo string) (string, error) {
+	before, err := optionalInt(r.URL.Query(), "before")
+	if err != nil {
+		return "", err
+	}
+	act, err := h.svc.Activity(r.Context(), callerOf(r.Context()).p, repo, before, server.DefaultActivityLimit)
+	if err != nil {
+		return "", err
+	}
+	pg.Title, pg.Data = "Activity · "+repo, act
+	return "activity", nil
 }
 
 // Search limits: the query's length, the entries and lines shown.

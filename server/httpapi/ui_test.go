@@ -233,7 +233,7 @@ func TestUIForbiddenRevealsNothing(t *testing.T) {
 		t.Fatalf("repository list shows what the grant does not cover:\n%s", home.body)
 	}
 	for _, suffix := range []string{"", "/~entry?key=MEMORY.md", "/~entry?key=a.md&v=1", "/~diff?key=a.md&from=1&to=2",
-		"/~search?q=plan", "/~search?q="} {
+		"/~search?q=plan", "/~search?q=", "/~activity", "/~activity?before=2"} {
 		exists := b.get("/ui/r/acme/secret"+suffix).must(t, http.StatusForbidden)
 		absent := b.get("/ui/r/acme/never-written"+suffix).must(t, http.StatusForbidden)
 		norm := func(s string) string { return strings.ReplaceAll(s, "never-written", "secret") }
@@ -329,10 +329,27 @@ func TestUIPages(t *testing.T) {
 	ts := newTestServer(t, serverOpts{})
 	ts.put("acme/api", map[string]string{"MEMORY.md": "# Index\n", "decisions/db.md": "# DB\nWe use Postgres.\nline 3\n"}, nil, http.StatusOK)
 	ts.put("acme/api", map[string]string{"decisions/db.md": "# DB\nWe use Postgres 16.\nline 3\n"}, nil, http.StatusOK)
+	bobToken := ts.token("bob", "acme/api:write")
+	body, _ := json.Marshal(api.PutRequest{SoftDeleteKeys: []string{"MEMORY.md"}})
+	ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", bobToken, body)
+	ts.put("acme/api", map[string]string{"MEMORY.md": "# Index\n"}, nil, http.StatusOK)
 	b := ts.browser(t)
 	b.signIn(ts.token("ana", "acme/*:read"))
 
+	home := b.get("/ui/").must(t, http.StatusOK)
+	if !strings.Contains(home.body, "<td>admin</td>") {
+		t.Errorf("the repository list does not name the last author:\n%s", home.body)
+	}
 	repo := b.get("/ui/r/Acme/API.git").must(t, http.StatusOK)
+	for _, want := range []string{">bob</span>", "v3", ">−MEMORY.md</a>", "v4", "v2"} {
+		if !strings.Contains(repo.body, want) {
+			t.Errorf("repository page's activity lacks %q", want)
+		}
+	}
+	older := b.get("/ui/r/acme/api/~activity?before=3").must(t, http.StatusOK)
+	if strings.Contains(older.body, "v3") || !strings.Contains(older.body, "v2") || !strings.Contains(older.body, "v1") {
+		t.Errorf("activity before 3:\n%s", older.body)
+	}
 	for _, want := range []string{"<h1>Index</h1>", "decisions/", ">db.md</a>", "admin"} {
 		if !strings.Contains(repo.body, want) {
 			t.Errorf("repository page lacks %q", want)
