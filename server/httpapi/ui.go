@@ -295,13 +295,36 @@ var uiFuncs = template.FuncMap{
 	"ago":      ago,
 	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"feed":     func(repo string, p server.ActivityPage) feedView { return feedView{Repo: repo, Page: p} },
+	"feed":     newFeed,
 }
 
 // feedView is an activity feed of one repository.
 type feedView struct {
-	Repo string
-	Page server.ActivityPage
+	Repo  string
+	Items []feedItem
+	Next  int64
+}
+
+// feedItem is one version in a feed, with at most feedKeys keys named.
+type feedItem struct {
+	server.VersionActivity
+	More int // keys changed or deleted but not named
+}
+
+// feedKeys bounds the keys named per version: a seed of 1,000 entries is
+// one line, not 1,000 links.
+const feedKeys = 8
+
+func newFeed(repo string, p server.ActivityPage) feedView {
+	f := feedView{Repo: repo, Next: p.Next}
+	for _, it := range p.Items {
+		fi := feedItem{VersionActivity: it}
+		fi.Changed = it.Changed[:min(len(it.Changed), feedKeys)]
+		fi.Deleted = it.Deleted[:min(len(it.Deleted), feedKeys-len(fi.Changed))]
+		fi.More = len(it.Changed) + len(it.Deleted) - len(fi.Changed) - len(fi.Deleted)
+		f.Items = append(f.Items, fi)
+	}
+	return f
 }
 
 // repoURL is a repository's page.

@@ -92,3 +92,23 @@ func TestEntryTree(t *testing.T) {
 		t.Errorf("entryTree (-want +got):\n%s", diff)
 	}
 }
+
+func TestFeedNamesAFewKeysPerVersion(t *testing.T) {
+	var changed []string
+	for i := range 20 {
+		changed = append(changed, "k"+itoa(int64(i)))
+	}
+	f := newFeed("acme/api", server.ActivityPage{Next: 7, Items: []server.VersionActivity{
+		{Version: 9, Changed: changed, Deleted: []string{"gone.md"}},
+		{Version: 8, Changed: []string{"a.md"}, Deleted: []string{"b.md"}},
+	}})
+	if f.Next != 7 || len(f.Items) != 2 {
+		t.Fatalf("feed = %+v", f)
+	}
+	if it := f.Items[0]; len(it.Changed) != feedKeys || len(it.Deleted) != 0 || it.More != 13 {
+		t.Errorf("a 21-key version names %d+%d keys and %d more; want %d+0 and 13", len(it.Changed), len(it.Deleted), it.More, feedKeys)
+	}
+	if it := f.Items[1]; len(it.Changed) != 1 || len(it.Deleted) != 1 || it.More != 0 {
+		t.Errorf("a 2-key version = %+v", it)
+	}
+}
