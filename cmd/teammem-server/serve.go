@@ -38,6 +38,8 @@ type serveConfig struct {
 	shutdownTimeout          time.Duration
 	tombstoneRetention       time.Duration
 	debugAddr                string
+	requestTimeout           time.Duration
+	bodyCacheBytes           int64
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -66,6 +68,8 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.issuer, "issuer", auth.DefaultIssuer, "issuer `NAME` of this server's tokens")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "text or json")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work; past it the request is answered 503 with Retry-After")
+	fs.Int64Var(&c.bodyCacheBytes, "body-cache-bytes", 32<<20, "`BYTES` of encoded GET bodies kept in memory (0 = no cache)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
@@ -104,6 +108,9 @@ func (c *serveConfig) check() error {
 	if c.insecureNoAuth && c.metricsAddr != "" && !isLoopback(c.metricsAddr) {
 		return fmt.Errorf("--insecure-no-auth is refused with a non-loopback --metrics-addr %q", c.metricsAddr)
 	}
+	if c.requestTimeout <= 0 || c.bodyCacheBytes < 0 {
+		return errors.New("--request-timeout must be positive and --body-cache-bytes 0 or more")
+	}
 	if c.rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
 	}
@@ -114,6 +121,15 @@ func (c *serveConfig) check() error {
 		return errors.New("the --max-* limits must be positive")
 	}
 	return nil
+}
+
+// cacheBytes maps --body-cache-bytes to httpapi's option (0 there means
+// the default, negative none).
+func cacheBytes(n int64) int64 {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // isLoopback reports whether a listen address names only a loopback host.
@@ -167,7 +183,8 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		log.Warn("authentication is OFF: every request acts as an admin named anonymous (loopback only)")
 	}
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
-		Metrics: metrics, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret})
+		Metrics: metrics, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret,
+		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes)})
 	servers := []*http.Server{newHTTPServer(h, log)}
 	listeners := []net.Listener{}
 	ln, err := net.Listen("tcp", c.addr)

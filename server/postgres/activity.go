@@ -15,6 +15,8 @@ import (
 // page's versions (and one more, to know whether there is a next page),
 // the second the revisions between the page's first and last version.
 func (db *DB) Activity(ctx context.Context, repo string, before int64, limit int) (server.ActivityPage, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	if before <= 0 {
 		before = math.MaxInt64
 	}

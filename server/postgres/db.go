@@ -48,6 +48,8 @@ var _ server.Store = (*DB)(nil)
 // DSN) and checks or, with opts.Migrate, applies its migrations. A server
 // that cannot be reached gives an error wrapping server.ErrUnavailable.
 func Open(ctx context.Context, url string, opts Options) (*DB, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	cfg, err := poolConfig(url, opts)
 	if err != nil {
 		return nil, err
@@ -108,6 +110,8 @@ func (db *DB) checkSchema(ctx context.Context) error {
 
 // Ping reports whether the database answers and its schema is current.
 func (db *DB) Ping(ctx context.Context) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	if err := db.pool.Ping(ctx); err != nil {
 		return wrap("ping postgres", err)
 	}

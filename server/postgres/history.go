@@ -13,6 +13,8 @@ import (
 
 // History lists a key's revisions, newest first; see server.Store.
 func (db *DB) History(ctx context.Context, repo, key string, before int64, limit int) ([]server.Revision, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	var lim *int
 	if limit > 0 {
 		lim = &limit
@@ -52,6 +54,8 @@ func (db *DB) keyExisted(ctx context.Context, repo, key string) error {
 
 // Revision reads one revision with its content; see server.Store.
 func (db *DB) Revision(ctx context.Context, repo, key string, version int64) (server.Revision, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	r := server.Revision{Repo: repo, Key: key, Version: version}
 	err := db.pool.QueryRow(ctx, `SELECT op, checksum, size, author, at, content FROM revisions
 		WHERE repo = $1 AND key = $2 AND version = $3`, repo, key, version).
@@ -71,11 +75,13 @@ func (db *DB) Revision(ctx context.Context, repo, key string, version int64) (se
 // the affected repositories' rows first, in slug order, as Apply does, so
 // that it never deadlocks with a write.
 func (db *DB) PurgeTombstones(ctx context.Context, before time.Time) (int, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return 0, wrap("begin purge", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after Commit
+	defer rollback(ctx, tx)
 	_, err = tx.Exec(ctx, `SELECT 1 FROM repos WHERE slug IN
 		(SELECT repo FROM entries WHERE deleted AND deleted_at < $1) ORDER BY slug FOR UPDATE`, before)
 	if err != nil {

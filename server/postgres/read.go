@@ -36,6 +36,8 @@ func readState(ctx context.Context, q queryRower, repo string) (server.RepoState
 
 // RepoState reads the repository's row; see server.Store.
 func (db *DB) RepoState(ctx context.Context, repo string) (server.RepoState, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	st, _, err := readState(ctx, db.pool, repo)
 	return st, err
 }
@@ -43,11 +45,13 @@ func (db *DB) RepoState(ctx context.Context, repo string) (server.RepoState, err
 // Snapshot reads the repository in one REPEATABLE READ, read-only
 // transaction; see server.Store.
 func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return server.Snapshot{}, wrap("begin snapshot", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	defer rollback(ctx, tx)
 	st, floor, err := readState(ctx, tx, repo)
 	if err != nil {
 		return server.Snapshot{}, err
@@ -90,6 +94,8 @@ func readEntries(ctx context.Context, tx pgx.Tx, repo string, opts server.ReadOp
 
 // Repos lists every repository by slug; see server.Store.
 func (db *DB) Repos(ctx context.Context) ([]server.RepoState, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	rows, err := db.pool.Query(ctx, `SELECT slug, version, checksum, entries, bytes, updated_at
 		FROM repos WHERE version > 0 ORDER BY slug`)
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 // repository, in any process, are serialised by SELECT ... FOR UPDATE on
 // its row.
 func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	return db.cache.Apply(ctx, db.begin, w)
 }
 
@@ -150,19 +152,25 @@ func (t *writeTx) Commit(ctx context.Context) error {
 }
 
 // Rollback ends an open transaction and returns the connection to the
-// pool; a connection whose state is unknown is closed instead.
+// pool; a connection whose state is unknown is closed instead. It runs under
+// cleanup's deadline: after a failed write on a database that stopped
+// answering, the caller is not held.
 func (t *writeTx) Rollback(ctx context.Context) error {
 	if t.conn == nil {
 		return nil
 	}
-	defer func() { t.conn.Release(); t.conn = nil }()
-	if !t.open {
+	conn, open := t.conn, t.open
+	t.conn, t.open = nil, false
+	if !open {
+		conn.Release()
 		return nil
 	}
-	t.open = false
-	if _, err := t.conn.Exec(ctx, "ROLLBACK"); err != nil {
-		_ = t.conn.Conn().Close(context.WithoutCancel(ctx)) // never hand a connection in a transaction back
-		return wrap("roll back write", err)
-	}
-	return nil
+	return wrap("roll back write", cleanup(ctx, func(ctx context.Context) error {
+		defer conn.Release()
+		_, err := conn.Exec(ctx, "ROLLBACK")
+		if err != nil {
+			_ = conn.Conn().Close(ctx) // never hand a connection in a transaction back
+		}
+		return err
+	}))
 }

@@ -26,7 +26,9 @@ type Tx interface {
 	// Commit commits the transaction.
 	Commit(ctx context.Context) error
 	// Rollback abandons the transaction; it is called after a failure or
-	// when nothing changed, and may be called after Commit.
+	// when nothing changed, and may be called after Commit. ctx is the
+	// write's: Rollback must end the transaction even when ctx is done,
+	// and must not hold the caller long past ctx's deadline.
 	Rollback(ctx context.Context) error
 }
 
@@ -85,7 +87,7 @@ func (c *Cache) apply(ctx context.Context, begin func(context.Context) (Tx, erro
 	if err != nil {
 		return server.WriteResult{}, err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
 	cur, err := tx.Lock(ctx, w.Repo)
 	if err != nil {
 		return server.WriteResult{}, err
