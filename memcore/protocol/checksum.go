@@ -3,6 +3,8 @@ package protocol
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"hash"
 	"slices"
 )
@@ -61,7 +63,23 @@ func (d *DatasetHasher) Add(key, entryChecksum string) {
 	d.buf = append(d.buf, entryChecksum...)
 	d.buf = append(d.buf, '\n')
 	d.h.Write(d.buf) // writes to a hash.Hash never fail
+}
 
+// Clone returns an independent hasher of the entries added so far, so that
+// a caller can keep the state after a prefix of the keys and, when a later
+// key changes, hash only from there on. It fails (wrapping
+// errors.ErrUnsupported) where SHA-256 states cannot be cloned, as under
+// GOFIPS140=v1.0.0.
+func (d *DatasetHasher) Clone() (*DatasetHasher, error) {
+	c, ok := d.h.(hash.Cloner)
+	if !ok {
+		return nil, fmt.Errorf("clone dataset hasher: %w", errors.ErrUnsupported)
+	}
+	h, err := c.Clone()
+	if err != nil {
+		return nil, fmt.Errorf("clone dataset hasher: %w", err)
+	}
+	return &DatasetHasher{h: h}, nil
 }
 
 // Sum returns the dataset checksum of the entries added so far. More entries

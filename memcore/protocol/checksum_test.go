@@ -101,3 +101,29 @@ func BenchmarkDatasetChecksum(b *testing.B) {
 		DatasetChecksum(entries)
 	}
 }
+
+func TestDatasetHasherClone(t *testing.T) {
+	entries := benchEntries(10)
+	keys := sortedKeys(entries)
+	h := NewDatasetHasher()
+	for _, k := range keys[:4] {
+		h.Add(k, entries[k])
+	}
+	c, err := h.Clone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys[4:] {
+		c.Add(k, entries[k])
+	}
+	if got, want := c.Sum(), DatasetChecksum(entries); got != want {
+		t.Errorf("clone continued to %s, want %s", got, want)
+	}
+	prefix := map[string]string{}
+	for _, k := range keys[:4] {
+		prefix[k] = entries[k]
+	}
+	if got, want := h.Sum(), DatasetChecksum(prefix); got != want {
+		t.Errorf("the original moved with its clone: %s, want %s", got, want)
+	}
+}

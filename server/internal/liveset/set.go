@@ -24,7 +24,15 @@ type Set struct {
 	keys    []string            // sorted in byte order
 	entries map[string]Entry    // by key
 	folded  map[string][]string // protocol.FoldKey(key) → the live keys folding so
+	// prefixes[j] is the dataset hasher after the lines of
+	// keys[:j*stride]; a change at keys[i] drops those after i.
+	prefixes []*protocol.DatasetHasher
 }
+
+// stride is how many keys separate two hasher states a Set keeps: a write
+// rehashes at most stride-1 keys before the first one it changes, and a
+// repository of n keys keeps n/stride states of about 200 bytes.
+const stride = 64
 
 // New returns an empty Set of the given version.
 func New(version int64) *Set {
@@ -46,21 +54,37 @@ func (s *Set) Get(key string) (Entry, bool) {
 // Put adds or replaces a live entry. Keys added in increasing byte order
 // (as when loading from an ORDER BY key query) are appended in O(1).
 func (s *Set) Put(key string, e Entry) {
-	if _, ok := s.entries[key]; !ok {
-		s.insertKey(key)
+	old, ok := s.entries[key]
+	switch {
+	case !ok:
+		s.changed(s.insertKey(key))
 		f := protocol.FoldKey(key)
 		s.folded[f] = append(s.folded[f], key)
+	case old.Checksum != e.Checksum:
+		i, _ := slices.BinarySearch(s.keys, key)
+		s.changed(i)
 	}
 	s.entries[key] = e
 }
 
-func (s *Set) insertKey(key string) {
+// insertKey inserts key into the sorted keys and returns its index.
+func (s *Set) insertKey(key string) int {
 	if n := len(s.keys); n == 0 || s.keys[n-1] < key {
 		s.keys = append(s.keys, key)
-		return
+		return n
 	}
 	i, _ := slices.BinarySearch(s.keys, key)
 	s.keys = slices.Insert(s.keys, i, key)
+	return i
+}
+
+// changed drops the hasher states that cover keys[i], which was inserted,
+// changed or deleted.
+func (s *Set) changed(i int) {
+	if keep := i/stride + 1; keep < len(s.prefixes) {
+		clear(s.prefixes[keep:])
+		s.prefixes = s.prefixes[:keep]
+	}
 }
 
 // Delete removes a live entry; deleting an absent key does nothing.
@@ -77,16 +101,43 @@ func (s *Set) Delete(key string) {
 	}
 	if i, found := slices.BinarySearch(s.keys, key); found {
 		s.keys = slices.Delete(s.keys, i, i+1)
+		s.changed(i)
 	}
 }
 
 // Checksum returns the dataset checksum of the live entries (protocol §3).
+// It hashes on from the last hasher state kept, keeping one every stride
+// keys on the way, so that after a write only the keys from the first one
+// it changed (rounded down to a stride) are hashed again.
 func (s *Set) Checksum() string {
-	h := protocol.NewDatasetHasher()
-	for _, k := range s.keys {
+	h, from := s.resume()
+	for i := from; i < len(s.keys); i++ {
+		if i%stride == 0 && i/stride == len(s.prefixes) {
+			s.keep(h)
+		}
+		k := s.keys[i]
 		h.Add(k, s.entries[k].Checksum)
 	}
 	return h.Sum()
+}
+
+// resume returns a hasher of the keys before from: a clone of the last
+// state kept, or a new hasher from 0 when none is kept or cloning fails.
+func (s *Set) resume() (h *protocol.DatasetHasher, from int) {
+	if n := len(s.prefixes); n > 0 {
+		if h, err := s.prefixes[n-1].Clone(); err == nil {
+			return h, (n - 1) * stride
+		}
+	}
+	return protocol.NewDatasetHasher(), 0
+}
+
+// keep appends a copy of h as the next hasher state; without cloning
+// (GOFIPS140=v1.0.0) nothing is kept and every Checksum hashes every key.
+func (s *Set) keep(h *protocol.DatasetHasher) {
+	if c, err := h.Clone(); err == nil {
+		s.prefixes = append(s.prefixes, c)
+	}
 }
 
 // collisions returns the live keys other than key that fold like key.

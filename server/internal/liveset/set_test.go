@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/teammem/teammem/server"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/teammem/teammem/memcore/protocol"
@@ -44,6 +45,40 @@ func TestSetChecksum(t *testing.T) {
 				t.Errorf("Len = %d; want %d", s.Len(), len(want))
 			}
 		})
+	}
+}
+
+// TestSetChecksumAfterRandomChanges changes a Set of several strides of
+// keys at random places (new keys, changed and unchanged checksums,
+// deletes, sometimes several changes between two checksums) and compares
+// its checksum, which reuses hasher states, with memcore's from scratch.
+func TestSetChecksumAfterRandomChanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := New(1)
+	want := map[string]string{}
+	for step := range 2000 {
+		for range 1 + rng.IntN(3) {
+			key := fmt.Sprintf("k/%04d.md", rng.IntN(5*stride))
+			switch rng.IntN(4) {
+			case 0:
+				s.Delete(key)
+				delete(want, key)
+			case 1: // the same checksum again
+				if sum, ok := want[key]; ok {
+					s.Put(key, Entry{Checksum: sum})
+				}
+			default:
+				sum := protocol.EntryChecksum(fmt.Appendf(nil, "%d", step))
+				s.Put(key, Entry{Checksum: sum})
+				want[key] = sum
+			}
+		}
+		if got := s.Checksum(); got != protocol.DatasetChecksum(want) {
+			t.Fatalf("step %d (%d keys): Checksum = %s; want %s", step, len(want), got, protocol.DatasetChecksum(want))
+		}
+	}
+	if len(s.prefixes) < 2 {
+		t.Errorf("%d hasher states kept for %d keys; the test did not exercise them", len(s.prefixes), s.Len())
 	}
 }
 
@@ -109,5 +144,20 @@ func TestIfMatchList(t *testing.T) {
 	}
 	if err := server.CheckIfMatch(server.RepoState{}, "*"); err == nil {
 		t.Error("* matched a never-written repository")
+	}
+}
+
+// BenchmarkChecksumAfterPut changes one key of 1,000, a different one each
+// time, and takes the dataset checksum, as every write does.
+func BenchmarkChecksumAfterPut(b *testing.B) {
+	s := New(1)
+	for i := range 1000 {
+		s.Put(fmt.Sprintf("notes/topic-%04d.md", i), Entry{Checksum: protocol.EntryChecksum(fmt.Appendf(nil, "%d", i))})
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		s.Put(fmt.Sprintf("notes/topic-%04d.md", i*7919%1000), Entry{Checksum: protocol.EntryChecksum(fmt.Appendf(nil, "%d", -i))})
+		_ = s.Checksum()
 	}
 }
