@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,5 +73,28 @@ func TestSlugJSONAndNotARepo(t *testing.T) {
 	res = cli(t, context.Background(), nil, "slug", "--repo-dir", t.TempDir())
 	if res.code != 1 || !strings.Contains(res.stderr, "pass --repo SLUG") {
 		t.Errorf("outside a repository: exit %d stderr %q", res.code, res.stderr)
+	}
+}
+
+func TestSplitKeyVersion(t *testing.T) {
+	tests := []struct {
+		arg     string
+		key     string
+		version int64
+		usage   bool
+	}{
+		{"notes/a.md", "notes/a.md", 0, false},
+		{"notes/a.md@12", "notes/a.md", 12, false},
+		{"user@host.md", "user@host.md", 0, false},
+		{"a@b.md@3", "a@b.md", 3, false},
+		{"a.md@0", "", 0, true},
+		{"a.md@-2", "", 0, true},
+	}
+	for _, tt := range tests {
+		key, v, err := splitKeyVersion(tt.arg)
+		var ue usageError
+		if key != tt.key || v != tt.version || errors.As(err, &ue) != tt.usage {
+			t.Errorf("splitKeyVersion(%q) = %q, %d, %v; want %q, %d, usage error %v", tt.arg, key, v, err, tt.key, tt.version, tt.usage)
+		}
 	}
 }
