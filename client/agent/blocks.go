@@ -36,7 +36,7 @@ type blocks struct {
 
 // updateBlocks renders the block from the team folder and writes it to
 // every checkout where it changed, or removes it when configured so; what
-// cannot be done becomes a warning of r, once per checkout and reason.
+// cannot be done is said in r.Block, once per checkout and reason.
 func (e *Engine) updateBlocks(r *Report) {
 	b := &e.blocks
 	if len(b.cfg.Checkouts) == 0 {
@@ -66,7 +66,7 @@ func (e *Engine) updateBlocks(r *Report) {
 			if fix := LocalMdFix(err); fix != "" {
 				msg += "; to fix: " + fix
 			}
-			r.Warnings = append(r.Warnings, msg)
+			r.Block = append(r.Block, msg)
 		}
 	}
 	b.last, b.failed = text, failed

@@ -36,8 +36,8 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	if got := readFile(t, filepath.Join(main, LocalMdName)); !strings.HasSuffix(got, "\n"+user) {
 		t.Errorf("the user's text is not kept after the block:\n%s", got)
 	}
-	if len(rep.Warnings) != 0 {
-		t.Errorf("warnings: %v", rep.Warnings)
+	if len(rep.Warnings)+len(rep.Block) != 0 {
+		t.Errorf("warnings %v, block %v", rep.Warnings, rep.Block)
 	}
 
 	// A local edit of the index reaches the block at the next cycle; a
@@ -76,13 +76,13 @@ func TestEngineWarnsOnceForTrackedLocalMd(t *testing.T) {
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
 		func(c *Config) { c.Block = BlockConfig{Checkouts: []string{main}} })
 	first := r.sync(t)
-	if len(first.Warnings) != 1 || !strings.Contains(first.Warnings[0], "tracked by git") ||
-		!strings.Contains(first.Warnings[0], "git rm --cached") {
-		t.Fatalf("first cycle warnings: %q", first.Warnings)
+	if len(first.Block) != 1 || !strings.Contains(first.Block[0], "tracked by git") ||
+		!strings.Contains(first.Block[0], "git rm --cached") || len(first.Warnings) != 0 {
+		t.Fatalf("first cycle: block %q, warnings %q", first.Block, first.Warnings)
 	}
 	os.WriteFile(filepath.Join(r.dir, "MEMORY.md"), []byte("- [A](a.md) — changed\n"), 0o644)
-	if again := r.sync(t); len(again.Warnings) != 0 {
-		t.Errorf("warned again: %q", again.Warnings)
+	if again := r.sync(t); len(again.Block) != 0 {
+		t.Errorf("warned again: %q", again.Block)
 	}
 	if got := readFile(t, filepath.Join(main, LocalMdName)); got != "committed\n" {
 		t.Errorf("tracked file changed: %q", got)

@@ -21,6 +21,10 @@ type Report struct {
 	// Warnings are other things the user should know (safety rails, keys
 	// skipped from the server, entries left out by the server's limit).
 	Warnings []string `json:"warnings"`
+	// Block says which checkouts' CLAUDE.local.md the team memory block
+	// was left out of, and why (once per checkout and reason). It does not
+	// make a sync incomplete: the team folder itself is in step.
+	Block []string `json:"block"`
 	// Version and Checksum describe the server's dataset after the cycle.
 	Version  int64  `json:"version"`
 	Checksum string `json:"checksum"`
@@ -43,6 +47,6 @@ func (s Skip) String() string { return fmt.Sprintf("skipping %q: %s", s.Path, s.
 
 // Empty reports whether nothing moved and nothing needs saying.
 func (r *Report) Empty() bool {
-	return len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings) == 0 &&
+	return len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings)+len(r.Block) == 0 &&
 		r.Err == nil
 }

@@ -40,9 +40,9 @@ type Input struct {
 	TeamDir string
 	// Index is the content of the team folder's MEMORY.md, "" when missing.
 	Index string
-	// Exists reports whether key is a regular file in the team folder; a
-	// link to a key that does not exist keeps its text and loses its link.
-	// Nil means every key exists.
+	// Exists reports whether key is a regular file in the team folder; an
+	// index line that links to a key that does not exist is left out. Nil
+	// means every key exists.
 	Exists func(key string) bool
 	// Refused reports whether the agent refused to share key (a credential
 	// in it, not UTF-8, too large, refused by the server). An index line
@@ -59,8 +59,8 @@ type Block struct {
 	// Truncated says the index was cut to the budget (the block then ends
 	// with a warning line).
 	Truncated bool
-	// Omitted counts the index lines left out: links to refused files,
-	// to invalid keys or outside the team folder.
+	// Omitted counts the index lines left out: links to refused or
+	// missing files, to invalid keys or outside the team folder.
 	Omitted int
 }
 

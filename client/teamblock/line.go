@@ -16,9 +16,9 @@ type lineRenderer struct {
 }
 
 // render renders one index line. It returns ok false for a line to leave
-// out: one that links to a file the agent refused to share, or to a path
-// that is not a valid key of the team folder (one that climbs out of it
-// with "..", for example). Single-line HTML comments are dropped as the
+// out: one that links to a file the agent refused to share or that is not
+// in the team folder, or to a path that is not a valid key of the team
+// folder (one that climbs out of it with "..", for example). Single-line HTML comments are dropped as the
 // loader would drop them.
 func (r lineRenderer) render(line string) (string, bool) {
 	line = cleanLine(line)
@@ -77,9 +77,10 @@ var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
 // resolve decides what a link target becomes: dest is the link
 // destination of a topic file in the team folder, "" for a target that is
-// not one (a URL, an absolute path, an anchor, a missing file); keep is
-// false when the line must be left out (a target that names a file of the
-// team folder that is refused, or a relative path that is not a valid key).
+// not one (a URL, an absolute path, an anchor); keep is false when the line
+// must be left out: its target names a file of the team folder that is
+// refused or missing (a file refused at its author's never arrives), or is
+// a relative path that is not a valid key.
 func (r lineRenderer) resolve(target string) (dest string, keep bool) {
 	t := target
 	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
@@ -106,7 +107,7 @@ func (r lineRenderer) resolve(target string) (dest string, keep bool) {
 		return "", false
 	}
 	if r.exists != nil && !r.exists(key) {
-		return "", true
+		return "", false // not here (never shared, or refused at its author's): nothing to open
 	}
 	d, ok := destination(r.teamDir + "/" + key)
 	if !ok {

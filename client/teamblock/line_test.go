@@ -27,7 +27,7 @@ func TestRenderLine(t *testing.T) {
 		{name: "percent-encoded space", in: "- [DB](db%20choice.md)", want: "- [DB](<" + testTeam + "/db choice.md>)"},
 		{name: "parentheses and ampersand", in: "- [Q](<Q&A (old).md>)", want: "- [Q](<" + testTeam + "/Q&A (old).md>)"},
 		{name: "title kept out", in: `[A](a.md "the title")`, want: "[A](" + testTeam + "/a.md)"},
-		{name: "missing file keeps text", in: "- [Gone](gone.md) — hook", want: "- Gone — hook"},
+		{name: "missing file drops line", in: "- [Gone](gone.md) — hook", drop: true},
 		{name: "refused file drops line", in: "- [Keys](secret.md) — prod keys", drop: true},
 		{name: "refused inside link text drops line", in: "- [see [k](secret.md)](a.md)", drop: true},
 		{name: "climbing out drops line", in: "- [P](../../../.ssh/id_rsa.md)", drop: true},

@@ -31,16 +31,18 @@ type reportJSON struct {
 	PendingPull []string   `json:"pending_pull"`
 	Skipped     []skipJSON `json:"skipped"`
 	Warnings    []string   `json:"warnings"`
-	Version     int64      `json:"version"`
-	Checksum    string     `json:"checksum"`
-	Error       string     `json:"error,omitempty"`
+	// Block says which checkouts were left without the team memory block.
+	Block    []string `json:"block"`
+	Version  int64    `json:"version"`
+	Checksum string   `json:"checksum"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // toJSON converts an engine report; err is the explained error, if any.
 func toJSON(command, repo string, r agent.Report, err error) reportJSON {
 	out := reportJSON{Command: command, Repo: repo, Pulled: nonNil(r.Pulled), Pushed: nonNil(r.Pushed),
 		Deleted: nonNil(r.Deleted), Conflicts: nonNil(r.Conflicts), PendingPull: nonNil(r.PendingPull), Warnings: nonNil(r.Warnings),
-		Skipped: []skipJSON{}, Version: r.Version, Checksum: r.Checksum}
+		Block: nonNil(r.Block), Skipped: []skipJSON{}, Version: r.Version, Checksum: r.Checksum}
 	for _, s := range r.Skipped {
 		out.Skipped = append(out.Skipped, skipJSON(s))
 	}
@@ -116,6 +118,9 @@ func printText(w io.Writer, repo string, r agent.Report) {
 		fmt.Fprintln(w, s.String())
 	}
 	for _, s := range r.Warnings {
+		fmt.Fprintln(w, "warning:", s)
+	}
+	for _, s := range r.Block {
 		fmt.Fprintln(w, "warning:", s)
 	}
 	if r.Checksum != "" {

@@ -84,7 +84,7 @@ func repeatKey(r agent.Report, err error) string {
 	for _, s := range r.Skipped {
 		b.WriteString(s.String() + "\n")
 	}
-	key := b.String() + "\x00" + strings.Join(r.Warnings, "\n")
+	key := b.String() + "\x00" + strings.Join(r.Warnings, "\n") + "\x00" + strings.Join(r.Block, "\n")
 	if err != nil {
 		key += "\x00" + err.Error()
 	}
