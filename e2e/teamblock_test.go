@@ -5,13 +5,12 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/teammem/teammem/internal/gittest"
 )
 
 // The team memory block: what the teammate's model sees of team memory
@@ -20,37 +19,6 @@ const (
 	blockBegin = "<!-- teammem:begin -->"
 	blockEnd   = "<!-- teammem:end -->"
 )
-
-// gitIn runs the real git in dir, without the user's or the system's
-// configuration.
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(cleanEnv(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.com", "GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v in %s: %v\n%s", args, dir, err, out)
-	}
-	return string(out)
-}
-
-// newClone makes a checkout of the e2e repo (one commit, origin on the
-// repo's slug) with a linked worktree; it returns both top folders.
-func newClone(t *testing.T) (main, linked string) {
-	t.Helper()
-	base := t.TempDir()
-	main, linked = filepath.Join(base, "api"), filepath.Join(base, "api-feature")
-	os.MkdirAll(main, 0o755)
-	gitIn(t, main, "init", "-q", "-b", "main")
-	gitIn(t, main, "remote", "add", "origin", "git@github.com:"+repo+".git")
-	write(t, main, "README.md", "# api\n")
-	gitIn(t, main, "add", "README.md")
-	gitIn(t, main, "commit", "-q", "-m", "first")
-	gitIn(t, main, "worktree", "add", "-q", "-b", "feature", linked)
-	return main, linked
-}
 
 // blockOf returns the block of a checkout's CLAUDE.local.md, "" when none.
 func blockOf(checkout string) string {
@@ -66,8 +34,8 @@ var linkRE = regexp.MustCompile(`\]\(<?([^)>]*)>?\)`)
 
 func TestTeamBlockReachesTeammate(t *testing.T) {
 	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
-	aCheckout, _ := newClone(t)
-	bCheckout, bWorktree := newClone(t)
+	aCheckout, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
+	bCheckout, bWorktree := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
 	own := "# My own notes\n\nRun the tests with -race.\n" // B's text, never touched
 	write(t, bCheckout, "CLAUDE.local.md", own)
 	a := startAgent(t, srv, t.TempDir(), t.TempDir(), "--repo-dir", aCheckout)
@@ -94,7 +62,7 @@ func TestTeamBlockReachesTeammate(t *testing.T) {
 		t.Errorf("the guidance does not name the team folder:\n%s", block)
 	}
 	for _, co := range []string{aCheckout, bCheckout, bWorktree} {
-		if st := gitIn(t, co, "status", "--porcelain"); st != "" {
+		if st := gittest.Run(t, co, "status", "--porcelain"); st != "" {
 			t.Errorf("git status in %s is not clean:\n%s", co, st)
 		}
 	}
@@ -151,18 +119,18 @@ func TestTeamBlockReachesTeammate(t *testing.T) {
 	if got := read(bWorktree, "CLAUDE.local.md"); got != absent {
 		t.Errorf("after --no-inject the worktree's file is %q", got)
 	}
-	if st := gitIn(t, bCheckout, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, bCheckout, "status", "--porcelain"); st != "" {
 		t.Errorf("git status after removal:\n%s", st)
 	}
 }
 
 func TestTeamBlockLeavesTrackedLocalMdAlone(t *testing.T) {
 	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
-	checkout, _ := newClone(t)
+	checkout, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
 	committed := "Shared by mistake.\n"
 	write(t, checkout, "CLAUDE.local.md", committed)
-	gitIn(t, checkout, "add", "CLAUDE.local.md")
-	gitIn(t, checkout, "commit", "-q", "-m", "track CLAUDE.local.md")
+	gittest.Run(t, checkout, "add", "CLAUDE.local.md")
+	gittest.Run(t, checkout, "commit", "-q", "-m", "track CLAUDE.local.md")
 	dir, state := t.TempDir(), t.TempDir()
 	write(t, dir, "MEMORY.md", "- [A](a.md) — a\n")
 	write(t, dir, "a.md", "a\n")
@@ -178,7 +146,7 @@ func TestTeamBlockLeavesTrackedLocalMdAlone(t *testing.T) {
 	if got := read(checkout, "CLAUDE.local.md"); got != committed {
 		t.Errorf("the tracked file changed: %q", got)
 	}
-	if st := gitIn(t, checkout, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, checkout, "status", "--porcelain"); st != "" {
 		t.Errorf("git status:\n%s", st)
 	}
 	code, p = runAgent(t, srv, dir, state, "status", "--repo-dir", checkout)

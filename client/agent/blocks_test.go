@@ -6,10 +6,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/teammem/teammem/internal/gittest"
 )
 
 func TestEngineKeepsCheckoutBlocks(t *testing.T) {
-	main, linked := newCheckout(t)
+	main, linked := gittest.NewCheckout(t, "")
 	user := "my own line\n"
 	os.WriteFile(filepath.Join(main, LocalMdName), []byte(user), 0o644)
 	token := "ghp_" + strings.Repeat("aB3dE5fG7h", 3) + "J9kLmN"
@@ -29,7 +31,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 		if strings.Contains(got, "keys.md") || strings.Contains(got, "Keys") {
 			t.Errorf("%s: the refused file shows in the block:\n%s", co, got)
 		}
-		if st := gitCmd(t, co, "status", "--porcelain"); st != "" {
+		if st := gittest.Run(t, co, "status", "--porcelain"); st != "" {
 			t.Errorf("git status in %s:\n%s", co, st)
 		}
 	}
@@ -70,9 +72,9 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 }
 
 func TestEngineWarnsOnceForTrackedLocalMd(t *testing.T) {
-	main, _ := newCheckout(t)
+	main, _ := gittest.NewCheckout(t, "")
 	os.WriteFile(filepath.Join(main, LocalMdName), []byte("committed\n"), 0o644)
-	gitCmd(t, main, "add", LocalMdName)
+	gittest.Run(t, main, "add", LocalMdName)
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
 		func(c *Config) { c.Block = BlockConfig{Checkouts: []string{main}} })
 	first := r.sync(t)

@@ -3,13 +3,13 @@ package agent
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/teammem/teammem/client/teamblock"
+	"github.com/teammem/teammem/internal/gittest"
 )
 
 const testBlock = teamblock.Begin + "\n# Team memory\n\n- [A](/t/a.md)\n" + teamblock.End + "\n"
@@ -65,35 +65,6 @@ func TestSpliceRemoveRestores(t *testing.T) {
 	}
 }
 
-// gitCmd runs the real git in dir with no user or system configuration.
-func gitCmd(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir(),
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// newCheckout makes a git repository with one commit and a linked
-// worktree; it returns both top folders.
-func newCheckout(t *testing.T) (main, linked string) {
-	t.Helper()
-	base := t.TempDir()
-	main, linked = filepath.Join(base, "api"), filepath.Join(base, "api-wt")
-	os.MkdirAll(main, 0o755)
-	gitCmd(t, main, "init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(main, "README.md"), []byte("hi\n"), 0o644)
-	gitCmd(t, main, "add", "README.md")
-	gitCmd(t, main, "commit", "-q", "-m", "first")
-	gitCmd(t, main, "worktree", "add", "-q", linked)
-	return main, linked
-}
-
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -104,7 +75,7 @@ func readFile(t *testing.T, path string) string {
 }
 
 func TestWriteBlockKeepsGitClean(t *testing.T) {
-	main, linked := newCheckout(t)
+	main, linked := gittest.NewCheckout(t, "")
 	user := "# My own notes\n\nuse tabs\n"
 	os.WriteFile(filepath.Join(linked, LocalMdName), []byte(user), 0o600)
 	for _, co := range []string{main, linked} {
@@ -112,7 +83,7 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 		if err != nil || !wrote {
 			t.Fatalf("WriteBlock(%s) = %v, %v", co, wrote, err)
 		}
-		if st := gitCmd(t, co, "status", "--porcelain"); st != "" {
+		if st := gittest.Run(t, co, "status", "--porcelain"); st != "" {
 			t.Errorf("git status in %s is not clean:\n%s", co, st)
 		}
 	}
@@ -154,11 +125,11 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 }
 
 func TestWriteBlockLeavesTrackedFileAlone(t *testing.T) {
-	main, _ := newCheckout(t)
+	main, _ := gittest.NewCheckout(t, "")
 	path := filepath.Join(main, LocalMdName)
 	os.WriteFile(path, []byte("team-wide, committed\n"), 0o644)
-	gitCmd(t, main, "add", LocalMdName)
-	gitCmd(t, main, "commit", "-q", "-m", "track it")
+	gittest.Run(t, main, "add", LocalMdName)
+	gittest.Run(t, main, "commit", "-q", "-m", "track it")
 	_, err := WriteBlock(main, testBlock)
 	if !errors.Is(err, ErrLocalMdTracked) || !strings.Contains(LocalMdFix(err), "git rm --cached") {
 		t.Fatalf("WriteBlock on a tracked file: %v (fix %q)", err, LocalMdFix(err))
@@ -176,7 +147,7 @@ func TestWriteBlockLeavesTrackedFileAlone(t *testing.T) {
 }
 
 func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
-	main, _ := newCheckout(t)
+	main, _ := gittest.NewCheckout(t, "")
 	path := filepath.Join(main, LocalMdName)
 	target := filepath.Join(t.TempDir(), "elsewhere.md")
 	os.WriteFile(target, []byte("x\n"), 0o644)
@@ -199,7 +170,7 @@ func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 }
 
 func TestWriteBlockRespectsIgnore(t *testing.T) {
-	main, _ := newCheckout(t)
+	main, _ := gittest.NewCheckout(t, "")
 	os.WriteFile(filepath.Join(main, ".gitignore"), []byte("CLAUDE.local.md\n"), 0o644)
 	if _, err := WriteBlock(main, testBlock); err != nil {
 		t.Fatal(err)

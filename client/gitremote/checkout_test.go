@@ -2,44 +2,21 @@ package gitremote_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/internal/gittest"
 )
 
-// runGit runs the real git in dir with a configuration of its own.
-func runGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// newRepoWithWorktree makes a repository with one commit and a linked
-// worktree beside it; it returns both top folders.
+// newRepoWithWorktree makes a repository with one commit and an
+// untracked CLAUDE.local.md, and a linked worktree; it returns both top
+// folders.
 func newRepoWithWorktree(t *testing.T) (main, linked string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("these tests need git on PATH")
-	}
-	base := t.TempDir()
-	main, linked = filepath.Join(base, "api"), filepath.Join(base, "api-feature")
-	mkdirs(t, main)
-	runGit(t, main, "init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(main, "README.md"), []byte("hi\n"), 0o644)
-	os.WriteFile(filepath.Join(main, "CLAUDE.local.md"), []byte("tracked\n"), 0o644)
-	runGit(t, main, "add", "README.md")
-	runGit(t, main, "commit", "-q", "-m", "first")
-	runGit(t, main, "worktree", "add", "-q", linked)
+	main, linked = gittest.NewCheckout(t, "")
+	os.WriteFile(filepath.Join(main, "CLAUDE.local.md"), []byte("untracked\n"), 0o644)
 	return main, linked
 }
 
@@ -83,7 +60,7 @@ func TestCheckoutTracked(t *testing.T) {
 			t.Errorf("%s: untracked CLAUDE.local.md tracked = %v, %v", c.Root, tr, err)
 		}
 	}
-	runGit(t, main, "add", "CLAUDE.local.md")
+	gittest.Run(t, main, "add", "CLAUDE.local.md")
 	if tr, _ := m.Tracked("CLAUDE.local.md"); !tr {
 		t.Error("a staged CLAUDE.local.md is not tracked")
 	}
@@ -112,7 +89,7 @@ func TestCheckoutIgnored(t *testing.T) {
 	if !m.Ignored("CLAUDE.local.md") {
 		t.Error("info/exclude not read")
 	}
-	if st := runGit(t, main, "status", "--porcelain"); strings.Contains(st, "CLAUDE.local.md") {
+	if st := gittest.Run(t, main, "status", "--porcelain"); strings.Contains(st, "CLAUDE.local.md") {
 		t.Errorf("git disagrees: %s", st)
 	}
 }
