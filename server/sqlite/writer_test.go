@@ -109,3 +109,19 @@ func TestGroupCommit(t *testing.T) {
 func put(key, content string) server.Put {
 	return server.Put{Key: key, Content: content, Checksum: protocol.EntryChecksum([]byte(content))}
 }
+
+// TestLoneWriterNeverLingers: writes from one caller at a time each get a
+// batch of their own at once; the writer waits for company only after a
+// batch shared by concurrent writers.
+func TestLoneWriterNeverLingers(t *testing.T) {
+	db := open(t)
+	for i := range 50 {
+		key := fmt.Sprintf("k%d.md", i)
+		if _, err := db.Apply(context.Background(), server.Write{Repo: "acme/lone", Puts: []server.Put{put(key, key)}, Author: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, l := sqlite.LargestBatch(db), sqlite.Lingered(db); n != 1 || l != 0 {
+		t.Errorf("largest batch %d, %d batches lingered; want 1 and 0", n, l)
+	}
+}
