@@ -134,6 +134,19 @@ type Snapshot struct {
 type ReadOptions struct {
 	WithContent bool
 	Since       int64 // > 0: only keys changed after this version
+	// Stream, when not nil, receives the snapshot as it is read, inside
+	// the read transaction: its state once, then each live entry in key
+	// order, which is then not kept in Snapshot.Live (tombstones still go
+	// to Snapshot.Deleted). A full download of a large repository is so
+	// encoded entry by entry without holding it in memory. An error from
+	// Stream ends the read and is returned.
+	Stream EntryStream
+}
+
+// EntryStream receives a snapshot as a Store reads it; see ReadOptions.
+type EntryStream interface {
+	State(RepoState) error
+	Entry(Entry) error
 }
 
 // Put is one upsert of a Write.

@@ -30,7 +30,10 @@ type cachedBody struct {
 	version  int64
 	checksum string
 	body     []byte
+	gz       []byte // body gzipped, once a client asked for it
 }
+
+func (b *cachedBody) size() int64 { return int64(len(b.body) + len(b.gz)) }
 
 // newBodyCache returns a cache holding at most max bytes; max <= 0 disables it.
 func newBodyCache(max int64) *bodyCache {
@@ -72,17 +75,64 @@ func (c *bodyCache) put(key cacheKey, version int64, checksum string, body []byt
 		if old.version > version {
 			return
 		}
-		c.size -= int64(len(old.body))
+		c.size -= old.size()
 		c.order.Remove(el)
 		delete(c.items, key)
 	}
 	c.items[key] = c.order.PushFront(&cachedBody{key: key, version: version, checksum: checksum, body: body})
 	c.size += int64(len(body))
+	c.evict()
+}
+
+// evict drops least recently used bodies until the cache fits its budget.
+func (c *bodyCache) evict() {
 	for c.size > c.max {
 		last := c.order.Back()
 		b := last.Value.(*cachedBody)
 		c.order.Remove(last)
 		delete(c.items, b.key)
-		c.size -= int64(len(b.body))
+		c.size -= b.size()
 	}
+}
+
+// gzipped returns the gzipped body cached for key at exactly this version
+// and checksum, compressing body and keeping the result on the first ask.
+// Without a matching entry it just compresses body.
+func (c *bodyCache) gzipped(key cacheKey, version int64, checksum string, body []byte) []byte {
+	if c == nil {
+		return gzipBytes(body)
+	}
+	c.mu.Lock()
+	el, ok := c.items[key]
+	var b *cachedBody
+	if ok {
+		b = el.Value.(*cachedBody)
+		if b.version != version || b.checksum != checksum {
+			ok = false
+		} else if b.gz != nil {
+			c.mu.Unlock()
+			return b.gz
+		}
+	}
+	c.mu.Unlock()
+	gz := gzipBytes(body)
+	if !ok {
+		return gz
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok && el.Value.(*cachedBody) == b && b.gz == nil {
+		b.gz = gz
+		c.size += int64(len(gz))
+		c.evict()
+	}
+	return gz
+}
+
+// maxBody is the largest body put keeps (0 when the cache is off).
+func (c *bodyCache) maxBody() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.max / 4
 }

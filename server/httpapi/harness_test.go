@@ -41,6 +41,8 @@ type serverOpts struct {
 	rateLimit float64
 	store     server.Store
 	logger    *slog.Logger
+	// bodyCache is Options.BodyCacheBytes (0: the default).
+	bodyCache int64
 }
 
 func newTestServer(t *testing.T, o serverOpts) *testServer {
@@ -65,7 +67,7 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 	metrics := httpapi.NewMetrics()
 	svc := server.NewService(metrics.InstrumentStore(store), server.Config{Org: "acme-org", Limits: o.limits, SecretScan: true})
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: metrics, RateLimit: o.rateLimit, ServeMetrics: true,
-		Logger: o.logger})
+		Logger: o.logger, BodyCacheBytes: o.bodyCache})
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() { hs.Close(); store.Close() })
 	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, client: hs.Client(), h: h}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,9 +49,12 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	key := cacheKey{repo: st.Repo, view: view}
 	if since == 0 {
 		if body, ok := h.bodies.get(key, st.Version, st.Checksum); ok {
-			writeBody(w, st.Checksum, body)
+			h.writeBody(w, r, key, st.Version, st.Checksum, body)
 			return nil
 		}
+	}
+	if view == "" && since == 0 && st.Bytes > h.streamAbove() {
+		return h.streamFull(ctx, w, r, p, repo)
 	}
 	read := func() ([]byte, string, error) {
 		// A shared read must not fail for the others when its first
@@ -76,11 +80,42 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 		body, sum, err = h.flights.do(flightKey{key, st.Version}, read)
 	} else {
 		body, sum, err = read()
+		key = cacheKey{} // a delta is never cached
 	}
 	if err != nil {
 		return err
 	}
-	writeBody(w, sum, body)
+	h.writeBody(w, r, key, st.Version, sum, body)
+	return nil
+}
+
+// streamAbove is the repository size above which a full GET is streamed
+// instead of encoded whole (and cached): bodies the cache would not keep.
+func (h *handler) streamAbove() int64 {
+	if m := h.bodies.maxBody(); m > 0 {
+		return m
+	}
+	return 1 << 20
+}
+
+// streamFull serves a full GET encoded entry by entry as the store reads
+// it: memory stays at about one entry whatever the repository's size. A
+// failure after the first byte aborts the response (the client sees a
+// truncated body, never a complete-looking wrong one).
+func (h *handler) streamFull(ctx context.Context, w http.ResponseWriter, r *http.Request, p server.Principal, repo string) error {
+	s := newFullStream(w, r, h.svc.Org())
+	snap, err := h.svc.Snapshot(ctx, p, repo, server.ReadOptions{WithContent: true, Stream: s})
+	if err == nil {
+		err = s.finish(snap.Deleted)
+	}
+	if err != nil {
+		s.abandon()
+		if s.started {
+			h.log.LogAttrs(ctx, slog.LevelWarn, "full download ended early", slog.String("request_id", requestID(ctx)), slog.String("error", err.Error()))
+			panic(http.ErrAbortHandler)
+		}
+		return err
+	}
 	return nil
 }
 
@@ -113,11 +148,22 @@ func marshal(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// writeBody writes an encoded 200 JSON body with its ETag.
-func writeBody(w http.ResponseWriter, checksum string, body []byte) {
+// writeBody writes an encoded 200 JSON body with its ETag, gzipped when
+// the client accepts it and the body is worth it (the gzipped form of a
+// cached body, named by key, is kept with it).
+func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, key cacheKey, version int64, checksum string, body []byte) {
 	hd := w.Header()
 	hd.Set("ETag", api.ETag(checksum))
 	hd.Set("Content-Type", "application/json")
+	hd.Add("Vary", "Accept-Encoding")
+	if len(body) >= gzipMinBytes && acceptsGzip(r) {
+		if key == (cacheKey{}) {
+			body = gzipBytes(body)
+		} else {
+			body = h.bodies.gzipped(key, version, checksum, body)
+		}
+		hd.Set("Content-Encoding", "gzip")
+	}
 	hd.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)

@@ -60,6 +60,11 @@ func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions
 	if err != nil {
 		return server.Snapshot{}, err
 	}
+	if opts.Stream != nil {
+		if err := opts.Stream.State(snap.RepoState); err != nil {
+			return server.Snapshot{}, err
+		}
+	}
 	if err := readEntries(ctx, tx, repo, opts, &snap); err != nil {
 		return server.Snapshot{}, err
 	}
@@ -86,6 +91,9 @@ func readEntries(ctx context.Context, tx pgx.Tx, repo string, opts server.ReadOp
 				return nil
 			}
 			e.UpdatedAt = e.UpdatedAt.UTC()
+			if opts.Stream != nil {
+				return opts.Stream.Entry(e)
+			}
 			snap.Live = append(snap.Live, e)
 			return nil
 		})

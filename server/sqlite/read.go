@@ -80,7 +80,7 @@ func readState(ctx context.Context, stmt *sql.Stmt, repo string) (server.RepoSta
 // current version (no content, no since) comes from memory when cached;
 // everything else is read in one read transaction.
 func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
-	metaOnly := !opts.WithContent && opts.Since == 0
+	metaOnly := !opts.WithContent && opts.Since == 0 && opts.Stream == nil
 	if !metaOnly {
 		return db.readSnapshot(ctx, repo, opts)
 	}
@@ -120,19 +120,25 @@ func (db *DB) readSnapshot(ctx context.Context, repo string, opts server.ReadOpt
 	if opts.WithContent {
 		stmt = db.reads.content
 	}
-	if err := readEntries(ctx, tx.StmtContext(ctx, stmt), repo, opts.Since, &snap); err != nil {
+	if opts.Stream != nil {
+		if err := opts.Stream.State(snap.RepoState); err != nil {
+			return server.Snapshot{}, err
+		}
+	}
+	if err := readEntries(ctx, tx.StmtContext(ctx, stmt), repo, opts, &snap); err != nil {
 		return server.Snapshot{}, err
 	}
 	return snap, nil
 }
 
-func readEntries(ctx context.Context, stmt *sql.Stmt, repo string, since int64, snap *server.Snapshot) error {
+func readEntries(ctx context.Context, stmt *sql.Stmt, repo string, opts server.ReadOptions, snap *server.Snapshot) error {
+	since := opts.Since
 	rows, err := stmt.QueryContext(ctx, repo, since)
 	if err != nil {
 		return wrap("read entries", err)
 	}
 	defer rows.Close()
-	if since == 0 {
+	if since == 0 && opts.Stream == nil {
 		snap.Live = make([]server.Entry, 0, snap.Entries)
 	}
 	for rows.Next() {
@@ -148,6 +154,12 @@ func readEntries(ctx context.Context, stmt *sql.Stmt, repo string, since int64, 
 			continue
 		}
 		e.UpdatedAt = fromMicros(at)
+		if opts.Stream != nil {
+			if err := opts.Stream.Entry(e); err != nil {
+				return err
+			}
+			continue
+		}
 		snap.Live = append(snap.Live, e)
 	}
 	return wrap("read entries", rows.Err())

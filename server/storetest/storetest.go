@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"ByteOrder", testByteOrder},
 		{"LargeContent", testLargeContent},
 		{"Cancelled", testCancelled},
+		{"Stream", testStream},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
