@@ -66,8 +66,16 @@ func (c *Client) Hashes(ctx context.Context, repo string) (*api.Hashes, error) {
 	return &h, nil
 }
 
+// CreateOnly, given as Put's ifMatch, sends `If-None-Match: *` instead of
+// If-Match: the push applies only while the repo has never held data, and
+// is ErrPreconditionFailed (with the current checksum) otherwise. It is how
+// a writer that believes the repo does not exist creates it without
+// overwriting someone else's first push (protocol §4).
+const CreateOnly = "If-None-Match: *"
+
 // Put pushes req to repo (PUT ?repo=R). ifMatch, a dataset checksum or
-// entity tag, makes the push conditional; "" pushes unconditionally.
+// entity tag, makes the push conditional; CreateOnly makes it apply only to
+// a repo that never held data; "" pushes unconditionally.
 //
 // Errors (as *APIError): ErrPreconditionFailed when ifMatch no longer
 // matches (CurrentChecksum gives the server's), ErrTooLarge (Code says which
@@ -86,7 +94,11 @@ func (c *Client) Put(ctx context.Context, repo string, req api.PutRequest, ifMat
 		return nil, fmt.Errorf("put team memory %s: encode body: %w", repo, err)
 	}
 	r := request{method: http.MethodPut, path: api.PathTeamMemory, query: q, body: body, auth: true}
-	if ifMatch != "" {
+	switch ifMatch {
+	case "":
+	case CreateOnly:
+		r.header = http.Header{"If-None-Match": {"*"}}
+	default:
 		r.header = http.Header{"If-Match": {entityTag(ifMatch)}}
 	}
 	var resp api.PutResponse

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/internal/atomicfile"
+	"github.com/teammem/teammem/internal/filelock"
 )
 
 // ConsolidateLockName is the consolidation lock's file name in the auto
@@ -104,39 +107,14 @@ func (l *ConsolidationLock) TryAcquire() (prior time.Time, ok bool, err error) {
 // createWithPID creates the lock file holding our PID in one atomic step.
 // created is false when the file already exists.
 func (l *ConsolidationLock) createWithPID() (created bool, err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(l.path), ConsolidateLockName+".*.tmp")
-	if err != nil {
-		return false, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(strconv.Itoa(l.pid)); err != nil {
-		tmp.Close()
-		return false, err
-	}
-	if err := tmp.Close(); err != nil {
-		return false, err
-	}
-	err = os.Link(tmp.Name(), l.path)
+	err = atomicfile.Create(l.path, 0o600, atomicfile.Bytes([]byte(strconv.Itoa(l.pid))))
 	switch {
 	case err == nil:
 		return true, nil
 	case errors.Is(err, fs.ErrExist):
 		return false, nil
 	}
-	return l.createExclusive()
-}
-
-// createExclusive is the fallback for file systems without hard links.
-func (l *ConsolidationLock) createExclusive() (bool, error) {
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	_, err = f.WriteString(strconv.Itoa(l.pid))
-	return true, errors.Join(err, f.Close())
+	return false, err
 }
 
 // takeExisting inspects and, when free, takes an existing lock file under an
@@ -151,10 +129,10 @@ func (l *ConsolidationLock) takeExisting() (prior time.Time, ok, retry bool, err
 		return time.Time{}, false, false, err
 	}
 	defer f.Close()
-	if err := lockFile(f); err != nil {
+	if err := filelock.Wait(f); err != nil {
 		return time.Time{}, false, false, err
 	}
-	defer unlockFile(f)
+	defer filelock.Unlock(f)
 	info, err := f.Stat()
 	if err != nil {
 		return time.Time{}, false, false, err

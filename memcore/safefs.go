@@ -1,14 +1,14 @@
 package memcore
 
 import (
-	"crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+
+	"github.com/teammem/teammem/internal/atomicfile"
 )
 
 // Default permissions of what SafeWrite creates (before the umask).
@@ -62,41 +62,19 @@ func SafeWriteWith(dir, key string, data []byte, opts WriteOptions) error {
 	return writeAtomic(root, key, data, opts)
 }
 
-// writeAtomic writes data to key through root: temporary file, fsync, rename,
-// folder fsync.
-func writeAtomic(root *os.Root, key string, data []byte, opts WriteOptions) (err error) {
-	parent := path.Dir(key)
-	if parent != "." {
+// writeAtomic writes data to key through root, creating its folders, with
+// the project's one atomic write (temporary file, fsync, rename, folder
+// fsync).
+func writeAtomic(root *os.Root, key string, data []byte, opts WriteOptions) error {
+	if parent := path.Dir(key); parent != "." {
 		if err := root.MkdirAll(filepath.FromSlash(parent), opts.DirPerm); err != nil {
 			return rootError("create folder of", key, err)
 		}
 	}
-	tmp := filepath.FromSlash(path.Join(parent, TempPrefix+rand.Text()))
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, opts.Perm)
-	if err != nil {
-		return rootError("create temporary file for", key, err)
-	}
-	defer func() {
-		if err != nil {
-			root.Remove(tmp) // best effort: the error that matters is err
-		}
-	}()
-	if err := writeSyncClose(f, data); err != nil {
+	if err := atomicfile.WriteIn(root, filepath.FromSlash(key), opts.Perm, atomicfile.Bytes(data)); err != nil {
 		return fmt.Errorf("write key %q: %w", key, err)
 	}
-	if err := root.Rename(tmp, filepath.FromSlash(key)); err != nil {
-		return rootError("rename into", key, err)
-	}
-	return syncDir(root, parent)
-}
-
-// writeSyncClose writes data to f, flushes it to stable storage and closes it.
-func writeSyncClose(f *os.File, data []byte) error {
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	return errors.Join(err, f.Close())
+	return nil
 }
 
 // SafeRead returns the content of the regular file that key names below dir,
@@ -144,7 +122,7 @@ func SafeRemove(dir, key string) error {
 	if err := root.Remove(name); err != nil {
 		return rootError("remove key", key, err)
 	}
-	return syncDir(root, path.Dir(key))
+	return atomicfile.SyncDir(root, filepath.FromSlash(path.Dir(key)))
 }
 
 // requireRegular fails unless name is a regular file (not a folder, symlink,

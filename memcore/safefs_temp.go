@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammem/teammem/internal/atomicfile"
 )
 
 // TempPrefix starts the name of every temporary file SafeWrite creates. No
 // valid key has a segment starting with ".", so a temporary file never
 // collides with a key; watchers recognise it with IsTempName and ignore it.
-const TempPrefix = ".teammem-tmp-"
+const TempPrefix = atomicfile.TempPrefix
 
 // IsTempName reports whether the base name of name (a file name or path with
 // either separator) is one of SafeWrite's temporary files.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/teamblock"
+	"github.com/teammem/teammem/internal/atomicfile"
 	"github.com/teammem/teammem/memcore"
 )
 
@@ -156,7 +157,7 @@ func updateLocalMd(co gitremote.Checkout, edit func(string) (string, error), cre
 		if now != old && attempt < 3 { // edited meanwhile: start again
 			continue
 		}
-		err = writeFileAtomic(path, perm, func(w io.Writer) error { _, err := io.WriteString(w, next); return err })
+		err = atomicfile.Write(path, perm, atomicfile.Bytes([]byte(next)))
 		if err != nil {
 			return false, fmt.Errorf("write %s: %w", path, err)
 		}
@@ -281,7 +282,7 @@ func excludeFromGit(co gitremote.Checkout) error {
 	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
 		add = "\n" + add
 	}
-	err = writeFileAtomic(path, perm, func(w io.Writer) error {
+	err = atomicfile.Write(path, perm, func(w io.Writer) error {
 		if _, err := w.Write(old); err != nil {
 			return err
 		}

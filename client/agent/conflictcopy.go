@@ -6,9 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/internal/atomicfile"
 )
 
 // maxConflictCopies bounds the names tried for the conflict copies of one
@@ -28,7 +31,7 @@ func writeConflictCopy(dir, key string, at time.Time, host string, content []byt
 	first := ConflictName(key, at, host)
 	for n := 1; n <= maxConflictCopies; n++ {
 		name := numbered(first, n)
-		err := createExclusive(root, name, content)
+		err := atomicfile.CreateIn(root, filepath.FromSlash(name), 0o644, atomicfile.Bytes(content))
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -44,24 +47,4 @@ func numbered(name string, n int) string {
 	}
 	ext := path.Ext(name)
 	return strings.TrimSuffix(name, ext) + "-" + strconv.Itoa(n) + ext
-}
-
-// createExclusive writes a new file name below root, failing with an error
-// wrapping fs.ErrExist when it exists; a partly written file is removed.
-func createExclusive(root *os.Root, name string, content []byte) error {
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(content)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		root.Remove(name)
-	}
-	return err
 }

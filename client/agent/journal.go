@@ -13,7 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
+	"github.com/teammem/teammem/internal/atomicfile"
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
@@ -101,7 +104,7 @@ func OpenJournal(stateDir, server, repo, dir string) (*Journal, error) {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return j, fmt.Errorf("create state folder: %w", err)
 	}
-	removeStaleTemps(j.path)
+	removeStaleTemps(stateDir)
 	data, err := os.ReadFile(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return j, nil
@@ -140,13 +143,34 @@ func parseJournal(data []byte, server, repo, folder string) (*Journal, error) {
 	return f.Journal, nil
 }
 
+// staleTempAge is how old a temporary file in the state folder must be
+// before OpenJournal removes it: no journal write takes that long, so a
+// write in progress (of this agent or another sharing the folder) is never
+// cut short.
+const staleTempAge = time.Hour
+
+// removeStaleTemps deletes the temporary files of atomic writes that a
+// crash left in the state folder dir, when they are older than
+// staleTempAge.
+func removeStaleTemps(dir string) {
+	entries, _ := os.ReadDir(dir) // nothing to clean in an unreadable folder
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), atomicfile.TempPrefix) || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTempAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
 // Path returns the journal's file.
 func (j *Journal) Path() string { return j.path }
 
 // Save writes the journal atomically (temporary file, fsync, rename, folder
 // fsync), mode 0600, whether or not it changed.
 func (j *Journal) Save() error {
-	if err := writeFileAtomic(j.path, 0o600, j.encode); err != nil {
+	if err := atomicfile.Write(j.path, 0o600, j.encode); err != nil {
 		return fmt.Errorf("save journal: %w", err)
 	}
 	j.changed = false

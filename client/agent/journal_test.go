@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/teammem/teammem/internal/atomicfile"
 	"github.com/teammem/teammem/internal/proctest"
 )
 
@@ -128,7 +130,8 @@ func TestJournalCorrupt(t *testing.T) {
 
 // TestJournalLeftoverTempFile simulates a crash between writing the
 // temporary file and renaming it: the old journal stays authoritative and
-// the leftover is removed.
+// an old leftover is removed, a fresh one (maybe another agent's write in
+// progress) is kept.
 func TestJournalLeftoverTempFile(t *testing.T) {
 	dir := t.TempDir()
 	j, _ := OpenJournal(dir, testServer, testRepo, testFolder)
@@ -136,8 +139,15 @@ func TestJournalLeftoverTempFile(t *testing.T) {
 	if err := j.Save(); err != nil {
 		t.Fatal(err)
 	}
-	leftover := j.Path() + tempSuffix + "12345"
-	if err := os.WriteFile(leftover, []byte(`{"format":1,"entr`), 0o600); err != nil {
+	leftover := filepath.Join(dir, atomicfile.TempPrefix+"OLD")
+	fresh := filepath.Join(dir, atomicfile.TempPrefix+"FRESH")
+	for _, p := range []string{leftover, fresh} {
+		if err := os.WriteFile(p, []byte(`{"format":1,"entr`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleTempAge)
+	if err := os.Chtimes(leftover, old, old); err != nil {
 		t.Fatal(err)
 	}
 	got, err := OpenJournal(dir, testServer, testRepo, testFolder)
@@ -149,6 +159,9 @@ func TestJournalLeftoverTempFile(t *testing.T) {
 	}
 	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
 		t.Errorf("leftover temporary file still there: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("fresh temporary file removed: %v", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/server/auth"
 )
 
@@ -168,7 +169,7 @@ func TestStatus(t *testing.T) {
 	putFile(t, dir, "c.md", "new\n")
 	putFile(t, dir, "a.conflict-20260102T030405Z-host.md", "mine\n")
 	st := status(t, env)
-	want := []pendingJSON{{"a.md", "modified"}, {"b.md", "deleted"}, {"c.md", "added"}}
+	want := []agent.Pending{{Path: "a.md", Change: "modified"}, {Path: "b.md", Change: "deleted"}, {Path: "c.md", Change: "added"}}
 	if diff := cmp.Diff(want, st.Pending); diff != "" {
 		t.Errorf("pending (-want +got):\n%s", diff)
 	}

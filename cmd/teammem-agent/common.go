@@ -73,6 +73,9 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if s.dir, err = resolveTeamDir(e, c); err != nil {
 		return nil, err
 	}
+	if name == "seed" { // seed keeps no journal: it needs no state directory (nor a home)
+		return s, nil
+	}
 	if s.stateDir, err = resolveStateDir(e, c); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,15 +9,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/teammem/teammem/client/agent"
 )
 
-// lockHolderEnv makes the test binary a lock holder: it takes the lock at
-// the path given, prints "locked", and holds it until stdin closes.
+// lockHolderEnv makes the test binary a lock holder: it takes the lock of
+// the team folder given, prints "locked", and holds it until stdin closes.
 const lockHolderEnv = "TEAMMEM_TEST_HOLD_LOCK"
 
 func TestMain(m *testing.M) {
-	if path := os.Getenv(lockHolderEnv); path != "" {
-		l, err := acquireLock(path, "the test folder")
+	if dir := os.Getenv(lockHolderEnv); dir != "" {
+		l, err := agent.LockFolder(dir)
 		if err != nil {
 			fmt.Println(err)
 			os.Exit(1)
@@ -31,12 +32,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// startHolder starts another process holding the lock at path; closing the
-// returned writer lets it release and exit.
-func startHolder(t *testing.T, path string) (*exec.Cmd, io.WriteCloser) {
+// startHolder starts another process holding the lock of the team folder
+// dir; closing the returned writer lets it release and exit.
+func startHolder(t *testing.T, dir string) (*exec.Cmd, io.WriteCloser) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), lockHolderEnv+"="+path)
+	cmd.Env = append(os.Environ(), lockHolderEnv+"="+dir)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -50,56 +51,20 @@ func startHolder(t *testing.T, path string) (*exec.Cmd, io.WriteCloser) {
 	return cmd, stdin
 }
 
-func TestLockSecondProcessFails(t *testing.T) {
-	path := lockPath(t.TempDir(), "/some/team")
-	holder, stdin := startHolder(t, path)
-	_, err := acquireLock(path, "the team folder /some/team")
-	if !errors.Is(err, errLocked) {
-		t.Fatalf("second lock: %v, want errLocked", err)
-	}
-	for _, want := range []string{fmt.Sprintf("pid %d", holder.Process.Pid), "/some/team", "stop it first"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %q", err, want)
-		}
-	}
-	stdin.Close()
-	holder.Wait()
-	l, err := acquireLock(path, "x")
-	if err != nil {
-		t.Fatalf("after the holder released: %v", err)
-	}
-	l.Release()
-}
-
-func TestLockFreedWhenHolderIsKilled(t *testing.T) {
-	path := lockPath(t.TempDir(), "/some/team")
-	holder, _ := startHolder(t, path)
-	holder.Process.Kill()
-	holder.Wait()
-	l, err := acquireLock(path, "x")
-	if err != nil {
-		t.Fatalf("after the holder was killed: %v", err)
-	}
-	l.Release()
-}
-
-func TestLockPathPerFolder(t *testing.T) {
-	s := t.TempDir()
-	if lockPath(s, "/a") == lockPath(s, "/b") || lockPath(s, "/a") != lockPath(s, "/a/") {
-		t.Error("lock paths must differ per folder and ignore a trailing separator")
-	}
-	if filepath.Dir(lockPath(s, "/a")) != s {
-		t.Error("lock file must live in the state directory")
-	}
-}
-
+// TestCommandRefusesLockedFolder: a sync on a folder another agent holds
+// fails naming that agent's pid and the folder, whatever its state
+// directory.
 func TestCommandRefusesLockedFolder(t *testing.T) {
 	ts := newTestServer(t, false)
 	dir := t.TempDir()
 	env := agentEnv(t, ts, dir)
-	startHolder(t, lockPath(env["TEAMMEM_STATE_DIR"], dir))
+	env["TEAMMEM_STATE_DIR"] = t.TempDir() // another state directory than the holder's
+	holder, _ := startHolder(t, dir)
 	res := cli(t, t.Context(), env, "sync")
-	if res.code != 1 || !strings.Contains(res.stderr, "another teammem-agent is running") {
-		t.Errorf("exit %d stderr %q", res.code, res.stderr)
+	real, _ := filepath.EvalSymlinks(dir)
+	for _, want := range []string{"another teammem-agent is running", fmt.Sprintf("pid %d", holder.Process.Pid), real} {
+		if res.code != 1 || !strings.Contains(res.stderr, want) {
+			t.Errorf("exit %d stderr %q, want it to mention %q", res.code, res.stderr, want)
+		}
 	}
 }

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/teammem/teammem/client/agent"
 )
 
 // TestStatusWithoutServerFindsTheJournal: status without --server reads
@@ -29,14 +30,14 @@ func TestStatusWithoutServerFindsTheJournal(t *testing.T) {
 }
 
 // status runs `status` with env (JSON) and decodes its output.
-func status(t *testing.T, env map[string]string) statusJSON {
+func status(t *testing.T, env map[string]string) *agent.Status {
 	t.Helper()
 	res := cli(t, t.Context(), env, "status")
 	if res.code != 0 {
 		t.Fatalf("status: exit %d stderr %q", res.code, res.stderr)
 	}
-	var st statusJSON
-	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil {
+	st := new(agent.Status)
+	if err := json.Unmarshal([]byte(res.stdout), st); err != nil {
 		t.Fatal(err)
 	}
 	return st
@@ -56,18 +57,5 @@ func TestTeamDirNeedsAHome(t *testing.T) {
 	entries, _ := os.ReadDir(e.Cwd)
 	if len(entries) != 0 {
 		t.Errorf("working directory got %d entries", len(entries))
-	}
-}
-
-// TestLockPathFollowsSymlinks: one folder reached through a symbolic link
-// has the same lock as through its real path.
-func TestLockPathFollowsSymlinks(t *testing.T) {
-	real, state := t.TempDir(), t.TempDir()
-	link := filepath.Join(t.TempDir(), "link")
-	if err := os.Symlink(real, link); err != nil {
-		t.Skip(err)
-	}
-	if a, b := lockPath(state, real), lockPath(state, link); a != b {
-		t.Errorf("lock of the folder %s, through a link %s", a, b)
 	}
 }

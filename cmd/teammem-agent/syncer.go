@@ -20,17 +20,18 @@ type engineOpts struct {
 	onReport                 func(agent.Report)
 }
 
-// syncer is an engine with the resources it holds: the locks of its team
-// folder and journal.
+// syncer is an engine with the resources it holds: the lock of its team
+// folder.
 type syncer struct {
 	eng     *agent.Engine
 	journal *agent.Journal
-	locks   lockSet
+	lock    *agent.FolderLock
 }
 
-// openSyncer locks the team folder and the journal, removes temporary
-// files a crash left in the folder, opens the journal and builds the
-// engine. Close releases the locks.
+// openSyncer locks the team folder (which also guards its journals: a
+// journal belongs to one folder), removes temporary files a crash left in
+// the folder, opens the journal and builds the engine. Close releases the
+// lock.
 func openSyncer(s *session, o engineOpts) (*syncer, error) {
 	c, err := s.newClient()
 	if err != nil {
@@ -39,15 +40,13 @@ func openSyncer(s *session, o engineOpts) (*syncer, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the team folder: %w", err)
 	}
-	locks, err := acquireLocks(
-		[2]string{lockPath(s.stateDir, s.dir), "the team folder " + s.dir},
-		[2]string{agent.JournalPath(s.stateDir, s.server, s.slug, s.dir) + ".lock", s.slug + " on " + s.server})
+	lock, err := agent.LockFolder(s.dir)
 	if err != nil {
 		return nil, err
 	}
-	sy := &syncer{locks: locks}
+	sy := &syncer{lock: lock}
 	if err := sy.open(s, c, o); err != nil {
-		locks.Release()
+		lock.Release()
 		return nil, err
 	}
 	return sy, nil
@@ -81,8 +80,8 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 	return err
 }
 
-// Close releases the locks.
-func (sy *syncer) Close() { sy.locks.Release() }
+// Close releases the lock.
+func (sy *syncer) Close() { sy.lock.Release() }
 
 // massDeleteFlag adds --allow-mass-delete to fs.
 func massDeleteFlag(fs *flag.FlagSet) *bool {

@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/teammem/teammem/internal/atomicfile"
 )
 
 // LoadOrCreateKey reads the Ed25519 signing key at path (a PEM "PRIVATE KEY"
@@ -69,29 +71,8 @@ func LoadKey(path string) (ed25519.PrivateKey, error) {
 // into place, so that readers never see a partial file and an existing file
 // is never replaced (the error then wraps fs.ErrExist).
 func WriteFileExclusive(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Link(tmp.Name(), path)
+	return atomicfile.Create(path, 0o600, atomicfile.Bytes(data))
 }

@@ -13,8 +13,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gofrs/flock"
-
+	"github.com/teammem/teammem/internal/filelock"
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
 
@@ -34,7 +33,7 @@ type Options struct {
 // ErrLocked while another holds it, in this process or another.
 type DB struct {
 	path   string
-	lock   *flock.Flock
+	lock   *filelock.Lock
 	write  *sql.DB // one connection, owned by the writer goroutine
 	read   *sql.DB // query_only connections
 	reads  *readStmts
@@ -175,7 +174,7 @@ func (db *DB) closeAll() error {
 			errs = append(errs, pool.Close())
 		}
 	}
-	if err := db.lock.Unlock(); err != nil {
+	if err := db.lock.Release(); err != nil {
 		errs = append(errs, fmt.Errorf("unlock sqlite database: %w", err))
 	}
 	return errors.Join(errs...)

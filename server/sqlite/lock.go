@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gofrs/flock"
+	"github.com/teammem/teammem/internal/filelock"
 )
 
 // ErrLocked is returned by Open and Migrate when another process (or
@@ -15,14 +15,13 @@ var ErrLocked = errors.New("database is locked by another process")
 // makes the embedded store single-process: the in-memory repository states
 // are authoritative only because no one else writes the file. The OS
 // releases the lock when the process dies.
-func lockFile(path string) (*flock.Flock, error) {
-	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
-	ok, err := fl.TryLock()
-	if err != nil {
+func lockFile(path string) (*filelock.Lock, error) {
+	l, err := filelock.TryLock(path + ".lock")
+	switch {
+	case errors.Is(err, filelock.ErrLocked):
+		return nil, fmt.Errorf("open sqlite database %s: another teammem-server is using it: %w", path, ErrLocked)
+	case err != nil:
 		return nil, fmt.Errorf("lock sqlite database %s: %w", path, err)
 	}
-	if !ok {
-		return nil, fmt.Errorf("open sqlite database %s: another teammem-server is using it: %w", path, ErrLocked)
-	}
-	return fl, nil
+	return l, nil
 }

@@ -24,7 +24,7 @@ func Migrate(ctx context.Context, path, cmd string, n int) (version uint, dirty 
 		return 0, false, err
 	}
 	defer func() {
-		if uerr := lock.Unlock(); uerr != nil {
+		if uerr := lock.Release(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("unlock sqlite database: %w", uerr))
 		}
 	}()

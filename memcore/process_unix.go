@@ -4,7 +4,6 @@ package memcore
 
 import (
 	"errors"
-	"os"
 	"syscall"
 )
 
@@ -17,19 +16,4 @@ func processAlive(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// lockFile takes an exclusive advisory lock on f, waiting for it.
-func lockFile(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
-}
-
-// unlockFile releases lockFile's lock.
-func unlockFile(f *os.File) error {
-	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }

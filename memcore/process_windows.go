@@ -4,7 +4,6 @@ package memcore
 
 import (
 	"errors"
-	"os"
 
 	"golang.org/x/sys/windows"
 )
@@ -29,16 +28,4 @@ func processAlive(pid int) bool {
 		return true
 	}
 	return code == stillActive
-}
-
-// lockFile takes an exclusive lock on f's first byte, waiting for it.
-func lockFile(f *os.File) error {
-	var ol windows.Overlapped
-	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &ol)
-}
-
-// unlockFile releases lockFile's lock.
-func unlockFile(f *os.File) error {
-	var ol windows.Overlapped
-	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
 }

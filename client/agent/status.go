@@ -1,0 +1,197 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Pending is a local change not yet pushed.
+type Pending struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // added, modified or deleted
+}
+
+// Status is what `status` shows of one repo and team folder (spec/agent.md
+// §5); its JSON is the command's --json output.
+type Status struct {
+	Repo           string     `json:"repo"`
+	Dir            string     `json:"dir"`
+	StateDir       string     `json:"stateDir"`
+	Server         string     `json:"server"`
+	Journal        string     `json:"journal"`
+	AgentRunning   bool       `json:"agentRunning"`
+	LastSync       *time.Time `json:"lastSync"`
+	Version        int64      `json:"version"`
+	Checksum       string     `json:"checksum"`
+	ServerVersion  *int64     `json:"serverVersion,omitempty"`
+	ServerChecksum string     `json:"serverChecksum,omitempty"`
+	ServerError    string     `json:"serverError,omitempty"`
+	Pending        []Pending  `json:"pending"`
+	Conflicts      []string   `json:"conflicts"`
+	Skipped        []Skip     `json:"skipped"`
+	FolderError    string     `json:"folderError,omitempty"`
+	// TeamBlock is the team memory block of each checkout (filled by the
+	// caller, which knows the checkouts).
+	TeamBlock []BlockStatus `json:"teamBlock"`
+}
+
+// BlockStatus is the team memory block of one checkout.
+type BlockStatus struct {
+	Checkout string `json:"checkout"`
+	// State is "in place", "missing", "off (--no-inject)" or why the
+	// agent leaves the file alone.
+	State string `json:"state"`
+	// Fix says how to let the agent write the block, when it cannot.
+	Fix string `json:"fix,omitempty"`
+}
+
+// StatusOptions says what ReadStatus looks at.
+type StatusOptions struct {
+	Repo, Dir, StateDir string
+	// Server is the server URL, the journal's identity; "" finds the
+	// folder's only journal (FindJournal) and takes its server.
+	Server string
+	// Remote, when not nil, is asked for the repo's hashes within
+	// ProbeTimeout (5 s when zero).
+	Remote       Remote
+	ProbeTimeout time.Duration
+	// Explain turns an error into the sentence shown; nil uses Error().
+	Explain func(error) error
+}
+
+// ReadStatus gathers the status of one repo and team folder. It only
+// reads: the journal (without cleaning beside it, as a running agent may
+// be writing), the folder lock, the folder and, with a Remote, the
+// server's hashes. Errors are those of FindJournal and of reading an
+// existing journal; folder and server problems are reported in the Status.
+func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
+	explain := o.Explain
+	if explain == nil {
+		explain = func(err error) error { return err }
+	}
+	st := &Status{Repo: o.Repo, Dir: o.Dir, StateDir: o.StateDir, Server: o.Server,
+		Journal: JournalPath(o.StateDir, o.Server, o.Repo, o.Dir), Pending: []Pending{}, Conflicts: []string{}, Skipped: []Skip{}, TeamBlock: []BlockStatus{}}
+	if o.Server == "" {
+		path, server, ok, err := FindJournal(o.StateDir, o.Repo, o.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			st.Journal, st.Server = path, server
+		}
+	}
+	j, err := st.readJournal()
+	if err != nil {
+		return nil, err
+	}
+	st.AgentRunning = FolderLocked(o.Dir)
+	st.scanFolder(j, explain)
+	if o.Remote != nil {
+		st.probeServer(ctx, o, explain)
+	}
+	return st, nil
+}
+
+// readJournal reads the journal file read-only and fills the last sync.
+func (st *Status) readJournal() (*Journal, error) {
+	j := &Journal{Entries: map[string]BaseEntry{}}
+	fi, err := os.Stat(st.Journal)
+	if errors.Is(err, fs.ErrNotExist) {
+		return j, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the journal: %w", err)
+	}
+	data, err := os.ReadFile(st.Journal)
+	if err == nil {
+		err = json.Unmarshal(data, j)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the journal %s: %w", st.Journal, err)
+	}
+	t := fi.ModTime().UTC()
+	st.LastSync, st.Version, st.Checksum = &t, j.Version, j.Checksum
+	return j, nil
+}
+
+// scanFolder fills the pending changes, conflict copies and skipped files.
+func (st *Status) scanFolder(j *Journal, explain func(error) error) {
+	snap, err := ScanDir(st.Dir, ScanOptions{})
+	if err != nil {
+		st.FolderError = explain(err).Error()
+		return
+	}
+	for _, sk := range snap.Skipped {
+		st.Skipped = append(st.Skipped, Skip{Path: sk.Key, Reason: sk.Reason.Error()})
+	}
+	st.Pending = pendingChanges(snap, j.Base())
+	st.Conflicts = conflictCopies(st.Dir)
+}
+
+// pendingChanges compares the folder with the journal's base.
+func pendingChanges(snap *Snapshot, base map[string]string) []Pending {
+	out := []Pending{}
+	for k, sum := range snap.Checksums {
+		switch b, ok := base[k]; {
+		case !ok:
+			out = append(out, Pending{k, "added"})
+		case b != sum:
+			out = append(out, Pending{k, "modified"})
+		}
+	}
+	skipped := snap.SkippedKeys()
+	for k := range base {
+		if _, ok := snap.Checksums[k]; !ok && !skipped[k] {
+			out = append(out, Pending{k, "deleted"})
+		}
+	}
+	slices.SortFunc(out, func(a, b Pending) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// conflictCopies lists the conflict copies in dir, through an os.Root.
+func conflictCopies(dir string) []string {
+	out := []string{}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return out
+	}
+	defer root.Close()
+	fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // best effort: status shows what it can read
+		case p != "." && strings.HasPrefix(d.Name(), "."):
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+		case d.Type().IsRegular() && IsConflictCopy(p):
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// probeServer asks the server for the repo's hashes.
+func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func(error) error) {
+	timeout := o.ProbeTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h, _, err := probeHashes(ctx, o.Remote, o.Repo)
+	if err != nil {
+		st.ServerError = explain(err).Error()
+		return
+	}
+	st.ServerVersion, st.ServerChecksum = &h.Version, h.Checksum
+}

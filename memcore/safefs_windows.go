@@ -1,9 +1,0 @@
-//go:build windows
-
-package memcore
-
-import "os"
-
-// syncDir does nothing on Windows, which cannot fsync a folder; NTFS journals
-// the rename itself.
-func syncDir(root *os.Root, dir string) error { return nil }
