@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -253,14 +254,25 @@ func TestEmptyingTheFolderDeletesNothing(t *testing.T) {
 	}
 }
 
+// TestSecondAgentOnFolderFails is defect 5 of issue 7: a second agent on
+// one team folder, with another --state-dir and reaching the folder through
+// a symlink, exits non-zero naming the running agent's pid and the folder.
 func TestSecondAgentOnFolderFails(t *testing.T) {
 	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
 	dir, state := t.TempDir(), t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
 	first := startAgent(t, srv, dir, state)
-	code, second := runAgent(t, srv, dir, state, "run")
-	if code != 1 || !strings.Contains(second.stderr.String(), "another teammem-agent is running") ||
-		!strings.Contains(second.stderr.String(), "pid") {
-		t.Errorf("second agent: exit %d stderr %q", code, second.stderr)
+	for _, via := range []string{dir, link} {
+		code, second := runAgent(t, srv, via, t.TempDir(), "run")
+		real, _ := filepath.EvalSymlinks(dir)
+		stderr := second.stderr.String()
+		if code == 0 || !strings.Contains(stderr, "another teammem-agent is running") ||
+			!strings.Contains(stderr, fmt.Sprintf("pid %d", first.cmd.Process.Pid)) || !strings.Contains(stderr, real) {
+			t.Errorf("second agent through %s with its own state dir: exit %d stderr %q", via, code, stderr)
+		}
 	}
 	if c := first.stop(t, syscall.SIGTERM); c != 0 {
 		t.Errorf("first agent exit %d", c)
