@@ -90,6 +90,9 @@ func exitCode(e *cliEnv, err error) int {
 
 // run dispatches to a subcommand.
 func run(ctx context.Context, e *cliEnv, args []string) error {
+	if len(args) == 2 && args[0] == "help" { // help CMD is CMD --help
+		args = []string{args[1], "--help"}
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(e.Stdout)
 		if len(args) == 0 {
@@ -116,7 +119,7 @@ func printUsage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].Summary)
+		fmt.Fprintf(w, "  %-11s %s\n", n, commands[n].Summary)
 	}
-	fmt.Fprintln(w, "\nRun 'teammem-agent <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'teammem-agent help <command>' (or '<command> --help') for a command's flags.")
 }
