@@ -64,6 +64,22 @@ type PutResponse struct {
 	Deleted      []string `json:"deleted"`
 }
 
+// Event types of the events stream.
+const (
+	EventChange = "change" // data: Event
+	EventReset  = "reset"  // data: Reset
+)
+
+// Reset is the data of `event: reset`: the stream cannot replay what the
+// client missed (history was purged, the server's data was restored, or
+// it is too far behind), so the client must pull in full; events after
+// Version follow.
+type Reset struct {
+	Repo     string `json:"repo"`
+	Version  int64  `json:"version"`
+	Checksum string `json:"checksum"`
+}
+
 // Event is one change event of the events stream (data of `event: change`).
 type Event struct {
 	Repo     string   `json:"repo"`

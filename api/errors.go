@@ -31,6 +31,7 @@ const (
 	CodeUnauthenticated   = "unauthenticated"
 	CodeForbidden         = "forbidden"
 	CodeRateLimited       = "rate_limited"
+	CodeTooManyStreams    = "too_many_streams"
 	CodeUnavailable       = "unavailable"
 	CodeInternal          = "internal"
 	CodeMethodNotAllowed  = "method_not_allowed"

@@ -51,6 +51,9 @@ type Config struct {
 	SecretScan bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Events is the hub that tells subscribers about writes; nil means a
+	// hub of this process alone over the Service's store.
+	Events *Hub
 }
 
 // Service is the domain of the server: it canonicalises repositories, makes
@@ -71,6 +74,9 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Events == nil {
+		cfg.Events = NewHub(store, nil, HubOptions{})
+	}
 	return &Service{store: store, cfg: cfg}
 }
 
@@ -82,6 +88,21 @@ func (s *Service) Limits() Limits { return s.cfg.Limits }
 
 // Store returns the underlying store (for readiness checks and wiring).
 func (s *Service) Store() Store { return s.store }
+
+// Events returns the hub of the events stream.
+func (s *Service) Events() *Hub { return s.cfg.Events }
+
+// Subscribe opens the events stream of a repository for p, which needs
+// read access (the repository need not exist yet); see Hub.Subscribe for
+// after and resume. Errors: invalid repo, ErrForbidden, ErrTooManyStreams,
+// ErrShuttingDown, the store's.
+func (s *Service) Subscribe(ctx context.Context, p Principal, repo string, after int64, resume bool) (*Subscription, error) {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return nil, err
+	}
+	return s.cfg.Events.Subscribe(ctx, canon, p.Subject, after, resume)
+}
 
 // authorize canonicalises repo and checks that p holds perm on it. A caller
 // without read access gets ErrForbidden whatever the repository's existence,

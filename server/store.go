@@ -77,6 +77,15 @@ type Store interface {
 	// the repository has never held data.
 	Activity(ctx context.Context, repo string, before int64, limit int) (ActivityPage, error)
 
+	// Events returns the changes of a repository after version after, one
+	// Event per version in increasing version order, at most limit of them
+	// (limit > 0). A never-written repository has none after 0. It returns
+	// an error wrapping ErrSinceTooOld when after is below the
+	// repository's since-floor (tombstones after it may have been purged)
+	// or above its version (the data was reset or restored): the reader
+	// must start again from a full pull.
+	Events(ctx context.Context, repo string, after int64, limit int) ([]*Event, error)
+
 	// Repos returns the state of every repository that has held data,
 	// sorted by slug.
 	Repos(ctx context.Context) ([]RepoState, error)

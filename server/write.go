@@ -24,7 +24,8 @@ type PutInput struct {
 // or content (ErrInvalid), ErrForbidden, ErrEntryTooLarge,
 // ErrSecretDetected, and the Store's ErrPreconditionFailed,
 // ErrTooManyEntries, ErrRepoTooLarge, ErrKeyCollision. Nothing is written
-// unless the whole push is valid.
+// unless the whole push is valid. A write that changed something is
+// published to the events hub once committed.
 func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput) (WriteResult, error) {
 	canon, err := s.authorize(p, repo, PermWrite)
 	if err != nil {
@@ -38,7 +39,7 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 	if err != nil {
 		return WriteResult{}, err
 	}
-	return s.store.Apply(ctx, Write{
+	w := Write{
 		Repo:         canon,
 		IfMatch:      in.IfMatch,
 		Puts:         puts,
@@ -47,7 +48,12 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 		At:           s.cfg.Now().UTC(),
 		MaxEntries:   s.cfg.MaxEntries,
 		MaxRepoBytes: s.cfg.MaxRepoBytes,
-	})
+	}
+	res, err := s.store.Apply(ctx, w)
+	if err == nil && len(res.Changed)+len(res.Deleted) > 0 {
+		s.cfg.Events.Publish(context.WithoutCancel(ctx), EventOf(w, res))
+	}
+	return res, err
 }
 
 // checkPuts validates every entry in key order, so the error reported for a

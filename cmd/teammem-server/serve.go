@@ -40,6 +40,7 @@ type serveConfig struct {
 	debugAddr                string
 	requestTimeout           time.Duration
 	bodyCacheBytes           int64
+	streamsPerSubject        int
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -72,6 +73,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.Int64Var(&c.bodyCacheBytes, "body-cache-bytes", 32<<20, "`BYTES` of encoded GET bodies kept in memory (0 = no cache)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
+	fs.IntVar(&c.streamsPerSubject, "max-streams-per-subject", server.DefaultStreamsPerSubject, "open event streams per token subject (0 = no limit)")
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
@@ -116,6 +118,9 @@ func (c *serveConfig) check() error {
 	}
 	if (c.oidcIssuer == "") != (c.oidcJWKSURL == "") || (c.oidcIssuer != "" && c.oidcAudience == "") {
 		return errors.New("--oidc-issuer, --oidc-audience and --oidc-jwks-url go together")
+	}
+	if c.streamsPerSubject < 0 {
+		return errors.New("--max-streams-per-subject must be 0 (no limit) or positive")
 	}
 	if c.limits.MaxEntries <= 0 || c.limits.MaxEntryBytes <= 0 || c.limits.MaxBodyBytes <= 0 || c.limits.MaxRepoBytes <= 0 {
 		return errors.New("the --max-* limits must be positive")
@@ -168,13 +173,24 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("create data directory: %w", err)
 	}
 	log.Info("data directory "+c.dataDir, "path", c.dataDir)
-	store, err := openStore(ctx, c, log)
+	store, broker, err := openStore(ctx, c, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	metrics := httpapi.NewMetrics()
-	svc := server.NewService(metrics.InstrumentStore(store), server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on"})
+	instrumented := metrics.InstrumentStore(store)
+	perSubject := c.streamsPerSubject
+	if perSubject == 0 {
+		perSubject = -1 // no limit
+	}
+	hub := server.NewHub(instrumented, broker, server.HubOptions{MaxPerSubject: perSubject, Logger: log})
+	defer hub.Close()
+	hctx, stopHub := context.WithCancel(ctx)
+	hubDone := make(chan struct{})
+	go func() { defer close(hubDone); hub.Run(hctx) }()
+	defer func() { stopHub(); <-hubDone }()
+	svc := server.NewService(instrumented, server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub})
 	authn, uiSecret, err := setupAuth(ctx, c, log)
 	if err != nil {
 		return err
@@ -218,7 +234,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	defer stopJanitor()
 	go runJanitor(jctx, store, c.tombstoneRetention, log)
 	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "version", buildinfo.Version(version))
-	return runServers(ctx, servers, listeners, c.shutdownTimeout, log)
+	return runServers(ctx, servers, listeners, c.shutdownTimeout, hub.Close, log)
 }
 
 // newHTTPServer applies the timeouts and the 64 KiB header limit.
@@ -235,8 +251,9 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 }
 
 // runServers serves every listener until ctx is done or one fails, then
-// shuts all down gracefully.
-func runServers(ctx context.Context, servers []*http.Server, lns []net.Listener, grace time.Duration, log *slog.Logger) error {
+// shuts all down gracefully; closeStreams ends the event streams first,
+// since they never finish on their own.
+func runServers(ctx context.Context, servers []*http.Server, lns []net.Listener, grace time.Duration, closeStreams func(), log *slog.Logger) error {
 	errc := make(chan error, len(servers))
 	for i, s := range servers {
 		go func(s *http.Server, ln net.Listener) { errc <- s.Serve(ln) }(s, lns[i])
@@ -249,6 +266,7 @@ func runServers(ctx context.Context, servers []*http.Server, lns []net.Listener,
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	closeStreams()
 	for _, s := range servers {
 		if err := s.Shutdown(sctx); err != nil {
 			log.Warn("shutdown incomplete", "error", err)

@@ -86,6 +86,10 @@ func translate(err error) failure {
 	case errors.As(err, &maxBytes), errors.Is(err, errRequestTooLarge):
 		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest, code: api.CodeRequestTooLarge,
 			message: "The request body is larger than the server accepts; push in smaller batches."}
+	case errors.Is(err, server.ErrTooManyStreams):
+		return failure{status: http.StatusTooManyRequests, typ: api.TypeRateLimit, code: api.CodeTooManyStreams,
+			message:    "This token has as many event streams open as the server allows; close some or retry after the delay in Retry-After.",
+			retryAfter: 30}
 	case errors.As(err, &rateErr):
 		return failure{status: http.StatusTooManyRequests, typ: api.TypeRateLimit, code: api.CodeRateLimited,
 			message: "Too many requests for this token; retry after the delay in Retry-After.", retryAfter: rateErr.retryAfter}

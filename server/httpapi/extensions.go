@@ -116,14 +116,18 @@ func (h *handler) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
 }
 
-// readyz answers 200 when the store is reachable and its schema current.
-func (h *handler) readyz(extra func() error) http.HandlerFunc {
+// readyz answers 200 when the store is reachable, its schema current and
+// the events hub receives the other servers' notices.
+func (h *handler) readyz(extra func() error, hub *server.Hub) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*1e9)
 		defer cancel()
 		err := h.svc.Store().Ping(ctx)
 		if err == nil && extra != nil {
 			err = extra()
+		}
+		if err == nil {
+			err = hub.Ready()
 		}
 		if err != nil {
 			w.Header().Set("Retry-After", "1")

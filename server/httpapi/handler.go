@@ -42,6 +42,12 @@ type Options struct {
 	// accept each other's sessions. Nil takes a random secret (sessions
 	// then end with the process).
 	UISecret []byte
+	// Heartbeat is how long an events stream may stay silent before a
+	// comment line is sent (default 15 s).
+	Heartbeat time.Duration
+	// StreamWriteTimeout bounds the write of one event or heartbeat: a
+	// reader that takes longer is disconnected (default 10 s).
+	StreamWriteTimeout time.Duration
 }
 
 type handler struct {
@@ -55,6 +61,8 @@ type handler struct {
 	bodies  *bodyCache
 	flights flights
 	ui      *webUI
+
+	heartbeat, streamWriteTimeout time.Duration
 }
 
 // NewHandler returns the server's HTTP handler.
@@ -71,14 +79,21 @@ func NewHandler(o Options) http.Handler {
 	if o.BodyCacheBytes == 0 {
 		o.BodyCacheBytes = 32 << 20
 	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = DefaultHeartbeat
+	}
+	if o.StreamWriteTimeout <= 0 {
+		o.StreamWriteTimeout = DefaultStreamWriteTimeout
+	}
 	h := &handler{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics,
 		limiter: newLimiter(o.RateLimit), timeout: o.RequestTimeout,
-		bodies: newBodyCache(o.BodyCacheBytes)}
+		bodies: newBodyCache(o.BodyCacheBytes), heartbeat: o.Heartbeat, streamWriteTimeout: o.StreamWriteTimeout}
 	ui, err := newWebUI(o.UISecret)
 	if err != nil {
 		panic(fmt.Sprintf("web UI: %v", err)) // embedded templates that do not parse: a build defect
 	}
 	h.ui = ui
+	o.Metrics.watchHub(o.Service.Events())
 
 	r := chi.NewRouter()
 	r.Use(h.requestIDs, h.observe, h.recoverPanics)
@@ -88,7 +103,7 @@ func NewHandler(o Options) http.Handler {
 	r.MethodNotAllowed(h.wrap(func(w http.ResponseWriter, r *http.Request) error { return errMethodNotAllowed }))
 
 	r.Get(api.PathHealthz, h.healthz)
-	r.Get(api.PathReadyz, h.readyz(o.Ready))
+	r.Get(api.PathReadyz, h.readyz(o.Ready, o.Service.Events()))
 	if o.ServeMetrics {
 		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
 	}
@@ -98,6 +113,7 @@ func NewHandler(o Options) http.Handler {
 		for _, base := range []string{api.PathTeamMemory, api.PathTeamMemoryAlias} {
 			r.Get(base, h.wrap(h.getTeamMemory))
 			r.Put(base, h.wrap(h.putTeamMemory))
+			r.Get(base+"/events", h.wrap(h.getEvents))
 		}
 		r.Get(api.PathHistory, h.wrap(h.getHistory))
 		r.Get(api.PathRevision, h.wrap(h.getRevision))

@@ -32,6 +32,7 @@ type testServer struct {
 	admin  string
 	doc    *openapi3.T
 	store  server.Store
+	svc    *server.Service
 	client *http.Client
 	h      http.Handler // the handler itself, for benchmarks without the network
 }
@@ -43,6 +44,9 @@ type serverOpts struct {
 	logger    *slog.Logger
 	// bodyCache is Options.BodyCacheBytes (0: the default).
 	bodyCache int64
+	// heartbeat and streamsPerSubject tune the events stream.
+	heartbeat         time.Duration
+	streamsPerSubject int
 }
 
 func newTestServer(t *testing.T, o serverOpts) *testServer {
@@ -65,12 +69,14 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 		t.Fatal(err)
 	}
 	metrics := httpapi.NewMetrics()
-	svc := server.NewService(metrics.InstrumentStore(store), server.Config{Org: "acme-org", Limits: o.limits, SecretScan: true})
+	instrumented := metrics.InstrumentStore(store)
+	hub := server.NewHub(instrumented, nil, server.HubOptions{MaxPerSubject: o.streamsPerSubject})
+	svc := server.NewService(instrumented, server.Config{Org: "acme-org", Limits: o.limits, SecretScan: true, Events: hub})
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: metrics, RateLimit: o.rateLimit, ServeMetrics: true,
-		Logger: o.logger, BodyCacheBytes: o.bodyCache})
+		Logger: o.logger, BodyCacheBytes: o.bodyCache, Heartbeat: o.heartbeat})
 	hs := httptest.NewServer(h)
-	t.Cleanup(func() { hs.Close(); store.Close() })
-	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, client: hs.Client(), h: h}
+	t.Cleanup(func() { hub.Close(); hs.Close(); store.Close() })
+	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, svc: svc, client: hs.Client(), h: h}
 	ts.admin = ts.token("admin", "**:admin")
 	return ts
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,6 +24,10 @@ type Metrics struct {
 	bytesWritten   prometheus.Counter
 	authFailures   prometheus.Counter
 	rateLimited    prometheus.Counter
+	// eventsDelivered counts events written to streams; the hub's own
+	// counters are read by watchHub.
+	eventsDelivered prometheus.Counter
+	hubOnce         sync.Once
 }
 
 // NewMetrics creates the collectors and registers them with the Go and
@@ -43,10 +48,36 @@ func NewMetrics() *Metrics {
 		bytesWritten:   prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_bytes_written_total", Help: "Content bytes of entries created or changed."}),
 		authFailures:   prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_auth_failures_total", Help: "Requests refused with 401."}),
 		rateLimited:    prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_rate_limited_total", Help: "Requests refused with 429."}),
+		eventsDelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_events_delivered_total",
+			Help: "Change events written to event streams (one per stream per event)."}),
 	}
 	m.reg.MustRegister(m.requests, m.storeOps, m.conflicts, m.entriesWritten, m.bytesWritten, m.authFailures, m.rateLimited,
+		m.eventsDelivered,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// watchHub exports the events hub's counters (once per Metrics: the first
+// hub watched is the server's).
+func (m *Metrics) watchHub(hub *server.Hub) {
+	m.hubOnce.Do(func() {
+		stat := func(f func(server.HubStats) int64) func() float64 {
+			return func() float64 { return float64(f(hub.Stats())) }
+		}
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "teammem_event_streams_open", Help: "Event streams open now."},
+				stat(func(s server.HubStats) int64 { return s.OpenStreams })),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "teammem_events_published_total",
+				Help: "Change events of writes made through this server, announced to the subscribers of every server."},
+				stat(func(s server.HubStats) int64 { return s.Published })),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "teammem_event_slow_consumer_disconnects_total",
+				Help: "Event streams closed because their reader fell too far behind."},
+				stat(func(s server.HubStats) int64 { return s.SlowDisconnects })),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "teammem_event_listen_reconnects_total",
+				Help: "Times the events broker reconnected and caught subscribers up from history."},
+				stat(func(s server.HubStats) int64 { return s.ListenReconnects })),
+		)
+	})
 }
 
 // Handler serves the metrics in the Prometheus text format.
@@ -141,6 +172,13 @@ func (i *instrumentedStore) Activity(ctx context.Context, repo string, before in
 	p, err := i.s.Activity(ctx, repo, before, limit)
 	i.observe("activity", start, err)
 	return p, err
+}
+
+func (i *instrumentedStore) Events(ctx context.Context, repo string, after int64, limit int) ([]*server.Event, error) {
+	start := time.Now()
+	evs, err := i.s.Events(ctx, repo, after, limit)
+	i.observe("events", start, err)
+	return evs, err
 }
 
 func (i *instrumentedStore) Repos(ctx context.Context) ([]server.RepoState, error) {

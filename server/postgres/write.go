@@ -113,6 +113,7 @@ const (
 			updated_at = excluded.updated_at, deleted = false, deleted_at = NULL`
 	deleteEntry = `UPDATE entries SET deleted = true, deleted_at = $3, version = $4, updated_at = $3, content = ''
 		WHERE repo = $1 AND key = $2`
+	saveVersion  = `INSERT INTO versions (repo, version, checksum) VALUES ($1, $2, $3)`
 	saveRevision = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 )
@@ -122,6 +123,7 @@ const (
 func (t *writeTx) Save(ctx context.Context, p *liveset.Plan) error {
 	b := &pgx.Batch{}
 	b.Queue(saveRepo, p.Repo, p.Version, p.Checksum, p.Entries, p.Bytes, p.At)
+	b.Queue(saveVersion, p.Repo, p.Version, p.Checksum)
 	for _, c := range p.Changes {
 		if c.Op == server.OpDelete {
 			b.Queue(deleteEntry, p.Repo, c.Key, p.At, p.Version)

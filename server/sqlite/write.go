@@ -30,6 +30,7 @@ const (
 		WHERE repo = ? AND key = ?`
 	revisionSQL = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	versionSQL    = `INSERT INTO versions (repo, version, checksum) VALUES (?, ?, ?)`
 	savepointSQL  = `SAVEPOINT change`
 	releaseSQL    = `RELEASE change`
 	rollbackToSQL = `ROLLBACK TO change`
@@ -38,14 +39,14 @@ const (
 // writeStmts are the writer's prepared statements; bound to one
 // transaction by in.
 type writeStmts struct {
-	state, live, repo, put, del, rev, savepoint, release, rollbackTo *sql.Stmt
+	state, live, repo, put, del, rev, ver, savepoint, release, rollbackTo *sql.Stmt
 }
 
 func (s *writeStmts) all() []**sql.Stmt {
-	return []**sql.Stmt{&s.state, &s.live, &s.repo, &s.put, &s.del, &s.rev, &s.savepoint, &s.release, &s.rollbackTo}
+	return []**sql.Stmt{&s.state, &s.live, &s.repo, &s.put, &s.del, &s.rev, &s.ver, &s.savepoint, &s.release, &s.rollbackTo}
 }
 
-var writeSQL = []string{stateSQL, liveSQL, repoSQL, putSQL, deleteSQL, revisionSQL, savepointSQL, releaseSQL, rollbackToSQL}
+var writeSQL = []string{stateSQL, liveSQL, repoSQL, putSQL, deleteSQL, revisionSQL, versionSQL, savepointSQL, releaseSQL, rollbackToSQL}
 
 func prepareWrites(ctx context.Context, pool *sql.DB) (*writeStmts, error) {
 	s := &writeStmts{}
@@ -193,6 +194,9 @@ func (c *change) save(ctx context.Context, p *liveset.Plan) error {
 		if err := c.b.saveRepo(ctx, p.State()); err != nil {
 			return err
 		}
+	}
+	if _, err := st.ver.ExecContext(ctx, p.Repo, p.Version, p.Checksum); err != nil {
+		return wrap("save version", err)
 	}
 	var err error
 	for _, ch := range p.Changes {

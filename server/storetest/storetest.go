@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"Revision", testRevision},
 		{"LastAuthors", testLastAuthors},
 		{"Activity", testActivity},
+		{"Events", testEvents},
 		{"Repos", testRepos},
 		{"PurgeTombstones", testPurgeTombstones},
 		{"ConcurrentCAS", testConcurrentCAS},

@@ -1,0 +1,12 @@
+-- The dataset checksum of every version, for the events stream: an event
+-- replayed from history carries the checksum the repository had after that
+-- version. Written in the same transaction as the version's revisions.
+-- Versions written before this migration have no row (their events carry
+-- an empty checksum).
+
+CREATE TABLE versions (
+    repo     text COLLATE "C" NOT NULL,
+    version  bigint NOT NULL,
+    checksum text   NOT NULL,
+    PRIMARY KEY (repo, version)
+);

@@ -1,0 +1,59 @@
+package server
+
+import "context"
+
+// Broker carries change notices between the server processes that share a
+// Store, so that each process's Hub can tell its own subscribers about
+// writes made through the others. A notice is small (a repository and a
+// version); each process reads the events themselves from the Store.
+// Implementations: LocalBroker (one process, the embedded store) and
+// server/postgres's LISTEN/NOTIFY broker.
+type Broker interface {
+	// Publish tells the other processes that ev's repository reached
+	// ev.Version. It is called after the write committed, and may be
+	// called from many goroutines at once. An error is the transport's:
+	// the write stands, and the other processes learn of it with the
+	// repository's next notice or their next resync.
+	Publish(ctx context.Context, ev *Event) error
+
+	// Listen receives the notices of every process (this one's included)
+	// until ctx ends, handing each to r.Notify, and calls r.Resync each
+	// time it starts receiving (its first connection and every
+	// reconnection: notices sent while nothing listened are lost). It
+	// returns nil when ctx ends, and is called once.
+	Listen(ctx context.Context, r Receiver) error
+
+	// Ready returns nil while notices are being received, and an error
+	// while some may be missed (a broken connection being re-established).
+	// It is safe for concurrent use.
+	Ready() error
+}
+
+// Receiver is what a Broker delivers notices to (a Hub). Its methods must
+// return quickly and are safe for concurrent use.
+type Receiver interface {
+	// Notify says that repo reached version.
+	Notify(repo string, version int64)
+	// Resync says that notices may have been lost: every subscriber is
+	// caught up from the Store.
+	Resync()
+}
+
+// LocalBroker is the Broker of a store only one process uses (the embedded
+// store): there is no other process to tell, and the Hub fans the
+// process's own writes out to its subscribers itself.
+type LocalBroker struct{}
+
+var _ Broker = LocalBroker{}
+
+// Publish does nothing: no other process shares the store.
+func (LocalBroker) Publish(context.Context, *Event) error { return nil }
+
+// Listen waits for ctx to end: no notice ever comes from elsewhere.
+func (LocalBroker) Listen(ctx context.Context, _ Receiver) error {
+	<-ctx.Done()
+	return nil
+}
+
+// Ready is always nil.
+func (LocalBroker) Ready() error { return nil }

@@ -1,0 +1,39 @@
+package server
+
+import (
+	"sync"
+	"time"
+)
+
+// Event is one version of a repository as the events stream tells it: the
+// keys the write that made it changed and deleted, who wrote it, when, and
+// the dataset checksum after it. Events are shared by every subscriber of
+// a process and must not be modified once published.
+type Event struct {
+	Repo     string
+	Version  int64
+	Checksum string // the dataset checksum at Version ("" for versions written before it was recorded)
+	Changed  []string
+	Deleted  []string
+	Author   string
+	At       time.Time
+
+	wire struct {
+		once sync.Once
+		b    []byte
+	}
+}
+
+// Encoded returns the event encoded by enc, computed once for every
+// subscriber that sends it (enc is the transport's; it must be the same
+// function for every call on one event).
+func (e *Event) Encoded(enc func(*Event) []byte) []byte {
+	e.wire.once.Do(func() { e.wire.b = enc(e) })
+	return e.wire.b
+}
+
+// EventOf returns the event of a successful write that changed something.
+func EventOf(w Write, res WriteResult) *Event {
+	return &Event{Repo: res.State.Repo, Version: res.State.Version, Checksum: res.State.Checksum,
+		Changed: res.Changed, Deleted: res.Deleted, Author: w.Author, At: res.State.UpdatedAt}
+}

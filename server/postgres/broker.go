@@ -1,0 +1,162 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammem/teammem/server"
+)
+
+// eventsChannel is the LISTEN/NOTIFY channel of change notices.
+const eventsChannel = "teammem_events"
+
+// Timings of the LISTEN connection.
+const (
+	// listenProbe is how long the LISTEN connection may stay silent
+	// before it is pinged, so that a connection lost without a word (a
+	// network partition) is noticed.
+	listenProbe = 30 * time.Second
+	// notifyTimeout bounds one NOTIFY.
+	notifyTimeout = 5 * time.Second
+	maxBackoff    = 5 * time.Second
+)
+
+// notice is the payload of a NOTIFY: small, the events themselves are read
+// from the revisions.
+type notice struct {
+	Repo    string `json:"repo"`
+	Version int64  `json:"version"`
+}
+
+// Broker is the server.Broker of processes sharing one database: a write
+// is announced with NOTIFY after it committed, and each process LISTENs
+// on a connection of its own, reconnecting with backoff (and resyncing
+// its subscribers from the revisions) when the connection is lost. It is
+// safe for concurrent use.
+type Broker struct {
+	db  *DB
+	cfg *pgx.ConnConfig
+	log *slog.Logger
+	// OnListen, when set, is called with the backend process id of each
+	// new LISTEN connection (tests kill it with pg_terminate_backend).
+	OnListen func(pid uint32)
+	// Backoff is the first delay before reconnecting, doubled per failure
+	// up to 5 s; 0 means 100 ms.
+	Backoff time.Duration
+
+	mu       sync.Mutex
+	notReady error
+}
+
+var _ server.Broker = (*Broker)(nil)
+
+// NewBroker returns the broker of db's database; log reports lost
+// connections (nil discards).
+func (db *DB) NewBroker(log *slog.Logger) *Broker {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Broker{db: db, cfg: db.pool.Config().ConnConfig.Copy(), log: log,
+		notReady: errors.New("events: not listening yet")}
+}
+
+// Publish sends the notice of ev with NOTIFY.
+func (b *Broker) Publish(ctx context.Context, ev *server.Event) error {
+	payload, err := json.Marshal(notice{Repo: ev.Repo, Version: ev.Version})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, notifyTimeout)
+	defer cancel()
+	_, err = b.db.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, eventsChannel, string(payload))
+	return wrap("notify", err)
+}
+
+// Ready returns nil while the LISTEN connection is up.
+func (b *Broker) Ready() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.notReady
+}
+
+func (b *Broker) setReady(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.notReady = err
+}
+
+// Listen keeps a LISTEN connection until ctx ends, handing each notice to
+// r; after every (re)connection it asks r to resync, since notices sent
+// while no connection listened are lost.
+func (b *Broker) Listen(ctx context.Context, r server.Receiver) error {
+	delay := time.Duration(0)
+	for {
+		start := time.Now()
+		err := b.listen(ctx, r)
+		if time.Since(start) > time.Minute {
+			delay = 0 // it was up for a while: not a failing loop
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		b.setReady(fmt.Errorf("events: LISTEN connection lost: %w", err))
+		b.log.Warn("events: LISTEN connection lost; reconnecting", "error", err)
+		delay = min(max(2*delay, b.Backoff, 100*time.Millisecond), maxBackoff)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// listen runs one LISTEN connection until it fails or ctx ends.
+func (b *Broker) listen(ctx context.Context, r server.Receiver) error {
+	conn, err := pgx.ConnectConfig(ctx, b.cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+eventsChannel); err != nil {
+		return err
+	}
+	if b.OnListen != nil {
+		b.OnListen(conn.PgConn().PID())
+	}
+	b.setReady(nil)
+	r.Resync()
+	for {
+		wctx, cancel := context.WithTimeout(ctx, listenProbe)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			pctx, cancel := context.WithTimeout(ctx, notifyTimeout)
+			err = conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		var nt notice
+		if json.Unmarshal([]byte(n.Payload), &nt) != nil || nt.Repo == "" {
+			b.log.Warn("events: ignoring a malformed notice", "payload", n.Payload)
+			continue
+		}
+		r.Notify(nt.Repo, nt.Version)
+	}
+}

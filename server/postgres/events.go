@@ -1,0 +1,43 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/liveset"
+)
+
+// Events reads the changes after a version, one event per version, in one
+// REPEATABLE READ, read-only transaction; see server.Store.
+func (db *DB) Events(ctx context.Context, repo string, after int64, limit int) ([]*server.Event, error) {
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, wrap("begin events", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	last, err := liveset.EventsRead{Repo: repo, After: after, Limit: limit}.Last(readState(ctx, tx, repo))
+	if err != nil || last == after {
+		return []*server.Event{}, err
+	}
+	rows, err := tx.Query(ctx, `SELECT r.version, r.key, r.op, r.author, r.at, coalesce(v.checksum, '')
+		FROM revisions r LEFT JOIN versions v ON v.repo = r.repo AND v.version = r.version
+		WHERE r.repo = $1 AND r.version > $2 AND r.version <= $3 ORDER BY r.version, r.key`, repo, after, last)
+	if err != nil {
+		return nil, wrap("read events", err)
+	}
+	evs := liveset.EventRows{Repo: repo, Events: []*server.Event{}}
+	var version int64
+	var key, op, author, sum string
+	var at time.Time
+	_, err = pgx.ForEachRow(rows, []any{&version, &key, &op, &author, &at, &sum}, func() error {
+		evs.Add(version, key, server.Op(op), author, at, sum)
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("read events", err)
+	}
+	return evs.Events, nil
+}
