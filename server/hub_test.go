@@ -133,12 +133,13 @@ func TestHubReplayThenLive(t *testing.T) {
 	}
 	live := subscribe(t, svc, 0, false)
 	wg.Wait()
+	putN(t, svc, "last.md", 1) // at least one for the live-only subscriber
 	st, err := svc.State(context.Background(), writer, hubRepo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Version != 5+writers*perWriter {
-		t.Fatalf("version %d; want %d", st.Version, 5+writers*perWriter)
+	if st.Version != 6+writers*perWriter {
+		t.Fatalf("version %d; want %d", st.Version, 6+writers*perWriter)
 	}
 	for _, j := range subs {
 		collect(t, j.s, j.first, st.Version)
@@ -392,16 +393,29 @@ func TestHubReplicas(t *testing.T) {
 	putN(t, svcs[0], "a.md", 5)
 	collect(t, s2, 1, 5)
 	collect(t, s3, 1, 5)
+	// A repository nobody wrote yet, so that no fan-out of it is under
+	// way when the notices start being lost.
+	quiet, err := svcs[1].Subscribe(context.Background(), writer, "acme/quiet", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(quiet.Close)
 	b.mu.Lock()
 	b.cut = true
 	b.mu.Unlock()
+	for i := 0; i < 3; i++ {
+		if _, err := svcs[0].Put(context.Background(), writer, "acme/quiet", server.PutInput{Entries: map[string]string{"q.md": fmt.Sprint(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	putN(t, svcs[0], "a.md", 5)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	if u, err := s2.Next(ctx, nil); err == nil {
+	if u, err := quiet.Next(ctx, nil); err == nil {
 		t.Fatalf("while cut, replica 2 got %+v", u)
 	}
 	cancel()
 	b.heal()
+	collect(t, quiet, 1, 3)
 	collect(t, s2, 6, 10)
 	collect(t, s3, 6, 10)
 	putN(t, svcs[0], "a.md", 1)
