@@ -13,11 +13,13 @@ import (
 // Events reads the changes after a version, one event per version, in one
 // REPEATABLE READ, read-only transaction; see server.Store.
 func (db *DB) Events(ctx context.Context, repo string, after int64, limit int) ([]*server.Event, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, wrap("begin events", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	defer rollback(ctx, tx)
 	last, err := liveset.EventsRead{Repo: repo, After: after, Limit: limit}.Last(readState(ctx, tx, repo))
 	if err != nil || last == after {
 		return []*server.Event{}, err
