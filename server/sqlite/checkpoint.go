@@ -6,8 +6,11 @@ import (
 	"time"
 )
 
-// checkpointPause is the least time between two checkpoints.
-const checkpointPause = 20 * time.Millisecond
+// checkpointPause is the least time between two checkpoints. The pages
+// a burst of writes changes again and again (a repository's row, index
+// leaves) are copied into the file once per checkpoint, so fewer
+// checkpoints copy fewer pages; the WAL holds at most this long's frames.
+const checkpointPause = 200 * time.Millisecond
 
 // checkpointer copies committed WAL frames back into the database file on
 // its own connection, so the writer (whose connection does not checkpoint
