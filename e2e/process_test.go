@@ -152,7 +152,14 @@ var listenRE = regexp.MustCompile(`listening on ([0-9a-f.:\[\]]+)`)
 // with the embedded store in dataDir, without authentication.
 func startServer(t testing.TB, dataDir, addr string, extra ...string) *serverProc {
 	t.Helper()
-	args := append([]string{"serve", "--addr", addr, "--data-dir", dataDir, "--insecure-no-auth", "--rate-limit", "0"}, extra...)
+	return launchServer(t, dataDir, append([]string{"--addr", addr, "--insecure-no-auth", "--rate-limit", "0"}, extra...)...)
+}
+
+// launchServer runs `teammem-server serve --data-dir dataDir args...`,
+// waits for it to listen and gives it an API client without a token.
+func launchServer(t testing.TB, dataDir string, args ...string) *serverProc {
+	t.Helper()
+	args = append([]string{"serve", "--data-dir", dataDir}, args...)
 	s := &serverProc{proc: startProc(t, serverBin, args...), dataDir: dataDir}
 	waitFor(t, "the server to listen", func() bool {
 		if m := listenRE.FindStringSubmatch(s.stderr.String()); m != nil {
