@@ -22,6 +22,7 @@ type Entry struct {
 type Set struct {
 	version int64
 	keys    []string            // sorted in byte order
+	sums    []string            // sums[i] is the entry checksum of keys[i]
 	entries map[string]Entry    // by key
 	folded  map[string][]string // protocol.FoldKey(key) → the live keys folding so
 	// prefixes[j] is the dataset hasher after the lines of
@@ -57,24 +58,26 @@ func (s *Set) Put(key string, e Entry) {
 	old, ok := s.entries[key]
 	switch {
 	case !ok:
-		s.changed(s.insertKey(key))
+		s.changed(s.insertKey(key, e.Checksum))
 		f := protocol.FoldKey(key)
 		s.folded[f] = append(s.folded[f], key)
 	case old.Checksum != e.Checksum:
 		i, _ := slices.BinarySearch(s.keys, key)
+		s.sums[i] = e.Checksum
 		s.changed(i)
 	}
 	s.entries[key] = e
 }
 
-// insertKey inserts key into the sorted keys and returns its index.
-func (s *Set) insertKey(key string) int {
+// insertKey inserts key and its checksum into the sorted keys and returns
+// its index.
+func (s *Set) insertKey(key, sum string) int {
 	if n := len(s.keys); n == 0 || s.keys[n-1] < key {
-		s.keys = append(s.keys, key)
+		s.keys, s.sums = append(s.keys, key), append(s.sums, sum)
 		return n
 	}
 	i, _ := slices.BinarySearch(s.keys, key)
-	s.keys = slices.Insert(s.keys, i, key)
+	s.keys, s.sums = slices.Insert(s.keys, i, key), slices.Insert(s.sums, i, sum)
 	return i
 }
 
@@ -100,7 +103,7 @@ func (s *Set) Delete(key string) {
 		delete(s.folded, f)
 	}
 	if i, found := slices.BinarySearch(s.keys, key); found {
-		s.keys = slices.Delete(s.keys, i, i+1)
+		s.keys, s.sums = slices.Delete(s.keys, i, i+1), slices.Delete(s.sums, i, i+1)
 		s.changed(i)
 	}
 }
@@ -115,8 +118,7 @@ func (s *Set) Checksum() string {
 		if i%stride == 0 && i/stride == len(s.prefixes) {
 			s.keep(h)
 		}
-		k := s.keys[i]
-		h.Add(k, s.entries[k].Checksum)
+		h.Add(s.keys[i], s.sums[i])
 	}
 	return h.Sum()
 }
