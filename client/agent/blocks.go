@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/teamblock"
@@ -52,7 +53,11 @@ func (e *Engine) updateBlocks(r *Report) {
 	failed := map[string]string{}
 	for _, co := range b.cfg.Checkouts {
 		var err error
-		if b.cfg.Remove {
+		if b.cfg.Remove || nestedCheckout(co, b.cfg.Checkouts) {
+			// A worktree inside another checkout (Claude Code's own
+			// .claude/worktrees/<name>) gets the block from that
+			// checkout's CLAUDE.local.md, which loads there too: a second
+			// copy would only double it in the prompt.
 			_, err = RemoveBlock(co)
 		} else {
 			_, err = WriteBlock(co, text)
@@ -143,6 +148,14 @@ func BlockCheckouts(dir, repo string, trusted bool) ([]string, error) {
 		roots = append([]string{root}, roots...)
 	}
 	return roots, nil
+}
+
+// nestedCheckout reports whether co lies inside another of checkouts.
+func nestedCheckout(co string, checkouts []string) bool {
+	return slices.ContainsFunc(checkouts, func(other string) bool {
+		rel, err := filepath.Rel(other, co)
+		return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	})
 }
 
 // sameDir reports whether two paths name the same folder.

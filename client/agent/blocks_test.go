@@ -90,3 +90,26 @@ func TestEngineWarnsOnceForTrackedLocalMd(t *testing.T) {
 		t.Errorf("tracked file changed: %q", got)
 	}
 }
+
+func TestEngineSkipsNestedWorktree(t *testing.T) {
+	main, _ := gittest.NewCheckout(t, "")
+	nested := filepath.Join(main, ".claude", "worktrees", "fix")
+	gittest.Run(t, main, "worktree", "add", "-q", "-b", "fix", nested)
+	os.WriteFile(filepath.Join(nested, LocalMdName), []byte("nested notes\n"+testBlock), 0o644) // an old copy
+	roots, err := BlockCheckouts(nested, testRepo, true)
+	if err != nil || len(roots) != 3 {
+		t.Fatalf("BlockCheckouts = %v, %v", roots, err)
+	}
+	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
+		func(c *Config) { c.Block = BlockConfig{Checkouts: roots} })
+	r.sync(t)
+	if got := readFile(t, filepath.Join(main, LocalMdName)); !strings.Contains(got, "[A](") {
+		t.Errorf("main checkout's block:\n%s", got)
+	}
+	if got := readFile(t, filepath.Join(nested, LocalMdName)); got != "nested notes\n" {
+		t.Errorf("the nested worktree keeps a block of its own: %q", got)
+	}
+	if st := gittest.Run(t, nested, "status", "--porcelain"); st != "" {
+		t.Errorf("git status in the nested worktree:\n%s", st)
+	}
+}
