@@ -16,20 +16,29 @@ import (
 
 // BlockConfig says which checkouts get the team memory block.
 type BlockConfig struct {
-	// Checkouts are the top folders of the git working trees of the repo
-	// (each worktree included) whose CLAUDE.local.md holds the block.
-	Checkouts []string
+	// Checkouts lists the top folders of the git working trees of the
+	// repo (each worktree included) whose CLAUDE.local.md holds the block.
+	// It is called after every cycle, so that a worktree added while the
+	// agent runs gets the block too; nil means no block.
+	Checkouts func() ([]string, error)
 	// Remove takes the block out of the checkouts instead (--no-inject).
 	Remove bool
+}
+
+// StaticCheckouts is a BlockConfig.Checkouts that always lists roots.
+func StaticCheckouts(roots ...string) func() ([]string, error) {
+	return func() ([]string, error) { return roots, nil }
 }
 
 // blocks keeps the team memory block of the engine's checkouts up to
 // date. It is owned by the engine's goroutine.
 type blocks struct {
 	cfg BlockConfig
-	// last is the block last put in place; a cycle that renders the same
-	// text touches no file.
-	last string
+	// last is the block last put in place and roots the checkouts it was
+	// put in; a cycle that renders the same text for the same checkouts
+	// touches no file.
+	last  string
+	roots []string
 	// failed are the checkouts whose last update failed, with the reason,
 	// so that a warning is given once per reason, not every cycle.
 	failed map[string]string
@@ -40,20 +49,28 @@ type blocks struct {
 // cannot be done is said in r.Block, once per checkout and reason.
 func (e *Engine) updateBlocks(r *Report) {
 	b := &e.blocks
-	if len(b.cfg.Checkouts) == 0 {
+	if b.cfg.Checkouts == nil {
+		return
+	}
+	roots, err := b.cfg.Checkouts()
+	if err != nil {
+		if b.failed[""] != err.Error() {
+			r.Block = append(r.Block, fmt.Sprintf("team memory block: cannot list the checkouts: %v", err))
+		}
+		b.failed = map[string]string{"": err.Error()}
 		return
 	}
 	text := ""
 	if !b.cfg.Remove {
 		text = e.renderBlock()
 	}
-	if text == b.last && b.failed != nil && len(b.failed) == 0 {
+	if text == b.last && slices.Equal(roots, b.roots) && b.failed != nil && len(b.failed) == 0 {
 		return
 	}
 	failed := map[string]string{}
-	for _, co := range b.cfg.Checkouts {
+	for _, co := range roots {
 		var err error
-		if b.cfg.Remove || nestedCheckout(co, b.cfg.Checkouts) {
+		if b.cfg.Remove || nestedCheckout(co, roots) {
 			// A worktree inside another checkout (Claude Code's own
 			// .claude/worktrees/<name>) gets the block from that
 			// checkout's CLAUDE.local.md, which loads there too: a second
@@ -74,7 +91,7 @@ func (e *Engine) updateBlocks(r *Report) {
 			r.Block = append(r.Block, msg)
 		}
 	}
-	b.last, b.failed = text, failed
+	b.last, b.roots, b.failed = text, roots, failed
 }
 
 // renderBlock renders the block from the team folder's index. A link to a

@@ -20,7 +20,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 		"deploys.md": "---\nname: deploys\n---\nrun make deploy\n",
 	}
 	local := map[string]string{"keys.md": "token " + token + "\n"} // never pushed, never in the block
-	r := newRig(t, server, local, func(c *Config) { c.Block = BlockConfig{Checkouts: []string{main, linked}} })
+	r := newRig(t, server, local, func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main, linked)} })
 	rep := r.sync(t)
 	dir := filepath.ToSlash(r.dir)
 	for _, co := range []string{main, linked} {
@@ -59,7 +59,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	}
 
 	// --no-inject takes the blocks out again.
-	e := r.newEngine(t, func(c *Config) { c.Block = BlockConfig{Checkouts: []string{main, linked}, Remove: true} })
+	e := r.newEngine(t, func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main, linked), Remove: true} })
 	if _, err := e.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestEngineWarnsOnceForTrackedLocalMd(t *testing.T) {
 	os.WriteFile(filepath.Join(main, LocalMdName), []byte("committed\n"), 0o644)
 	gittest.Run(t, main, "add", LocalMdName)
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
-		func(c *Config) { c.Block = BlockConfig{Checkouts: []string{main}} })
+		func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main)} })
 	first := r.sync(t)
 	if len(first.Block) != 1 || !strings.Contains(first.Block[0], "tracked by git") ||
 		!strings.Contains(first.Block[0], "git rm --cached") || len(first.Warnings) != 0 {
@@ -101,7 +101,7 @@ func TestEngineSkipsNestedWorktree(t *testing.T) {
 		t.Fatalf("BlockCheckouts = %v, %v", roots, err)
 	}
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
-		func(c *Config) { c.Block = BlockConfig{Checkouts: roots} })
+		func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(roots...)} })
 	r.sync(t)
 	if got := readFile(t, filepath.Join(main, LocalMdName)); !strings.Contains(got, "[A](") {
 		t.Errorf("main checkout's block:\n%s", got)
@@ -111,5 +111,19 @@ func TestEngineSkipsNestedWorktree(t *testing.T) {
 	}
 	if st := gittest.Run(t, nested, "status", "--porcelain"); st != "" {
 		t.Errorf("git status in the nested worktree:\n%s", st)
+	}
+}
+
+func TestEngineFindsNewWorktree(t *testing.T) {
+	main, _ := gittest.NewCheckout(t, "")
+	list := func() ([]string, error) { return BlockCheckouts(main, testRepo, true) }
+	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
+		func(c *Config) { c.Block = BlockConfig{Checkouts: list} })
+	r.sync(t)
+	added := filepath.Join(filepath.Dir(main), "api-later")
+	gittest.Run(t, main, "worktree", "add", "-q", "-b", "later", added)
+	r.sync(t) // the same index: only the new worktree is written
+	if got := readFile(t, filepath.Join(added, LocalMdName)); !strings.Contains(got, "[A](") {
+		t.Errorf("a worktree added while syncing got no block:\n%s", got)
 	}
 }

@@ -53,8 +53,9 @@ type session struct {
 	dir      string // the team folder, absolute, without trailing separator
 	stateDir string
 	server   string // the server URL as given, the journal's identity
-	// checkouts get the team memory block in their CLAUDE.local.md.
-	checkouts []string
+	// checkouts lists the checkouts whose CLAUDE.local.md get the team
+	// memory block.
+	checkouts func() ([]string, error)
 	// lastReport is what run printed last (see onRunReport); run's
 	// reports arrive on the engine's goroutine only.
 	lastReport string
@@ -79,22 +80,22 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if s.stateDir, err = resolveStateDir(e, c); err != nil {
 		return nil, err
 	}
-	if s.checkouts, err = resolveCheckouts(e, c, s.slug); err != nil {
-		s.log.Warn("no team memory block: cannot read the checkout", "err", err)
-	}
+	s.checkouts = checkoutLister(e, c, s.slug)
 	return s, nil
 }
 
-// resolveCheckouts returns the checkouts that get the team memory block:
-// the one at --repo-dir (or the working directory) with its worktrees,
+// checkoutLister lists the checkouts that get the team memory block: the
+// one at --repo-dir (or the working directory) with its worktrees,
 // trusted to be the repo's when --repo-dir was given or the team folder
 // was found from it.
-func resolveCheckouts(e *cliEnv, c commonFlags, slug string) ([]string, error) {
-	dir, err := repoDir(e, c)
-	if err != nil {
-		return nil, err
+func checkoutLister(e *cliEnv, c commonFlags, slug string) func() ([]string, error) {
+	return func() ([]string, error) {
+		dir, err := repoDir(e, c)
+		if err != nil {
+			return nil, err
+		}
+		return agent.BlockCheckouts(dir, slug, c.repoDir != "" || c.dir == "")
 	}
-	return agent.BlockCheckouts(dir, slug, c.repoDir != "" || c.dir == "")
 }
 
 // newLogger builds the text logger on stderr at the named level.

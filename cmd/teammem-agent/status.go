@@ -60,7 +60,11 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 // blockStates says where each checkout's team memory block stands.
 func (s *session) blockStates() []agent.BlockStatus {
 	out := []agent.BlockStatus{}
-	for _, co := range s.checkouts {
+	roots, err := s.checkouts()
+	if err != nil {
+		return append(out, agent.BlockStatus{State: "cannot list the checkouts: " + err.Error()})
+	}
+	for _, co := range roots {
 		b := agent.BlockStatus{Checkout: co, State: "off (--no-inject)"}
 		if !s.flags.noInject {
 			b.State, b.Fix = agent.BlockState(co)
