@@ -34,8 +34,8 @@ var hostileKeys = []string{
 	"a//b.md", "a/", "/", "",
 	strings.Repeat("a", 509) + ".mdx", strings.Repeat("a", 253) + ".md", strings.Repeat("a/", 16) + "x.md",
 	"cafe\u0301.md", "\u212b.md", "x.sh", "x", "x.md.exe", "notes",
-	"~x.md", "~/x.md", "$x.md", "${HOME}.md", "`id`.md", "a:b.md", "x.md:stream",
-	"*.md", "?.md", "\"x\".md", "<x>.md", "|x.md", "a\tb.md", "🔥.md",
+	"a:b.md", "x.md:stream", "notes: q3.md", "aux.md", "a%20b.md", "℀.md", ".trash/.x.md", "GIT~1/x.md", ".Git/x.md",
+	"*.md", "?.md", "\"x\".md", "<x>.md", "|x.md", "a\tb.md", "a\u200d🔥.md",
 	"good.conflict-20260101T000000Z-evil.md",
 }
 
@@ -77,7 +77,7 @@ func TestHostileServerWritesOnlyValidKeysInsideTheFolder(t *testing.T) {
 	write(t, outside, "target.md", "outside, must stay as is\n")
 	plantSymlinks(t, dir, outside)
 
-	entries := map[string]string{"good.md": "good\n", "sub/ok.md": "ok\n",
+	entries := map[string]string{"good.md": "good\n", "sub/ok.md": "ok\n", ".trash/old.md": "old\n", "~/🔥 $x.md": "fire\n",
 		"link/evil.md": "through a symlinked folder\n", "link/deeper/evil.md": "deeper\n",
 		"linkfile.md": "through a symlinked file\n", "abs/evil.md": "through an absolute symlink\n",
 		filepath.Join(root, "abs.md"): "absolute\n"}
@@ -89,7 +89,7 @@ func TestHostileServerWritesOnlyValidKeysInsideTheFolder(t *testing.T) {
 		"--state-dir", filepath.Join(root, "state"), "--json")
 	p.wait()
 
-	want := map[string]string{"team/good.md": "good\n", "team/sub/ok.md": "ok\n",
+	want := map[string]string{"team/good.md": "good\n", "team/sub/ok.md": "ok\n", "team/.trash/old.md": "old\n", "team/~/🔥 $x.md": "fire\n",
 		"outside/target.md": "outside, must stay as is\n"}
 	got := files(t, root)
 	for k := range got {

@@ -161,7 +161,7 @@ func (v *localView) refreshPath(root *os.Root, p string) error {
 		return fmt.Errorf("changed path %q: not below the folder", p)
 	}
 	old := v.take(p)
-	if hiddenPath(p) {
+	if protocol.HiddenFolder(p) {
 		return nil
 	}
 	if ok, err := realFolders(root, path.Dir(p)); !ok {
@@ -175,7 +175,7 @@ func (v *localView) refreshPath(root *os.Root, p string) error {
 		return err
 	case fi.IsDir():
 		return v.walk(root.FS(), p, old, v.files)
-	case !v.opts.isCandidate(p):
+	case protocol.HiddenFile(p) || !v.opts.isCandidate(p):
 		return nil
 	case !fi.Mode().IsRegular():
 		v.files[p] = notRegular(p)
@@ -212,10 +212,9 @@ func (v *localView) walk(fsys fs.FS, p string, old, into map[string]*fileScan) e
 			return err
 		case q == ".":
 			return nil
-		case strings.HasPrefix(d.Name(), "."):
-			if d.IsDir() {
-				return fs.SkipDir
-			}
+		case d.IsDir() && protocol.HiddenFolder(q):
+			return fs.SkipDir
+		case !d.IsDir() && protocol.HiddenFile(q):
 			return nil
 		case d.IsDir() || !v.opts.isCandidate(q):
 			return nil
@@ -328,14 +327,4 @@ func (v *localView) content(dir, key string) (string, error) {
 		return "", fmt.Errorf("read %q: %w", key, err)
 	}
 	return string(data), nil
-}
-
-// hiddenPath reports whether a segment of the slash path p starts with ".".
-func hiddenPath(p string) bool {
-	for seg := range strings.SplitSeq(p, "/") {
-		if strings.HasPrefix(seg, ".") {
-			return true
-		}
-	}
-	return false
 }

@@ -145,11 +145,19 @@ func TestLocalViewChangedPaths(t *testing.T) {
 			return []string{"sub", "sub/b.md"}
 		}, 0},
 		{"hidden, symlinked and non-candidate paths", func(t *testing.T, dir string) []string {
-			writeOld(t, dir, map[string]string{".h/x.md": "h\n", ".x.md": "h\n", "x.bin": "b\n"})
+			writeOld(t, dir, map[string]string{".git/x.md": "h\n", ".x.md": "h\n", "x.bin": "b\n"})
 			os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "link"))
 			os.Symlink(filepath.Join(dir, "a.md"), filepath.Join(dir, "l.md"))
-			return []string{".h/x.md", ".x.md", "x.bin", "link", "link/b.md", "l.md"}
+			return []string{".git/x.md", ".x.md", "x.bin", "link", "link/b.md", "l.md"}
 		}, 0},
+		{"a dot-folder a key may name", func(t *testing.T, dir string) []string {
+			writeOld(t, dir, map[string]string{".trash/x.md": "h\n"})
+			return []string{".trash", ".trash/x.md"}
+		}, 1},
+		{"a dot-folder reported alone is walked", func(t *testing.T, dir string) []string {
+			writeOld(t, dir, map[string]string{".trash/y.md": "h\n"})
+			return []string{".trash"}
+		}, 1},
 		{"unchanged file reported", func(t *testing.T, dir string) []string { return []string{"a.md"} }, 0},
 	}
 	for _, tt := range tests {

@@ -47,7 +47,7 @@ func TestScanDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantContents := map[string]string{"MEMORY.md": "index\n", "notes/db.md": "db\n", "notes/list.TXT": "t\n"}
+	wantContents := map[string]string{"MEMORY.md": "index\n", "notes/db.md": "db\n", "notes/list.TXT": "t\n", "notes/.x/y.md": "y"}
 	if diff := cmp.Diff(wantContents, snap.Contents); diff != "" {
 		t.Errorf("contents (-want +got):\n%s", diff)
 	}

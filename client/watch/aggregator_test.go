@@ -94,14 +94,26 @@ func TestIgnored(t *testing.T) {
 		{"x.tmp", true},
 		{".hidden.md", true},
 		{".git/config", true},
-		{"notes/.obsidian/a.md", true},
+		{"notes/.obsidian/a.md", false},
+		{".trash/old.md", false},
+		{".Git/x.md", true},
 		{".teammem-tmp-123", true},
 		{"notes/.teammem-tmp-abc", true},
 		{"a.conflict-20260101T000000Z-h.md", true},
 	}
+	for _, dir := range []string{".trash", "a/.b", "x.md~"} {
+		if Ignored(dir, true) != (dir == "x.md~") {
+			t.Errorf("Ignored(%q, folder) = %v", dir, !(dir == "x.md~"))
+		}
+	}
+	for _, dir := range []string{".git", ".teammem", "a/.GIT", ".."} {
+		if !Ignored(dir, true) {
+			t.Errorf("Ignored(%q, folder) = false", dir)
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			if got := Ignored(tt.path); got != tt.want {
+			if got := Ignored(tt.path, false); got != tt.want {
 				t.Errorf("Ignored(%q) = %v, want %v", tt.path, got, tt.want)
 			}
 		})

@@ -74,14 +74,19 @@ func (w *Watcher) arm(timer *time.Timer) {
 // handle records one event.
 func (w *Watcher) handle(ev fsnotify.Event) {
 	rel, ok := w.rel(ev.Name)
-	if !ok || w.ignored(rel) {
+	isDir := w.dirs[ev.Name]
+	if ok && !isDir && ev.Has(fsnotify.Create) {
+		fi, err := os.Lstat(ev.Name)
+		isDir = err == nil && fi.IsDir()
+	}
+	if !ok || w.ignored(rel, isDir) {
 		return
 	}
 	now := w.now()
 	switch {
 	case ev.Has(fsnotify.Create):
 		w.agg.add(rel, now)
-		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+		if isDir {
 			if err := w.addTree(ev.Name, func(r string) { w.agg.add(r, now) }); err != nil {
 				w.agg.addRescan(now)
 			}

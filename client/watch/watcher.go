@@ -100,9 +100,10 @@ func (w *Watcher) Close() error {
 	return err
 }
 
-// ignored applies Ignored and Options.Ignore to a relative slash path.
-func (w *Watcher) ignored(rel string) bool {
-	return Ignored(rel) || (w.opts.Ignore != nil && w.opts.Ignore(rel))
+// ignored applies Ignored and Options.Ignore to a relative slash path, a
+// folder's when isDir.
+func (w *Watcher) ignored(rel string, isDir bool) bool {
+	return Ignored(rel, isDir) || (w.opts.Ignore != nil && w.opts.Ignore(rel))
 }
 
 // rel returns the relative slash path of an absolute path under root.
@@ -123,7 +124,7 @@ func (w *Watcher) addTree(dir string, found func(rel string)) error {
 			return err
 		}
 		rel, ok := w.rel(p)
-		if p != w.root && (!ok || w.ignored(rel)) {
+		if p != w.root && (!ok || w.ignored(rel, d.IsDir())) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

@@ -160,17 +160,25 @@ func TestWatcherScenarios(t *testing.T) {
 			want: []string{"x.md", "y.md"},
 		},
 		{
-			name:   "dot-folders, conflict copies and scratch are ignored",
+			name:   ".git, dot-files, conflict copies and scratch are ignored",
 			before: func(t *testing.T, dir string) { must(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755)) },
 			act: func(t *testing.T, dir string) {
 				write(t, dir, ".git/HEAD", "ref")
-				must(t, os.MkdirAll(filepath.Join(dir, ".obsidian"), 0o755))
-				write(t, dir, ".obsidian/a.md", "a")
+				must(t, os.MkdirAll(filepath.Join(dir, ".teammem"), 0o755))
+				write(t, dir, ".teammem/a.md", "a")
 				write(t, dir, "a.conflict-20260101T000000Z-h.md", "c")
 				write(t, dir, ".#a.md", "lock")
 				write(t, dir, "a.md.swx", "s")
 			},
 			want: nil,
+		},
+		{
+			name: "a dot-folder a key may name is watched (.trash/old.md, as the stock client syncs)",
+			act: func(t *testing.T, dir string) {
+				must(t, os.MkdirAll(filepath.Join(dir, ".trash"), 0o755))
+				write(t, dir, ".trash/old.md", "a")
+			},
+			want: []string{".trash", ".trash/old.md"},
 		},
 		{
 			name: "a removed subfolder asks for a rescan",

@@ -42,7 +42,8 @@ func (e *KeyError) Error() string {
 // Unwrap returns ErrInvalidKey.
 func (e *KeyError) Unwrap() error { return ErrInvalidKey }
 
-// asciiAllowed marks the ASCII bytes a key may contain.
+// asciiAllowed marks the ASCII bytes a key may contain ("/" is the separator
+// and handled apart).
 var asciiAllowed = func() (t [utf8.RuneSelf]bool) {
 	for c := 'a'; c <= 'z'; c++ {
 		t[c], t[c-'a'+'A'] = true, true
@@ -50,11 +51,18 @@ var asciiAllowed = func() (t [utf8.RuneSelf]bool) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = true
 	}
-	for _, c := range " !#&'()+,-.;=@[]^_{}" {
+	for _, c := range " !#$%&'()+,-.;=@[]^_`{}~" {
 		t[c] = true
 	}
 	return t
 }()
+
+// Characters allowed only inside an emoji sequence.
+const (
+	zeroWidthJoiner = '\u200D'
+	textSelector    = '\uFE0E'
+	emojiSelector   = '\uFE0F'
+)
 
 // ValidateKey reports whether key may name a memory file: nil when it may,
 // otherwise a *KeyError wrapping ErrInvalidKey. It is safe for concurrent use
@@ -63,34 +71,47 @@ var asciiAllowed = func() (t [utf8.RuneSelf]bool) {
 // A key is the slash-separated relative path of a memory file as stored on the
 // server, for example "MEMORY.md" or "decisions/2026-05 db choice.md". The
 // server validates every uploaded key with ValidateKey and the agent every key
-// it receives, so both ends agree on what may become a file. The rules are an
-// allow-list, so that a key is a plain file name on Linux, macOS and Windows
-// alike and cannot name anything but a file inside the memory folder:
+// it receives, so both ends agree on what may become a file. The rule
+// (spec/memcore.md §8) accepts every name a person would give a note and
+// refuses everything that can escape the folder, alias another file, hide
+// what it is, or cannot be written on Windows:
 //
 //   - valid UTF-8 already in NFC; 1–512 bytes (MaxKeyBytes); 1–16 segments
 //     (MaxKeyDepth) of 1–255 bytes (MaxSegmentBytes) separated by "/", so no
 //     empty segment and no leading or trailing "/";
-//   - every character is a letter, mark or decimal digit of any script, a
-//     space, or one of the ASCII characters ! # & ' ( ) + , - . ; = @ [ ] ^ _ { }.
-//     Letters and marks that are default-ignorable (invisible: Hangul
-//     fillers, U+034F, variation selectors) are refused too. That excludes
-//     control and format characters (NUL, CR, LF, ESC,
-//     zero-width and bidi controls, BOM), "\", the Windows-reserved
-//     : * ? " < > |, "%" (so no percent-encoded forms), "$", "~", "`" and all
-//     non-ASCII punctuation and symbols (so look-alikes such as "．", "／",
-//     "∕", "⁄", "＼" and "․" cannot occur);
-//   - no segment starts with ".", "-" or a space or ends with "." or a space:
-//     no "." or ".." segments, no dot-files such as ".git" or SafeWrite's
-//     temporary files, no names Windows would silently alias;
+//   - every character is a letter, mark or decimal digit of any script
+//     (Unicode L, M, Nd); the ASCII space; one of the ASCII characters
+//     ! # $ % & ' ( ) + , - . ; = @ [ ] ^ _ ` { } ~; or a non-ASCII dash,
+//     bracket, quotation mark, currency, modifier or other symbol (Pd, Ps,
+//     Pe, Pi, Pf, Sc, Sk, So: emoji included). U+200D (zero-width joiner)
+//     may only join two symbols and U+FE0E/U+FE0F may only follow one, as in
+//     emoji sequences. Refused: control and format characters, every other
+//     space, "\", : * ? " < > |, the other punctuation and math symbols
+//     (where the look-alikes "．", "／", "＼", "∕", "⁄", "․", "。" live),
+//     invisible letters and marks (Hangul fillers, U+034F, the other
+//     variation selectors), and the So look-alikes of "/", "\" and "."
+//     (U+2571, U+2572, U+31D3, U+31D4) and U+FFFC, U+FFFD;
+//   - no character's NFKC form holds "/", "\", ".", or : * ? " < > |
+//     ("℀" is "a/c", "㏂" is "a.m.");
+//   - "%" is never followed by two hex digits, so no percent-encoded form of
+//     anything ("50% done.md" passes, "%2e%2e%2f" does not);
+//   - no segment is "." or "..", starts with "-" or a space or ends with "."
+//     or a space; a folder may start with "." (".trash/old.md"), the file
+//     name may not (no dot-files, no SafeWrite temporaries); no segment is
+//     ".git" or its short name "git~1", starts with ".teammem" (the agent's
+//     own files), in any case, or has the shape of a Windows 8.3 short name
+//     (up to six ASCII characters, "~", digits: "PROGRA~1"), which can alias
+//     another file;
 //   - no segment's stem (the part before its first ".", spaces trimmed,
 //     case-folded) is a Windows device name: CON, PRN, AUX, NUL, COM0–COM9,
 //     LPT0–LPT9 (also with the superscript digits ¹ ² ³), CONIN$, CONOUT$;
 //   - the last segment ends in ".md" or ".txt", in any case.
 //
-// Hence a valid key is never absolute, holds no "\" and no ".." segment, and
-// path.Clean leaves it unchanged (FuzzValidateKey checks this). Checks run in
-// the order above per character and segment; the first broken rule is the
-// Reason.
+// Hence a valid key is never absolute, holds no "\" and no "." or ".."
+// segment, path.Clean leaves it unchanged, and neither its NFKC form nor
+// FoldKey's adds a separator or a dot segment (FuzzValidateKey checks this).
+// Checks run in the order above per character and segment; the first broken
+// rule is the Reason.
 func ValidateKey(key string) error {
 	if reason := keyProblem(key); reason != "" {
 		return &KeyError{Key: key, Reason: reason}
@@ -107,18 +128,23 @@ func keyProblem(key string) string {
 		return fmt.Sprintf("longer than %d bytes", MaxKeyBytes)
 	}
 	segStart, depth, nfc := 0, 0, true
+	var prev uint8 // runeFlags of the previous character; 0 for ASCII
 	for i := 0; i < len(key); {
 		c := key[i]
-		if c == '/' || c < utf8.RuneSelf {
-			if c == '/' {
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '/':
 				depth++
-				if reason := segmentProblem(key[segStart:i], depth); reason != "" {
+				if reason := segmentProblem(key[segStart:i], depth, false); reason != "" {
 					return reason
 				}
 				segStart = i + 1
-			} else if !asciiAllowed[c] {
+			case !asciiAllowed[c]:
 				return fmt.Sprintf("character %q not allowed", c)
+			case c == '%' && i+2 < len(key) && isHex(key[i+1]) && isHex(key[i+2]):
+				return fmt.Sprintf("percent-encoded %q", key[i:i+3])
 			}
+			prev = 0
 			i++
 			continue
 		}
@@ -127,14 +153,27 @@ func keyProblem(key string) string {
 			return "not valid UTF-8"
 		}
 		flags := runeFlags(r)
-		if flags&runeAllowed == 0 {
+		switch {
+		case r == zeroWidthJoiner:
+			next, _ := utf8.DecodeRuneInString(key[i+size:])
+			if prev&runeSymbol == 0 || runeFlags(next)&runeSymbol == 0 {
+				return fmt.Sprintf("character %U not between two symbols", r)
+			}
+			flags = runeNFCInert
+		case r == textSelector || r == emojiSelector:
+			if prev&runeSymbol == 0 {
+				return fmt.Sprintf("character %U not after a symbol", r)
+			}
+			flags = runeNFCInert | runeSymbol // a joiner may follow it: "🏳️‍🌈"
+		case flags&runeAllowed == 0:
 			return fmt.Sprintf("character %U not allowed", r)
 		}
 		nfc = nfc && flags&runeNFCInert != 0
+		prev = flags
 		i += size
 	}
 	last := key[segStart:]
-	if reason := segmentProblem(last, depth+1); reason != "" {
+	if reason := segmentProblem(last, depth+1, true); reason != "" {
 		return reason
 	}
 	if !hasFoldSuffix(last, ".md") && !hasFoldSuffix(last, ".txt") {
@@ -147,8 +186,9 @@ func keyProblem(key string) string {
 }
 
 // segmentProblem returns the first rule that segment seg, the depth-th of its
-// key, breaks, or "". Characters are checked by the caller.
-func segmentProblem(seg string, depth int) string {
+// key and its file name when last, breaks, or "". Characters are checked by
+// the caller.
+func segmentProblem(seg string, depth int, last bool) string {
 	switch {
 	case depth > MaxKeyDepth:
 		return fmt.Sprintf("more than %d segments", MaxKeyDepth)
@@ -156,14 +196,46 @@ func segmentProblem(seg string, depth int) string {
 		return "empty segment"
 	case len(seg) > MaxSegmentBytes:
 		return fmt.Sprintf("segment longer than %d bytes", MaxSegmentBytes)
-	case seg[0] == '.' || seg[0] == '-' || seg[0] == ' ':
+	case seg == "." || seg == "..":
+		return fmt.Sprintf("segment %q", seg)
+	case seg[0] == '-' || seg[0] == ' ' || (last && seg[0] == '.'):
 		return fmt.Sprintf("segment starts with %q", seg[0])
 	case seg[len(seg)-1] == '.' || seg[len(seg)-1] == ' ':
 		return fmt.Sprintf("segment ends with %q", seg[len(seg)-1])
+	case strings.EqualFold(seg, ".git") || strings.EqualFold(seg, "git~1"):
+		return "segment names the git folder"
+	case len(seg) >= len(".teammem") && strings.EqualFold(seg[:len(".teammem")], ".teammem"):
+		return "segment starts with .teammem (the agent's own files)"
+	case isShortName(seg):
+		return "segment has the shape of a Windows short (8.3) name"
 	case isDeviceStem(seg):
 		return "segment is a Windows device name"
 	}
 	return ""
+}
+
+// isShortName reports whether the stem of seg (the part before its first
+// ".") has the shape of a Windows 8.3 short name: one to six ASCII
+// characters, "~" and one or more digits, as in "PROGRA~1" or "GIT~1". NTFS
+// may give such a name to another file of the folder, which the key would
+// then alias.
+func isShortName(seg string) bool {
+	stem, _, _ := strings.Cut(seg, ".")
+	tilde := strings.LastIndexByte(stem, '~')
+	if tilde < 1 || tilde > 6 || tilde == len(stem)-1 {
+		return false
+	}
+	for i := 0; i < len(stem); i++ {
+		if c := stem[i]; c >= utf8.RuneSelf || (i > tilde && (c < '0' || c > '9')) || (i < tilde && c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
+// isHex reports whether c is an ASCII hex digit.
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // hasFoldSuffix reports whether s ends in the ASCII suffix, ignoring case.
@@ -199,4 +271,27 @@ func isDeviceDigit(s string) bool {
 		return true
 	}
 	return len(s) == 1 && s[0] >= '0' && s[0] <= '9'
+}
+
+// HiddenFile reports whether the file at slash path p, relative to a memory
+// folder, is out of sync's sight: a dot-file (".#notes.md", SafeWrite's
+// temporary files) or a file below a hidden folder (HiddenFolder).
+func HiddenFile(p string) bool {
+	slash := strings.LastIndexByte(p, '/')
+	return strings.HasPrefix(p[slash+1:], ".") || (slash >= 0 && HiddenFolder(p[:slash]))
+}
+
+// HiddenFolder reports whether the folder at slash path p, relative to a
+// memory folder, is out of sync's sight: p or a folder above it is a
+// dot-folder that no key may name (".git", the agent's own ".teammem…"
+// files, "." or ".."). Other dot-folders such as ".trash" hold keys like any
+// folder. For a path that may be a file or a folder, HiddenFolder is the
+// lesser test.
+func HiddenFolder(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if strings.HasPrefix(seg, ".") && segmentProblem(seg, 1, false) != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/teammem/teammem/memcore/protocol/protocoltest"
@@ -63,12 +64,14 @@ func TestValidKeyInvariants(t *testing.T) {
 }
 
 // checkValidKeyInvariants fails t when a key ValidateKey accepted could name
-// something outside its folder.
+// something outside its folder, or could become another path once
+// normalised: its NFKC form and its case-folded form (FoldKey) must keep its
+// segments, add no separator and no "." or ".." segment.
 func checkValidKeyInvariants(t *testing.T, key string) {
 	t.Helper()
 	switch {
-	case path.IsAbs(key) || strings.ContainsAny(key, "\\:"):
-		t.Fatalf("valid key %q is absolute or holds \\ or :", key)
+	case path.IsAbs(key) || strings.ContainsAny(key, "\\:*?\"<>|"):
+		t.Fatalf("valid key %q is absolute or holds a character Windows refuses", key)
 	case path.Clean(key) != key:
 		t.Fatalf("valid key %q cleans to %q", key, path.Clean(key))
 	case len(key) > MaxKeyBytes:
@@ -76,14 +79,33 @@ func checkValidKeyInvariants(t *testing.T, key string) {
 	case !norm.NFC.IsNormalString(key):
 		t.Fatalf("valid key %q is not NFC", key)
 	}
+	var prev rune
 	for _, r := range key {
-		if r >= utf8.RuneSelf && !isKeyRune(r) {
+		switch {
+		case r == zeroWidthJoiner || r == textSelector || r == emojiSelector:
+			if !unicode.In(prev, unicode.Sc, unicode.Sk, unicode.So) && prev != emojiSelector {
+				t.Fatalf("valid key %q holds %U after %U", key, r, prev)
+			}
+		case r >= utf8.RuneSelf && !isKeyRune(r):
 			t.Fatalf("valid key %q holds %U", key, r)
 		}
+		prev = r
 	}
-	for _, seg := range strings.Split(key, "/") {
-		if seg == ".." || seg == "." || strings.HasPrefix(seg, ".") {
+	segs := strings.Split(key, "/")
+	for i, seg := range segs {
+		if seg == ".." || seg == "." || (i == len(segs)-1 && strings.HasPrefix(seg, ".")) || strings.EqualFold(seg, ".git") {
 			t.Fatalf("valid key %q has segment %q", key, seg)
+		}
+	}
+	for name, form := range map[string]string{"NFKC": norm.NFKC.String(key), "folded": FoldKey(key)} {
+		formSegs := strings.Split(form, "/")
+		if len(formSegs) != len(segs) || strings.ContainsAny(form, "\\:") {
+			t.Fatalf("valid key %q has %s form %q with other separators", key, name, form)
+		}
+		for i, seg := range formSegs {
+			if seg == "." || seg == ".." || strings.Count(seg, ".") != strings.Count(segs[i], ".") {
+				t.Fatalf("valid key %q has %s form %q, whose segment %q adds a dot", key, name, form, seg)
+			}
 		}
 	}
 }
@@ -160,6 +182,27 @@ func TestValidateKeyAgreesWithSlowPath(t *testing.T) {
 			if got := ValidateKey(key) == nil; got != want {
 				t.Fatalf("ValidateKey(%q) valid = %v, want %v", key, got, want)
 			}
+		}
+	}
+}
+
+func TestHiddenFileAndFolder(t *testing.T) {
+	tests := []struct {
+		p            string
+		file, folder bool
+	}{
+		{"MEMORY.md", false, false}, {".trash/old.md", false, false}, {"a/.b/c.md", false, false},
+		{".trash", true, false}, {"a/.trash", true, false}, {".hidden.md", true, false}, {"a/.#x.md", true, false},
+		{".teammem-tmp-1.md", true, true}, {".git", true, true}, {".git/config", true, true}, {".GIT/x.md", true, true},
+		{"a/.git/x.md", true, true}, {".teammem/state.json", true, true}, {"../x.md", true, true},
+		{"./x.md", true, true}, {".x./y.md", true, true}, {"git~1/x.md", false, false},
+	}
+	for _, tc := range tests {
+		if got := HiddenFile(tc.p); got != tc.file {
+			t.Errorf("HiddenFile(%q) = %v, want %v", tc.p, got, tc.file)
+		}
+		if got := HiddenFolder(tc.p); got != tc.folder {
+			t.Errorf("HiddenFolder(%q) = %v, want %v", tc.p, got, tc.folder)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"strings"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -10,11 +11,14 @@ import (
 
 // Per-rune facts that ValidateKey needs for non-ASCII runes.
 const (
-	// runeAllowed: a visible letter, mark or decimal digit (isKeyRune).
+	// runeAllowed: a character a key may hold anywhere (isKeyRune).
 	runeAllowed uint8 = 1 << iota
 	// runeNFCInert: NFC quick check "yes" with combining class 0, so a string
 	// made only of such runes (and ASCII) is in NFC without further checks.
 	runeNFCInert
+	// runeSymbol: a non-ASCII symbol (Sc, Sk, So) that a key may hold, which
+	// U+200D, U+FE0E and U+FE0F may follow in an emoji sequence.
+	runeSymbol
 )
 
 // runeBlocks caches runeFlags for the Basic Multilingual Plane, one block of
@@ -44,6 +48,9 @@ func computeRuneFlags(r rune) uint8 {
 	var f uint8
 	if isKeyRune(r) {
 		f |= runeAllowed
+		if unicode.In(r, unicode.Sc, unicode.Sk, unicode.So) {
+			f |= runeSymbol
+		}
 	}
 	var buf [utf8.UTFMax]byte
 	b := buf[:utf8.EncodeRune(buf[:], r)]
@@ -53,12 +60,24 @@ func computeRuneFlags(r rune) uint8 {
 	return f
 }
 
-// isKeyRune reports whether non-ASCII r is a visible letter, mark or decimal
-// digit. Letters and marks that render as nothing (Hangul fillers, the
-// combining grapheme joiner, variation selectors) are refused like the
-// zero-width format characters, since they make look-alike names.
+// isKeyRune reports whether non-ASCII r may occur anywhere in a key: a
+// letter, mark or decimal digit of any script, or a dash, bracket, quotation
+// mark or symbol of the categories Pd, Ps, Pe, Pi, Pf, Sc, Sk and So. Refused
+// among those: characters that render as nothing (Hangul fillers, the
+// combining grapheme joiner, variation selectors), which make look-alike
+// names; those whose NFKC form holds a separator, a dot or a character
+// Windows refuses; and lookAlikes.
 func isKeyRune(r rune) bool {
-	return (unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)) &&
-		!unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) &&
-		!unicode.Is(unicode.Variation_Selector, r)
+	return r >= utf8.RuneSelf &&
+		unicode.In(r, unicode.L, unicode.M, unicode.Nd, unicode.Pd, unicode.Ps, unicode.Pe,
+			unicode.Pi, unicode.Pf, unicode.Sc, unicode.Sk, unicode.So) &&
+		!unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) &&
+		!strings.ContainsRune(lookAlikes, r) &&
+		!strings.ContainsAny(norm.NFKC.String(string(r)), "/\\.:*?\"<>|")
 }
+
+// lookAlikes are the symbols of allowed categories that look like "/", "\"
+// or "." (the box-drawing diagonals U+2571 and U+2572, the CJK strokes U+31D3
+// and U+31D4) and the replacement characters U+FFFC and U+FFFD, which stand
+// for something that is not there.
+const lookAlikes = "\u2571\u2572\u31D3\u31D4\uFFFC\uFFFD"

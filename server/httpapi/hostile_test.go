@@ -27,7 +27,7 @@ var hostileKeys = []string{
 	"trailing.md.", "trailing.md ", "dir./x.md", "dir /x.md", " lead.md", "-lead.md",
 	".git/config", ".git/x.md", ".hidden.md", "a/.b.md", ".teammem/state.md",
 	"a//b.md", "a/", "/", "", "x", "x.sh", "x.md.exe", "notes.markdown",
-	"~x.md", "$x.md", "a`b.md", "a:b.md", "*.md", "?.md", `"x".md`, "<x>.md", "|x.md", "a%20b.md", "emoji😀.md", "a©b.md",
+	"a:b.md", "notes: q3.md", "*.md", "?.md", `"x".md`, "<x>.md", "|x.md", "a%20b.md", "a%2fb.md", "℀.md", "a\u200d😀.md",
 	"cafe\u0301.md",
 	strings.Repeat("a", 510) + ".md",
 	strings.Repeat("a", 253) + ".md",
@@ -40,6 +40,9 @@ var validKeys = []string{
 	"MEMORY.md", "decisions/2026-05 db choice.md", "Q&A.md", "决策记录.md", "notes/a.b-c_d.md", "README.TXT", "x.Md",
 	"Заметки.md", "ملاحظات.md", "हिन्दी.md", "con-notes.md", "(draft) [v2] {x} a+b=c; d,e 'f' !g #h @i ^j.md",
 	strings.Repeat("d/", 15) + "x.md", strings.Repeat("a", 252) + ".md",
+	// The names the stock client syncs (spec/memcore.md §8).
+	".trash/old.md", "🚀 launch.md", "👩\u200d💻 team.md", "it’s done.md", "50% done.md", "cost $5.md", "~draft.md",
+	"notes/[wip] plan.md", "~x.md", "$x.md", "a`b.md", "emoji😀.md", "a©b.md",
 }
 
 func TestHostileKeysRefused(t *testing.T) {
