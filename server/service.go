@@ -210,25 +210,64 @@ func CheckIfMatch(st RepoState, ifMatch string) error {
 	return &PreconditionError{Checksum: st.Checksum}
 }
 
-// Precondition checks a conditional write's If-Match against the current
+// CheckIfNoneMatch compares a write's If-None-Match value with a
+// repository's state: "*" holds only while the repository has never held
+// data (version 0); a comma-separated list of checksums holds unless one
+// is the current checksum. It returns a *PreconditionError carrying the
+// current checksum when it does not hold; "" always holds.
+func CheckIfNoneMatch(st RepoState, ifNoneMatch string) error {
+	switch {
+	case ifNoneMatch == "" || st.Version == 0:
+		return nil
+	case ifNoneMatch == "*":
+		return &PreconditionError{Checksum: st.Checksum}
+	}
+	for _, sum := range strings.Split(ifNoneMatch, ",") {
+		if sum == st.Checksum {
+			return &PreconditionError{Checksum: st.Checksum}
+		}
+	}
+	return nil
+}
+
+// Preconditions are a write's conditions, in the form the Store compares.
+type Preconditions struct {
+	// IfMatch is "" (none), "*" or checksums separated by commas.
+	IfMatch string
+	// IfNoneMatch is "" (none), "*" (only while the repository has never
+	// held data) or checksums separated by commas.
+	IfNoneMatch string
+}
+
+// Check evaluates both conditions against st (CheckIfMatch, then
+// CheckIfNoneMatch).
+func (c Preconditions) Check(st RepoState) error {
+	if err := CheckIfMatch(st, c.IfMatch); err != nil {
+		return err
+	}
+	return CheckIfNoneMatch(st, c.IfNoneMatch)
+}
+
+// Precondition checks a conditional write's If-Match and If-None-Match
+// against the current
 // state before the request's content is read (RFC 9110 §13.2.1 evaluates
 // preconditions first), so that a stale writer is answered 412 without
 // decoding or scanning its body. The Store checks again, atomically, when
 // the write is applied. Errors: invalid repo, ErrForbidden, the store's
 // errors, *PreconditionError.
-func (s *Service) Precondition(ctx context.Context, p Principal, repo, ifMatch string) error {
+func (s *Service) Precondition(ctx context.Context, p Principal, repo string, c Preconditions) error {
 	canon, err := s.authorize(p, repo, PermWrite)
-	if err != nil || ifMatch == "" {
+	if err != nil || c == (Preconditions{}) {
 		return err
 	}
 	st, err := s.store.RepoState(ctx, canon)
 	if errors.Is(err, ErrNotFound) {
-		return &PreconditionError{}
+		st, err = RepoState{Repo: canon}, nil
 	}
 	if err != nil {
 		return err
 	}
-	return CheckIfMatch(st, ifMatch)
+	return c.Check(st)
 }
 
 // LastAuthors returns who last changed each live entry of a repository.

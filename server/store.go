@@ -37,6 +37,9 @@ type Store interface {
 	//     checksum of the list matches (and it is not "*"), or on any
 	//     If-Match on a never-written repository, a *PreconditionError
 	//     (wrapping ErrPreconditionFailed);
+	//   - w.IfNoneMatch (when not empty), see CheckIfNoneMatch: "*" on a
+	//     repository that has held data, or a listed checksum equal to the
+	//     current one, is a *PreconditionError with the current checksum;
 	//   - the live entry count after the write against w.MaxEntries, when
 	//     the write grows it: *TooManyEntriesError (wrapping
 	//     ErrTooManyEntries);
@@ -169,6 +172,7 @@ type Put struct {
 type Write struct {
 	Repo         string
 	IfMatch      string   // "" for an unconditional write; "*"; or checksums separated by commas
+	IfNoneMatch  string   // "": none; "*": only while the repository never held data; or checksums separated by commas
 	Puts         []Put    // sorted by key, unique
 	Deletes      []string // sorted, unique, disjoint from Puts
 	Author       string   // token subject

@@ -18,6 +18,9 @@ type PutInput struct {
 	// IfMatch is "" for an unconditional write, else the checksum (or "*")
 	// the repository must currently have.
 	IfMatch string
+	// IfNoneMatch is "" (none) or "*": the push applies only while the
+	// repository has never held data (see CheckIfNoneMatch).
+	IfNoneMatch string
 }
 
 // Put validates and applies one push atomically. Errors: invalid repo, key
@@ -42,6 +45,7 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 	w := Write{
 		Repo:         canon,
 		IfMatch:      in.IfMatch,
+		IfNoneMatch:  in.IfNoneMatch,
 		Puts:         puts,
 		Deletes:      deletes,
 		Author:       p.Subject,

@@ -65,7 +65,7 @@ func translate(err error) failure {
 			message: "This token has no " + forbid.Need.String() + " access to repository " + forbid.Repo + "; ask an admin for a grant."}
 	case errors.As(err, &pre):
 		return failure{status: http.StatusPreconditionFailed, typ: api.TypeConflict, code: api.CodeETagMismatch,
-			message: "The repository changed since you read it (If-Match does not match); fetch it again and retry.",
+			message: "The repository changed since you read it (If-Match or If-None-Match does not hold); fetch it again and retry.",
 			details: map[string]any{"checksum": pre.Checksum}}
 	case errors.As(err, &tooMany):
 		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest, code: api.CodeTooManyEntries,

@@ -138,6 +138,27 @@ func TestIfMatch(t *testing.T) {
 	ts.put("acme/api", map[string]string{"d.md": "d"}, nil, http.StatusOK, "If-Match", "*")
 }
 
+// TestIfNoneMatchStar: a PUT with If-None-Match: * creates a repo that
+// never held data and is refused with the current checksum once it has,
+// also after everything in it was deleted; nothing is written then.
+func TestIfNoneMatchStar(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	alice := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"MEMORY.md": "Alice\n"}, nil, http.StatusOK, "If-None-Match", "*"))
+	bob := ts.put("acme/api", map[string]string{"MEMORY.md": "Bob\n"}, nil, http.StatusPreconditionFailed, "If-None-Match", "*")
+	if e := bob.errorBody(t); e.Code() != api.CodeETagMismatch || e.Details["checksum"] != alice.Checksum {
+		t.Errorf("second create-only PUT: %s, want 412 with checksum %s", bob.body, alice.Checksum)
+	}
+	gone := decode[api.PutResponse](t, ts.put("acme/api", nil, []string{"MEMORY.md"}, http.StatusOK, "If-Match", alice.Checksum))
+	again := ts.put("acme/api", map[string]string{"MEMORY.md": "Bob\n"}, nil, http.StatusPreconditionFailed, "If-None-Match", `*`)
+	if e := again.errorBody(t); e.Details["checksum"] != gone.Checksum {
+		t.Errorf("create-only PUT on an emptied repo: %s", again.body)
+	}
+	h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
+	if len(h.EntryChecksums) != 0 || h.Version != 2 {
+		t.Errorf("a refused create-only PUT wrote something: %+v", h)
+	}
+}
+
 func TestLimits(t *testing.T) {
 	ts := newTestServer(t, serverOpts{limits: serverLimits(3, 100, 4096, 250)})
 	r := ts.put("acme/api", map[string]string{"a.md": "a", "b.md": "b", "c.md": "c", "d.md": "d"}, nil, http.StatusRequestEntityTooLarge)

@@ -191,7 +191,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	setLogRepo(r, logRepo(repo))
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	cond := ifMatch(headerList(r, "If-Match"))
+	cond := server.Preconditions{IfMatch: ifMatch(headerList(r, "If-Match")), IfNoneMatch: ifMatch(headerList(r, "If-None-Match"))}
 	if err := h.svc.Precondition(ctx, principal(ctx), repo, cond); err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in.IfMatch = cond
+	in.IfMatch, in.IfNoneMatch = cond.IfMatch, cond.IfNoneMatch
 	res, err := h.svc.Put(ctx, principal(ctx), repo, in)
 	if err != nil {
 		return err
@@ -217,10 +217,10 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// ifMatch reduces an If-Match header to what the store compares: "" when
-// absent, "*" when it holds *, else the listed checksums without quotes or
-// W/, separated by commas. A present header whose tags are all empty
-// matches nothing.
+// ifMatch reduces an If-Match or If-None-Match header to what the store
+// compares: "" when absent, "*" when it holds *, else the listed checksums
+// without quotes or W/, separated by commas. A present header whose tags
+// are all empty matches nothing.
 func ifMatch(header string) string {
 	if strings.TrimSpace(header) == "" {
 		return ""

@@ -54,6 +54,60 @@ func testIfMatch(t *testing.T, s server.Store) {
 	}
 }
 
+// testIfNoneMatch: "*" applies only while the repository has never held
+// data, also once everything in it was deleted; a listed checksum refuses
+// only when it is the current one. A refused write changes nothing and
+// carries the current checksum.
+func testIfNoneMatch(t *testing.T, s server.Store) {
+	ctx := context.Background()
+	seeded := contents{"a.md": "one"}
+	tests := []struct {
+		name        string
+		seed        bool
+		emptied     bool // every seeded key deleted again before the write
+		ifNoneMatch string
+		wantOK      bool
+	}{
+		{"star on never written", false, false, "*", true},
+		{"star on existing", true, false, "*", false},
+		{"star after everything was deleted", true, true, "*", false},
+		{"current checksum", true, false, seeded.checksum(), false},
+		{"other checksum", true, false, contents{"x": "y"}.checksum(), true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := "acme/inm" + string(rune('a'+i))
+			version := int64(0)
+			if tt.seed {
+				version = apply(t, s, write(r, at(0), seeded)).State.Version
+			}
+			if tt.emptied {
+				version = apply(t, s, write(r, at(1), nil, "a.md")).State.Version
+			}
+			before, _ := s.RepoState(ctx, r)
+			w := write(r, at(2), contents{"b.md": "two"})
+			w.IfNoneMatch = tt.ifNoneMatch
+			res, err := s.Apply(ctx, w)
+			if tt.wantOK {
+				if err != nil || res.State.Version != version+1 {
+					t.Fatalf("Apply = version %d, %v; want version %d", res.State.Version, err, version+1)
+				}
+				return
+			}
+			var pe *server.PreconditionError
+			if !errors.As(err, &pe) || !errors.Is(err, server.ErrPreconditionFailed) {
+				t.Fatalf("Apply error = %v; want a *PreconditionError", err)
+			}
+			if pe.Checksum != before.Checksum || pe.Checksum == "" {
+				t.Errorf("PreconditionError.Checksum = %q; want the current %q", pe.Checksum, before.Checksum)
+			}
+			if after, _ := s.RepoState(ctx, r); after.Version != version || after.Checksum != before.Checksum {
+				t.Errorf("refused write moved the repo from version %d to %d", version, after.Version)
+			}
+		})
+	}
+}
+
 // wantUnchanged checks that repo still holds exactly c at version 1 (or was
 // never written when !seeded).
 func wantUnchanged(t *testing.T, s server.Store, r string, seeded bool, c contents) {

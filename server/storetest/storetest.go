@@ -30,6 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"Tombstones", testTombstones},
 		{"Since", testSince},
 		{"IfMatch", testIfMatch},
+		{"IfNoneMatch", testIfNoneMatch},
 		{"MaxEntries", testMaxEntries},
 		{"MaxRepoBytes", testMaxRepoBytes},
 		{"KeyCollision", testKeyCollision},

@@ -41,7 +41,7 @@ func (p *Plan) State() server.RepoState {
 // plan checks w against the current state and the live set and returns
 // what it would change, without changing s.
 func (s *Set) plan(cur server.RepoState, w server.Write) (*Plan, error) {
-	if err := server.CheckIfMatch(cur, w.IfMatch); err != nil {
+	if err := (server.Preconditions{IfMatch: w.IfMatch, IfNoneMatch: w.IfNoneMatch}).Check(cur); err != nil {
 		return nil, err
 	}
 	p := &Plan{Repo: w.Repo, Author: w.Author, At: normalTime(w.At), Version: cur.Version + 1,
