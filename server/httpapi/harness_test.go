@@ -42,6 +42,7 @@ type serverOpts struct {
 	rateLimit float64
 	store     server.Store
 	logger    *slog.Logger
+	noAuth    bool // Options.NoAuth: every caller is the anonymous admin
 	// bodyCache is Options.BodyCacheBytes (0: the default).
 	bodyCache int64
 	// heartbeat and streamsPerSubject tune the events stream.
@@ -73,7 +74,7 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 	hub := server.NewHub(instrumented, nil, server.HubOptions{MaxPerSubject: o.streamsPerSubject})
 	svc := server.NewService(instrumented, server.Config{Org: "acme-org", Limits: o.limits, SecretScan: true, Events: hub})
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: metrics, RateLimit: o.rateLimit, ServeMetrics: true,
-		Logger: o.logger, BodyCacheBytes: o.bodyCache, Heartbeat: o.heartbeat})
+		Logger: o.logger, BodyCacheBytes: o.bodyCache, Heartbeat: o.heartbeat, NoAuth: o.noAuth})
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() { hub.Close(); hs.Close(); store.Close() })
 	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, svc: svc, client: hs.Client(), h: h}

@@ -25,6 +25,8 @@ type entryView struct {
 	CanWrite bool
 	Base     string // the repository's checksum, the restore's If-Match
 	Restored int64  // the version a restore just made, to confirm it
+	Before   int64  // the history page starts below this version (0: newest)
+	Older    int64  // before for the next history page; 0: none
 }
 
 // historyRow is one revision in an entry's history.
@@ -34,8 +36,9 @@ type historyRow struct {
 	Restorable bool  // a put whose content is not the live one
 }
 
-// uiEntryPage serves ~entry?key=K[&v=V]: the entry rendered and raw, at
-// version V or its latest, with its history and restore buttons.
+// uiEntryPage serves ~entry?key=K[&v=V][&before=B]: the entry rendered and
+// raw, at version V or its latest, with its history (a page of it, older
+// than B when given) and restore buttons.
 func (h *handler) uiEntryPage(r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
@@ -45,7 +48,13 @@ func (h *handler) uiEntryPage(r *http.Request, pg *page, repo string) (string, e
 	if err != nil {
 		return "", err
 	}
-	revs, err := h.svc.History(ctx, p, repo, key, 0, historyShown)
+	before, err := optionalInt(q, "before")
+	if err != nil {
+		return "", err
+	}
+	// The newest two revisions: the latest, and the put before it when the
+	// latest is a delete (a deleted key is not deleted again).
+	head, err := h.svc.History(ctx, p, repo, key, 0, 2)
 	if err != nil {
 		return "", err
 	}
@@ -53,32 +62,43 @@ func (h *handler) uiEntryPage(r *http.Request, pg *page, repo string) (string, e
 	if err != nil {
 		return "", err
 	}
-	v := entryView{Key: key, Latest: revs[0], Deleted: revs[0].Op == server.OpDelete, CanWrite: p.Can(repo, server.PermWrite),
-		Base: st.Checksum}
+	v := entryView{Key: key, Latest: head[0], Deleted: head[0].Op == server.OpDelete, CanWrite: p.Can(repo, server.PermWrite),
+		Base: st.Checksum, Before: before}
 	v.Restored, _ = strconv.ParseInt(q.Get("restored"), 10, 64)
-	shown := int64(0)
-	for i, rv := range revs {
+	if want == 0 {
+		for _, rv := range head {
+			if rv.Op == server.OpPut {
+				want = rv.Version
+				break
+			}
+		}
+	}
+	if want != 0 {
+		if v.Shown, err = h.svc.Revision(ctx, p, repo, key, want); err != nil {
+			return "", err
+		}
+		if v.Shown.Op != server.OpPut {
+			return "", notFound("no content at this version of this entry")
+		}
+		v.Rendered = h.ui.md.render(repo, key, v.Shown.Content)
+	}
+	revs, err := h.svc.History(ctx, p, repo, key, before, historyShown+1)
+	if err != nil {
+		return "", err
+	}
+	for i, rv := range revs[:min(len(revs), historyShown)] {
 		row := historyRow{Revision: rv, Restorable: rv.Op == server.OpPut && (v.Deleted || rv.Checksum != v.Latest.Checksum)}
 		if i+1 < len(revs) {
 			row.Previous = revs[i+1].Version
 		}
 		v.History = append(v.History, row)
-		if rv.Op == server.OpPut && (want == 0 && shown == 0 || rv.Version == want) {
-			shown = rv.Version
-		}
 	}
-	if want != 0 && shown != want {
-		return "", notFound("no such version of this entry")
+	if len(revs) > historyShown {
+		v.Older = revs[historyShown-1].Version
 	}
-	if shown != 0 {
-		if v.Shown, err = h.svc.Revision(ctx, p, repo, key, shown); err != nil {
-			return "", err
-		}
-		v.Rendered = h.ui.md.render(repo, key, v.Shown.Content)
-	}
-	v.DiffTo = revs[0].Version
-	if len(revs) > 1 {
-		v.DiffFrom = revs[1].Version
+	if len(v.History) > 0 {
+		v.DiffTo = v.History[0].Version
+		v.DiffFrom = v.History[min(1, len(v.History)-1)].Version
 	}
 	pg.Title, pg.Data = key+" · "+repo, v
 	return "entry", nil

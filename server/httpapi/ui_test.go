@@ -400,3 +400,48 @@ func TestUIRateLimit(t *testing.T) {
 		t.Fatalf("UI over the rate limit: %d, Retry-After %q", last.status, last.header.Get("Retry-After"))
 	}
 }
+
+func TestUIEntryHistoryPages(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	for i := 1; i <= 201; i++ {
+		ts.put("acme/api", map[string]string{"busy.md": "revision " + strings.Repeat("x", i) + "\n"}, nil, http.StatusOK)
+	}
+	b := ts.browser(t)
+	b.signIn(ts.admin)
+	first := b.get("/ui/r/acme/api/~entry?key=busy.md").must(t, http.StatusOK)
+	if !strings.Contains(first.body, ">v201</a>") || !strings.Contains(first.body, ">v2</a>") || strings.Contains(first.body, ">v1</a>") {
+		t.Fatalf("the first history page does not hold v201 to v2")
+	}
+	if !strings.Contains(first.body, "&amp;before=2\">Older revisions") {
+		t.Fatalf("no link to the older revisions:\n%s", first.body)
+	}
+	older := b.get("/ui/r/acme/api/~entry?key=busy.md&before=2").must(t, http.StatusOK)
+	if !strings.Contains(older.body, ">v1</a>") || strings.Contains(older.body, ">v2</a>") || strings.Contains(older.body, "Older revisions") {
+		t.Fatalf("the second history page:\n%s", older.body)
+	}
+	if !strings.Contains(older.body, "revision "+strings.Repeat("x", 201)) {
+		t.Errorf("the second history page does not show the latest content")
+	}
+}
+
+func TestUIWithoutAuthentication(t *testing.T) {
+	ts := newTestServer(t, serverOpts{noAuth: true})
+	ts.put("acme/api", map[string]string{"a.md": "one\n"}, nil, http.StatusOK)
+	ts.put("acme/api", nil, []string{"a.md"}, http.StatusOK)
+	b := ts.browser(t)
+	home := b.get("/ui/").must(t, http.StatusOK)
+	if !strings.Contains(home.body, "anonymous") || strings.Contains(home.body, "Sign out") {
+		t.Errorf("no-auth home page:\n%s", home.body)
+	}
+	if loc := b.get("/ui/login").must(t, http.StatusSeeOther).header.Get("Location"); loc != "/ui/" {
+		t.Errorf("no-auth sign-in page redirects to %q", loc)
+	}
+	repo := b.get("/ui/r/acme/api").must(t, http.StatusOK)
+	form := url.Values{"csrf": {repo.csrf(t)}, "key": {"a.md"}, "version": {repo.formValue(t, "~restore", "version")},
+		"base": {repo.formValue(t, "~restore", "base")}}
+	b.post("/ui/r/acme/api/~restore", form).must(t, http.StatusSeeOther)
+	// A session of this no-auth server means nothing to a server with
+	// authentication, and the other way round.
+	form.Set("csrf", "x")
+	ts.browser(t).post("/ui/r/acme/api/~restore", form).must(t, http.StatusBadRequest)
+}
