@@ -36,5 +36,9 @@ token=$(cat "$TEAMMEM_DATA_DIR/admin.token")
 curl -fsS -X PUT -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
   --data '{"entries":{"MEMORY.md":"# Team memory\n"}}' "http://$addr/api/claude_code/team_memory?repo=acme/quickstart" >/dev/null
 curl -fsS -H "Authorization: Bearer $token" "http://$addr/api/claude_code/team_memory?repo=acme/quickstart" | grep -q '"MEMORY.md"'
+# The web UI: paste the token into the sign-in form, then see the repository.
+jar=$data/cookies
+curl -fsS -o /dev/null -c "$jar" -H 'Sec-Fetch-Site: same-origin' --data-urlencode "token=$token" "http://$addr/ui/login"
+curl -fsS -b "$jar" "http://$addr/ui/" | grep -q 'acme/quickstart' || { echo "quickstart: the web UI does not list the repository"; exit 1; }
 if grep -qF "$token" "$log"; then echo "quickstart: the admin token was logged"; exit 1; fi
 echo "quickstart: ok (server on $addr)"
