@@ -17,6 +17,8 @@ type purgeJob struct {
 
 func (j *purgeJob) context() context.Context { return j.ctx }
 
+func (j *purgeJob) conditional() bool { return false }
+
 func (j *purgeJob) run(ctx context.Context, b *batch) error {
 	return b.inSavepoint(ctx, func() error {
 		cutoff := micros(j.before)

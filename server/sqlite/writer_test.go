@@ -125,3 +125,28 @@ func TestLoneWriterNeverLingers(t *testing.T) {
 		t.Errorf("largest batch %d, %d batches lingered; want 1 and 0", n, l)
 	}
 }
+
+// TestConditionalWritesNeverLinger: concurrent If-Match writes share
+// batches as they come but are never held back for company.
+func TestConditionalWritesNeverLinger(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	if _, err := db.Apply(ctx, server.Write{Repo: "acme/cas", Puts: []server.Put{put("seed.md", "seed")}, Author: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				key := fmt.Sprintf("g%d/k%d.md", g, i)
+				if _, err := db.Apply(ctx, server.Write{Repo: "acme/cas", Puts: []server.Put{put(key, key)}, IfMatch: "*", Author: "t"}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if l := sqlite.Lingered(db); l != 0 {
+		t.Errorf("%d batches of conditional writes lingered; want 0 (largest batch %d)", l, sqlite.LargestBatch(db))
+	}
+}
