@@ -4,6 +4,7 @@
 # prints idle RSS, and runs `teammem-load -all` (median of 3 runs per case)
 # with the server's RSS. Generator and server share this machine.
 #   BENCH_D=5s  duration per run;  BENCH_STORES="sqlite postgres"
+#   BENCH_BIG_PULL=0 skips the 8 × 50 MB pull memory benchmark (BENCH_SETTLE=60s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=${BENCH_D:-5s}
@@ -31,6 +32,9 @@ bench_one() { # store-name extra-server-args...
   sleep 1
   echo "== $name store: idle RSS $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' /proc/$pid/status)"
   "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -all -d "$D" -runs 3 || true
+  if [ "${BENCH_BIG_PULL:-1}" = 1 ]; then # the memory figure: 8 concurrent full pulls of 8 distinct 50 MB repositories
+    "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -big-pull -big-settle "${BENCH_SETTLE:-60s}" || true
+  fi
   kill -TERM $pid; wait $pid || true
   rm -rf "$data"
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/teammem/teammem/internal/loadgen"
 )
@@ -23,6 +24,8 @@ type options struct {
 	all       bool
 	runs      int
 	json      bool
+	bigPull   bool
+	big       loadgen.BigPullConfig
 }
 
 // parse reads the flags; getenv supplies TEAMMEM_SERVER and TEAMMEM_TOKEN.
@@ -45,6 +48,10 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	fs.BoolVar(&o.all, "all", false, "run the benchmark set, each case -runs times, and report the medians")
 	fs.IntVar(&o.runs, "runs", 3, "runs per case with -all")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of lines")
+	fs.BoolVar(&o.bigPull, "big-pull", false, "instead: the memory benchmark of concurrent full pulls of large repositories (needs -server-pid)")
+	fs.IntVar(&o.big.Repos, "big-repos", 8, "-big-pull: repositories, pulled at once")
+	fs.IntVar(&o.big.RepoBytes, "big-repo-bytes", 50_000_000, "-big-pull: bytes per repository")
+	fs.DurationVar(&o.big.Settle, "big-settle", time.Minute, "-big-pull: wait this long after the pulls before reading RSS again")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, errHelp

@@ -19,6 +19,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	if o.bigPull {
+		o.big.Server, o.big.Token, o.big.ServerPID = o.cfg.Server, o.cfg.Token, o.cfg.ServerPID
+		r, err := loadgen.BigPull(ctx, o.big)
+		if o.json {
+			_ = json.NewEncoder(stdout).Encode(r)
+		} else {
+			fmt.Fprintln(stdout, r)
+		}
+		return err
+	}
 	var results []loadgen.Result
 	if o.all {
 		report := func(r loadgen.Result) {

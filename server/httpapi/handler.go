@@ -61,6 +61,7 @@ type handler struct {
 	bodies  *bodyCache
 	flights flights
 	ui      *webUI
+	release *releaser
 
 	heartbeat, streamWriteTimeout time.Duration
 }
@@ -87,7 +88,8 @@ func NewHandler(o Options) http.Handler {
 	}
 	h := &handler{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics,
 		limiter: newLimiter(o.RateLimit), timeout: o.RequestTimeout,
-		bodies: newBodyCache(o.BodyCacheBytes), heartbeat: o.Heartbeat, streamWriteTimeout: o.StreamWriteTimeout}
+		bodies: newBodyCache(o.BodyCacheBytes), heartbeat: o.Heartbeat, streamWriteTimeout: o.StreamWriteTimeout,
+		release: newReleaser()}
 	ui, err := newWebUI(o.UISecret)
 	if err != nil {
 		panic(fmt.Sprintf("web UI: %v", err)) // embedded templates that do not parse: a build defect

@@ -103,6 +103,7 @@ func (h *handler) streamAbove() int64 {
 // failure after the first byte aborts the response (the client sees a
 // truncated body, never a complete-looking wrong one).
 func (h *handler) streamFull(ctx context.Context, w http.ResponseWriter, r *http.Request, p server.Principal, repo string) error {
+	defer h.release.start()()
 	s := newFullStream(w, r, h.svc.Org())
 	snap, err := h.svc.Snapshot(ctx, p, repo, server.ReadOptions{WithContent: true, Stream: s})
 	if err == nil {
