@@ -125,16 +125,20 @@ func (h *Hub) Stats() HubStats {
 // Publish announces a write of this process that committed: its event
 // goes to this process's subscribers without a Store read, and the broker
 // tells the other processes. A broker failure is logged, never returned:
-// the write stands.
+// the write stands. The broker is told in the background: the writer's
+// answer never waits for a database that stopped answering (the broker
+// bounds each notice itself).
 func (h *Hub) Publish(ctx context.Context, ev *Event) {
 	h.published.Add(1)
 	if t := h.topic(ev.Repo); t != nil {
 		t.offer(ev)
 	}
-	if err := h.broker.Publish(ctx, ev); err != nil {
-		h.log.Warn("event notice not sent to the other servers; they catch up at the next one", "repo", ev.Repo,
-			"version", ev.Version, "error", err)
-	}
+	go func() {
+		if err := h.broker.Publish(context.WithoutCancel(ctx), ev); err != nil {
+			h.log.Warn("event notice not sent to the other servers; they catch up at the next one", "repo", ev.Repo,
+				"version", ev.Version, "error", err)
+		}
+	}()
 }
 
 // Notify wakes the repository's fan-out when it has subscribers (Receiver).
