@@ -75,9 +75,19 @@ type proc struct {
 // group is ended after it (internal/proctest).
 func startProc(t testing.TB, bin string, args ...string) *proc {
 	t.Helper()
+	return startProcWith(t, nil, bin, args...)
+}
+
+// startProcWith is startProc with setup changing the command (its folder,
+// environment or stdin) before it starts.
+func startProcWith(t testing.TB, setup func(*exec.Cmd), bin string, args ...string) *proc {
+	t.Helper()
 	p := &proc{cmd: proctest.Command(t, bin, args...), stdout: newLineLog(), stderr: newLineLog(),
 		outDone: make(chan struct{}), errDone: make(chan struct{})}
 	p.cmd.Env = cleanEnv()
+	if setup != nil {
+		setup(p.cmd)
+	}
 	so, _ := p.cmd.StdoutPipe()
 	se, _ := p.cmd.StderrPipe()
 	if err := p.cmd.Start(); err != nil {

@@ -26,6 +26,7 @@ type commonFlags struct {
 	stateDir, logLevel       string
 	json                     bool
 	noInject                 bool
+	config                   string
 }
 
 // register adds the common flags to fs.
@@ -39,6 +40,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journal and lock files (default: the user's state directory)")
 	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
+	fs.StringVar(&c.config, "config", "", "the agent's configuration `FILE` (default: agent.toml in the user's config directory, teammem/)")
 	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
 }
 
@@ -65,6 +67,9 @@ type session struct {
 func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	log, err := newLogger(e, c.logLevel)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := c.applyConfig(e); err != nil {
 		return nil, err
 	}
 	s := &session{e: e, flags: c, log: log, out: newPrinter(e, name, c.json), server: strings.TrimRight(c.server, "/")}
@@ -179,7 +184,7 @@ func (s *session) newClient() (*client.Client, error) {
 	if s.server == "" {
 		return nil, errUsage("no server: pass --server URL or set TEAMMEM_SERVER")
 	}
-	opts := client.Options{BaseURL: s.server, UserAgent: "teammem-agent/" + buildinfo.Version(version)}
+	opts := client.Options{BaseURL: s.server, UserAgent: userAgent()}
 	switch {
 	case s.flags.token != "" && s.flags.tokenFile != "":
 		return nil, errUsage("pass --token or --token-file, not both")
@@ -197,6 +202,9 @@ func (s *session) newClient() (*client.Client, error) {
 	}
 	return c, nil
 }
+
+// userAgent names this build in requests.
+func userAgent() string { return "teammem-agent/" + buildinfo.Version(version) }
 
 // tokenFileSource reads the token from path on every request, so that a
 // rotated token is picked up without a restart.

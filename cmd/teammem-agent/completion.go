@@ -132,8 +132,8 @@ func specNames(specs []cmdSpec) []string {
 	return append(names, "help")
 }
 
-// shellQuote quotes s for bash, zsh and fish alike: in single quotes, each
-// single quote written as '\''.
+// shellQuote quotes s for bash, zsh and fish alike: in single quotes, a
+// single quote inside closing the quotes, escaped, and opening them again.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -67,8 +67,8 @@ func TestBashCompletion(t *testing.T) {
 		}
 		return strings.Fields(string(out))
 	}
-	if got := complete("teammem-agent", "re"); !slices.Equal(got, []string{"restore"}) {
-		t.Errorf("teammem-agent re<TAB> = %q", got)
+	if got := complete("teammem-agent", "res"); !slices.Equal(got, []string{"restore"}) {
+		t.Errorf("teammem-agent res<TAB> = %q", got)
 	}
 	if got := complete("teammem-agent", "log", "--li"); !slices.Equal(got, []string{"--limit"}) {
 		t.Errorf("teammem-agent log --li<TAB> = %q", got)

@@ -2,6 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,22 +44,116 @@ func runDaemon(ctx context.Context, e *cliEnv, args []string) error {
 	if rf.debounce <= 0 || rf.maxDelay < rf.debounce || rf.poll <= 0 {
 		return errUsage("run: --debounce and --poll must be positive and --max-delay at least --debounce")
 	}
+	if c.repo == "" && c.repoDir == "" && c.dir == "" {
+		if path, err := c.configPath(e); err == nil {
+			if _, err := os.Stat(path); err == nil {
+				return runRegistered(ctx, e, c, rf, path)
+			}
+		}
+	}
 	s, err := newSession(e, "run", c)
 	if err != nil {
 		return err
 	}
-	sy, err := openSyncer(s, engineOpts{watch: true, debounce: rf.debounce, maxDelay: rf.maxDelay, poll: rf.poll,
-		shutdownTimeout: rf.shutdown, allowMassDelete: rf.allowMassDelete, onReport: s.onRunReport})
+	return s.runner(rf)(ctx)
+}
+
+// runner runs the session's engine: lock the folder, pull, then watch and
+// push until ctx is cancelled (then flush and return nil).
+func (s *session) runner(rf runFlags) agent.Runner {
+	return func(ctx context.Context) error {
+		sy, err := openSyncer(s, engineOpts{watch: true, debounce: rf.debounce, maxDelay: rf.maxDelay, poll: rf.poll,
+			shutdownTimeout: rf.shutdown, allowMassDelete: rf.allowMassDelete, onReport: s.onRunReport})
+		if err != nil {
+			return s.explain(err)
+		}
+		defer sy.Close()
+		s.log.Info("syncing", "repo", s.slug, "dir", s.dir, "server", s.server, "journal", sy.journal.Path())
+		if err := sy.eng.Run(ctx); err != nil {
+			return s.explain(err)
+		}
+		s.log.Info("stopped", "repo", s.slug)
+		return nil
+	}
+}
+
+// Cadence of run for the registered checkouts: how often the
+// configuration file is looked at, and how long a checkout that failed to
+// start waits before the next attempt.
+const (
+	configPoll   = 2 * time.Second
+	restartAfter = time.Minute
+)
+
+// runRegistered is run without --repo, --repo-dir or --dir when the
+// configuration file exists: one engine per team folder of the registered
+// checkouts (checkouts sharing a folder share its engine), all in this
+// process, following `add` and `remove` without a restart.
+func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, path string) error {
+	log, err := newLogger(e, c.logLevel)
 	if err != nil {
-		return s.explain(err)
+		return err
 	}
-	defer sy.Close()
-	s.log.Info("syncing", "repo", s.slug, "dir", s.dir, "server", s.server, "journal", sy.journal.Path())
-	if err := sy.eng.Run(ctx); err != nil {
-		return s.explain(err)
+	out := newPrinter(e, "run", c.json)
+	var stamp string
+	var runners map[string]agent.Runner
+	load := func() (map[string]agent.Runner, error) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("read the configuration: %w", err)
+		}
+		if st := fmt.Sprint(fi.ModTime().UnixNano(), fi.Size()); st != stamp {
+			uc, err := agent.LoadUserConfig(path)
+			if err != nil {
+				return nil, err
+			}
+			stamp, runners = st, registeredRunners(e, c, rf, uc, out, log)
+			log.Info("syncing the registered checkouts", "config", path, "folders", len(runners), "checkouts", len(uc.Checkouts))
+			if len(uc.Checkouts) == 0 {
+				log.Warn("no checkout is registered: add one with teammem-agent add [DIR]")
+			}
+		}
+		return runners, nil
 	}
-	s.log.Info("stopped", "repo", s.slug)
+	agent.Supervise(ctx, load, configPoll, restartAfter, func(key string, err error) {
+		dir, _, _ := strings.Cut(key, "\x00")
+		if err != nil {
+			log.Error("cannot sync; trying again later", "dir", dir, "err", err, "retry", restartAfter)
+		}
+	})
 	return nil
+}
+
+// registeredRunners builds one runner per team folder of uc's checkouts,
+// keyed by folder, repository, server and token, so that a change of any
+// of them restarts the folder's engine. A checkout that cannot be
+// resolved is logged and left out.
+func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc agent.UserConfig, out *printer, log *slog.Logger) map[string]agent.Runner {
+	groups := map[string]*session{}
+	var order []string
+	for _, co := range uc.Checkouts {
+		cc := c
+		cc.repoDir, cc.repo = co.Path, co.Repo
+		s, err := newSession(e, "run", cc)
+		if err != nil {
+			log.Error("cannot sync a registered checkout", "checkout", co.Path, "err", err)
+			continue
+		}
+		s.out = out
+		if g, ok := groups[s.dir]; ok {
+			g.checkouts = bothCheckouts(g.checkouts, s.checkouts)
+			continue
+		}
+		groups[s.dir] = s
+		order = append(order, s.dir)
+	}
+	runners := map[string]agent.Runner{}
+	for _, dir := range order {
+		s := groups[dir]
+		sum := sha256.Sum256([]byte(s.flags.token + "\x00" + s.flags.tokenFile))
+		runners[strings.Join([]string{dir, s.slug, s.server, hex.EncodeToString(sum[:8])}, "\x00")] = s.runner(rf)
+	}
+	return runners
 }
 
 // onRunReport prints one cycle of run: a JSON line with --json, text
@@ -89,4 +189,24 @@ func repeatKey(r agent.Report, err error) string {
 		key += "\x00" + err.Error()
 	}
 	return key
+}
+
+// bothCheckouts lists the checkouts of a and of b, each once.
+func bothCheckouts(a, b func() ([]string, error)) func() ([]string, error) {
+	return func() ([]string, error) {
+		out, err := a()
+		if err != nil {
+			return nil, err
+		}
+		more, err := b()
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range more {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+		return out, nil
+	}
 }

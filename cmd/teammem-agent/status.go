@@ -14,9 +14,8 @@ func init() {
 	register(command{Name: "status", Summary: "show the repo, folders, server, last sync, pending changes and conflicts", Run: runStatus})
 }
 
-// runStatus is `teammem-agent status`. It only reads: the journal (without
-// touching it), the folder lock, the folder and, when a server is set, its
-// hashes (agent.ReadStatus).
+// runStatus is `teammem-agent status`: of the repository the flags name,
+// else of every registered checkout, else of the working directory's.
 func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	fs := newFlagSet("status", "status [flags]", e.Stdout)
 	var c commonFlags
@@ -24,9 +23,66 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}
-	s, err := newSession(e, "status", c)
+	if c.repo == "" && c.repoDir == "" && c.dir == "" {
+		uc, err := c.applyConfig(e)
+		if err != nil {
+			return err
+		}
+		if len(uc.Checkouts) > 0 {
+			return statusRegistered(ctx, e, c, uc)
+		}
+	}
+	st, s, err := readStatus(ctx, e, c)
 	if err != nil {
 		return err
+	}
+	if c.json {
+		s.out.object(st)
+	} else {
+		printStatus(s, st)
+	}
+	return nil
+}
+
+// statusRegistered prints the status of every registered checkout: with
+// --json one object {"checkouts": [...]}, each a status or {"checkout",
+// "error"}.
+func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc agent.UserConfig) error {
+	var all []any
+	for i, co := range uc.Checkouts {
+		cc := c
+		cc.repoDir, cc.repo = co.Path, co.Repo
+		st, s, err := readStatus(ctx, e, cc)
+		switch {
+		case c.json && err != nil:
+			all = append(all, map[string]string{"checkout": co.Path, "error": err.Error()})
+		case c.json:
+			all = append(all, st)
+		default:
+			if i > 0 {
+				fmt.Fprintln(e.Stdout)
+			}
+			fmt.Fprintf(e.Stdout, "checkout:  %s\n", co.Path)
+			if err != nil {
+				fmt.Fprintf(e.Stdout, "error:     %v\n", err)
+				continue
+			}
+			printStatus(s, st)
+		}
+	}
+	if c.json {
+		newPrinter(e, "status", true).object(map[string]any{"checkouts": all})
+	}
+	return nil
+}
+
+// readStatus reads the status of the repository the flags name. It only
+// reads: the journal (without touching it), the folder lock, the folder
+// and, when a server is set, its hashes (agent.ReadStatus).
+func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *session, error) {
+	s, err := newSession(e, "status", c)
+	if err != nil {
+		return nil, nil, err
 	}
 	o := agent.StatusOptions{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server, Explain: s.explain}
 	var probeErr error
@@ -40,21 +96,16 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	}
 	st, err := agent.ReadStatus(ctx, o)
 	if errors.Is(err, agent.ErrSeveralServers) {
-		return errUsage("%v", err)
+		return nil, nil, errUsage("%v", err)
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if probeErr != nil {
 		st.ServerError = probeErr.Error()
 	}
 	st.TeamBlock = s.blockStates()
-	if c.json {
-		s.out.object(st)
-	} else {
-		printStatus(s, st)
-	}
-	return nil
+	return st, s, nil
 }
 
 // blockStates says where each checkout's team memory block stands.

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/gitremote"
+)
+
+func init() {
+	register(command{Name: "login", Summary: "save the server and a token (read from stdin) in the agent's configuration file",
+		Run: runLogin})
+	register(command{Name: "add", Summary: "register a checkout for `run` to sync (default: the current one)",
+		Run: checkoutCommand("add", "add [DIR] [--repo SLUG] [flags]", addCheckout)})
+	register(command{Name: "remove", Summary: "stop syncing a registered checkout (default: the current one)",
+		Run: checkoutCommand("remove", "remove [DIR] [flags]", removeCheckout)})
+}
+
+// runLogin is `teammem-agent login --server URL`: it reads the token from
+// stdin (or --token-file, or --token), checks it against the server and
+// saves both in the configuration file (mode 0600).
+func runLogin(ctx context.Context, e *cliEnv, args []string) error {
+	fs := newFlagSet("login", "login --server URL [--token-file FILE] < token\n\nReads the token from stdin unless --token-file (or --token) is given.", e.Stdout)
+	var c commonFlags
+	c.register(fs)
+	if _, err := parseArgs(fs, args, e.Getenv, 0, 0); err != nil {
+		return helpOK(err)
+	}
+	if c.server == "" {
+		return errUsage("login: pass --server URL")
+	}
+	tok, err := loginToken(e, c)
+	if err != nil {
+		return err
+	}
+	cl, err := client.New(client.Options{BaseURL: strings.TrimRight(c.server, "/"), Token: tok, UserAgent: userAgent()})
+	if err != nil {
+		return errUsage("--server %q: %v", c.server, err)
+	}
+	repos, err := cl.Repos(ctx)
+	if err != nil {
+		return (&session{server: c.server, flags: c}).explain(err)
+	}
+	path, uc, err := c.loadConfig(e)
+	if err != nil {
+		return err
+	}
+	uc.Server, uc.Token = strings.TrimRight(c.server, "/"), tok
+	if err := uc.Save(path); err != nil {
+		return err
+	}
+	if c.json {
+		newPrinter(e, "login", true).object(map[string]any{"server": uc.Server, "config": path, "readableRepos": len(repos.Repos)})
+		return nil
+	}
+	fmt.Fprintf(e.Stdout, "logged in to %s (the token can read %d repositories); saved in %s\n", uc.Server, len(repos.Repos), path)
+	return nil
+}
+
+// loginToken is --token, else the content of --token-file, else stdin.
+func loginToken(e *cliEnv, c commonFlags) (string, error) {
+	var tok string
+	switch {
+	case c.token != "" && c.tokenFile != "":
+		return "", errUsage("pass --token or --token-file, not both")
+	case c.token != "":
+		tok = c.token
+	case c.tokenFile != "":
+		t, err := tokenFileSource(c.tokenFile)(context.Background())
+		if err != nil {
+			return "", err
+		}
+		tok = t
+	default:
+		b, err := io.ReadAll(io.LimitReader(e.Stdin, 64<<10))
+		if err != nil {
+			return "", fmt.Errorf("read the token from stdin: %w", err)
+		}
+		tok = string(b)
+	}
+	tok = strings.TrimSpace(tok)
+	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
+		return "", errUsage("login: want one token on stdin (or --token-file FILE); got %s", map[bool]string{true: "nothing", false: "several words"}[tok == ""])
+	}
+	return tok, nil
+}
+
+// checkoutCommand builds add and remove: the checkout is DIR (default: the
+// working directory) resolved to the root of its git working tree.
+func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc *agent.UserConfig, co agent.Checkout) (string, error)) func(context.Context, *cliEnv, []string) error {
+	return func(_ context.Context, e *cliEnv, args []string) error {
+		fs := newFlagSet(name, synopsis, e.Stdout)
+		var c commonFlags
+		c.register(fs)
+		pos, err := parseArgs(fs, args, e.Getenv, 0, 1)
+		if err != nil {
+			return helpOK(err)
+		}
+		dir := e.Cwd
+		if len(pos) == 1 {
+			dir = pos[0]
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(e.Cwd, dir)
+		}
+		co := agent.Checkout{Path: filepath.Clean(dir), Repo: c.repo}
+		if root, err := gitremote.FindRepo(co.Path); err == nil {
+			co.Path = root
+		} else if name == "add" {
+			return fmt.Errorf("%s is not in a git working tree: %w", co.Path, err)
+		}
+		path, uc, err := c.loadConfig(e)
+		if err != nil {
+			return err
+		}
+		msg, err := fn(e, c, &uc, co)
+		if err != nil {
+			return err
+		}
+		if err := uc.Save(path); err != nil {
+			return err
+		}
+		if c.json {
+			newPrinter(e, name, true).object(map[string]any{"checkout": co.Path, "repo": co.Repo, "config": path})
+			return nil
+		}
+		fmt.Fprintln(e.Stdout, msg)
+		return nil
+	}
+}
+
+// addCheckout registers co after checking that its repository can be
+// named.
+func addCheckout(e *cliEnv, c commonFlags, uc *agent.UserConfig, co agent.Checkout) (string, error) {
+	c.repoDir = co.Path
+	slug, err := resolveSlug(e, c)
+	if err != nil {
+		return "", err
+	}
+	if !uc.Add(co) {
+		return fmt.Sprintf("%s is already registered (%s)", co.Path, slug), nil
+	}
+	hint := ""
+	if uc.Server == "" && c.server == "" {
+		hint = "; log in with: teammem-agent login --server URL < token-file"
+	}
+	return fmt.Sprintf("added %s (%s); a running `teammem-agent run` picks it up%s", co.Path, slug, hint), nil
+}
+
+// removeCheckout unregisters co.
+func removeCheckout(_ *cliEnv, _ commonFlags, uc *agent.UserConfig, co agent.Checkout) (string, error) {
+	if !uc.Remove(co.Path) {
+		return "", errors.New(co.Path + " is not registered (see teammem-agent status)")
+	}
+	return fmt.Sprintf("removed %s; a running `teammem-agent run` stops syncing it (its files stay)", co.Path), nil
+}
