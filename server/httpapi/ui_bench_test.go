@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/postgres"
 )
 
 // seedUIRepo fills acme/ui with 1,000 live entries in 20 folders (about
@@ -47,17 +52,27 @@ func seedUIRepo(b *testing.B, ts *testServer) {
 // entries (store reads, MEMORY.md rendering, template) through the real
 // handler without the network; ns/op is the server-side time per page.
 func BenchmarkUIRepoPage1000(b *testing.B) {
-	benchUIPage(b, "/ui/r/acme/ui")
+	benchUIPage(b, nil, "/ui/r/acme/ui")
+}
+
+// BenchmarkUIRepoPage1000Postgres is the same page on the Postgres store.
+func BenchmarkUIRepoPage1000Postgres(b *testing.B) {
+	db, err := postgres.Open(context.Background(), pgtest.URL(b), postgres.Options{Migrate: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	benchUIPage(b, db, "/ui/r/acme/ui")
 }
 
 // BenchmarkUIEntryPage renders one entry page with its history.
 func BenchmarkUIEntryPage(b *testing.B) {
-	benchUIPage(b, "/ui/r/acme/ui/~entry?"+url.Values{"key": {"topic-00/note-0000.md"}}.Encode())
+	benchUIPage(b, nil, "/ui/r/acme/ui/~entry?"+url.Values{"key": {"topic-00/note-0000.md"}}.Encode())
 }
 
-func benchUIPage(b *testing.B, path string) {
+func benchUIPage(b *testing.B, store server.Store, path string) {
 	t := &testing.T{}
-	ts := newTestServer(t, serverOpts{limits: serverLimits(2000, 0, 8<<20, 0)})
+	ts := newTestServer(t, serverOpts{limits: serverLimits(2000, 0, 8<<20, 0), store: store})
 	ts.t = t
 	seedUIRepo(b, ts)
 	login := httptest.NewRequest(http.MethodPost, "/ui/login", strings.NewReader(url.Values{"token": {ts.admin}}.Encode()))

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -109,15 +110,26 @@ type repoView struct {
 func (h *handler) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
-	snap, err := h.svc.Snapshot(ctx, p, repo, server.ReadOptions{})
-	if err != nil {
-		return "", err
+	// The three reads are independent: run them at once, so the page
+	// waits for the slowest, not for their sum.
+	var (
+		snap    server.Snapshot
+		authors map[string]string
+		act     server.ActivityPage
+		errs    [3]error
+		wg      sync.WaitGroup
+	)
+	wg.Go(func() { snap, errs[0] = h.svc.Snapshot(ctx, p, repo, server.ReadOptions{}) })
+	wg.Go(func() { authors, errs[1] = h.svc.LastAuthors(ctx, p, repo) })
+	wg.Go(func() { act, errs[2] = h.svc.Activity(ctx, p, repo, 0, activityOnRepoPage) })
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return "", err
+		}
 	}
-	authors, err := h.svc.LastAuthors(ctx, p, repo)
-	if err != nil {
-		return "", err
-	}
-	v := repoView{State: snap.RepoState, Tree: treeHTML(repo, entryTree(snap.Live, authors)), Entries: len(snap.Live), CanWrite: p.Can(repo, server.PermWrite)}
+	v := repoView{State: snap.RepoState, Tree: treeHTML(repo, entryTree(snap.Live, authors)), Entries: len(snap.Live),
+		CanWrite: p.Can(repo, server.PermWrite), Activity: act}
 	for _, e := range snap.Live {
 		if e.Key != memoryIndex {
 			continue
@@ -127,9 +139,6 @@ func (h *handler) uiRepoPage(r *http.Request, pg *page, repo string) (string, er
 			return "", err
 		}
 		v.Index, v.HasIndex = h.ui.md.render(repo, e.Key, rev.Content), err == nil
-	}
-	if v.Activity, err = h.svc.Activity(ctx, p, repo, 0, activityOnRepoPage); err != nil {
-		return "", err
 	}
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })
