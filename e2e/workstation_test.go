@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -170,5 +171,68 @@ func TestWorkstation(t *testing.T) {
 	}
 	if n := strings.Count(run.stderr.String(), "msg=syncing "); n != 3 {
 		t.Errorf("%d engines started; want 3 (one, two, three: the linked worktree shares one's):\n%s", n, run.stderr)
+	}
+}
+
+// execStartRE finds the quoted words of a unit's ExecStart line.
+var execStartRE = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+
+// TestServiceInstall installs the systemd user unit into the
+// workstation's config home, checks it with systemd-analyze when present,
+// and runs its ExecStart as the user manager would: the registered
+// checkout syncs, and SIGTERM (the unit's KillSignal) ends it with 0.
+func TestServiceInstall(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("systemd user units are Linux's")
+	}
+	w := newWorkstation(t)
+	checkout, _ := gittest.NewCheckout(t, "git@github.com:acme/svc.git")
+	if p := w.agent(w.home, "", "service", "install", "--no-start"); p.wait() == nil ||
+		!strings.Contains(p.stderr.String(), "log in first") {
+		t.Errorf("install before login: stderr %s", p.stderr)
+	}
+	w.ok(checkout, w.token, "login", "--server", w.srv.url())
+	w.ok(checkout, "", "add")
+	w.ok(w.home, "", "service", "install", "--no-start")
+	unitPath := filepath.Join(w.home, ".config", "systemd", "user", "teammem-agent.service")
+	unit, err := os.ReadFile(unitPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if analyze, err := exec.LookPath("systemd-analyze"); err == nil {
+		if out, err := exec.Command(analyze, "verify", unitPath).CombinedOutput(); err != nil || len(out) > 0 {
+			t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+		}
+	}
+	var execStart []string
+	for _, line := range strings.Split(string(unit), "\n") {
+		if rest, ok := strings.CutPrefix(line, "ExecStart="); ok {
+			for _, m := range execStartRE.FindAllStringSubmatch(rest, -1) {
+				word := strings.NewReplacer(`\"`, `"`, `\\`, `\`, "%%", "%", "$$", "$").Replace(m[1])
+				execStart = append(execStart, word)
+			}
+		}
+	}
+	if len(execStart) != 4 || execStart[1] != "run" || execStart[3] != filepath.Join(w.home, ".config", "teammem", "agent.toml") {
+		t.Fatalf("ExecStart = %q", execStart)
+	}
+	svc := startProcWith(t, func(cmd *exec.Cmd) { cmd.Env = append(cmd.Env, "HOME="+w.home) }, execStart[0], execStart[1:]...)
+	write(t, w.teamDir(checkout), "svc.md", "started at login\n")
+	waitFor(t, "the service to push", func() bool { return w.srv.entries("acme/svc")["svc.md"] == "started at login\n" })
+	if code := svc.stop(t, syscall.SIGTERM); code != 0 {
+		t.Errorf("the service's run exit %d:\n%s", code, svc.stderr)
+	}
+
+	var st struct {
+		Path      string
+		Installed bool
+	}
+	if err := json.Unmarshal([]byte(w.ok(w.home, "", "service", "status", "--no-start", "--json")), &st); err != nil ||
+		!st.Installed || st.Path != unitPath {
+		t.Errorf("service status = %+v, %v", st, err)
+	}
+	w.ok(w.home, "", "service", "uninstall", "--no-start")
+	if _, err := os.Stat(unitPath); !os.IsNotExist(err) {
+		t.Errorf("unit after uninstall: %v", err)
 	}
 }
