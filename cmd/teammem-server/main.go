@@ -75,6 +75,7 @@ Commands:
   serve         run the server (the default)
   token create  print a new signed token
   migrate       apply, roll back or report database migrations (up | down N | version)
+  healthcheck   exit 0 when the local server is ready (for container probes)
   version       print the version (also --version)
 
 Run 'teammem-server <command> --help' for a command's flags.
@@ -92,6 +93,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return runToken(ctx, args[1:], e)
 	case "migrate":
 		return runMigrate(ctx, args[1:], e)
+	case "healthcheck":
+		return runHealthcheck(ctx, args[1:], e)
 	case "version", "--version", "-version":
 		fmt.Fprintf(e.stdout, "teammem-server %s\n", buildinfo.Version(version))
 		return nil

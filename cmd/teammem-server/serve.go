@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/internal/cliflags"
 	"github.com/teammem/teammem/server"
@@ -41,6 +43,8 @@ type serveConfig struct {
 	requestTimeout           time.Duration
 	bodyCacheBytes           int64
 	streamsPerSubject        int
+	accessLog                bool
+	maxConnections           int
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -69,6 +73,8 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.issuer, "issuer", auth.DefaultIssuer, "issuer `NAME` of this server's tokens")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "text or json")
+	fs.BoolVar(&c.accessLog, "access-log", true, "log one line per request (--access-log=false: only errors and refusals)")
+	fs.IntVar(&c.maxConnections, "max-connections", 10000, "client connections served at once on the main address; more wait to be accepted (0 = no cap)")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work; past it the request is answered 503 with Retry-After")
 	fs.Int64Var(&c.bodyCacheBytes, "body-cache-bytes", 32<<20, "`BYTES` of encoded GET bodies kept in memory (0 = no cache)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
@@ -110,6 +116,9 @@ func (c *serveConfig) check() error {
 	if c.insecureNoAuth && c.metricsAddr != "" && !isLoopback(c.metricsAddr) {
 		return fmt.Errorf("--insecure-no-auth is refused with a non-loopback --metrics-addr %q", c.metricsAddr)
 	}
+	if c.maxConnections < 0 {
+		return errors.New("--max-connections must be 0 (no cap) or positive")
+	}
 	if c.requestTimeout <= 0 || c.bodyCacheBytes < 0 {
 		return errors.New("--request-timeout must be positive and --body-cache-bytes 0 or more")
 	}
@@ -126,6 +135,14 @@ func (c *serveConfig) check() error {
 		return errors.New("the --max-* limits must be positive")
 	}
 	return nil
+}
+
+// storeName names the store in metrics.
+func storeName(c serveConfig) string {
+	if c.databaseURL != "" {
+		return "postgres"
+	}
+	return "sqlite"
 }
 
 // cacheBytes maps --body-cache-bytes to httpapi's option (0 there means
@@ -179,6 +196,9 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	}
 	defer store.Close()
 	metrics := httpapi.NewMetrics()
+	metrics.SetBuildInfo(buildinfo.Version(version), buildinfo.GoVersion(), storeName(c))
+	metrics.WatchStore(store, storeName(c))
+	conns := metrics.TrackConnections()
 	instrumented := metrics.InstrumentStore(store)
 	perSubject := c.streamsPerSubject
 	if perSubject == 0 {
@@ -200,12 +220,17 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	}
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: metrics, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret,
-		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes)})
-	servers := []*http.Server{newHTTPServer(h, log)}
+		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog})
+	main := newHTTPServer(h, log)
+	main.ConnState = conns.ConnState
+	servers := []*http.Server{main}
 	listeners := []net.Listener{}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.addr, err)
+	}
+	if c.maxConnections > 0 {
+		ln = netutil.LimitListener(ln, c.maxConnections)
 	}
 	listeners = append(listeners, ln)
 	if c.metricsAddr != "" {

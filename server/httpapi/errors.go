@@ -115,6 +115,12 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		h.log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", id),
 			slog.String("route", routePattern(r)), slog.String("error", err.Error()))
 	}
+	if f.status == http.StatusUnauthorized || f.status == http.StatusForbidden {
+		// Why, and from where; never the token.
+		h.log.LogAttrs(r.Context(), slog.LevelWarn, "request refused", slog.String("request_id", id),
+			slog.Int("status", f.status), slog.String("reason", err.Error()), slog.String("client", r.RemoteAddr),
+			slog.String("route", routePattern(r)), slog.String("subject", principal(r.Context()).Subject))
+	}
 	switch f.status {
 	case http.StatusUnauthorized:
 		h.metrics.authFailures.Inc()

@@ -33,6 +33,9 @@ type Options struct {
 	ServeMetrics bool
 	// Ready reports readiness beyond the store's Ping (nil: store only).
 	Ready func() error
+	// NoAccessLog leaves out the one line per request (errors, refusals
+	// and debug lines are still logged).
+	NoAccessLog bool
 	// RequestTimeout bounds a request's store work (default 30 s).
 	RequestTimeout time.Duration
 	// BodyCacheBytes bounds the cache of encoded GET bodies (default
@@ -62,6 +65,8 @@ type handler struct {
 	flights flights
 	ui      *webUI
 	release *releaser
+	// accessLog writes one line per request.
+	accessLog bool
 
 	heartbeat, streamWriteTimeout time.Duration
 }
@@ -89,7 +94,7 @@ func NewHandler(o Options) http.Handler {
 	h := &handler{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics,
 		limiter: newLimiter(o.RateLimit), timeout: o.RequestTimeout,
 		bodies: newBodyCache(o.BodyCacheBytes), heartbeat: o.Heartbeat, streamWriteTimeout: o.StreamWriteTimeout,
-		release: newReleaser()}
+		release: newReleaser(), accessLog: !o.NoAccessLog}
 	ui, err := newWebUI(o.UISecret)
 	if err != nil {
 		panic(fmt.Sprintf("web UI: %v", err)) // embedded templates that do not parse: a build defect

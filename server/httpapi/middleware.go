@@ -113,16 +113,35 @@ func (h *handler) observe(next http.Handler) http.Handler {
 		}
 		route := routePattern(r)
 		h.metrics.observeRequest(r.Method, route, sw.status, d)
-		if route == api.PathMetrics || route == api.PathHealthz || route == api.PathReadyz {
+		level := slog.LevelInfo
+		if route == api.PathMetrics || route == api.PathHealthz || route == api.PathReadyz || !h.accessLog {
+			level = slog.LevelDebug // probes and scrapes, or no access log: only at --log-level debug
+		}
+		if !h.log.Enabled(r.Context(), level) {
 			return
 		}
-		h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("request_id", requestID(r.Context())),
+		attrs := []slog.Attr{slog.String("request_id", requestID(r.Context())),
 			slog.String("method", r.Method), slog.String("route", route),
 			slog.String("repo", info.repo), slog.String("subject", info.subject),
 			slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes),
-			slog.Duration("duration", d))
+			slog.Duration("duration", d)}
+		if h.log.Enabled(r.Context(), slog.LevelDebug) {
+			attrs = append(attrs, slog.String("client", r.RemoteAddr), slog.String("user_agent", r.UserAgent()),
+				slog.Int64("request_bytes", r.ContentLength), slog.String("query", redactQuery(r)),
+				slog.String("encoding", sw.Header().Get("Content-Encoding")))
+		}
+		h.log.LogAttrs(r.Context(), level, "request", attrs...)
 	})
+}
+
+// redactQuery is the query string for a debug line, with the repo
+// parameter reduced as logRepo does.
+func redactQuery(r *http.Request) string {
+	q := r.URL.Query()
+	if q.Has("repo") {
+		q.Set("repo", logRepo(q.Get("repo")))
+	}
+	return q.Encode()
 }
 
 // setLogRepo records the canonical or raw repo for the access log.
