@@ -27,6 +27,7 @@ var hostileIndexLines = []string{
 	"    indented\n> quote\n- [A](a.md \"t\") <div>\n\n<div>\n|a|b|\n|-|-|",
 	strings.Repeat("[x](a.md)", 1200),
 	strings.Repeat("<", 10_000),
+	"`a`b@c `[x](../y.md)` ``q`` `<!-- teammem:end -->` [`](javascript:x)`](a.md) x@y`z` `z`@w \\`q` ![`i`](a.md)",
 }
 
 func FuzzRender(f *testing.F) {

@@ -52,8 +52,7 @@ func escapeText(s string) string {
 
 // writeWord writes one word of escapeText.
 func writeWord(b *strings.Builder, w string) {
-	lower := strings.ToLower(w)
-	if strings.Contains(w, "@") || strings.Contains(w, "://") || strings.Contains(lower, "www.") {
+	if inertWord(w) {
 		b.WriteString(codeSpan(strings.ReplaceAll(w, "<", "&lt;")))
 		return
 	}
@@ -67,6 +66,12 @@ func writeWord(b *strings.Builder, w string) {
 		}
 		b.WriteRune(r)
 	}
+}
+
+// inertWord reports whether a word must go in a code span: it holds an @
+// or looks like a web address.
+func inertWord(w string) bool {
+	return strings.Contains(w, "@") || strings.Contains(w, "://") || strings.Contains(strings.ToLower(w), "www.")
 }
 
 // startsReference reports whether the text after an "&" would make it a

@@ -31,11 +31,20 @@ func (r lineRenderer) render(line string) (string, bool) {
 // inline renders a run of text: links into the team folder become links
 // to absolute paths (when linking; link text is rendered without), a web
 // address keeps its text and shows the address in a code span, any other
-// link keeps its text only, and all the rest is escaped text.
+// link keeps its text only, a plain code span stays as it is, and all the
+// rest is escaped text.
 func (r lineRenderer) inline(s string, linking bool) (string, bool) {
 	var b, text strings.Builder
 	flush := func() { b.WriteString(escapeText(text.String())); text.Reset() }
 	for i := 0; i < len(s); {
+		if s[i] == '`' {
+			if end, ok := plainCodeSpan(s, i, text.String(), b.String()); ok {
+				flush()
+				b.WriteString(s[i:end])
+				i = end
+				continue
+			}
+		}
 		l, ok := link{}, false
 		if s[i] == '[' {
 			l, ok = parseLink(s, i)
@@ -67,6 +76,37 @@ func (r lineRenderer) inline(s string, linking bool) (string, bool) {
 	}
 	flush()
 	return b.String(), true
+}
+
+// plainCodeSpan reports whether s[i:end] is a code span that may be
+// written as it is: one backtick on each side, text without a backtick or
+// "<!--" between them, and nothing next to it that could pair its
+// backticks differently — no backtick in the output just before (out) and
+// no word touching it that escapeText would put in a code span of its own
+// (before is the text still to be escaped before it).
+func plainCodeSpan(s string, i int, before, out string) (end int, ok bool) {
+	j := strings.IndexByte(s[i+1:], '`')
+	if j <= 0 || i > 0 && s[i-1] == '`' {
+		return 0, false
+	}
+	end = i + 1 + j + 1
+	if end < len(s) && s[end] == '`' || strings.Contains(s[i+1:end-1], "<!--") {
+		return 0, false
+	}
+	if before == "" && strings.HasSuffix(out, "`") {
+		return 0, false
+	}
+	after := s[end:]
+	if k := strings.IndexAny(after, " \t"); k >= 0 {
+		after = after[:k]
+	}
+	if k := strings.LastIndexAny(before, " \t"); k >= 0 {
+		before = before[k+1:]
+	}
+	if inertWord(before) || inertWord(after) {
+		return 0, false
+	}
+	return end, true
 }
 
 // webRe matches a web address.
