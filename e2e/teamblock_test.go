@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"strings"
 	"syscall"
@@ -122,6 +123,29 @@ func TestTeamBlockReachesTeammate(t *testing.T) {
 	if st := gittest.Run(t, bCheckout, "status", "--porcelain"); st != "" {
 		t.Errorf("git status after removal:\n%s", st)
 	}
+
+	// Removing A's checkout from sync takes its block out too.
+	if blockOf(aCheckout) == "" {
+		t.Fatal("A's checkout has no block to remove")
+	}
+	config := []string{"XDG_CONFIG_HOME=" + t.TempDir()}
+	for _, cmd := range []string{"add", "remove"} {
+		if code, p := runAgentEnv(t, config, cmd, aCheckout); code != 0 {
+			t.Fatalf("%s exit %d:\n%s\n%s", cmd, code, p.stdout, p.stderr)
+		}
+	}
+	if got := read(aCheckout, "CLAUDE.local.md"); got != absent {
+		t.Errorf("after remove A's CLAUDE.local.md is %q", got)
+	}
+}
+
+// runAgentEnv runs teammem-agent with args and extra environment to
+// completion.
+func runAgentEnv(t *testing.T, env []string, args ...string) (int, *proc) {
+	t.Helper()
+	p := startProcWith(t, func(cmd *exec.Cmd) { cmd.Env = append(cmd.Env, env...) }, agentBin, args...)
+	p.wait()
+	return p.cmd.ProcessState.ExitCode(), p
 }
 
 func TestTeamBlockLeavesTrackedLocalMdAlone(t *testing.T) {

@@ -181,3 +181,35 @@ func sameDir(a, b string) bool {
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
+
+// RemoveRepoBlocks takes the block out of every worktree of the
+// repository at path when it stops being synced: unless one of its
+// worktrees is among synced (checkouts still synced, whose engine keeps
+// the block in all of them), which it then returns as keptBy. It returns
+// the checkouts whose CLAUDE.local.md changed. A path that is gone or not
+// in a git working tree has nothing to remove.
+func RemoveRepoBlocks(path string, synced []string) (removed []string, keptBy string, err error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, "", nil
+	}
+	roots, err := BlockCheckouts(path, "", true)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, s := range synced {
+		if slices.ContainsFunc(roots, func(r string) bool { return sameDir(r, s) }) {
+			return nil, s, nil
+		}
+	}
+	var errs []error
+	for _, co := range roots {
+		changed, err := RemoveBlock(co)
+		if err != nil && !errors.Is(err, ErrLocalMdTracked) {
+			errs = append(errs, err)
+		}
+		if changed {
+			removed = append(removed, co)
+		}
+	}
+	return removed, "", errors.Join(errs...)
+}

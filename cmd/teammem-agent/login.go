@@ -158,5 +158,19 @@ func removeCheckout(_ *cliEnv, _ commonFlags, uc *agent.UserConfig, co agent.Che
 	if !uc.Remove(co.Path) {
 		return "", errors.New(co.Path + " is not registered (see teammem-agent status)")
 	}
-	return fmt.Sprintf("removed %s; a running `teammem-agent run` stops syncing it (its files stay)", co.Path), nil
+	msg := fmt.Sprintf("removed %s; a running `teammem-agent run` stops syncing it (its files stay)", co.Path)
+	synced := make([]string, 0, len(uc.Checkouts))
+	for _, other := range uc.Checkouts {
+		synced = append(synced, other.Path)
+	}
+	removed, keptBy, err := agent.RemoveRepoBlocks(co.Path, synced)
+	switch {
+	case err != nil:
+		msg += fmt.Sprintf("; the team memory block could not be taken out everywhere: %v", err)
+	case keptBy != "":
+		msg += "; the team memory block stays while " + keptBy + " (the same repository) is synced"
+	case len(removed) > 0:
+		msg += "; took the team memory block out of " + plural(len(removed), "checkout", "checkouts")
+	}
+	return msg, nil
 }
