@@ -102,14 +102,22 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 	case errors.Is(err, client.ErrNotModified):
 		return false, nil
 	case errors.Is(err, client.ErrGone) && opts.Since > 0:
+		// The server cannot list what changed since then; the journal is
+		// still the last agreed base: pull in full and reconcile against it.
 		e.view.loaded = false
 		return e.pull(ctx)
 	case errors.Is(err, client.ErrNotFound):
+		if err := e.checkLost(0); err != nil {
+			return false, err
+		}
 		changed := e.view.exists() || !e.view.loaded
 		e.view.reset()
 		return changed, nil
 	case err != nil:
 		return false, fmt.Errorf("pull: %w", err)
+	}
+	if err := e.checkLost(m.Version); err != nil {
+		return false, err
 	}
 	if opts.Since == 0 {
 		e.view.replace(m)
@@ -120,6 +128,18 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 	}
 	e.cfg.Journal.SetDataset(e.view.checksum, e.view.version)
 	return true, nil
+}
+
+// checkLost returns an error wrapping ErrServerLostData when the server's
+// version (0 for a repo it does not have) is below the version the journal
+// last synced, unless the engine reseeds.
+func (e *Engine) checkLost(version int64) error {
+	synced := e.cfg.Journal.Version
+	if version >= synced || e.cfg.Reseed {
+		return nil
+	}
+	return fmt.Errorf("pull: %w: the server is at version %d, this folder last synced version %d; nothing is pushed until `teammem-agent sync --reseed` uploads the folder",
+		ErrServerLostData, version, synced)
 }
 
 // reconcileOnce scans the folder, plans, applies local steps and, when
@@ -138,8 +158,9 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 	for _, s := range snap.Skipped {
 		r.Skipped = append(r.Skipped, s.Skip())
 	}
+	e.cfg.Journal.settleWrites(snap.Checksums)
 	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
-		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), Rails: e.cfg.Rails})
+		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), Rails: e.cfg.Rails, ServerLost: e.cfg.Reseed})
 	r.Warnings = append(r.Warnings, plan.Warnings...)
 	if !m.local {
 		plan = holdLocalSteps(plan, r)
@@ -252,6 +273,12 @@ func (e *Engine) applyStep(st Step, r *Report) ([]Change, error) {
 // scanned, and records it as agreed.
 func (e *Engine) writeLocal(key, scanned, content string, r *Report) error {
 	e.local.changed(key)
+	if content == e.view.content[key] { // the server's: agreed once written
+		if err := e.markWriting(map[string]string{key: content}); err != nil {
+			return err
+		}
+		defer e.cfg.Journal.doneWriting()
+	}
 	if err := e.writeIfUnchanged(key, scanned, content); err != nil {
 		return err
 	}
@@ -263,7 +290,8 @@ func (e *Engine) writeLocal(key, scanned, content string, r *Report) error {
 // merge resolves a key both sides changed: a clean three-way merge is
 // written locally (and pushed unless it equals the server's); overlapping
 // edits keep the server's version in place and the local one as a
-// conflict copy, which is never pushed.
+// conflict copy, which is never pushed. An index (MEMORY.md at any depth)
+// merges by line union instead (MergeLines) and never conflicts.
 func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 	base, _ := e.cfg.Journal.Content(st.Key)
 	local, err := e.local.content(e.cfg.Dir, st.Key)
@@ -275,6 +303,9 @@ func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 	}
 	server := e.view.content[st.Key]
 	merged, ok := Merge3(base, local, server)
+	if isIndex(st.Key) { // independent lines: a union, never a conflict copy
+		merged, ok = MergeLines(base, local, server), true
+	}
 	if !ok {
 		name, err := writeConflictCopy(e.cfg.Dir, st.Key, e.cfg.Now(), e.cfg.Host, []byte(local))
 		if err != nil {

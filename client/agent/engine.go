@@ -28,6 +28,14 @@ var ErrPushBlocked = errors.New("pushing stopped")
 // the next cycle.
 var ErrIncomplete = errors.New("some keys could not be applied locally")
 
+// ErrServerLostData is wrapped by a cycle's error when the server no longer
+// has the repo (404) or its version went back below the version the
+// journal last synced: the server lost data. The engine then pushes
+// nothing for the repo (re-uploading everything, or deleting locally what
+// the server no longer lists, would be a guess); `sync --reseed`
+// (Config.Reseed) uploads the folder.
+var ErrServerLostData = errors.New("the server lost this repo's data")
+
 // Config is what an Engine syncs and how.
 type Config struct {
 	// Remote is the server; Repo the canonical slug; Dir the team folder.
@@ -66,6 +74,10 @@ type Config struct {
 	OnReport func(Report)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Reseed accepts a server that lost the repo's data (see
+	// ErrServerLostData): the folder is reconciled three-way with the
+	// journal as base against what the server still has, and pushed.
+	Reseed bool
 }
 
 // Engine keeps one team folder and one repo in step. Its state is owned by

@@ -161,8 +161,9 @@ func TestEngineJournalPerFolder(t *testing.T) {
 }
 
 // TestEngineServerReset: after the server's data is reset (its version
-// goes back), a pull since the old version must not leave the view stale:
-// the engine pulls in full, writes the new keys and pushes its own back.
+// goes back below the journal's), the engine stops with ErrServerLostData,
+// pushing and deleting nothing; a reseed then pulls in full, writes the new
+// keys and pushes its own back.
 func TestEngineServerReset(t *testing.T) {
 	for _, gone := range []bool{false, true} {
 		t.Run(fmt.Sprintf("410=%v", gone), func(t *testing.T) {
@@ -172,6 +173,14 @@ func TestEngineServerReset(t *testing.T) {
 			r.serverEdit(api.PutRequest{Entries: map[string]string{"c.md": "c\n"}}) // version 3
 			r.sync(t)
 			r.remote.resetData(map[string]string{"x.md": "x\n"})
+			puts := len(r.remote.puts)
+			if _, err := r.engine.Sync(context.Background()); !errors.Is(err, ErrServerLostData) {
+				t.Fatalf("Sync after the reset = %v, want ErrServerLostData", err)
+			}
+			if len(r.remote.puts) != puts || len(r.local(t)) != 3 {
+				t.Fatalf("a sync against a server that lost data pushed %d batches, left %d files", len(r.remote.puts)-puts, len(r.local(t)))
+			}
+			r.engine = r.newEngine(t, func(c *Config) { c.Reseed = true })
 			r.sync(t)
 			want := map[string]string{"a.md": "a\n", "b.md": "b\n", "c.md": "c\n", "x.md": "x\n"}
 			if diff := cmp.Diff(want, r.local(t)); diff != "" {

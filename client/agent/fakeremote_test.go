@@ -117,7 +117,11 @@ func (f *fakeRemote) Put(ctx context.Context, repo string, req api.PutRequest, i
 		f.putFaults = f.putFaults[1:]
 		return nil, err
 	}
-	if ifMatch != "" && (f.version == 0 || ifMatch != f.checksum()) {
+	if ifMatch == client.CreateOnly {
+		if f.version != 0 {
+			return nil, &client.APIError{Status: 412, Code: api.CodeETagMismatch}
+		}
+	} else if ifMatch != "" && (f.version == 0 || ifMatch != f.checksum()) {
 		return nil, &client.APIError{Status: 412, Code: api.CodeETagMismatch}
 	}
 	if f.maxEntries > 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
 )
 
 // TestEnginePushesConditionallyAfterCreatingTheRepo: an engine whose first
@@ -32,8 +33,8 @@ func TestEnginePushesConditionallyAfterCreatingTheRepo(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, nil, map[string]string{"x.md": base}, nil)
 			r.sync(t) // 404, then the PUT that creates the repo
-			if r.remote.ifMatches[0] != "" {
-				t.Fatalf("the creating PUT carried If-Match %q (it can only fail)", r.remote.ifMatches[0])
+			if r.remote.ifMatches[0] != client.CreateOnly {
+				t.Fatalf("the creating PUT carried %q, want If-None-Match: * (never an unconditional PUT)", r.remote.ifMatches[0])
 			}
 			tt.between(t, r)
 			r.remote.mu.Lock()

@@ -46,12 +46,18 @@ type BaseEntry struct {
 // owns it.
 type Journal struct {
 	path     string
-	Server   string               `json:"server"`
-	Repo     string               `json:"repo"`
-	Folder   string               `json:"folder"`
-	Checksum string               `json:"checksum"`
-	Version  int64                `json:"version"`
-	Entries  map[string]BaseEntry `json:"entries"`
+	Server   string `json:"server"`
+	Repo     string `json:"repo"`
+	Folder   string `json:"folder"`
+	Checksum string `json:"checksum"`
+	Version  int64  `json:"version"`
+	// Writing holds the server's content of keys the agent is about to
+	// write into the folder, saved before the first rename: a key whose
+	// file holds exactly that content after a crash was written by the
+	// agent and is agreed (settleWrites), not a local edit. It precedes
+	// Entries, which encode streams last.
+	Writing map[string]BaseEntry `json:"writing,omitempty"`
+	Entries map[string]BaseEntry `json:"entries"`
 	// changed says the journal differs from what was last saved or read.
 	changed bool
 }
@@ -132,9 +138,11 @@ func parseJournal(data []byte, server, repo, folder string) (*Journal, error) {
 	case f.Server != server || f.Repo != repo || f.Folder != folder:
 		return nil, fmt.Errorf("journal of %q on %q in %q", f.Repo, f.Server, f.Folder)
 	}
-	for k, e := range f.Entries {
-		if protocol.EntryChecksum([]byte(e.Content)) != e.Checksum {
-			return nil, fmt.Errorf("entry %q does not match its checksum", k)
+	for _, m := range []map[string]BaseEntry{f.Entries, f.Writing} {
+		for k, e := range m {
+			if protocol.EntryChecksum([]byte(e.Content)) != e.Checksum {
+				return nil, fmt.Errorf("entry %q does not match its checksum", k)
+			}
 		}
 	}
 	if f.Entries == nil {
@@ -183,7 +191,7 @@ func (j *Journal) Save() error {
 func (j *Journal) encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	head := journalFile{Format: journalFormat, Journal: &Journal{Server: j.Server, Repo: j.Repo, Folder: j.Folder,
-		Checksum: j.Checksum, Version: j.Version, Entries: map[string]BaseEntry{}}}
+		Checksum: j.Checksum, Version: j.Version, Writing: j.Writing, Entries: map[string]BaseEntry{}}}
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(head); err != nil {
 		return fmt.Errorf("encode journal: %w", err)
@@ -235,6 +243,42 @@ func (j *Journal) adopt(key, checksum, content string) {
 	}
 }
 
+// markWriting notes that the agent is about to write content (the
+// server's) to each key of writes; save the journal before writing.
+func (j *Journal) markWriting(writes map[string]string) {
+	if len(writes) == 0 {
+		return
+	}
+	if j.Writing == nil {
+		j.Writing = map[string]BaseEntry{}
+	}
+	for k, c := range writes {
+		j.Writing[k] = BaseEntry{Checksum: protocol.EntryChecksum([]byte(c)), Content: c}
+	}
+	j.changed = true
+}
+
+// doneWriting forgets the writes in progress: each was recorded (Record)
+// or left undone.
+func (j *Journal) doneWriting() {
+	if j.Writing != nil {
+		j.Writing, j.changed = nil, true
+	}
+}
+
+// settleWrites resolves writes a crash interrupted: a key whose local file
+// (local: key → checksum) holds what the agent was writing is agreed with
+// that content; any other key's file was not written (or was edited
+// since) and keeps its base. Then no write is in progress.
+func (j *Journal) settleWrites(local map[string]string) {
+	for k, w := range j.Writing {
+		if local[k] == w.Checksum {
+			j.Record(k, w.Content)
+		}
+	}
+	j.doneWriting()
+}
+
 // Forget notes that neither side holds key.
 func (j *Journal) Forget(key string) {
 	if _, ok := j.Entries[key]; ok {
@@ -260,5 +304,6 @@ func (j *Journal) SetDataset(checksum string, version int64) {
 func (j *Journal) Clone() *Journal {
 	c := *j
 	c.Entries = maps.Clone(j.Entries)
+	c.Writing = maps.Clone(j.Writing)
 	return &c
 }

@@ -18,6 +18,17 @@ const localWriters = 8
 // and reports it pulled, in key order. A key that was not written is
 // neither recorded nor reported; its error is returned, one per key.
 func (e *Engine) writeLocalAll(steps []Step, r *Report) []error {
+	if len(steps) == 0 {
+		return nil
+	}
+	writes := make(map[string]string, len(steps))
+	for _, st := range steps {
+		writes[st.Key] = e.view.content[st.Key]
+	}
+	if err := e.markWriting(writes); err != nil {
+		return []error{err}
+	}
+	defer e.cfg.Journal.doneWriting()
 	errs := make([]error, len(steps))
 	forEach(len(steps), localWriters, func(i int) {
 		errs[i] = e.writeIfUnchanged(steps[i].Key, steps[i].Local, e.view.content[steps[i].Key])
@@ -46,6 +57,18 @@ func (e *Engine) writeIfUnchanged(key, scanned, content string) error {
 	if err := memcore.SafeWrite(e.cfg.Dir, key, []byte(content)); err != nil {
 		return fmt.Errorf("write %q: %w", key, err)
 	}
+	return nil
+}
+
+// markWriting records in the journal, saved before any file is written,
+// what the agent is about to write (key → the server's content), so that a
+// crash in the middle leaves no file looking like a local edit.
+func (e *Engine) markWriting(writes map[string]string) error {
+	e.cfg.Journal.markWriting(writes)
+	if err := e.cfg.Journal.Save(); err != nil {
+		return err
+	}
+	e.saved = true
 	return nil
 }
 

@@ -23,7 +23,10 @@ func (e *Engine) push(ctx context.Context, changes []Change, r *Report) error {
 		return fmt.Errorf("push: %w: %s", ErrPushBlocked, e.blocked)
 	}
 	changes = e.fit(changes, r)
-	ifMatch := ""
+	// Never unconditional: a repo the view believes absent is created only
+	// if nobody created it meanwhile (412 otherwise, and the cycle pulls,
+	// reconciles and merges before pushing again).
+	ifMatch := client.CreateOnly
 	if e.view.exists() {
 		ifMatch = e.view.checksum
 	}

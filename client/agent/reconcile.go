@@ -28,6 +28,10 @@ type Input struct {
 	LocalUnavailable bool
 	// Rails tunes the mass-deletion safety rail.
 	Rails Rails
+	// ServerLost says the server lost the repo's data (sync --reseed): a
+	// key in the base, unchanged locally, that the server neither holds
+	// nor lists as deleted is pushed again instead of deleted locally.
+	ServerLost bool
 }
 
 // Step is the decision for one key, with the three checksums it was made
@@ -56,8 +60,9 @@ type Plan struct {
 //
 // Keys that fail protocol.ValidateKey, and conflict copies, are skipped with
 // a warning (local conflict copies silently: they are never pushed). A key
-// with a base but neither live nor tombstoned on the server (a server that
-// lost its data) is pushed again rather than deleted locally. A local key
+// in the base, unchanged locally, that the server neither holds nor lists
+// as deleted was deleted there and its tombstone purged since: it is
+// deleted locally (pushed again only with in.ServerLost). A local key
 // and a different server key whose names differ only in case
 // (protocol.FoldKey) are both skipped with a warning naming them: on a
 // case-insensitive file system one would overwrite the other.
@@ -139,7 +144,7 @@ func decide(key string, in Input) Step {
 	case b == "":
 		st.Action = decideDiffering(l, s, ActionWriteLocal, ActionPush)
 	case l == b:
-		st.Action, st.Reason = decideServerChanged(s, in.Tombstones[key])
+		st.Action, st.Reason = decideServerChanged(s, in.Tombstones[key], in.ServerLost)
 	case s == b:
 		st.Action = decideLocalChanged(l)
 	default:
@@ -148,12 +153,14 @@ func decide(key string, in Input) Step {
 	return st
 }
 
-// decideServerChanged decides l = b ≠ s.
-func decideServerChanged(s string, tombstone bool) (Action, string) {
+// decideServerChanged decides l = b ≠ s. A key absent from the server
+// without a tombstone was deleted there (the tombstone purged since), unless
+// the server lost its data.
+func decideServerChanged(s string, tombstone, serverLost bool) (Action, string) {
 	switch {
 	case s != "":
 		return ActionWriteLocal, ""
-	case tombstone:
+	case tombstone || !serverLost:
 		return ActionDeleteLocal, ""
 	default:
 		return ActionPush, "missing on the server"

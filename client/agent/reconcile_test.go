@@ -22,6 +22,7 @@ func TestReconcileTable(t *testing.T) {
 		name    string
 		l, s, b string // "-" = absent
 		tomb    bool
+		lost    bool // the server lost its data (reseed)
 		want    Action
 		reason  string
 	}{
@@ -30,7 +31,9 @@ func TestReconcileTable(t *testing.T) {
 		{name: "L=S both deleted", l: "-", s: "-", b: "x", tomb: true, want: ActionInSync},
 		{name: "L=B S≠B server changed: write S", l: "x", s: "y", b: "x", want: ActionWriteLocal},
 		{name: "L=B S tombstone: delete locally", l: "x", s: "-", b: "x", tomb: true, want: ActionDeleteLocal},
-		{name: "L=B S absent without tombstone: server lost it, push", l: "x", s: "-", b: "x", want: ActionPush, reason: "missing on the server"},
+		{name: "L=B S absent without tombstone: deleted there, tombstone purged: delete locally", l: "x", s: "-", b: "x", want: ActionDeleteLocal},
+		{name: "L=B S absent, server lost its data (reseed): push", l: "x", s: "-", b: "x", lost: true, want: ActionPush, reason: "missing on the server"},
+		{name: "L=B S tombstone, reseed: delete locally", l: "x", s: "-", b: "x", tomb: true, lost: true, want: ActionDeleteLocal},
 		{name: "S=B L≠B local changed: push L", l: "y", s: "x", b: "x", want: ActionPush},
 		{name: "S=B L absent: soft-delete", l: "-", s: "x", b: "x", want: ActionPushDelete},
 		{name: "both changed: merge", l: "y", s: "z", b: "x", want: ActionMerge},
@@ -40,11 +43,12 @@ func TestReconcileTable(t *testing.T) {
 		{name: "new on both sides, different: merge", l: "x", s: "y", b: "-", want: ActionMerge},
 		{name: "local deleted, server edited: restore", l: "-", s: "y", b: "x", want: ActionRestore},
 		{name: "server deleted, local edited: resurrect", l: "y", s: "-", b: "x", tomb: true, want: ActionResurrect},
-		{name: "server lost it, local edited: resurrect", l: "y", s: "-", b: "x", want: ActionResurrect},
+		{name: "tombstone purged, local edited: resurrect", l: "y", s: "-", b: "x", want: ActionResurrect},
+		{name: "local deleted, tombstone purged: in sync", l: "-", s: "-", b: "x", want: ActionInSync},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Local: side(k, tt.l), Server: side(k, tt.s), Base: side(k, tt.b)}
+			in := Input{Local: side(k, tt.l), Server: side(k, tt.s), Base: side(k, tt.b), ServerLost: tt.lost}
 			// Keep the folder non-empty so the empty-folder rail stays out of the way.
 			if in.Local == nil {
 				in.Local = map[string]string{"other.md": "o"}

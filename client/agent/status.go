@@ -33,10 +33,14 @@ type Status struct {
 	ServerVersion  *int64     `json:"serverVersion,omitempty"`
 	ServerChecksum string     `json:"serverChecksum,omitempty"`
 	ServerError    string     `json:"serverError,omitempty"`
-	Pending        []Pending  `json:"pending"`
-	Conflicts      []string   `json:"conflicts"`
-	Skipped        []Skip     `json:"skipped"`
-	FolderError    string     `json:"folderError,omitempty"`
+	// ServerLost says what was seen when the server lost this repo's data
+	// (its version is below the one this folder last synced): nothing is
+	// pushed until `sync --reseed`.
+	ServerLost  string    `json:"serverLost,omitempty"`
+	Pending     []Pending `json:"pending"`
+	Conflicts   []string  `json:"conflicts"`
+	Skipped     []Skip    `json:"skipped"`
+	FolderError string    `json:"folderError,omitempty"`
 	// TeamBlock is the team memory block of each checkout (filled by the
 	// caller, which knows the checkouts).
 	TeamBlock []BlockStatus `json:"teamBlock"`
@@ -194,4 +198,8 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 		return
 	}
 	st.ServerVersion, st.ServerChecksum = &h.Version, h.Checksum
+	if h.Version < st.Version {
+		st.ServerLost = fmt.Sprintf("the server is at version %d, this folder last synced version %d: it lost data; nothing is pushed until `teammem-agent sync --reseed`",
+			h.Version, st.Version)
+	}
 }

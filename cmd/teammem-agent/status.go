@@ -136,6 +136,9 @@ func printStatus(s *session, st *agent.Status) {
 	case st.ServerVersion != nil:
 		fmt.Fprintf(w, "           version %d (%s)\n", *st.ServerVersion, shortSum(st.ServerChecksum))
 	}
+	if st.ServerLost != "" {
+		fmt.Fprintf(w, "           %s\n", st.ServerLost)
+	}
 	running := "no"
 	if st.AgentRunning {
 		running = "yes"

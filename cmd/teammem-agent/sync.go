@@ -19,9 +19,12 @@ func oneShot(name string, pushes bool, op func(*agent.Engine, context.Context) (
 		fs := newFlagSet(name, name+" [flags]", e.Stdout)
 		var c commonFlags
 		c.register(fs)
-		var allowMass *bool
+		var allowMass, reseed *bool
 		if pushes {
 			allowMass = massDeleteFlag(fs)
+		}
+		if name == "sync" {
+			reseed = fs.Bool("reseed", false, "upload the folder to a server that lost this repo's data (three-way against what it still has, the journal as base)")
 		}
 		if err := parseFlags(fs, args, e.Getenv); err != nil {
 			return helpOK(err)
@@ -33,6 +36,9 @@ func oneShot(name string, pushes bool, op func(*agent.Engine, context.Context) (
 		o := engineOpts{}
 		if allowMass != nil {
 			o.allowMassDelete = *allowMass
+		}
+		if reseed != nil {
+			o.reseed = *reseed
 		}
 		sy, err := openSyncer(s, o)
 		if err != nil {

@@ -17,6 +17,7 @@ type engineOpts struct {
 	debounce, maxDelay, poll time.Duration
 	shutdownTimeout          time.Duration
 	allowMassDelete          bool
+	reseed                   bool
 	onReport                 func(agent.Report)
 }
 
@@ -74,7 +75,7 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 		Remote: withProgress(remote, s.e.Stderr, s.flags.json), Repo: s.slug, Dir: s.dir, Journal: j, Host: host,
 		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll,
-		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport,
+		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport, Reseed: o.reseed,
 		Block: agent.BlockConfig{Checkouts: s.checkouts, Remove: s.flags.noInject},
 	})
 	return err

@@ -1,0 +1,84 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/teammem/teammem/api"
+)
+
+func TestMergeLines(t *testing.T) {
+	const base = "# Index\n- [a](a.md) — A\n- [b](b.md) — B\n- [c](c.md) — C\n"
+	tests := []struct {
+		name, base, local, server, want string
+	}{
+		{"one line added on each side at the end", base,
+			base + "- [mine](mine.md) — ours\n", base + "- [theirs](theirs.md) — theirs\n",
+			base + "- [mine](mine.md) — ours\n- [theirs](theirs.md) — theirs\n"},
+		{"added at the same place in the middle: ours first", base,
+			"# Index\n- [a](a.md) — A\n- [x](x.md) — ours\n- [b](b.md) — B\n- [c](c.md) — C\n",
+			"# Index\n- [a](a.md) — A\n- [y](y.md) — theirs\n- [b](b.md) — B\n- [c](c.md) — C\n",
+			"# Index\n- [a](a.md) — A\n- [x](x.md) — ours\n- [y](y.md) — theirs\n- [b](b.md) — B\n- [c](c.md) — C\n"},
+		{"identical line added on both sides: once", base,
+			base + "- [same](same.md)\n", base + "- [same](same.md)\n", base + "- [same](same.md)\n"},
+		{"identical line added on both sides among others: once", base,
+			base + "- [same](same.md)\n- [mine](mine.md)\n", base + "- [theirs](theirs.md)\n- [same](same.md)\n",
+			base + "- [same](same.md)\n- [mine](mine.md)\n- [theirs](theirs.md)\n"},
+		{"deleted on one side, unchanged on the other: deleted", base,
+			"# Index\n- [a](a.md) — A\n- [c](c.md) — C\n", base + "- [d](d.md)\n",
+			"# Index\n- [a](a.md) — A\n- [c](c.md) — C\n- [d](d.md)\n"},
+		{"deleted by the server, ours added next to it", base,
+			"# Index\n- [a](a.md) — A\n- [b](b.md) — B\n- [n](n.md) — new\n- [c](c.md) — C\n",
+			"# Index\n- [a](a.md) — A\n- [c](c.md) — C\n",
+			"# Index\n- [a](a.md) — A\n- [n](n.md) — new\n- [c](c.md) — C\n"},
+		{"changed on both sides: both versions", base,
+			"# Index\n- [a](a.md) — A\n- [b](b.md) — B mine\n- [c](c.md) — C\n",
+			"# Index\n- [a](a.md) — A\n- [b](b.md) — B theirs\n- [c](c.md) — C\n",
+			"# Index\n- [a](a.md) — A\n- [b](b.md) — B mine\n- [b](b.md) — B theirs\n- [c](c.md) — C\n"},
+		{"no base: ours then theirs", "", "- Bob\n", "- Alice\n", "- Bob\n- Alice\n"},
+		{"missing final newline", "a\n", "a\nmine", "a\ntheirs", "a\nmine\ntheirs\n"},
+		{"one side unchanged: the other exactly", base, base, "x", "x"},
+		{"blank lines kept when the server deletes one of several", "a\n\nb\n\nc\n", "a\n\nb\n\nc\nmine\n", "a\n\nb\nc\n",
+			"a\n\nb\nc\nmine\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MergeLines(tt.base, tt.local, tt.server); got != tt.want {
+				t.Errorf("MergeLines =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsIndex(t *testing.T) {
+	for key, want := range map[string]bool{"MEMORY.md": true, "team/sub/MEMORY.md": true, "memory.md": false, "MEMORY.md.bak": false, "notes/MEMORY.txt": false} {
+		if isIndex(key) != want {
+			t.Errorf("isIndex(%q) = %v", key, !want)
+		}
+	}
+}
+
+// TestEngineIndexMergesByLineUnion: two sides each add a line to a
+// MEMORY.md (top level and in a subfolder): the sync keeps both lines on
+// both sides and makes no conflict copy; a topic file edited the same way
+// still gets one.
+func TestEngineIndexMergesByLineUnion(t *testing.T) {
+	const idx = "# Index\n- [a](a.md)\n"
+	r := newRig(t, map[string]string{"MEMORY.md": idx, "sub/MEMORY.md": idx, "topic.md": idx}, nil, nil)
+	r.sync(t)
+	writeTree(t, r.dir, map[string]string{"MEMORY.md": idx + "- [mine](mine.md)\n", "sub/MEMORY.md": idx + "- [mine](mine.md)\n",
+		"topic.md": idx + "- [mine](mine.md)\n"})
+	r.serverEdit(api.PutRequest{Entries: map[string]string{"MEMORY.md": idx + "- [theirs](theirs.md)\n",
+		"sub/MEMORY.md": idx + "- [theirs](theirs.md)\n", "topic.md": idx + "- [theirs](theirs.md)\n"}})
+	rep := r.sync(t)
+	want := idx + "- [mine](mine.md)\n- [theirs](theirs.md)\n"
+	local, server := r.local(t), r.remote.snapshot()
+	for _, k := range []string{"MEMORY.md", "sub/MEMORY.md"} {
+		if local[k] != want || server[k] != want {
+			t.Errorf("%s: local %q server %q, want %q on both", k, local[k], server[k], want)
+		}
+	}
+	if len(rep.Conflicts) != 1 || !strings.HasPrefix(rep.Conflicts[0], "topic.conflict-") {
+		t.Errorf("conflicts %q, want one, of topic.md only", rep.Conflicts)
+	}
+}
