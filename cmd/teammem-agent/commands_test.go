@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -287,4 +288,26 @@ func TestRunDoesNotOverwriteConcurrentEdit(t *testing.T) {
 	putFile(t, dir, "x.md", "ONE (local)\ntwo\nthree\nfour\nfive\nsix\n")
 	want := "ONE (local)\ntwo\nthree\nfour\nfive\nSIX (server)\n"
 	waitFor(t, func() bool { return ts.entries(t, "acme/api")["x.md"] == want })
+}
+
+// TestSeedWithoutHome: seed keeps no journal, so it runs without a home or
+// state directory; it creates the repo (If-None-Match: *), pushes only the
+// keys that pass ValidateKey and reports the others as skipped.
+func TestSeedWithoutHome(t *testing.T) {
+	ts := newTestServer(t, false)
+	dir := t.TempDir()
+	putFile(t, dir, "ok.md", "fine\n")
+	putFile(t, dir, "bad%41.md", "a percent-encoded name\n")
+	env := map[string]string{"TEAMMEM_SERVER": ts.url, "TEAMMEM_JSON": "1"}
+	var out, errOut bytes.Buffer
+	e := &cliEnv{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(""), Cwd: t.TempDir(), Home: "",
+		Getenv: func(k string) string { return env[k] }}
+	code := exitCode(e, run(t.Context(), e, []string{"seed", "--dir", dir, "--repo", "acme/api"}))
+	r := oneReport(t, cliResult{stdout: out.String(), stderr: errOut.String(), code: code})
+	if !cmp.Equal(r.Pushed, []string{"ok.md"}) || len(r.Skipped) != 1 || r.Skipped[0].Path != "bad%41.md" {
+		t.Fatalf("seed without a home: exit %d report %+v stderr %q", code, r, errOut.String())
+	}
+	if got := ts.entries(t, "acme/api"); !cmp.Equal(got, map[string]string{"ok.md": "fine\n"}) {
+		t.Errorf("the server holds %v", got)
+	}
 }
