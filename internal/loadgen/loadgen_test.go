@@ -132,6 +132,26 @@ func TestCAS(t *testing.T) {
 	}
 }
 
+// TestGzipBodies: the workers ask for gzip and leave discarded bodies
+// compressed; the bodies the generator reads (seeding's hashes, the cas
+// writers' final pull) are inflated.
+func TestGzipBodies(t *testing.T) {
+	f, srv := loadgentest.New(t)
+	f.Gzip = true
+	cfg := testConfig(srv, CAS)
+	cfg.Requests = 50
+	r, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() || r.Acknowledged != 50 {
+		t.Errorf("acknowledged %d, errors %v, lost %d; want 50, none, 0", r.Acknowledged, r.Errors, r.LostUpdates)
+	}
+	if f.Gzipped < r.Acknowledged {
+		t.Errorf("%d gzip bodies for %d hashes probes; the generator did not ask for gzip", f.Gzipped, r.Acknowledged)
+	}
+}
+
 func TestSeedBatchesAndPrunes(t *testing.T) {
 	f, srv := loadgentest.New(t)
 	c := &client{base: srv.URL, token: loadgentest.Token, repo: "acme/api", http: newHTTPClient(1, time.Minute)}

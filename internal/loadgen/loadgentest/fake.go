@@ -6,6 +6,7 @@
 package loadgentest
 
 import (
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,13 +35,17 @@ type Fake struct {
 	version int64
 
 	// Counters.
-	Gets, NotModified, PutsOK, MaxPutBody int
+	Gets, NotModified, PutsOK, MaxPutBody, Gzipped int
 
 	// Faults to plant.
 	Fail500Every  int  // every n-th GET answers 500
 	IgnoreINM     bool // If-None-Match never matches
 	DropAfter     int  // after this many stored PUTs, acknowledge without storing
 	SkipBumpEvery int  // every n-th stored PUT does not bump the version (two acks share one)
+
+	// Gzip compresses GET bodies for requests that accept gzip, as the
+	// real server does.
+	Gzip bool
 }
 
 // New starts a Fake on an httptest server closed when the test ends.
@@ -114,6 +120,14 @@ func (f *Fake) get(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("view") != "hashes" {
 		body = api.TeamMemory{Repo: r.URL.Query().Get("repo"), Version: f.version, Checksum: sum,
 			Content: api.Content{Entries: f.entries, EntryChecksums: f.sums(), DeletedEntries: f.deleted}}
+	}
+	if f.Gzip && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		f.Gzipped++
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		defer zw.Close()
+		json.NewEncoder(zw).Encode(body)
+		return
 	}
 	json.NewEncoder(w).Encode(body)
 }
