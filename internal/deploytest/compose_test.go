@@ -24,7 +24,9 @@ func TestCompose(t *testing.T) {
 		{"postgres health check runs pg_isready", strings.Contains(strings.Join(strs(dig(pg, "healthcheck", "test")), " "), "pg_isready")},
 		{"postgres data on a volume", strings.HasPrefix(strings.Join(strs(dig(pg, "volumes")), " "), "pgdata:/var/lib/postgresql/data")},
 		{"server built from deploy/Dockerfile", dig(srv, "build", "dockerfile") == "deploy/Dockerfile"},
-		{"server health check calls /readyz", strings.Contains(strings.Join(strs(dig(srv, "healthcheck", "test")), " "), "/readyz")},
+		{"server health check runs teammem-server healthcheck", strings.Contains(strings.Join(strs(dig(srv, "healthcheck", "test")), " "), "teammem-server healthcheck")},
+		{"no default Postgres password", strings.Contains(asString(dig(pg, "environment", "POSTGRES_PASSWORD")), "${POSTGRES_PASSWORD:?") &&
+			!strings.Contains(string(read(t, "docker-compose.yml")), "POSTGRES_PASSWORD:-")},
 		{"server migrates", contains(strs(dig(srv, "command")), "--migrate")},
 		{"server has TEAMMEM_DATABASE_URL", strings.HasPrefix(asString(dig(srv, "environment", "TEAMMEM_DATABASE_URL")), "postgres://")},
 		{"server waits for a healthy postgres", dig(srv, "depends_on", "postgres", "condition") == "service_healthy"},

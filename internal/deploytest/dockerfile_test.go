@@ -27,8 +27,19 @@ func TestDockerfile(t *testing.T) {
 	for _, st := range stages[1:] {
 		t.Run(st.Name, func(t *testing.T) { checkFinalStage(t, st) })
 	}
-	if last := stages[len(stages)-1]; !hasInstruction(last, "HEALTHCHECK", "/readyz") {
-		t.Errorf("default stage %s: want a HEALTHCHECK of /readyz", last.Name)
+}
+
+// TestDockerignore: the build context (the repository root) never carries
+// a data directory, binaries or keys into an image.
+func TestDockerignore(t *testing.T) {
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(read(t, ".dockerignore")), "\n") {
+		lines[strings.TrimSpace(l)] = true
+	}
+	for _, want := range []string{".git", ".teammem", "**/.teammem", "bin", "**/*.key", "**/*.pem", "**/admin.token"} {
+		if !lines[want] {
+			t.Errorf(".dockerignore lacks %s", want)
+		}
 	}
 }
 
@@ -48,6 +59,12 @@ func checkFinalStage(t *testing.T, st Stage) {
 	}
 	if !hasInstruction(st, "EXPOSE", "8080") || !hasInstruction(st, "VOLUME", "/data") {
 		t.Error("want EXPOSE 8080 and VOLUME /data")
+	}
+	if !hasInstruction(st, "ENV", "TEAMMEM_DATA_DIR=/data") {
+		t.Error("want ENV TEAMMEM_DATA_DIR=/data (token create in the container finds the key)")
+	}
+	if !hasInstruction(st, "HEALTHCHECK", `teammem-server", "healthcheck"`) {
+		t.Error("want a HEALTHCHECK running teammem-server healthcheck (no shell needed)")
 	}
 }
 
