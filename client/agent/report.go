@@ -15,7 +15,7 @@ type Report struct {
 	Conflicts []string `json:"conflicts"`
 	// PendingPull are keys the server changed that a push-only cycle left
 	// alone (neither written locally nor pushed): a pull or sync takes them.
-	PendingPull []string `json:"pending_pull"`
+	PendingPull []string `json:"pendingPull"`
 	// Skipped are files that were not pushed, with the reason.
 	Skipped []Skip `json:"skipped"`
 	// Warnings are other things the user should know (safety rails, keys

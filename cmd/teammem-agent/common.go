@@ -227,14 +227,26 @@ func (s *session) explain(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, client.ErrUnauthorized) && s.flags.token == "" && s.flags.tokenFile == "":
+		return fmt.Errorf("the server %s wants a token and none was given: log in with `teammem-agent login --server %s` (the token on stdin), or pass --token-file FILE or TEAMMEM_TOKEN", s.server, s.server)
 	case errors.Is(err, client.ErrUnauthorized):
-		return fmt.Errorf("the server %s refused the token (expired, revoked or not one of its tokens): get a new one (teammem-server token create) and pass it with --token-file or TEAMMEM_TOKEN", s.server)
+		return fmt.Errorf("the server %s refused the token%s: get a new one from its admin (teammem-server token create) and log in again with `teammem-agent login --server %s`", s.server, serverSaid(err), s.server)
 	case errors.Is(err, client.ErrForbidden):
-		return fmt.Errorf("the token has no grant for %s on %s: ask an admin for a token with the grant %s:write", s.slug, s.server, s.slug)
+		return fmt.Errorf("the token has no grant for %s on %s%s: ask an admin for a token with the grant %s:write (or %s:read to only read)", s.slug, s.server, serverSaid(err), s.slug, s.slug)
 	case errors.Is(err, client.ErrNetwork), errors.Is(err, client.ErrTimeout):
 		return fmt.Errorf("cannot reach the server %s: %w", s.server, err)
 	case errors.Is(err, agent.ErrFolderUnavailable):
 		return fmt.Errorf("the team folder %s cannot be read: %w", s.dir, err)
 	}
 	return err
+}
+
+// serverSaid quotes the message of the server's answer in err, "" when
+// there is none.
+func serverSaid(err error) string {
+	var ae *client.APIError
+	if errors.As(err, &ae) && ae.Message != "" {
+		return fmt.Sprintf(" (it said: %q)", ae.Message)
+	}
+	return ""
 }

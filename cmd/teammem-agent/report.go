@@ -28,7 +28,7 @@ type reportJSON struct {
 	Deleted   []string `json:"deleted"`
 	Conflicts []string `json:"conflicts"`
 	// PendingPull lists keys a push left for a pull (the server changed them).
-	PendingPull []string   `json:"pending_pull"`
+	PendingPull []string   `json:"pendingPull"`
 	Skipped     []skipJSON `json:"skipped"`
 	Warnings    []string   `json:"warnings"`
 	// Block says which checkouts were left without the team memory block.

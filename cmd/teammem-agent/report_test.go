@@ -2,9 +2,14 @@ package main
 
 import (
 	"bytes"
+	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client/agent"
 )
 
@@ -47,5 +52,36 @@ func TestRepeatKeyTellsSkipsApart(t *testing.T) {
 	}
 	if repeatKey(a, nil) != repeatKey(agent.Report{Skipped: []agent.Skip{{Path: "a.md", Reason: "x"}}}, nil) {
 		t.Error("equal skips give different keys")
+	}
+}
+
+// TestJSONKeysAreCamelCase holds every --json shape of the agent to one
+// key style (docs/cli.md): lowerCamelCase, no underscores or dashes.
+func TestJSONKeysAreCamelCase(t *testing.T) {
+	camel := regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type, string)
+	walk = func(ty reflect.Type, at string) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice || ty.Kind() == reflect.Map {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for f := range ty.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if !camel.MatchString(name) {
+				t.Errorf("%s.%s: JSON key %q is not camelCase", at, f.Name, name)
+			}
+			walk(f.Type, at+"."+f.Name)
+		}
+	}
+	for _, v := range []any{reportJSON{}, agent.Status{}, activityJSON{}, diffJSON{}, restoreJSON{}, api.History{},
+		api.RevisionContent{}, fileJSON{}} {
+		walk(reflect.TypeOf(v), reflect.TypeOf(v).Name())
 	}
 }
