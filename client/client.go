@@ -53,6 +53,9 @@ type Options struct {
 	// MaxResponseBytes caps the body read from any response; a larger one is
 	// ErrInvalidResponse. 0 means DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// StreamIdle is how long an event stream may stay silent before it
+	// counts as broken; 0 means DefaultStreamIdle.
+	StreamIdle time.Duration
 }
 
 // String describes o without its token.
@@ -72,6 +75,7 @@ type Client struct {
 	userAgent string
 	timeout   time.Duration
 	maxBody   int64
+	idle      time.Duration
 	now       func() time.Time
 }
 
@@ -93,6 +97,7 @@ func New(opts Options) (*Client, error) {
 		userAgent: cmp.Or(opts.UserAgent, DefaultUserAgent),
 		timeout:   opts.Timeout,
 		maxBody:   opts.MaxResponseBytes,
+		idle:      cmp.Or(opts.StreamIdle, DefaultStreamIdle),
 		now:       time.Now,
 	}
 	if c.http == nil {

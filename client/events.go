@@ -16,7 +16,21 @@ import (
 )
 
 // EventChange is the SSE event type of a change event.
-const EventChange = "change"
+const EventChange = api.EventChange
+
+// DefaultStreamIdle is how long an events stream may stay silent (no
+// event, no keep-alive comment) before it counts as broken: three of the
+// server's 15 s heartbeats.
+const DefaultStreamIdle = 45 * time.Second
+
+// StreamEvent is one event of the stream: a change, or (Reset set) the
+// server saying that it cannot replay what the client missed, after which
+// the client must pull in full; Event then holds only Repo, Version and
+// Checksum of the current state.
+type StreamEvent struct {
+	api.Event
+	Reset bool
+}
 
 // Events opens the change stream of repo (GET .../events, Server-Sent
 // Events). after, when positive, resumes after that version: the server
@@ -37,7 +51,8 @@ func (c *Client) Events(ctx context.Context, repo string, after int64) (*EventSt
 		q.Set("after", strconv.FormatInt(after, 10))
 		h.Set("Last-Event-ID", strconv.FormatInt(after, 10))
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(nil) }
 	resp, err := c.send(ctx, request{method: http.MethodGet, path: api.PathEvents, query: q, header: h, auth: true})
 	if err == nil {
 		err = c.checkEventsResponse(ctx, resp)
@@ -46,7 +61,8 @@ func (c *Client) Events(ctx context.Context, repo string, after int64) (*EventSt
 		cancel()
 		return nil, fmt.Errorf("open events %s: %w", repo, err)
 	}
-	return &EventStream{ctx: ctx, cancel: cancel, body: resp.Body, sse: newSSEReader(resp.Body)}, nil
+	body := newIdleReader(resp.Body, c.idle, func() { cancelCause(errStreamIdle) })
+	return &EventStream{ctx: ctx, cancel: cancel, body: body, sse: newSSEReader(body)}, nil
 }
 
 // checkEventsResponse accepts a 2xx text/event-stream response; it closes the
@@ -93,24 +109,27 @@ type EventStream struct {
 	closed bool
 }
 
-// Next blocks until the next change event and returns it. Events of other
-// types are skipped. Errors: io.EOF when the server ended the stream or after
-// Close; the context's error when it ended; ErrNetwork when the connection
-// broke (reconnect with LastEventID after Retry); ErrInvalidResponse for an
-// event whose data is not a change (the stream stays usable).
-func (s *EventStream) Next() (api.Event, error) {
+// Next blocks until the next change or reset event and returns it. Events
+// of other types are skipped. Errors: io.EOF when the server ended the
+// stream or after Close; the context's error when it ended; ErrNetwork when
+// the connection broke or stayed silent for Options.StreamIdle (reconnect
+// with LastEventID after Retry); ErrInvalidResponse for an event whose data
+// does not decode (the stream stays usable).
+func (s *EventStream) Next() (StreamEvent, error) {
 	for {
 		raw, err := s.sse.next()
 		s.remember()
 		if err != nil {
-			return api.Event{}, s.readError(err)
+			return StreamEvent{}, s.readError(err)
 		}
-		if raw.Event != EventChange && raw.Event != "" {
+		reset := raw.Event == api.EventReset
+		if raw.Event != EventChange && raw.Event != "" && !reset {
 			continue
 		}
-		var ev api.Event
-		if err := json.Unmarshal([]byte(raw.Data), &ev); err != nil {
-			return api.Event{}, fmt.Errorf("decode event %q: %w: %v", raw.ID, ErrInvalidResponse, err)
+		var ev StreamEvent
+		ev.Reset = reset
+		if err := json.Unmarshal([]byte(raw.Data), &ev.Event); err != nil {
+			return StreamEvent{}, fmt.Errorf("decode event %q: %w: %v", raw.ID, ErrInvalidResponse, err)
 		}
 		return ev, nil
 	}
@@ -125,6 +144,8 @@ func (s *EventStream) readError(err error) error {
 	switch {
 	case closed || err == io.EOF:
 		return io.EOF
+	case context.Cause(s.ctx) == errStreamIdle:
+		return fmt.Errorf("%w: %w", ErrNetwork, errStreamIdle)
 	case s.ctx.Err() != nil:
 		return context.Cause(s.ctx)
 	case errors.Is(err, ErrInvalidResponse):
@@ -167,4 +188,33 @@ func (s *EventStream) Close() error {
 	}
 	s.cancel()
 	return s.body.Close()
+}
+
+// errStreamIdle is the cause of a stream given up for its silence.
+var errStreamIdle = errors.New("no event or keep-alive from the server for too long")
+
+// idleReader calls onIdle when no byte arrived for the idle time, so that a
+// connection lost without a word (a laptop's sleep, a dropped NAT entry)
+// is noticed by the three missed keep-alives.
+type idleReader struct {
+	io.ReadCloser
+	idle  time.Duration
+	timer *time.Timer
+}
+
+func newIdleReader(body io.ReadCloser, idle time.Duration, onIdle func()) *idleReader {
+	return &idleReader{ReadCloser: body, idle: idle, timer: time.AfterFunc(idle, onIdle)}
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if n > 0 {
+		r.timer.Reset(r.idle)
+	}
+	return n, err
+}
+
+func (r *idleReader) Close() error {
+	r.timer.Stop()
+	return r.ReadCloser.Close()
 }

@@ -63,7 +63,7 @@ func TestEventsStream(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Next: %v", err)
 	}
-	want := api.Event{Repo: "acme/api", Version: 8, Checksum: "sha256:a", Changed: []string{"a.md"}, Deleted: []string{}, Author: "ann", At: "2026-01-02T03:04:05.000Z"}
+	want := client.StreamEvent{Event: api.Event{Repo: "acme/api", Version: 8, Checksum: "sha256:a", Changed: []string{"a.md"}, Deleted: []string{}, Author: "ann", At: "2026-01-02T03:04:05.000Z"}}
 	if diff := cmp.Diff(want, ev); diff != "" {
 		t.Errorf("event (-want +got):\n%s", diff)
 	}
@@ -171,5 +171,64 @@ func TestEventsBrokenConnection(t *testing.T) {
 	}
 	if s.LastEventID() != "4" {
 		t.Errorf("LastEventID = %q, want 4 (resume point)", s.LastEventID())
+	}
+}
+
+// TestEventsReset surfaces a reset, which the caller answers with a full
+// pull.
+func TestEventsReset(t *testing.T) {
+	srv, _ := sseServer(t, func(w http.ResponseWriter, flush func()) {
+		io.WriteString(w, "event: reset\ndata: {\"repo\":\"acme/api\",\"version\":3,\"checksum\":\"sha256:c\"}\n\n")
+		io.WriteString(w, "id: 4\nevent: change\ndata: {\"version\":4}\n\n")
+	})
+	s, err := newClient(t, srv.URL, "tok").Events(context.Background(), "acme/api", 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ev, err := s.Next()
+	if err != nil || !ev.Reset || ev.Version != 3 || ev.Checksum != "sha256:c" {
+		t.Fatalf("Next = %+v, %v; want a reset to version 3", ev, err)
+	}
+	if ev, err := s.Next(); err != nil || ev.Reset || ev.Version != 4 {
+		t.Errorf("Next after the reset = %+v, %v; want change 4", ev, err)
+	}
+}
+
+// TestEventsIdle gives up a stream that stays silent longer than
+// StreamIdle, as a network error to reconnect after; keep-alive comments
+// keep it open.
+func TestEventsIdle(t *testing.T) {
+	block := make(chan struct{})
+	srv, _ := sseServer(t, func(w http.ResponseWriter, flush func()) {
+		for i := 0; i < 4; i++ {
+			io.WriteString(w, ": keep-alive\n\n")
+			flush()
+			time.Sleep(100 * time.Millisecond)
+		}
+		io.WriteString(w, "id: 1\nevent: change\ndata: {\"version\":1}\n\n")
+		flush()
+		<-block // then silence
+	})
+	t.Cleanup(func() { close(block) })
+	c, err := client.New(client.Options{BaseURL: srv.URL, Token: "tok", StreamIdle: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Events(context.Background(), "acme/api", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ev, err := s.Next(); err != nil || ev.Version != 1 {
+		t.Fatalf("Next = %+v, %v; want change 1 (keep-alives every 100 ms keep a 300 ms idle limit)", ev, err)
+	}
+	start := time.Now()
+	_, err = s.Next()
+	if !errors.Is(err, client.ErrNetwork) || !client.IsRetryable(err) {
+		t.Errorf("Next on a silent stream = %v; want a retryable ErrNetwork", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("gave up after %v", d)
 	}
 }

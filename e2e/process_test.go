@@ -153,6 +153,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 type serverProc struct {
 	*proc
 	addr, dataDir string
+	extra         []string // the flags beyond the defaults, kept by restart
 	api           *client.Client
 }
 
@@ -162,7 +163,9 @@ var listenRE = regexp.MustCompile(`listening on ([0-9a-f.:\[\]]+)`)
 // with the embedded store in dataDir, without authentication.
 func startServer(t testing.TB, dataDir, addr string, extra ...string) *serverProc {
 	t.Helper()
-	return launchServer(t, dataDir, append([]string{"--addr", addr, "--insecure-no-auth", "--rate-limit", "0"}, extra...)...)
+	s := launchServer(t, dataDir, append([]string{"--addr", addr, "--insecure-no-auth", "--rate-limit", "0"}, extra...)...)
+	s.extra = extra
+	return s
 }
 
 // launchServer runs `teammem-server serve --data-dir dataDir args...`,
@@ -199,7 +202,7 @@ func (s *serverProc) restart(t testing.TB, whileDown func()) *serverProc {
 		t.Fatalf("server exit %d:\n%s", code, s.stderr)
 	}
 	whileDown()
-	return startServer(t, s.dataDir, s.addr)
+	return startServer(t, s.dataDir, s.addr, s.extra...)
 }
 
 // entries returns the repo's live entries, nil when the server cannot say.

@@ -9,6 +9,7 @@ import (
 // Engine defaults (spec/agent.md §3, cli.md).
 const (
 	DefaultPoll            = 60 * time.Second
+	DefaultSafetyPoll      = 5 * time.Minute
 	DefaultRescan          = time.Hour
 	DefaultShutdownTimeout = 5 * time.Second
 	// maxConflictRetries bounds the 412 → reconcile → push loop of a cycle.
@@ -60,6 +61,15 @@ type Config struct {
 	// Poll is the pull interval; 0 means DefaultPoll. Rescan is the full
 	// rescan interval; 0 means DefaultRescan.
 	Poll, Rescan time.Duration
+	// Events, when set, makes Run follow the repo's event stream: it pulls
+	// when a version newer than its view is announced, and while the
+	// stream is connected it polls only every SafetyPoll (0 means
+	// DefaultSafetyPoll); while the stream is down it polls every Poll.
+	Events     EventSource
+	SafetyPoll time.Duration
+	// Follow tunes the stream's follower (its OnState reports the stream's
+	// state).
+	Follow FollowOptions
 	// ShutdownTimeout bounds the final push on cancellation; 0 means
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
@@ -110,6 +120,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Now = time.Now
 	}
 	setDefault(&cfg.Poll, DefaultPoll)
+	setDefault(&cfg.SafetyPoll, DefaultSafetyPoll)
 	setDefault(&cfg.Rescan, DefaultRescan)
 	setDefault(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
 	setDefault(&cfg.Backoff, time.Second)

@@ -11,10 +11,13 @@ import (
 )
 
 // Run is the daemon of spec/agent.md §3: it pulls and pushes once, then
-// reconciles again whenever the watched folder changes (debounced), every
-// Poll interval (a conditional pull), every Rescan interval, and after a
+// reconciles again whenever the watched folder changes (debounced), when
+// the event stream announces a version newer than the server view (bursts
+// coalesce into one pull; the events of its own pushes announce nothing
+// new), every Poll interval while the stream is down or absent (every
+// SafetyPoll while it is connected), every Rescan interval, and after a
 // failure once its jittered backoff (or the server's Retry-After) expires;
-// until then, changes and poll ticks are only marked pending.
+// until then, changes, events and poll ticks are only marked pending.
 // While watching, a cycle examines only the paths the watcher reported (and
 // those the engine wrote), and a poll answered 304 with nothing reported
 // does no more; the first cycle, the Rescan interval, a watcher's rescan
@@ -40,6 +43,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	trigger := make(chan struct{}, 1)
 	trigger <- struct{}{} // pull on start
 	b := newBackoff(e.cfg.Backoff, e.cfg.MaxBackoff)
+	events, stopFollow := e.startFollow(ctx)
+	defer stopFollow()
+	lastPull := time.Time{}
 	pull := true
 	// backingOff holds every trigger but the retry timer (and the
 	// shutdown) after a failure, until the backoff or the server's
@@ -57,7 +63,16 @@ func (e *Engine) Run(ctx context.Context) error {
 				continue
 			}
 			e.noteBatch(batch)
+		case <-events.Changes():
+			version, reset := events.Take()
+			if !reset && version <= e.view.version {
+				continue // already known: our own push, or pulled meanwhile
+			}
+			pull = true
 		case <-poll.C:
+			if events.Healthy() && time.Since(lastPull) < e.cfg.SafetyPoll-e.cfg.Poll/2 {
+				continue // the stream tells us; this poll is only a safety net
+			}
 			pull = true
 		case <-rescan.C:
 			e.local.rescanAll()
@@ -75,6 +90,9 @@ func (e *Engine) Run(ctx context.Context) error {
 		case ctx.Err() != nil:
 		case err == nil || errors.Is(err, ErrPushBlocked) || errors.Is(err, ErrIncomplete):
 			b.reset()
+			if pull {
+				lastPull = time.Now()
+			}
 			pull = false
 			retry.Stop()
 		default:
@@ -110,6 +128,23 @@ func (e *Engine) startWatch(ctx context.Context) (<-chan watch.Batch, func(), er
 		w.Run(wctx) // returns nil on cancellation
 	}()
 	return w.Batches(), func() { cancel(); <-done }, nil
+}
+
+// startFollow starts the event stream's follower when configured; without
+// one, the returned follower never signals and is never healthy.
+func (e *Engine) startFollow(ctx context.Context) (*Follower, func()) {
+	if e.cfg.Events == nil {
+		return NewFollower(nil, e.cfg.Repo, FollowOptions{}), func() {}
+	}
+	f := NewFollower(e.cfg.Events, e.cfg.Repo, e.cfg.Follow)
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	after := e.cfg.Journal.Version // read here: the journal is the engine goroutine's
+	go func() {
+		defer close(done)
+		f.Run(fctx, after)
+	}()
+	return f, func() { cancel(); <-done }
 }
 
 // shutdown rescans and pushes what is pending, bounded by ShutdownTimeout;

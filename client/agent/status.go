@@ -44,6 +44,8 @@ type Status struct {
 	// TeamBlock is the team memory block of each checkout (filled by the
 	// caller, which knows the checkouts).
 	TeamBlock []BlockStatus `json:"teamBlock"`
+	// Stream is the running agent's event stream; nil when no agent runs.
+	Stream *StreamState `json:"stream,omitempty"`
 }
 
 // BlockStatus is the team memory block of one checkout.
@@ -96,6 +98,9 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 		return nil, err
 	}
 	st.AgentRunning = FolderLocked(o.Dir)
+	if st.AgentRunning {
+		st.Stream = readStreamState(StreamStatePath(st.Journal))
+	}
 	st.scanFolder(j, explain)
 	if o.Remote != nil {
 		st.probeServer(ctx, o, explain)

@@ -21,6 +21,8 @@ func init() {
 // runFlags are the flags of run beyond the common ones.
 type runFlags struct {
 	debounce, maxDelay, poll, shutdown time.Duration
+	safetyPoll                         time.Duration
+	noStream                           bool
 	allowMassDelete                    bool
 }
 
@@ -35,14 +37,16 @@ func runDaemon(ctx context.Context, e *cliEnv, args []string) error {
 	var rf runFlags
 	fs.DurationVar(&rf.debounce, "debounce", 2*time.Second, "push once the folder has been quiet this `long`")
 	fs.DurationVar(&rf.maxDelay, "max-delay", 10*time.Second, "push no later than this `long` while the folder keeps changing")
-	fs.DurationVar(&rf.poll, "poll", agent.DefaultPoll, "pull the server this `often`")
+	fs.DurationVar(&rf.poll, "poll", agent.DefaultPoll, "pull the server this `often` while its event stream is down")
+	fs.DurationVar(&rf.safetyPoll, "safety-poll", agent.DefaultSafetyPoll, "pull the server this `often` while its event stream is connected")
+	fs.BoolVar(&rf.noStream, "no-stream", false, "do not follow the server's event stream; only poll")
 	fs.DurationVar(&rf.shutdown, "shutdown-timeout", agent.DefaultShutdownTimeout, "on SIGINT/SIGTERM, try this `long` to push what is pending")
 	fs.BoolVar(&rf.allowMassDelete, "allow-mass-delete", false, "allow one push to soft-delete more than half of the repo's entries")
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}
-	if rf.debounce <= 0 || rf.maxDelay < rf.debounce || rf.poll <= 0 {
-		return errUsage("run: --debounce and --poll must be positive and --max-delay at least --debounce")
+	if rf.debounce <= 0 || rf.maxDelay < rf.debounce || rf.poll <= 0 || rf.safetyPoll <= 0 {
+		return errUsage("run: --debounce, --poll and --safety-poll must be positive and --max-delay at least --debounce")
 	}
 	if c.repo == "" && c.repoDir == "" && c.dir == "" {
 		if path, err := c.configPath(e); err == nil {
@@ -63,7 +67,8 @@ func runDaemon(ctx context.Context, e *cliEnv, args []string) error {
 func (s *session) runner(rf runFlags) agent.Runner {
 	return func(ctx context.Context) error {
 		sy, err := openSyncer(s, engineOpts{watch: true, debounce: rf.debounce, maxDelay: rf.maxDelay, poll: rf.poll,
-			shutdownTimeout: rf.shutdown, allowMassDelete: rf.allowMassDelete, onReport: s.onRunReport})
+			shutdownTimeout: rf.shutdown, allowMassDelete: rf.allowMassDelete, onReport: s.onRunReport,
+			follow: !rf.noStream, safetyPoll: rf.safetyPoll})
 		if err != nil {
 			return s.explain(err)
 		}

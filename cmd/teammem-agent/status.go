@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -144,6 +145,9 @@ func printStatus(s *session, st *agent.Status) {
 		running = "yes"
 	}
 	fmt.Fprintf(w, "agent:     running: %s\n", running)
+	if st.Stream != nil {
+		printStream(w, st.Stream)
+	}
 	if st.LastSync == nil {
 		fmt.Fprintln(w, "last sync: never")
 	} else {
@@ -168,5 +172,21 @@ func printStatus(s *session, st *agent.Status) {
 		if b.Fix != "" {
 			fmt.Fprintf(w, "           to fix: %s\n", b.Fix)
 		}
+	}
+}
+
+// printStream writes the running agent's event stream state.
+func printStream(w io.Writer, st *agent.StreamState) {
+	line := st.State
+	if st.ConnectedSince != nil {
+		line += " since " + st.ConnectedSince.Local().Format(time.RFC3339)
+	}
+	if st.LastEvent != nil {
+		line += fmt.Sprintf(", last event %s (version %d)", st.LastEvent.Local().Format(time.RFC3339), st.LastVersion)
+	}
+	line += fmt.Sprintf(", %d reconnects", st.Reconnects)
+	fmt.Fprintf(w, "stream:    %s\n", line)
+	if st.Error != "" {
+		fmt.Fprintf(w, "           %s\n", st.Error)
 	}
 }

@@ -19,14 +19,20 @@ type engineOpts struct {
 	allowMassDelete          bool
 	reseed                   bool
 	onReport                 func(agent.Report)
+	// follow makes run follow the server's event stream, polling every
+	// safetyPoll while it is connected; its state is kept beside the
+	// journal for status.
+	follow     bool
+	safetyPoll time.Duration
 }
 
 // syncer is an engine with the resources it holds: the lock of its team
 // folder.
 type syncer struct {
-	eng     *agent.Engine
-	journal *agent.Journal
-	lock    *agent.FolderLock
+	eng          *agent.Engine
+	journal      *agent.Journal
+	lock         *agent.FolderLock
+	removeStream func()
 }
 
 // openSyncer locks the team folder (which also guards its journals: a
@@ -71,18 +77,31 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 	}
 	host, _ := os.Hostname()
 	sy.journal = j
-	sy.eng, err = agent.New(agent.Config{
+	cfg := agent.Config{
 		Remote: withProgress(remote, s.e.Stderr, s.flags.json), Repo: s.slug, Dir: s.dir, Journal: j, Host: host,
 		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll,
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport, Reseed: o.reseed,
 		Block: agent.BlockConfig{Checkouts: s.checkouts, Remove: s.flags.noInject},
-	})
+	}
+	if o.follow {
+		if events, ok := remote.(agent.EventSource); ok {
+			var onState func(agent.StreamState)
+			onState, sy.removeStream = agent.StreamStateWriter(agent.StreamStatePath(j.Path()))
+			cfg.Events, cfg.SafetyPoll, cfg.Follow = events, o.safetyPoll, agent.FollowOptions{OnState: onState}
+		}
+	}
+	sy.eng, err = agent.New(cfg)
 	return err
 }
 
-// Close releases the lock.
-func (sy *syncer) Close() { sy.lock.Release() }
+// Close removes the stream state and releases the lock.
+func (sy *syncer) Close() {
+	if sy.removeStream != nil {
+		sy.removeStream()
+	}
+	sy.lock.Release()
+}
 
 // massDeleteFlag adds --allow-mass-delete to fs.
 func massDeleteFlag(fs *flag.FlagSet) *bool {
