@@ -166,7 +166,7 @@ func TestSoakIdleAgentCPU(t *testing.T) {
 // cpuTime returns the time the threads of PID spent on a CPU, from
 // /proc/PID/task/*/schedstat (nanoseconds, unlike the clock ticks of
 // /proc/PID/stat).
-func cpuTime(t *testing.T, pid int) time.Duration {
+func cpuTime(t testing.TB, pid int) time.Duration {
 	t.Helper()
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
@@ -185,7 +185,7 @@ func cpuTime(t *testing.T, pid int) time.Duration {
 }
 
 // procStatusKB reads a "kB" field of /proc/PID/status.
-func procStatusKB(t *testing.T, pid int, field string) int {
+func procStatusKB(t testing.TB, pid int, field string) int {
 	t.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {

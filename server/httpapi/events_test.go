@@ -220,6 +220,14 @@ func TestEventsStreamCap(t *testing.T) {
 	if r.status != 429 || r.header.Get("Retry-After") == "" || r.errorBody(t).Code() != api.CodeTooManyStreams {
 		t.Fatalf("third stream: %d %v %s; want 429 too_many_streams with Retry-After", r.status, r.header, r.body)
 	}
+	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
+	m := string(ts.send(false, http.MethodGet, api.PathMetrics, "", nil).body)
+	for _, want := range []string{"teammem_event_streams_open 2", "teammem_events_published_total 1",
+		"teammem_event_slow_consumer_disconnects_total 0", "teammem_event_listen_reconnects_total 0", "teammem_events_delivered_total"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
 }
 
 // TestEventsShutdown ends open streams when the hub closes.
