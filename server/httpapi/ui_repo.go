@@ -147,7 +147,7 @@ func (h *handler) uiRepoPage(r *http.Request, pg *page, repo string) (string, er
 }
 
 // activityOnRepoPage is how many versions the repository page lists.
-const activityOnRepoPage = 25
+const activityOnRepoPage = 15
 
 // uiActivityPage serves ~activity[?before=V]: a page of the repository's
 // versions, newest first, each with who made it and the keys it changed.
