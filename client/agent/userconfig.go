@@ -18,8 +18,11 @@ import (
 // and token `login` saved and the checkouts `add` registered. Flags and
 // their environment twins override it.
 type UserConfig struct {
-	Server    string     `toml:"server,omitempty"`
-	Token     string     `toml:"token,omitempty"`
+	Server string `toml:"server,omitempty"`
+	Token  string `toml:"token,omitempty"`
+	// Inject, when false, keeps no team memory block in the checkouts'
+	// CLAUDE.local.md (as --no-inject does); unset means true.
+	Inject    *bool      `toml:"inject,omitempty"`
 	Checkouts []Checkout `toml:"checkout,omitempty"`
 }
 

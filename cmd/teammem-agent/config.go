@@ -33,7 +33,8 @@ func (c *commonFlags) loadConfig(e *cliEnv) (string, agent.UserConfig, error) {
 }
 
 // applyConfig reads the configuration file and fills the server and the
-// token the flags and environment left unset (they win over the file). It
+// token the flags and environment left unset (they win over the file);
+// `inject = false` there turns --no-inject on. It
 // returns the configuration read; a missing file is the empty one.
 func (c *commonFlags) applyConfig(e *cliEnv) (agent.UserConfig, error) {
 	path, err := c.configPath(e)
@@ -52,6 +53,9 @@ func (c *commonFlags) applyConfig(e *cliEnv) (agent.UserConfig, error) {
 	}
 	if c.token == "" && c.tokenFile == "" {
 		c.token = uc.Token
+	}
+	if uc.Inject != nil && !*uc.Inject {
+		c.noInject = true
 	}
 	return uc, nil
 }
