@@ -37,7 +37,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.repo, "repo", "", "repository `SLUG` such as acme/api (default: from the git remote)")
 	fs.StringVar(&c.repoDir, "repo-dir", "", "git working tree `DIR` (default: the working directory)")
 	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
-	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journal and lock files (default: the user's state directory)")
+	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
 	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	fs.StringVar(&c.config, "config", "", "the agent's configuration `FILE` (default: agent.toml in the user's config directory, teammem/)")
