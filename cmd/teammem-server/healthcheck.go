@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -14,11 +15,12 @@ import (
 // runHealthcheck implements `healthcheck`: exit 0 when the server on --addr
 // answers /readyz with 200 (for container images without a shell or curl).
 func runHealthcheck(ctx context.Context, args []string, e env) error {
-	var addr string
+	var addr, tlsCert string
 	var timeout time.Duration
 	fs := newFlagSet("healthcheck", "teammem-server healthcheck [--addr HOST:PORT] [--timeout 3s]", e.stderr)
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "the server's listen `HOST:PORT` (the serve flag; an unspecified host means this machine)")
 	fs.DurationVar(&timeout, "timeout", 3*time.Second, "how long to wait for the answer")
+	fs.StringVar(&tlsCert, "tls-cert", "", "the server's --tls-cert: probe over HTTPS (the certificate is not checked: the probe is local)")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
 	}
@@ -31,11 +33,16 @@ func runHealthcheck(ctx context.Context, args []string, e env) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+target+api.PathReadyz, nil)
+	scheme, client := "http://", http.DefaultClient
+	if tlsCert != "" {
+		scheme = "https://"
+		client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a local liveness probe
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+target+api.PathReadyz, nil)
 	if err != nil {
 		return usageError{err}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("server at %s not reachable: %w", target, err)
 	}

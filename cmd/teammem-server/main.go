@@ -76,6 +76,7 @@ Commands:
   token create  print a new signed token
   migrate       apply, roll back or report database migrations (up | down N | version)
   healthcheck   exit 0 when the local server is ready (for container probes)
+  backup        write an online, consistent copy of the embedded store (--to FILE)
   version       print the version (also --version)
 
 Run 'teammem-server <command> --help' for a command's flags.
@@ -95,6 +96,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return runMigrate(ctx, args[1:], e)
 	case "healthcheck":
 		return runHealthcheck(ctx, args[1:], e)
+	case "backup":
+		return runBackup(ctx, args[1:], e)
 	case "version", "--version", "-version":
 		fmt.Fprintf(e.stdout, "teammem-server %s\n", buildinfo.Version(version))
 		return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,6 +46,7 @@ type serveConfig struct {
 	streamsPerSubject        int
 	accessLog                bool
 	maxConnections           int
+	tlsCert, tlsKey          string
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -73,6 +75,8 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.issuer, "issuer", auth.DefaultIssuer, "issuer `NAME` of this server's tokens")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "text or json")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve HTTPS on --addr with this PEM certificate `FILE` (with --tls-key; default: plain HTTP, e.g. behind a TLS proxy)")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
 	fs.BoolVar(&c.accessLog, "access-log", true, "log one line per request (--access-log=false: only errors and refusals)")
 	fs.IntVar(&c.maxConnections, "max-connections", 10000, "client connections served at once on the main address; more wait to be accepted (0 = no cap)")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work; past it the request is answered 503 with Retry-After")
@@ -115,6 +119,9 @@ func (c *serveConfig) check() error {
 	}
 	if c.insecureNoAuth && c.metricsAddr != "" && !isLoopback(c.metricsAddr) {
 		return fmt.Errorf("--insecure-no-auth is refused with a non-loopback --metrics-addr %q", c.metricsAddr)
+	}
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
 	}
 	if c.maxConnections < 0 {
 		return errors.New("--max-connections must be 0 (no cap) or positive")
@@ -232,6 +239,15 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if c.maxConnections > 0 {
 		ln = netutil.LimitListener(ln, c.maxConnections)
 	}
+	if c.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("load --tls-cert/--tls-key: %w", err)
+		}
+		main.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
+		ln = tls.NewListener(ln, main.TLSConfig)
+	}
 	listeners = append(listeners, ln)
 	if c.metricsAddr != "" {
 		mln, err := net.Listen("tcp", c.metricsAddr)
@@ -258,7 +274,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	jctx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go runJanitor(jctx, store, c.tombstoneRetention, log)
-	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "version", buildinfo.Version(version))
+	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "tls", c.tlsCert != "", "version", buildinfo.Version(version))
 	return runServers(ctx, servers, listeners, c.shutdownTimeout, hub.Close, log)
 }
 
