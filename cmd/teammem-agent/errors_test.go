@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -46,5 +47,24 @@ func TestAuthErrorsSayWhatToDo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLoginRefusedToken: a token on stdin that the server refuses is
+// reported as refused (not as missing), and nothing is saved.
+func TestLoginRefusedToken(t *testing.T) {
+	ts := newTestServer(t, true)
+	var out, errOut strings.Builder
+	home := t.TempDir()
+	e := &cliEnv{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader("not-a-token\n"), Cwd: home, Home: home,
+		Getenv: func(string) string { return "" }}
+	if code := exitCode(e, run(t.Context(), e, []string{"login", "--server", ts.url})); code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	if !strings.Contains(errOut.String(), "the server "+ts.url+" refused the token") {
+		t.Errorf("stderr %q", errOut.String())
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Errorf("a refused login wrote %v", entries)
 	}
 }
