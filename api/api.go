@@ -62,6 +62,29 @@ type PutResponse struct {
 	Version      int64    `json:"version"`
 	Changed      []string `json:"changed"`
 	Deleted      []string `json:"deleted"`
+	// Skipped lists the entries left out of the push (protocol §4
+	// "Per-entry refusals"); absent when none was.
+	Skipped []SkippedEntry `json:"skipped,omitempty"`
+}
+
+// Reasons of a SkippedEntry.
+const (
+	SkipInvalidKey     = "invalid_key"     // the key fails ValidateKey
+	SkipInvalidContent = "invalid_content" // not UTF-8 text, or holds NUL
+	SkipEntryTooLarge  = "entry_too_large" // over the server's entry limit
+	SkipSecretDetected = "secret_detected" // with RuleID and Label
+	SkipKeyCollision   = "key_collision"   // with Existing
+)
+
+// SkippedEntry is one entry of a PUT the server left out while applying the
+// rest. It never carries the entry's content.
+type SkippedEntry struct {
+	Key      string `json:"key"`
+	Reason   string `json:"reason"`
+	Message  string `json:"message"`
+	RuleID   string `json:"rule_id,omitempty"`
+	Label    string `json:"label,omitempty"`
+	Existing string `json:"existing,omitempty"`
 }
 
 // Event types of the events stream.

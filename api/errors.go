@@ -38,14 +38,23 @@ const (
 	CodeCanceled          = "canceled"
 )
 
+// Reasons in details.reason of the two 413s that carry no error_code
+// (protocol §4): the stock client clears its "stop pushing" state after a
+// local delete only for a code-less 413 or team_memory_too_many_entries.
+const (
+	ReasonRepoTooLarge    = "repo_too_large"    // with details.max_bytes and details.bytes
+	ReasonRequestTooLarge = "request_too_large" // with details.max_bytes
+)
+
 // ErrorEnvelope is the body of every error response:
 // {"error": {"type", "message", "details": {"error_code", ...}}}.
 type ErrorEnvelope struct {
 	Error ErrorBody `json:"error"`
 }
 
-// ErrorBody is the inner object of ErrorEnvelope. Details always holds
-// "error_code" and, depending on the code, more fields (for example
+// ErrorBody is the inner object of ErrorEnvelope. Details holds
+// "error_code" (all but the two code-less 413s, which hold "reason") and,
+// depending on the code, more fields (for example
 // "checksum" for etag_mismatch, "max_entries" and "received_entries" for
 // team_memory_too_many_entries, "key", "rule_id" and "label" for
 // secret_detected, "request_id" for every error).

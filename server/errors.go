@@ -19,8 +19,6 @@ var (
 	ErrKeyCollision       = errors.New("key collision")
 	ErrSinceTooOld        = errors.New("since version too old")
 	ErrInvalid            = errors.New("invalid request")
-	ErrEntryTooLarge      = errors.New("entry too large")
-	ErrSecretDetected     = errors.New("secret detected")
 	ErrUnauthenticated    = errors.New("unauthenticated")
 	ErrForbidden          = errors.New("forbidden")
 	ErrUnavailable        = errors.New("store unavailable")
@@ -52,8 +50,23 @@ func (e *TooManyEntriesError) Error() string {
 // Unwrap makes errors.Is(err, ErrTooManyEntries) hold.
 func (e *TooManyEntriesError) Unwrap() error { return ErrTooManyEntries }
 
-// KeyCollisionError is returned when a new key equals an existing live key
-// after case folding.
+// RepoTooLargeError is returned when a write would leave a repository
+// larger than its byte limit.
+type RepoTooLargeError struct {
+	Max   int64 // the limit
+	Bytes int64 // the live bytes the write would leave
+}
+
+func (e *RepoTooLargeError) Error() string {
+	return fmt.Sprintf("repository too large: the write would leave %d bytes, the limit is %d", e.Bytes, e.Max)
+}
+
+// Unwrap makes errors.Is(err, ErrRepoTooLarge) hold.
+func (e *RepoTooLargeError) Unwrap() error { return ErrRepoTooLarge }
+
+// KeyCollisionError describes a new key that equals an existing live key
+// after case folding. Writes leave such a key out (WriteResult.Skipped);
+// the type remains for callers that refuse it outright.
 type KeyCollisionError struct {
 	Key      string // the new key
 	Existing string // the live key it collides with

@@ -17,14 +17,15 @@ const (
 	ReasonInvalidBody      Reason = "invalid_body"
 	ReasonInvalidParameter Reason = "invalid_parameter"
 	ReasonPutAndDelete     Reason = "key_put_and_deleted"
-	ReasonEntryTooLarge    Reason = "team_memory_entry_too_large"
+	ReasonEntryTooLarge    Reason = "entry_too_large"
 	ReasonSecretDetected   Reason = "secret_detected"
+	// ReasonKeyCollision is a new key equal to another after case folding.
+	ReasonKeyCollision Reason = "key_collision"
 )
 
-// RequestError is a request refused for its content. Kind is ErrInvalid,
-// ErrEntryTooLarge or ErrSecretDetected; Details carries what the client
-// needs to act (the offending key, rule id and label of a secret, sizes) and
-// never the secret itself.
+// RequestError is a request refused for its content. Kind is ErrInvalid;
+// Details carries what the client needs to act (the offending key) and never
+// an entry's content.
 type RequestError struct {
 	Kind    error
 	Reason  Reason
@@ -78,7 +79,7 @@ func (e *ForbiddenError) Unwrap() error { return ErrForbidden }
 // IsClientError reports whether err is the caller's fault (not logged as a
 // server failure).
 func IsClientError(err error) bool {
-	for _, k := range []error{ErrInvalid, ErrEntryTooLarge, ErrSecretDetected, ErrNotFound, ErrPreconditionFailed,
+	for _, k := range []error{ErrInvalid, ErrNotFound, ErrPreconditionFailed,
 		ErrTooManyEntries, ErrRepoTooLarge, ErrKeyCollision, ErrSinceTooOld, ErrUnauthenticated, ErrForbidden} {
 		if errors.Is(err, k) {
 			return true

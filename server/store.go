@@ -44,9 +44,12 @@ type Store interface {
 	//     the write grows it: *TooManyEntriesError (wrapping
 	//     ErrTooManyEntries);
 	//   - the live bytes after the write against w.MaxRepoBytes, when the
-	//     write grows them: an error wrapping ErrRepoTooLarge;
-	//   - that no newly created key equals another live key after
-	//     protocol.FoldKey: *KeyCollisionError (wrapping ErrKeyCollision).
+	//     write grows them: *RepoTooLargeError (wrapping ErrRepoTooLarge).
+	// A put that would create a key equal, after protocol.FoldKey, to a key
+	// live after the write (an existing one not being deleted, or one
+	// created earlier in w.Puts' order) is left out and listed in
+	// WriteResult.Skipped with ReasonKeyCollision and the other key as
+	// Existing; the limits are checked on what remains.
 	// A put whose checksum equals the live entry's is not a change; a
 	// delete of an absent or already deleted key is a no-op. A write that
 	// changes nothing still succeeds and returns the current state (for a
@@ -186,6 +189,23 @@ type WriteResult struct {
 	State   RepoState
 	Changed []string // keys created or modified, sorted
 	Deleted []string // keys tombstoned, sorted
+	// Skipped lists the entries left out of the write (protocol §4
+	// "Per-entry refusals"), sorted by key; the rest was applied.
+	Skipped []Skipped
+}
+
+// Skipped is one entry of a PUT left out instead of refusing the whole PUT:
+// its key, why (one of the Reasons of a per-entry refusal) and a sentence a
+// person can act on. RuleID and Label name the credential rule of a
+// ReasonSecretDetected, Existing the live key of a ReasonKeyCollision.
+// Nothing of the entry's content is ever carried.
+type Skipped struct {
+	Key      string
+	Reason   Reason
+	Message  string
+	RuleID   string
+	Label    string
+	Existing string
 }
 
 // Op is the kind of a revision.

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +17,10 @@ import (
 type PutInput struct {
 	Entries map[string]string
 	Deletes []string
+	// BadContent lists keys of Entries whose content arrived as something
+	// that is not UTF-8 text (for example a JSON string with a lone
+	// surrogate escape); they are skipped as ReasonInvalidContent.
+	BadContent []string
 	// IfMatch is "" for an unconditional write, else the checksum (or "*")
 	// the repository must currently have.
 	IfMatch string
@@ -23,25 +29,25 @@ type PutInput struct {
 	IfNoneMatch string
 }
 
-// Put validates and applies one push atomically. Errors: invalid repo, key
-// or content (ErrInvalid), ErrForbidden, ErrEntryTooLarge,
-// ErrSecretDetected, and the Store's ErrPreconditionFailed,
-// ErrTooManyEntries, ErrRepoTooLarge, ErrKeyCollision. Nothing is written
-// unless the whole push is valid. A write that changed something is
+// Put validates and applies one push atomically. An entry with an invalid
+// key or content, over the entry limit, holding a credential, or whose new
+// key collides after case folding is left out and listed in
+// WriteResult.Skipped (protocol §4 "Per-entry refusals"), as is a
+// soft-delete key that fails ValidateKey; the rest applies. Errors: invalid
+// repo, or a key both upserted and deleted (ErrInvalid), ErrForbidden, and
+// the Store's ErrPreconditionFailed, ErrTooManyEntries, ErrRepoTooLarge.
+// Nothing is written on an error. A write that changed something is
 // published to the events hub once committed.
 func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput) (WriteResult, error) {
 	canon, err := s.authorize(p, repo, PermWrite)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	puts, err := s.checkPuts(in.Entries)
-	if err != nil {
+	if err := checkPutAndDelete(in); err != nil {
 		return WriteResult{}, err
 	}
-	deletes, err := checkDeletes(in.Deletes, in.Entries)
-	if err != nil {
-		return WriteResult{}, err
-	}
+	puts, skipped := s.checkPuts(in)
+	deletes, skippedDeletes := checkDeletes(in.Deletes)
 	w := Write{
 		Repo:         canon,
 		IfMatch:      in.IfMatch,
@@ -54,70 +60,112 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 		MaxRepoBytes: s.cfg.MaxRepoBytes,
 	}
 	res, err := s.store.Apply(ctx, w)
-	if err == nil && len(res.Changed)+len(res.Deleted) > 0 {
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if len(res.Changed)+len(res.Deleted) > 0 {
 		s.cfg.Events.Publish(context.WithoutCancel(ctx), EventOf(w, res))
 	}
-	return res, err
+	res.Skipped = slices.Concat(skipped, skippedDeletes, res.Skipped)
+	slices.SortStableFunc(res.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
+	return res, nil
 }
 
-// checkPuts validates every entry in key order, so the error reported for a
-// request with several problems is deterministic, and returns the puts
-// sorted with their checksums.
-func (s *Service) checkPuts(entries map[string]string) ([]Put, error) {
-	keys := sortedKeys(entries)
+// checkPutAndDelete refuses a key both upserted and soft-deleted: the
+// request contradicts itself, so no part of it can be applied.
+func checkPutAndDelete(in PutInput) error {
+	for _, k := range in.Deletes {
+		if _, both := in.Entries[k]; both {
+			e := invalidf(ReasonPutAndDelete, "key %q is both upserted and soft-deleted in one request", truncateForMessage(k))
+			e.Details = map[string]any{"key": truncateForMessage(k)}
+			return e
+		}
+	}
+	return nil
+}
+
+// checkPuts checks every entry in key order and returns the puts that pass,
+// sorted with their checksums, and the entries it left out: an invalid key
+// or content, over the entry limit, holding a credential, or folding like a
+// key of the same push that passed before it.
+func (s *Service) checkPuts(in PutInput) ([]Put, []Skipped) {
+	keys := sortedKeys(in.Entries)
 	folded := make(map[string]string, len(keys))
 	puts := make([]Put, 0, len(keys))
+	var skipped []Skipped
 	for _, k := range keys {
-		content := entries[k]
-		if err := validateKey(k); err != nil {
-			return nil, err
-		}
-		f := protocol.FoldKey(k)
-		if other := folded[f]; other != "" {
-			return nil, &KeyCollisionError{Key: k, Existing: other}
-		}
-		folded[f] = k
-		if !utf8.ValidString(content) || strings.IndexByte(content, 0) >= 0 {
-			return nil, InvalidContent(k)
-		}
-		if len(content) > s.cfg.MaxEntryBytes {
-			return nil, &RequestError{Kind: ErrEntryTooLarge, Reason: ReasonEntryTooLarge,
-				Message: fmt.Sprintf("entry %q is %d bytes; the limit is %d bytes", k, len(content), s.cfg.MaxEntryBytes),
-				Details: map[string]any{"key": k, "size": len(content), "max_entry_bytes": s.cfg.MaxEntryBytes}}
-		}
-		if s.cfg.SecretScan {
-			if m := secrets.Scan(content); len(m) > 0 {
-				return nil, &RequestError{Kind: ErrSecretDetected, Reason: ReasonSecretDetected,
-					Message: fmt.Sprintf("entry %q contains what looks like a credential (%s, line %d); remove it and push again", k, m[0].Label, m[0].Line),
-					Details: map[string]any{"key": k, "rule_id": m[0].RuleID, "label": m[0].Label, "line": m[0].Line}}
+		content := in.Entries[k]
+		sk := s.checkEntry(k, content, slices.Contains(in.BadContent, k))
+		if sk == nil {
+			f := protocol.FoldKey(k)
+			if other := folded[f]; other != "" {
+				sk = &Skipped{Key: k, Reason: ReasonKeyCollision, Existing: other,
+					Message: fmt.Sprintf("%q differs from %q only in case; macOS and Windows would store both as one file, so rename one", k, other)}
+			} else {
+				folded[f] = k
 			}
+		}
+		if sk != nil {
+			skipped = append(skipped, *sk)
+			continue
 		}
 		puts = append(puts, Put{Key: k, Content: content, Checksum: protocol.EntryChecksum([]byte(content))})
 	}
-	return puts, nil
+	return puts, skipped
 }
 
-// checkDeletes validates soft-delete keys, drops duplicates and refuses a
-// key that is also upserted.
-func checkDeletes(keys []string, entries map[string]string) ([]string, error) {
-	seen := make(map[string]bool, len(keys))
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if err := validateKey(k); err != nil {
-			return nil, err
-		}
-		if _, both := entries[k]; both {
-			e := invalidf(ReasonPutAndDelete, "key %q is both upserted and soft-deleted in one request", k)
-			e.Details = map[string]any{"key": k}
-			return nil, e
-		}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
+// checkEntry returns why one entry must be left out, or nil.
+func (s *Service) checkEntry(k, content string, badContent bool) *Skipped {
+	if err := protocol.ValidateKey(k); err != nil {
+		return &Skipped{Key: k, Reason: ReasonInvalidKey, Message: keyMessage(err)}
+	}
+	if badContent || !utf8.ValidString(content) || strings.IndexByte(content, 0) >= 0 {
+		return &Skipped{Key: k, Reason: ReasonInvalidContent,
+			Message: fmt.Sprintf("%q is not valid UTF-8 text (or holds a NUL character); save it as UTF-8 text", k)}
+	}
+	if len(content) > s.cfg.MaxEntryBytes {
+		return &Skipped{Key: k, Reason: ReasonEntryTooLarge,
+			Message: fmt.Sprintf("%q is %d bytes; the limit is %d bytes, so split or shorten it", k, len(content), s.cfg.MaxEntryBytes)}
+	}
+	if s.cfg.SecretScan {
+		if m := secrets.Scan(content); len(m) > 0 {
+			return &Skipped{Key: k, Reason: ReasonSecretDetected, RuleID: m[0].RuleID, Label: m[0].Label,
+				Message: fmt.Sprintf("%q contains what looks like a credential (%s, line %d); remove it and save again", k, m[0].Label, m[0].Line)}
 		}
 	}
+	return nil
+}
+
+// checkDeletes returns the valid soft-delete keys, sorted and without
+// duplicates, and the invalid ones as skipped.
+func checkDeletes(keys []string) ([]string, []Skipped) {
+	seen := make(map[string]bool, len(keys))
+	out := make([]string, 0, len(keys))
+	var skipped []Skipped
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if err := protocol.ValidateKey(k); err != nil {
+			skipped = append(skipped, Skipped{Key: k, Reason: ReasonInvalidKey, Message: keyMessage(err)})
+			continue
+		}
+		out = append(out, k)
+	}
 	sort.Strings(out)
-	return out, nil
+	return out, skipped
+}
+
+// keyMessage turns a ValidateKey error into a sentence naming the rule and
+// how to fix it; the key itself is bounded, and quoted so that control
+// characters never reach a log or a terminal raw.
+func keyMessage(err error) string {
+	var ke *protocol.KeyError
+	if errors.As(err, &ke) {
+		return fmt.Sprintf("%q is not a valid memory file name (%s); rename it", truncateForMessage(ke.Key), ke.Reason)
+	}
+	return err.Error()
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -43,14 +43,33 @@ func (e *Engine) push(ctx context.Context, changes []Change, r *Report) error {
 	return nil
 }
 
-// pushed records a successful batch in the view and the journal.
+// pushed records a successful batch in the view and the journal. Entries
+// the server left out (resp.Skipped) are reported, kept out of the journal's
+// synced set and left out of later pushes until their content changes; the
+// rest of the batch counts as pushed.
 func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) error {
+	skipped := make(map[string]bool, len(resp.Skipped))
+	for _, sk := range resp.Skipped {
+		skipped[sk.Key] = true
+		if content, ok := req.Entries[sk.Key]; ok {
+			e.refuseKey(sk.Key, content, skippedReason(sk))
+			r.Skipped = append(r.Skipped, e.refusedKeys[sk.Key].why)
+		} else if slices.Contains(req.SoftDeleteKeys, sk.Key) {
+			r.Skipped = append(r.Skipped, Skip{Path: sk.Key, Reason: "the server did not delete it: " + skippedReason(sk)})
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(req.Entries)) {
+		if skipped[k] {
+			continue
+		}
 		e.view.put(k, req.Entries[k])
 		e.cfg.Journal.Record(k, req.Entries[k])
 		r.Pushed = append(r.Pushed, k)
 	}
 	for _, k := range req.SoftDeleteKeys {
+		if skipped[k] {
+			continue
+		}
 		e.view.del(k)
 		e.cfg.Journal.Forget(k)
 		r.Deleted = append(r.Deleted, k)
@@ -81,11 +100,11 @@ func (e *Engine) refused(req api.PutRequest, err error, r *Report) error {
 		if e.refuse(req, ae, r) {
 			return fmt.Errorf("push: %w: %w", errReplan, err)
 		}
-	case ae != nil && (ae.Code == api.CodeRepoTooLarge || ae.Code == api.CodeRequestTooLarge) && len(req.Entries) > 0:
+	case ae != nil && isSizeRefusal(ae) && len(req.Entries) > 0:
 		// Retrying the same batch would fail the same way: leave its
 		// entries out until they change, and push the rest.
 		for key := range req.Entries {
-			e.refuseKey(key, req.Entries[key], ae)
+			e.refuseKey(key, req.Entries[key], ae.Message)
 		}
 		return fmt.Errorf("push: %w: %w", errReplan, err)
 	}
@@ -109,18 +128,38 @@ func (e *Engine) refuse(req api.PutRequest, ae *client.APIError, r *Report) bool
 			key = k
 		}
 	}
-	e.refuseKey(key, req.Entries[key], ae)
+	e.refuseKey(key, req.Entries[key], ae.Message)
 	return true
+}
+
+// isSizeRefusal reports a 413 for the repository's byte total or the
+// request body's size: code-less with details.reason (protocol §4), or with
+// the error codes older servers sent.
+func isSizeRefusal(ae *client.APIError) bool {
+	switch ae.Code {
+	case api.CodeRepoTooLarge, api.CodeRequestTooLarge:
+		return true
+	case "":
+		reason := ae.DetailString("reason")
+		return reason == api.ReasonRepoTooLarge || reason == api.ReasonRequestTooLarge
+	}
+	return false
+}
+
+// skippedReason phrases an entry the server left out: its reason code and
+// the server's sentence (which names a secret's rule, never the secret).
+func skippedReason(sk api.SkippedEntry) string {
+	return sk.Reason + ": " + sk.Message
 }
 
 // refuseKey leaves key out of pushes until its content is no longer
 // content, for the reason the server gave.
-func (e *Engine) refuseKey(key, content string, ae *client.APIError) {
+func (e *Engine) refuseKey(key, content, why string) {
 	if e.refusedKeys == nil {
 		e.refusedKeys = map[string]refusal{}
 	}
 	e.refusedKeys[key] = refusal{checksum: protocol.EntryChecksum([]byte(content)),
-		why: Skip{Path: key, Reason: "the server refused it: " + ae.Message}}
+		why: Skip{Path: key, Reason: "the server refused it: " + why}}
 }
 
 // refusal is an entry the server refused and why.

@@ -75,6 +75,11 @@ const (
 	hashesBody = `{"version":3,"checksum":"` + sum + `","entryChecksums":{"MEMORY.md":"` + sum + `"},"deletedEntries":{}}`
 	putOKBody  = `{"checksum":"` + sum + `","lastModified":"2026-01-02T03:04:05.678Z","version":4,"changed":["a.md"],"deleted":[]}`
 	putReq     = `{"entries":{"a.md":"x"},"soft_delete_keys":["b.md"]}`
+	// putSkippedBody is a 200 that left two entries out.
+	putSkippedBody = `{"checksum":"` + sum + `","lastModified":"2026-01-02T03:04:05.678Z","version":4,"changed":["a.md"],"deleted":[],
+		"skipped":[{"key":"aux.md","reason":"invalid_key","message":"Rename it."},
+		{"key":"s.md","reason":"secret_detected","message":"Remove it.","rule_id":"slack-webhook-url","label":"Slack webhook URL"},
+		{"key":"notes.md","reason":"key_collision","message":"Rename one.","existing":"Notes.md"}]}`
 )
 
 func errBody(typ, code, extra string) string {
@@ -96,6 +101,18 @@ var exchanges = []exchange{
 		status: 412, body: errBody("conflict", "etag_mismatch", `,"checksum":"`+sum+`"`)},
 	{name: "413 too many entries", method: "PUT", target: api.PathTeamMemory + "?repo=acme/api", reqBody: putReq, token: true,
 		status: 413, body: errBody("invalid_request_error", "team_memory_too_many_entries", `,"max_entries":1000,"received_entries":1001`)},
+	{name: "put with skipped entries", method: "PUT", target: api.PathTeamMemory + "?repo=acme/api", reqBody: putReq, token: true,
+		status: 200, header: map[string]string{"ETag": etag}, body: putSkippedBody},
+	{name: "skipped secret without its rule", method: "PUT", target: api.PathTeamMemory + "?repo=acme/api", reqBody: putReq, token: true,
+		status: 200, header: map[string]string{"ETag": etag}, wantErr: "response does not conform",
+		body: `{"checksum":"` + sum + `","lastModified":"2026-01-02T03:04:05.678Z","version":4,"changed":[],"deleted":[],"skipped":[{"key":"s.md","reason":"secret_detected","message":"Remove it."}]}`},
+	{name: "413 repo too large, code-less", method: "PUT", target: api.PathTeamMemory + "?repo=acme/api", reqBody: putReq, token: true,
+		status: 413, body: `{"error":{"type":"invalid_request_error","message":"Shrink it.","details":{"reason":"repo_too_large","max_bytes":100,"bytes":150,"request_id":"r"}}}`},
+	{name: "413 request too large, code-less", method: "PUT", target: api.PathTeamMemory + "?repo=acme/api", reqBody: putReq, token: true,
+		status: 413, body: `{"error":{"type":"invalid_request_error","message":"Split it.","details":{"reason":"request_too_large","max_bytes":2097152}}}`},
+	{name: "413 repo too large without bytes", method: "PUT", target: api.PathTeamMemory + "?repo=acme/api", reqBody: putReq, token: true,
+		status: 413, body: `{"error":{"type":"invalid_request_error","message":"Shrink it.","details":{"reason":"repo_too_large","max_bytes":100}}}`,
+		wantErr: "response does not conform"},
 	{name: "401 without a token", method: "GET", target: api.PathTeamMemory + "?repo=acme/api",
 		status: 401, body: errBody("authentication_error", "unauthenticated", "")},
 	{name: "400 for a missing repo", method: "GET", target: api.PathTeamMemory, token: true,

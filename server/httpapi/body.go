@@ -14,31 +14,32 @@ import (
 // readBody reads the whole request body, at most limit bytes.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return nil, errRequestTooLarge
+		return nil, &errRequestTooLarge{limit: limit}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			return nil, errRequestTooLarge
+			return nil, &errRequestTooLarge{limit: limit}
 		}
 		return nil, server.InvalidBody("the request body could not be read: %v", err)
 	}
 	return body, nil
 }
 
-// putBody is the PUT body as decoded; pointers catch JSON nulls.
+// putBody is the PUT body as decoded; each entry's content stays raw until
+// checked, and pointers catch JSON nulls.
 type putBody struct {
-	Entries        map[string]*string `json:"entries"`
-	SoftDeleteKeys []*string          `json:"soft_delete_keys"`
+	Entries        map[string]json.RawMessage `json:"entries"`
+	SoftDeleteKeys []*string                  `json:"soft_delete_keys"`
 }
 
 // decodePut parses and checks a PUT body. Unknown fields are ignored;
-// anything else malformed is an ErrInvalid RequestError.
+// anything else malformed is an ErrInvalid RequestError. An entry whose
+// content is not UTF-8 text (invalid bytes, a lone surrogate escape that
+// encoding/json would silently turn into U+FFFD) is listed in BadContent for
+// the Service to skip, so one bad file does not refuse the whole push.
 func decodePut(body []byte) (server.PutInput, error) {
-	if !utf8.Valid(body) || hasLoneSurrogate(body) {
-		return server.PutInput{}, server.InvalidContent("")
-	}
 	if first := firstNonSpace(body); first != '{' {
 		return server.PutInput{}, server.InvalidBody("the body must be a JSON object such as {\"entries\": {...}, \"soft_delete_keys\": [...]}")
 	}
@@ -47,7 +48,16 @@ func decodePut(body []byte) (server.PutInput, error) {
 		return server.PutInput{}, describeJSONError(err)
 	}
 	in := server.PutInput{Entries: make(map[string]string, len(b.Entries)), Deletes: make([]string, 0, len(b.SoftDeleteKeys))}
-	for k, v := range b.Entries {
+	for k, raw := range b.Entries {
+		if !utf8.Valid(raw) || hasLoneSurrogate(raw) {
+			in.Entries[k] = ""
+			in.BadContent = append(in.BadContent, k)
+			continue
+		}
+		var v *string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return server.PutInput{}, server.InvalidBody("entries[%q] must be a string", truncate(k))
+		}
 		if v == nil {
 			return server.PutInput{}, server.InvalidBody("entries[%q] is null; an entry's content must be a string (use soft_delete_keys to delete)", truncate(k))
 		}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -11,7 +12,11 @@ import (
 )
 
 // errRequestTooLarge is a request body over the configured limit.
-var errRequestTooLarge = errors.New("request body too large")
+type errRequestTooLarge struct{ limit int64 }
+
+func (e *errRequestTooLarge) Error() string {
+	return fmt.Sprintf("request body larger than %d bytes", e.limit)
+}
 
 // errMethodNotAllowed is a method the route does not serve.
 var errMethodNotAllowed = errors.New("method not allowed")
@@ -39,24 +44,18 @@ type failure struct {
 // Internal errors never reach the caller: their message is generic.
 func translate(err error) failure {
 	var (
-		reqErr   *server.RequestError
-		forbid   *server.ForbiddenError
-		pre      *server.PreconditionError
-		tooMany  *server.TooManyEntriesError
-		collide  *server.KeyCollisionError
-		rateErr  errRateLimited
-		maxBytes *http.MaxBytesError
+		reqErr  *server.RequestError
+		forbid  *server.ForbiddenError
+		pre     *server.PreconditionError
+		tooMany *server.TooManyEntriesError
+		collide *server.KeyCollisionError
+		rateErr errRateLimited
+		repoBig *server.RepoTooLargeError
+		bodyBig *errRequestTooLarge
 	)
 	switch {
 	case errors.As(err, &reqErr):
-		f := failure{status: http.StatusBadRequest, typ: api.TypeInvalidRequest, code: string(reqErr.Reason), message: reqErr.Message, details: reqErr.Details}
-		switch {
-		case errors.Is(err, server.ErrEntryTooLarge):
-			f.status = http.StatusRequestEntityTooLarge
-		case errors.Is(err, server.ErrSecretDetected):
-			f.status = http.StatusUnprocessableEntity
-		}
-		return f
+		return failure{status: http.StatusBadRequest, typ: api.TypeInvalidRequest, code: string(reqErr.Reason), message: reqErr.Message, details: reqErr.Details}
 	case errors.Is(err, server.ErrUnauthenticated):
 		return failure{status: http.StatusUnauthorized, typ: api.TypeAuthentication, code: api.CodeUnauthenticated,
 			message: "Authentication failed: " + err.Error() + "."}
@@ -71,9 +70,12 @@ func translate(err error) failure {
 		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest, code: api.CodeTooManyEntries,
 			message: "The push would leave more entries than the repository may hold; delete some or raise the limit.",
 			details: map[string]any{"max_entries": tooMany.Max, "received_entries": tooMany.Received}}
-	case errors.Is(err, server.ErrRepoTooLarge):
-		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest, code: api.CodeRepoTooLarge,
-			message: "The push would make the repository larger than its byte limit; shrink or delete entries."}
+	case errors.As(err, &repoBig):
+		// No error_code: the stock client clears its stop after a local
+		// delete only for a code-less 413 (protocol §4).
+		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest,
+			message: "The push would make the repository larger than its byte limit; shrink or delete entries.",
+			details: map[string]any{"reason": api.ReasonRepoTooLarge, "max_bytes": repoBig.Max, "bytes": repoBig.Bytes}}
 	case errors.As(err, &collide):
 		return failure{status: http.StatusConflict, typ: api.TypeConflict, code: api.CodeKeyCollision,
 			message: collide.Error() + "; rename one so they differ by more than case.",
@@ -83,9 +85,10 @@ func translate(err error) failure {
 	case errors.Is(err, server.ErrSinceTooOld):
 		return failure{status: http.StatusGone, typ: api.TypeInvalidRequest, code: api.CodeSinceTooOld,
 			message: "History for that version was pruned; pull the repository in full."}
-	case errors.As(err, &maxBytes), errors.Is(err, errRequestTooLarge):
-		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest, code: api.CodeRequestTooLarge,
-			message: "The request body is larger than the server accepts; push in smaller batches."}
+	case errors.As(err, &bodyBig):
+		return failure{status: http.StatusRequestEntityTooLarge, typ: api.TypeInvalidRequest,
+			message: "The request body is larger than the server accepts; push in smaller batches.",
+			details: map[string]any{"reason": api.ReasonRequestTooLarge, "max_bytes": bodyBig.limit}}
 	case errors.Is(err, server.ErrTooManyStreams):
 		return failure{status: http.StatusTooManyRequests, typ: api.TypeRateLimit, code: api.CodeTooManyStreams,
 			message:    "This token has as many event streams open as the server allows; close some or retry after the delay in Retry-After.",
@@ -137,7 +140,9 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	for k, v := range f.details {
 		details[k] = v
 	}
-	details["error_code"] = f.code
+	if f.code != "" {
+		details["error_code"] = f.code
+	}
 	details["request_id"] = id
 	writeJSON(w, f.status, api.ErrorEnvelope{Error: api.ErrorBody{Type: f.typ, Message: f.message, Details: details}})
 }

@@ -54,17 +54,17 @@ func TestHostileKeysRefused(t *testing.T) {
 	for _, key := range hostileKeys {
 		t.Run(url.PathEscape(key), func(t *testing.T) {
 			for _, body := range []api.PutRequest{
-				{Entries: map[string]string{key: "x", "ok.md": "fine"}},
+				{Entries: map[string]string{key: "x"}},
 				{SoftDeleteKeys: []string{key}},
 			} {
 				raw, _ := json.Marshal(body)
 				r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, raw)
-				if r.status != http.StatusBadRequest {
-					t.Fatalf("status %d, want 400: %s", r.status, r.body)
+				if r.status != http.StatusOK {
+					t.Fatalf("status %d, want 200 with the key skipped: %s", r.status, r.body)
 				}
-				e := r.errorBody(t)
-				if e.Code() != api.CodeInvalidKey && e.Code() != api.CodeInvalidContent {
-					t.Errorf("error_code %q: %s", e.Code(), r.body)
+				res := decode[api.PutResponse](t, r)
+				if len(res.Skipped) != 1 || res.Skipped[0].Reason != api.SkipInvalidKey || len(res.Changed)+len(res.Deleted) != 0 {
+					t.Errorf("PUT = %s; want the key skipped as invalid_key and nothing changed", r.body)
 				}
 			}
 		})
@@ -141,10 +141,6 @@ func TestMalformedBodies(t *testing.T) {
 		"delete null":           `{"soft_delete_keys":[null]}`,
 		"trailing garbage":      `{"entries":{"b.md":"x"}} {}`,
 		"truncated":             `{"entries":{"b.md":"x"`,
-		"invalid utf8":          "{\"entries\":{\"b.md\":\"\xff\xfe\"}}",
-		"lone high surrogate":   `{"entries":{"b.md":"\ud800"}}`,
-		"lone low surrogate":    `{"entries":{"b.md":"x\udc00y"}}`,
-		"high then not low":     `{"entries":{"b.md":"\ud800\u0041"}}`,
 		"put and delete":        `{"entries":{"b.md":"x"},"soft_delete_keys":["b.md"]}`,
 		"deeply nested unknown": `{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `,"entries":{"b.md":3}}`,
 	} {
@@ -157,6 +153,18 @@ func TestMalformedBodies(t *testing.T) {
 				t.Errorf("error = %+v", e)
 			}
 		})
+	}
+	// Content that is not UTF-8 text skips its entry, not the request.
+	for name, body := range map[string]string{
+		"invalid utf8":        "{\"entries\":{\"b.md\":\"\xff\xfe\"}}",
+		"lone high surrogate": `{"entries":{"b.md":"\ud800"}}`,
+		"lone low surrogate":  `{"entries":{"b.md":"x\udc00y"}}`,
+		"high then not low":   `{"entries":{"b.md":"\ud800\u0041"}}`,
+	} {
+		r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(body))
+		if res := decode[api.PutResponse](t, r); len(res.Skipped) != 1 || res.Skipped[0].Reason != api.SkipInvalidContent || len(res.Changed) != 0 {
+			t.Errorf("%s: %s; want b.md skipped as invalid_content", name, r.body)
+		}
 	}
 	// Unknown fields are ignored; a valid surrogate pair is fine.
 	ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(`{"future":1,"entries":{"emoji.md":"\ud83d\ude00"}}`))

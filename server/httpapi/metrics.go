@@ -21,6 +21,7 @@ type Metrics struct {
 	storeOps       *prometheus.HistogramVec
 	conflicts      prometheus.Counter
 	entriesWritten prometheus.Counter
+	entriesSkipped *prometheus.CounterVec
 	bytesWritten   prometheus.Counter
 	authFailures   prometheus.Counter
 	rateLimited    prometheus.Counter
@@ -45,13 +46,15 @@ func NewMetrics() *Metrics {
 		}, []string{"op", "outcome"}),
 		conflicts:      prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_precondition_failures_total", Help: "PUTs refused with 412 because If-Match did not match."}),
 		entriesWritten: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_entries_written_total", Help: "Entries created or changed."}),
-		bytesWritten:   prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_bytes_written_total", Help: "Content bytes of entries created or changed."}),
-		authFailures:   prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_auth_failures_total", Help: "Requests refused with 401."}),
-		rateLimited:    prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_rate_limited_total", Help: "Requests refused with 429."}),
+		entriesSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "teammem_entries_skipped_total",
+			Help: "Entries of PUTs left out (per-entry refusals), by reason."}, []string{"reason"}),
+		bytesWritten: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_bytes_written_total", Help: "Content bytes of entries created or changed."}),
+		authFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_auth_failures_total", Help: "Requests refused with 401."}),
+		rateLimited:  prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_rate_limited_total", Help: "Requests refused with 429."}),
 		eventsDelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_events_delivered_total",
 			Help: "Change events written to event streams (one per stream per event)."}),
 	}
-	m.reg.MustRegister(m.requests, m.storeOps, m.conflicts, m.entriesWritten, m.bytesWritten, m.authFailures, m.rateLimited,
+	m.reg.MustRegister(m.requests, m.storeOps, m.conflicts, m.entriesWritten, m.entriesSkipped, m.bytesWritten, m.authFailures, m.rateLimited,
 		m.eventsDelivered,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -45,8 +45,8 @@ func TestSinceNewerThanVersionIsGone(t *testing.T) {
 func TestNULContentRefused(t *testing.T) {
 	ts := newTestServer(t, serverOpts{})
 	r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(`{"entries":{"a.md":"x\u0000y"}}`))
-	if r.status != http.StatusBadRequest || r.errorBody(t).Code() != api.CodeInvalidContent {
-		t.Errorf("NUL content = %d %s", r.status, r.body)
+	if res := decode[api.PutResponse](t, r); r.status != http.StatusOK || len(res.Skipped) != 1 || res.Skipped[0].Reason != api.SkipInvalidContent {
+		t.Errorf("NUL content = %d %s; want a.md skipped as invalid_content", r.status, r.body)
 	}
 }
 

@@ -210,12 +210,37 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.metrics.recordWrite(in, res)
+	h.logSkipped(r, res.Skipped)
 	w.Header().Set("ETag", api.ETag(res.State.Checksum))
 	writeJSON(w, http.StatusOK, api.PutResponse{
 		Checksum: res.State.Checksum, LastModified: formatTime(res.State.UpdatedAt), Version: res.State.Version,
-		Changed: nonNil(res.Changed), Deleted: nonNil(res.Deleted),
+		Changed: nonNil(res.Changed), Deleted: nonNil(res.Deleted), Skipped: skippedEntries(res.Skipped),
 	})
 	return nil
+}
+
+// skippedEntries converts the entries a push left out for the wire.
+func skippedEntries(skipped []server.Skipped) []api.SkippedEntry {
+	if len(skipped) == 0 {
+		return nil
+	}
+	out := make([]api.SkippedEntry, len(skipped))
+	for i, sk := range skipped {
+		out[i] = api.SkippedEntry{Key: sk.Key, Reason: string(sk.Reason), Message: sk.Message,
+			RuleID: sk.RuleID, Label: sk.Label, Existing: sk.Existing}
+	}
+	return out
+}
+
+// logSkipped logs and counts each entry a push left out: its key (bounded,
+// quoted by the JSON handler) and reason, never its content.
+func (h *handler) logSkipped(r *http.Request, skipped []server.Skipped) {
+	for _, sk := range skipped {
+		h.metrics.entriesSkipped.WithLabelValues(string(sk.Reason)).Inc()
+		h.log.LogAttrs(r.Context(), slog.LevelInfo, "entry skipped", slog.String("request_id", requestID(r.Context())),
+			slog.String("repo", logRepo(r.URL.Query().Get("repo"))), slog.String("key", truncate(sk.Key)),
+			slog.String("reason", string(sk.Reason)))
+	}
 }
 
 // ifMatch reduces an If-Match or If-None-Match header to what the store

@@ -3,6 +3,8 @@ package storetest
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -204,6 +206,10 @@ func testMaxRepoBytes(t *testing.T, s server.Store) {
 				return
 			}
 			wantErr(t, err, server.ErrRepoTooLarge)
+			var big *server.RepoTooLargeError
+			if !errors.As(err, &big) || big.Max != tt.max || big.Bytes <= big.Max {
+				t.Errorf("Apply error = %#v; want a *RepoTooLargeError with the limit and the bytes", err)
+			}
 			wantUnchanged(t, s, r, true, seeded)
 		})
 	}
@@ -227,22 +233,38 @@ func testKeyCollision(t *testing.T, s server.Store) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := repo + string(rune('a'+i))
-			apply(t, s, write(r, at(0), seeded))
-			_, err := s.Apply(context.Background(), write(r, at(1), tt.puts, tt.deletes...))
+			base := apply(t, s, write(r, at(0), seeded))
+			puts := maps.Clone(tt.puts)
+			puts["other.md"] = "applied beside the skipped key"
+			res, err := s.Apply(context.Background(), write(r, at(1), puts, tt.deletes...))
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			if !slices.Contains(res.Changed, "other.md") || res.State.Version != base.State.Version+1 {
+				t.Errorf("Apply = %+v; want other.md applied in one new version", res)
+			}
 			if tt.existing == "" {
-				if err != nil {
-					t.Fatalf("Apply: %v", err)
+				if len(res.Skipped) != 0 {
+					t.Errorf("Skipped = %+v, want none", res.Skipped)
 				}
 				return
 			}
-			var ke *server.KeyCollisionError
-			if !errors.As(err, &ke) || !errors.Is(err, server.ErrKeyCollision) {
-				t.Fatalf("Apply error = %v; want a *KeyCollisionError", err)
+			if len(res.Skipped) != 1 || res.Skipped[0].Reason != server.ReasonKeyCollision || res.Skipped[0].Existing != tt.existing {
+				t.Fatalf("Skipped = %+v; want one key_collision with %q", res.Skipped, tt.existing)
 			}
-			if ke.Existing != tt.existing {
-				t.Errorf("KeyCollisionError = %+v; want Existing %q", ke, tt.existing)
+			skippedKey := res.Skipped[0].Key
+			if slices.Contains(res.Changed, skippedKey) {
+				t.Errorf("skipped key %q is also in Changed", skippedKey)
 			}
-			wantUnchanged(t, s, r, true, seeded)
+			snap, err := s.Snapshot(context.Background(), r, server.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range snap.Live {
+				if e.Key == skippedKey {
+					t.Errorf("skipped key %q was stored", skippedKey)
+				}
+			}
 		})
 	}
 	t.Run("collides only with a tombstone", func(t *testing.T) {

@@ -103,7 +103,7 @@ func (c *Cache) apply(ctx context.Context, begin func(context.Context) (Tx, erro
 	}
 	if len(p.Changes) == 0 {
 		c.keep(w.Repo, set)
-		return server.WriteResult{State: cur, Changed: []string{}, Deleted: []string{}}, nil
+		return server.WriteResult{State: cur, Changed: []string{}, Deleted: []string{}, Skipped: p.Skipped}, nil
 	}
 	set.apply(p)
 	if err := tx.Save(ctx, p); err != nil {
@@ -113,7 +113,7 @@ func (c *Cache) apply(ctx context.Context, begin func(context.Context) (Tx, erro
 		return server.WriteResult{}, err
 	}
 	c.keep(w.Repo, set)
-	return server.WriteResult{State: p.State(), Changed: nonNil(p.Changed), Deleted: nonNil(p.Deleted)}, nil
+	return server.WriteResult{State: p.State(), Changed: nonNil(p.Changed), Deleted: nonNil(p.Deleted), Skipped: p.Skipped}, nil
 }
 
 // live returns the repository's live Set at cur.Version.

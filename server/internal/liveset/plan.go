@@ -22,14 +22,15 @@ type Change struct {
 type Plan struct {
 	Repo     string
 	Author   string
-	At       time.Time // UTC, truncated to microseconds
-	Version  int64     // the new version
-	Checksum string    // the new dataset checksum
-	Entries  int       // live entries after the write
-	Bytes    int64     // live bytes after the write
-	Changes  []Change  // puts first, then deletes, each sorted by key
-	Changed  []string  // keys created or modified
-	Deleted  []string  // keys tombstoned
+	At       time.Time        // UTC, truncated to microseconds
+	Version  int64            // the new version
+	Checksum string           // the new dataset checksum
+	Entries  int              // live entries after the write
+	Bytes    int64            // live bytes after the write
+	Changes  []Change         // puts first, then deletes, each sorted by key
+	Changed  []string         // keys created or modified
+	Deleted  []string         // keys tombstoned
+	Skipped  []server.Skipped // puts left out: their key collides (sorted by key)
 }
 
 // State returns the repository state after the plan.
@@ -46,20 +47,57 @@ func (s *Set) plan(cur server.RepoState, w server.Write) (*Plan, error) {
 	}
 	p := &Plan{Repo: w.Repo, Author: w.Author, At: normalTime(w.At), Version: cur.Version + 1,
 		Entries: cur.Entries, Bytes: cur.Bytes}
-	created := s.planPuts(p, w.Puts)
-	deleting := s.planDeletes(p, w.Deletes)
+	puts := s.skipCollisions(p, w.Puts, w.Deletes)
+	s.planPuts(p, puts)
+	s.planDeletes(p, w.Deletes)
 	if err := checkLimits(cur, p, w); err != nil {
-		return nil, err
-	}
-	if err := s.checkCollisions(created, deleting); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// planPuts adds the puts that change something and returns the keys created.
-func (s *Set) planPuts(p *Plan, puts []server.Put) []string {
-	var created []string
+// skipCollisions returns puts without those that would create a key folding
+// like a key live after the write (an existing one not being deleted, or
+// one created before it), which it lists in p.Skipped.
+func (s *Set) skipCollisions(p *Plan, puts []server.Put, deletes []string) []server.Put {
+	var deleting map[string]bool
+	seen := map[string]string{}
+	kept := puts[:0:0]
+	for _, put := range puts {
+		if _, live := s.entries[put.Key]; live {
+			kept = append(kept, put)
+			continue
+		}
+		if deleting == nil {
+			deleting = make(map[string]bool, len(deletes))
+			for _, k := range deletes {
+				deleting[k] = true
+			}
+		}
+		other := ""
+		for _, o := range s.collisions(put.Key) {
+			if !deleting[o] {
+				other = o
+				break
+			}
+		}
+		f := protocol.FoldKey(put.Key)
+		if other == "" {
+			other = seen[f]
+		}
+		if other != "" {
+			p.Skipped = append(p.Skipped, server.Skipped{Key: put.Key, Reason: server.ReasonKeyCollision, Existing: other,
+				Message: fmt.Sprintf("%q differs from %q only in case; macOS and Windows would store both as one file, so rename one", put.Key, other)})
+			continue
+		}
+		seen[f] = put.Key
+		kept = append(kept, put)
+	}
+	return kept
+}
+
+// planPuts adds the puts that change something.
+func (s *Set) planPuts(p *Plan, puts []server.Put) {
 	for _, put := range puts {
 		old, live := s.entries[put.Key]
 		if live && old.Checksum == put.Checksum {
@@ -69,7 +107,6 @@ func (s *Set) planPuts(p *Plan, puts []server.Put) []string {
 			p.Bytes -= old.Size
 		} else {
 			p.Entries++
-			created = append(created, put.Key)
 		}
 		size := int64(len(put.Content))
 		p.Bytes += size
@@ -77,12 +114,10 @@ func (s *Set) planPuts(p *Plan, puts []server.Put) []string {
 			Checksum: put.Checksum, Size: size})
 		p.Changed = append(p.Changed, put.Key)
 	}
-	return created
 }
 
-// planDeletes adds the deletes of live keys and returns them as a set.
-func (s *Set) planDeletes(p *Plan, keys []string) map[string]bool {
-	deleting := map[string]bool{}
+// planDeletes adds the deletes of live keys.
+func (s *Set) planDeletes(p *Plan, keys []string) {
 	for _, key := range keys {
 		old, live := s.entries[key]
 		if !live {
@@ -92,9 +127,7 @@ func (s *Set) planDeletes(p *Plan, keys []string) map[string]bool {
 		p.Bytes -= old.Size
 		p.Changes = append(p.Changes, Change{Op: server.OpDelete, Key: key, Checksum: old.Checksum, Size: old.Size})
 		p.Deleted = append(p.Deleted, key)
-		deleting[key] = true
 	}
-	return deleting
 }
 
 // checkLimits refuses a write that leaves the repository over a limit and
@@ -105,27 +138,7 @@ func checkLimits(cur server.RepoState, p *Plan, w server.Write) error {
 		return &server.TooManyEntriesError{Max: w.MaxEntries, Received: p.Entries}
 	}
 	if w.MaxRepoBytes > 0 && p.Bytes > w.MaxRepoBytes && p.Bytes > cur.Bytes {
-		return fmt.Errorf("apply %s: the write would leave %d bytes, the limit is %d: %w",
-			w.Repo, p.Bytes, w.MaxRepoBytes, server.ErrRepoTooLarge)
-	}
-	return nil
-}
-
-// checkCollisions refuses a created key that folds like a key live after
-// the write: an existing one not being deleted, or another created one.
-func (s *Set) checkCollisions(created []string, deleting map[string]bool) error {
-	seen := map[string]string{}
-	for _, key := range created {
-		for _, other := range s.collisions(key) {
-			if !deleting[other] {
-				return &server.KeyCollisionError{Key: key, Existing: other}
-			}
-		}
-		f := protocol.FoldKey(key)
-		if other, ok := seen[f]; ok {
-			return &server.KeyCollisionError{Key: key, Existing: other}
-		}
-		seen[f] = key
+		return &server.RepoTooLargeError{Max: w.MaxRepoBytes, Bytes: p.Bytes}
 	}
 	return nil
 }

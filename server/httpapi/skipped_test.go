@@ -1,0 +1,127 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/api"
+)
+
+// TestOneBadEntryNeverRefusesThePush replays the five scenarios in which the
+// stock client stopped syncing (issue 8): each bad entry is left out and
+// listed in skipped, ok.md beside it is applied, and the answer is 200.
+func TestOneBadEntryNeverRefusesThePush(t *testing.T) {
+	var logs bytes.Buffer
+	ts := newTestServer(t, serverOpts{limits: serverLimits(1000, 100, 1<<20, 1<<20),
+		logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	webhook := "https://hooks.slack.com/services/T" + randomAlnum(10) + "/B" + randomAlnum(10) + "/" + randomAlnum(24)
+	tests := []struct {
+		name    string
+		entries map[string]string
+		seed    map[string]string
+		want    []api.SkippedEntry // Message checked apart
+		applied []string
+	}{
+		{"entry over the entry limit", map[string]string{"big.md": strings.Repeat("x", 101), "ok.md": "1"}, nil,
+			[]api.SkippedEntry{{Key: "big.md", Reason: api.SkipEntryTooLarge}}, []string{"ok.md"}},
+		{"names the stock client syncs", map[string]string{".trash/old.md": "a", "🚀 launch.md": "b", "it’s done.md": "c",
+			"50% done.md": "d", "cost $5.md": "e", "~draft.md": "f", "aux.md": "g", "notes: q3.md": "h", "ok.md": "2"}, nil,
+			[]api.SkippedEntry{{Key: "aux.md", Reason: api.SkipInvalidKey}, {Key: "notes: q3.md", Reason: api.SkipInvalidKey}},
+			[]string{".trash/old.md", "50% done.md", "cost $5.md", "it’s done.md", "ok.md", "~draft.md", "🚀 launch.md"}},
+		{"case twins in one push", map[string]string{"Notes.md": "N", "notes.md": "n", "ok.md": "3"}, nil,
+			[]api.SkippedEntry{{Key: "notes.md", Reason: api.SkipKeyCollision, Existing: "Notes.md"}}, []string{"Notes.md", "ok.md"}},
+		{"case twin of a live key", map[string]string{"memory.md": "m", "ok.md": "4"}, map[string]string{"MEMORY.md": "M"},
+			[]api.SkippedEntry{{Key: "memory.md", Reason: api.SkipKeyCollision, Existing: "MEMORY.md"}}, []string{"ok.md"}},
+		{"a credential the stock client does not know", map[string]string{"hooks.md": "post to " + webhook + "\n", "ok.md": "5"}, nil,
+			[]api.SkippedEntry{{Key: "hooks.md", Reason: api.SkipSecretDetected, RuleID: "slack-webhook-url"}}, []string{"ok.md"}},
+		{"content with a lone surrogate", nil, nil,
+			[]api.SkippedEntry{{Key: "bad.md", Reason: api.SkipInvalidContent}}, []string{"ok.md"}},
+		{"content with NUL", map[string]string{"zero.md": "a\x00b", "ok.md": "7"}, nil,
+			[]api.SkippedEntry{{Key: "zero.md", Reason: api.SkipInvalidContent}}, []string{"ok.md"}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := "acme/r" + string(rune('a'+i))
+			if tt.seed != nil {
+				ts.put(repo, tt.seed, nil, http.StatusOK)
+			}
+			var r response
+			if tt.entries == nil {
+				r = ts.do(http.MethodPut, api.PathTeamMemory+"?repo="+repo, ts.admin, []byte(`{"entries":{"bad.md":"x\ud800y","ok.md":"6"}}`))
+			} else {
+				r = ts.put(repo, tt.entries, nil, http.StatusOK)
+			}
+			res := decode[api.PutResponse](t, r)
+			for i := range res.Skipped {
+				if res.Skipped[i].Message == "" {
+					t.Errorf("skipped %q has no message", res.Skipped[i].Key)
+				}
+				if res.Skipped[i].Reason == api.SkipSecretDetected && res.Skipped[i].Label == "" {
+					t.Errorf("skipped secret without a label: %+v", res.Skipped[i])
+				}
+				res.Skipped[i].Message, res.Skipped[i].Label = "", ""
+			}
+			if diff := cmp.Diff(tt.want, res.Skipped); diff != "" {
+				t.Errorf("skipped (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.applied, res.Changed); diff != "" {
+				t.Errorf("changed (-want +got):\n%s", diff)
+			}
+			got := decode[api.TeamMemory](t, ts.get("repo="+repo, http.StatusOK))
+			for _, sk := range tt.want {
+				if _, stored := got.Content.Entries[sk.Key]; stored && tt.seed[sk.Key] == "" {
+					t.Errorf("skipped %q was stored", sk.Key)
+				}
+			}
+			for _, k := range tt.applied {
+				if _, ok := got.Content.Entries[k]; !ok {
+					t.Errorf("%q was not applied", k)
+				}
+			}
+			if strings.Contains(string(r.body), webhook) || strings.Contains(logs.String(), webhook) {
+				t.Error("the credential was echoed or logged")
+			}
+		})
+	}
+	for _, want := range []string{`"msg":"entry skipped"`, `"key":"aux.md","reason":"invalid_key"`, `"reason":"secret_detected"`, `"reason":"key_collision"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %s", want)
+		}
+	}
+	m := ts.do(http.MethodGet, "/metrics", "", nil)
+	for _, want := range []string{`teammem_entries_skipped_total{reason="invalid_key"} 2`, `teammem_entries_skipped_total{reason="key_collision"} 2`,
+		`teammem_entries_skipped_total{reason="secret_detected"} 1`, `teammem_entries_skipped_total{reason="entry_too_large"} 1`,
+		`teammem_entries_skipped_total{reason="invalid_content"} 2`} {
+		if !strings.Contains(string(m.body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+// TestSkippedDeletesAndAllSkipped covers an invalid soft-delete key, a push
+// whose every entry is skipped (200 with the current state, nothing
+// changed), and that the precondition still holds for the rest.
+func TestSkippedDeletesAndAllSkipped(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	first := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK))
+	r := decode[api.PutResponse](t, ts.put("acme/api", nil, []string{"../x.md", "a.md"}, http.StatusOK))
+	if len(r.Skipped) != 1 || r.Skipped[0].Key != "../x.md" || r.Skipped[0].Reason != api.SkipInvalidKey || len(r.Deleted) != 1 {
+		t.Errorf("invalid soft-delete key: %+v", r)
+	}
+	all := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"CON.md": "x", "b:c.md": "y"}, nil, http.StatusOK))
+	if len(all.Skipped) != 2 || len(all.Changed) != 0 || all.Version != r.Version || all.Checksum != r.Checksum {
+		t.Errorf("all skipped: %+v; want the current state (version %d)", all, r.Version)
+	}
+	ts.put("acme/api", map[string]string{"CON.md": "x", "ok.md": "y"}, nil, http.StatusPreconditionFailed, "If-Match", `"`+first.Checksum+`"`)
+	never := decode[api.PutResponse](t, ts.put("acme/new", map[string]string{"aux.md": "x"}, nil, http.StatusOK))
+	if never.Version != 0 || len(never.Skipped) != 1 {
+		t.Errorf("all skipped on a new repo: %+v", never)
+	}
+	ts.get("repo=acme/new", http.StatusNotFound)
+	ts.put("acme/api", map[string]string{"a.md": "x"}, []string{"a.md"}, http.StatusBadRequest)
+}
