@@ -58,9 +58,13 @@ func putAll(t testing.TB, srv *serverProc, entries map[string]string) {
 // (no torn file). 10 kills in make test, 100 under SOAK=1 (make soak).
 func TestKillDuringPull(t *testing.T) {
 	const keys = 300
-	runs := 10
+	// At least runs kills, and as many more (up to 4×) as it takes for
+	// wantMixed of them to land in the middle of the writes (the folder then
+	// holds old and new files at once): a kill before the first write or
+	// after the last proves nothing.
+	runs, wantMixed := 10, 3
 	if soak() {
-		runs = 100
+		runs, wantMixed = 100, 25
 	}
 	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
 	dir, state := t.TempDir(), t.TempDir()
@@ -71,8 +75,9 @@ func TestKillDuringPull(t *testing.T) {
 	}
 	full := time.Since(start)
 	t.Logf("a full pull of %d entries takes %v; killing at random within %v", keys, full, full*6/5)
-	killed, temps, falseConflicts, g := 0, 0, 0, 0
-	for run := 1; run <= runs; run++ {
+	killed, mixed, temps, falseConflicts, g := 0, 0, 0, 0, 0
+	run := 0
+	for ; run < runs || (mixed < wantMixed && run < 4*runs); run++ {
 		putAll(t, srv, generation(g+1, keys)) // "version 2"
 		p := startProc(t, agentBin, append([]string{"pull"}, runArgs(srv, dir, state)...)...)
 		time.Sleep(rand.N(full * 6 / 5))
@@ -81,7 +86,9 @@ func TestKillDuringPull(t *testing.T) {
 		if !p.cmd.ProcessState.Success() {
 			killed++
 		}
-		checkOldOrNew(t, dir, generation(g, keys), generation(g+1, keys))
+		if checkOldOrNew(t, dir, generation(g, keys), generation(g+1, keys)) {
+			mixed++
+		}
 		temps += len(tempFiles(t, dir))
 		g += 2
 		putAll(t, srv, generation(g, keys)) // "version 3"
@@ -92,21 +99,32 @@ func TestKillDuringPull(t *testing.T) {
 		}
 		checkConverged(t, dir, generation(g, keys))
 	}
-	t.Logf("%d runs, %d killed before they finished, 0 false conflicts, 0 torn files, %d temporary files left by the kills and removed by the next pull",
-		runs, killed, temps)
+	t.Logf("%d runs, %d killed before they finished, %d in the middle of the writes, 0 false conflicts, 0 torn files, %d temporary files left by the kills and removed by the next pull",
+		run, killed, mixed, temps)
+	if mixed < wantMixed {
+		t.Fatalf("only %d of %d kills landed in the middle of a pull's writes, want %d: the test proved too little", mixed, run, wantMixed)
+	}
 }
 
 // checkOldOrNew fails unless every file is a key of old/new holding the
-// old or the new content, or a temporary file of an interrupted write.
-func checkOldOrNew(t *testing.T, dir string, old, new map[string]string) {
+// old or the new content, or a temporary file of an interrupted write. It
+// reports whether the folder holds both old and new content (a pull
+// stopped in the middle of its writes).
+func checkOldOrNew(t *testing.T, dir string, old, new map[string]string) (mixed bool) {
 	t.Helper()
+	var sawOld, sawNew bool
 	for p, content := range files(t, dir) {
 		switch {
 		case memcore.IsTempName(p):
-		case content != old[p] && content != new[p]:
+		case content == old[p]:
+			sawOld = true
+		case content == new[p]:
+			sawNew = true
+		default:
 			t.Fatalf("%s is torn or foreign: %.60q", p, content)
 		}
 	}
+	return sawOld && sawNew
 }
 
 // checkConverged fails unless dir holds exactly want and no temporary file.

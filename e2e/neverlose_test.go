@@ -30,7 +30,9 @@ func syncOK(t *testing.T, srv *serverProc, dir, state string, extra ...string) *
 func TestFirstPushDoesNotOverwriteATeammatesFirstPush(t *testing.T) {
 	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
 	aDir, aState := t.TempDir(), t.TempDir()
-	b := startAgent(t, srv, t.TempDir(), t.TempDir()) // pulls a 404
+	// B pulls a 404 and must not learn of A's push before its own: no event
+	// stream and no poll, so only its conditional push can tell it.
+	b := startAgent(t, srv, t.TempDir(), t.TempDir(), "--no-stream", "--poll", "1h")
 	write(t, aDir, "MEMORY.md", "- Alice: the deploy runbook is in ops/\n")
 	syncOK(t, srv, aDir, aState)
 	write(t, b.dir, "MEMORY.md", "- Bob: CI caches live in S3\n")

@@ -154,8 +154,11 @@ func updateLocalMd(co gitremote.Checkout, edit func(string) (string, error), cre
 		if err != nil {
 			return false, err
 		}
-		if now != old && attempt < 3 { // edited meanwhile: start again
-			continue
+		if now != old { // edited meanwhile: start again, never write over it
+			if attempt < 3 {
+				continue
+			}
+			return false, fmt.Errorf("%s in %s keeps changing while the block is updated; left as it is until the next cycle", LocalMdName, co.Root)
 		}
 		err = atomicfile.Write(path, perm, atomicfile.Bytes([]byte(next)))
 		if err != nil {

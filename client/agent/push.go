@@ -64,6 +64,7 @@ func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) er
 		}
 		e.view.put(k, req.Entries[k])
 		e.cfg.Journal.Record(k, req.Entries[k])
+		delete(e.refusedKeys, k) // the server took it: it is shared again
 		r.Pushed = append(r.Pushed, k)
 	}
 	for _, k := range req.SoftDeleteKeys {
