@@ -25,6 +25,14 @@ func MergeLines(base, local, server string) string {
 	}
 	bl := splitLines(base)
 	lh, sh := diffHunks(bl, splitLines(local)), diffHunks(bl, splitLines(server))
+	// Lines either side added anywhere so far: a line both sides added, at
+	// different places, is kept once (where the local side put it).
+	have := map[string]bool{}
+	for _, h := range lh {
+		for _, l := range h.lines {
+			have[normalLine(l)] = true
+		}
+	}
 	var out []string
 	pos := 0
 	for len(lh) > 0 || len(sh) > 0 {
@@ -40,7 +48,7 @@ func MergeLines(base, local, server string) string {
 			}
 		}
 		out = append(out, bl[pos:lo]...)
-		out = append(out, unionRange(bl[lo:hi], applyAt(bl, lo, hi, lc), applyAt(bl, lo, hi, sc))...)
+		out = append(out, unionRange(bl[lo:hi], applyAt(bl, lo, hi, lc), applyAt(bl, lo, hi, sc), have)...)
 		pos = hi
 	}
 	out = append(out, bl[pos:]...)
@@ -77,8 +85,9 @@ func applyAt(base []string, lo, hi int, hunks []hunk) []string {
 
 // unionRange merges the two sides' versions of one base range: the local
 // lines, less the base lines the server dropped, then the server's added
-// lines that the local side does not already hold.
-func unionRange(base, local, server []string) []string {
+// lines that are not in have (the lines added so far, local ones
+// everywhere); it adds what it keeps to have.
+func unionRange(base, local, server []string, have map[string]bool) []string {
 	dropped := counts(base)
 	for _, l := range server {
 		if dropped[l] > 0 {
@@ -87,7 +96,6 @@ func unionRange(base, local, server []string) []string {
 	}
 	inBase := counts(base)
 	var out []string
-	have := map[string]bool{}
 	for _, l := range local {
 		if inBase[l] > 0 && dropped[l] > 0 {
 			dropped[l]--

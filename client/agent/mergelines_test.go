@@ -36,6 +36,8 @@ func TestMergeLines(t *testing.T) {
 			"# Index\n- [a](a.md) — A\n- [b](b.md) — B theirs\n- [c](c.md) — C\n",
 			"# Index\n- [a](a.md) — A\n- [b](b.md) — B mine\n- [b](b.md) — B theirs\n- [c](c.md) — C\n"},
 		{"no base: ours then theirs", "", "- Bob\n", "- Alice\n", "- Bob\n- Alice\n"},
+		{"identical line added on both sides at different places: once, where ours is", "A\n",
+			"X\nA\n", "A\nX\n", "X\nA\n"},
 		{"missing final newline", "a\n", "a\nmine", "a\ntheirs", "a\nmine\ntheirs\n"},
 		{"one side unchanged: the other exactly", base, base, "x", "x"},
 		{"blank lines kept when the server deletes one of several", "a\n\nb\n\nc\n", "a\n\nb\n\nc\nmine\n", "a\n\nb\nc\n",
