@@ -160,7 +160,8 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 	}
 	e.cfg.Journal.settleWrites(snap.Checksums)
 	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
-		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), Rails: e.cfg.Rails, ServerLost: e.cfg.Reseed})
+		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), Rails: e.cfg.Rails, ServerLost: e.cfg.Reseed,
+		CaseInsensitive: caseInsensitiveFS})
 	r.Warnings = append(r.Warnings, plan.Warnings...)
 	if !m.local {
 		plan = holdLocalSteps(plan, r)

@@ -29,9 +29,10 @@ func TestEngineSkipsCaseFoldCollisions(t *testing.T) {
 	}
 }
 
-// TestReconcileFoldCollisions: only a local key meeting a different server
-// key is a collision; the same key on both sides, or two server keys with
-// no local file, are not.
+// TestReconcileFoldCollisions: a local key meeting a different server key is
+// a collision, and two server keys are on a case-insensitive file system
+// (Windows, macOS); the same key on both sides, or two server keys with no
+// local file on a case-sensitive one, are not.
 func TestReconcileFoldCollisions(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -42,6 +43,7 @@ func TestReconcileFoldCollisions(t *testing.T) {
 		{"skipped local file meets server", Input{LocalSkipped: map[string]bool{"A.md": true}, Server: map[string]string{"a.md": "y"}}, []string{"A.md", "a.md"}},
 		{"same key", Input{Local: map[string]string{"a.md": "x"}, Server: map[string]string{"a.md": "y"}}, nil},
 		{"server only", Input{Server: map[string]string{"a.md": "y", "A.md": "z"}}, nil},
+		{"server twins on a case-insensitive file system", Input{Server: map[string]string{"a.md": "y", "A.md": "z", "b.md": "b"}, CaseInsensitive: true}, []string{"A.md", "a.md"}},
 		{"local only", Input{Local: map[string]string{"a.md": "y", "A.md": "z"}}, nil},
 	}
 	for _, tt := range tests {

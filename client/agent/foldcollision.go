@@ -10,8 +10,9 @@ import (
 
 // foldCollisions finds keys whose names differ from another's only in case
 // (protocol.FoldKey) where one is a local file and another, different key is
-// on the server: on a case-insensitive file system writing the server's key
-// would overwrite the local file, so every key of such a group is skipped.
+// on the server — on a case-insensitive file system writing the server's key
+// would overwrite the local file — or, when in.CaseInsensitive, where two
+// server keys do; every key of such a group is skipped.
 // It returns the skipped keys and one warning per group, keyed by the
 // group's first key in order.
 func foldCollisions(in Input) (skip map[string]bool, warn map[string]string) {
@@ -36,7 +37,7 @@ func foldCollisions(in Input) (skip map[string]bool, warn map[string]string) {
 	}
 	skip, warn = map[string]bool{}, map[string]string{}
 	for _, keys := range groups {
-		if len(keys) < 2 || !localMeetsServer(keys, local, in.Server) {
+		if len(keys) < 2 || !localMeetsServer(keys, local, in.Server) && !(in.CaseInsensitive && serverTwins(keys, in.Server)) {
 			continue
 		}
 		slices.Sort(keys)
@@ -65,4 +66,15 @@ func localMeetsServer(keys []string, local map[string]bool, server map[string]st
 		}
 	}
 	return false
+}
+
+// serverTwins reports whether two keys of keys are on the server.
+func serverTwins(keys []string, server map[string]string) bool {
+	n := 0
+	for _, k := range keys {
+		if _, ok := server[k]; ok {
+			n++
+		}
+	}
+	return n >= 2
 }

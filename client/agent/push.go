@@ -53,7 +53,7 @@ func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) er
 		skipped[sk.Key] = true
 		if content, ok := req.Entries[sk.Key]; ok {
 			e.refuseKey(sk.Key, content, skippedReason(sk))
-			r.Skipped = append(r.Skipped, e.refusedKeys[sk.Key].why)
+			e.reportRefusal(sk.Key, r)
 		} else if slices.Contains(req.SoftDeleteKeys, sk.Key) {
 			r.Skipped = append(r.Skipped, Skip{Path: sk.Key, Reason: "the server did not delete it: " + skippedReason(sk)})
 		}
@@ -167,6 +167,19 @@ func (e *Engine) refuseKey(key, content, why string) {
 type refusal struct {
 	checksum string
 	why      Skip
+	reported bool // in a cycle's report already: once per change of the entry
+}
+
+// reportRefusal adds the refusal of key to r unless an earlier cycle
+// reported it (for the same content).
+func (e *Engine) reportRefusal(key string, r *Report) {
+	ref := e.refusedKeys[key]
+	if ref.reported {
+		return
+	}
+	r.Skipped = append(r.Skipped, ref.why)
+	ref.reported = true
+	e.refusedKeys[key] = ref
 }
 
 // fit drops refused entries and, once the server's entry limit is known,
@@ -176,7 +189,7 @@ func (e *Engine) fit(changes []Change, r *Report) []Change {
 	live := len(e.view.live)
 	for _, c := range changes {
 		if ref, ok := e.refusedKeys[c.Key]; ok && !c.Delete && ref.checksum == protocol.EntryChecksum([]byte(c.Content)) {
-			r.Skipped = append(r.Skipped, ref.why)
+			e.reportRefusal(c.Key, r)
 			continue
 		}
 		if c.Delete {

@@ -23,6 +23,11 @@ type Input struct {
 	// CheckEntry): nothing moves for them in either direction, so that
 	// neither the local edit nor the server's copy is lost.
 	LocalSkipped map[string]bool
+	// CaseInsensitive says the local file system folds case (Windows and
+	// macOS by default): two server keys differing only in case cannot both
+	// be files, so both are skipped with a warning naming them, never
+	// written one over the other.
+	CaseInsensitive bool
 	// LocalUnavailable says the team folder is missing or unreadable, so
 	// that Local is not to be trusted for deletions.
 	LocalUnavailable bool
