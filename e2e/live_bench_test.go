@@ -7,7 +7,10 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -117,10 +120,14 @@ func raiseFileLimit(b *testing.B, need uint64) {
 // streams), the server's RSS with the streams open, and its CPU while they
 // idle for 30 s (heartbeats included).
 func BenchmarkFanout10k(b *testing.B) {
-	const streams = 10_000
-	raiseFileLimit(b, streams+1000)
-	srv := startServer(b, b.TempDir(), "127.0.0.1:0", "--max-streams-per-subject", "0")
+	streams := 10_000
+	if n, err := strconv.Atoi(os.Getenv("FANOUT_STREAMS")); err == nil {
+		streams = n
+	}
+	raiseFileLimit(b, uint64(streams)+1000)
+	srv := startServer(b, b.TempDir(), "127.0.0.1:0", "--max-streams-per-subject", "0", "--max-connections", "0")
 	subs := make([]*subscriber, 0, streams)
+	opened := time.Now()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for w := 0; w < 50; w++ { // dial in parallel
@@ -136,6 +143,7 @@ func BenchmarkFanout10k(b *testing.B) {
 		}()
 	}
 	wg.Wait()
+	b.Logf("%d streams open after %v", len(subs), time.Since(opened))
 	defer func() {
 		for _, s := range subs {
 			s.conn.Close()
@@ -147,6 +155,7 @@ func BenchmarkFanout10k(b *testing.B) {
 	for i := range b.N {
 		start := time.Now()
 		putAll(b, srv, map[string]string{"fanout.md": fmt.Sprint("put ", i)})
+		b.Logf("PUT answered after %v", time.Since(start))
 		lat = lat[:0]
 		for _, s := range subs {
 			select {
@@ -160,6 +169,9 @@ func BenchmarkFanout10k(b *testing.B) {
 	b.StopTimer()
 	percentiles(b, lat)
 	b.ReportMetric(float64(procStatusKB(b, pid, "VmRSS"))/1024, "server-RSS-MB")
+	for _, m := range []string{"go_memstats_heap_inuse_bytes", "go_memstats_stack_inuse_bytes"} {
+		b.ReportMetric(serverMetric(b, srv, m)/(1<<20), strings.TrimPrefix(strings.TrimSuffix(m, "_bytes"), "go_memstats_")+"-MB")
+	}
 	before := cpuTime(b, pid)
 	time.Sleep(30 * time.Second)
 	idle := cpuTime(b, pid) - before
@@ -191,4 +203,22 @@ func BenchmarkReplicaEvent(b *testing.B) {
 	}
 	b.StopTimer()
 	percentiles(b, lat)
+}
+
+// serverMetric reads one gauge from the server's /metrics.
+func serverMetric(b *testing.B, srv *serverProc, name string) float64 {
+	resp, err := http.Get(srv.url() + api.PathMetrics)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+	}
+	b.Fatalf("no %s in /metrics", name)
+	return 0
 }

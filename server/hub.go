@@ -24,7 +24,7 @@ var (
 
 // Defaults of HubOptions.
 const (
-	DefaultStreamBuffer      = 256
+	DefaultStreamBuffer      = 64
 	DefaultStreamsPerSubject = 256
 	DefaultMaxReplay         = 1000
 	// eventsPage is how many versions one Store.Events read covers.
@@ -189,7 +189,12 @@ func (h *Hub) topic(repo string) *topic {
 // current version, or more than MaxReplay versions behind, one reset);
 // without it, only versions after the current one follow. Errors:
 // ErrTooManyStreams, ErrShuttingDown, the Store's.
-func (h *Hub) Subscribe(ctx context.Context, repo, subject string, after int64, resume bool) (*Subscription, error) {
+func (h *Hub) Subscribe(ctx context.Context, repo, subject string, after int64, resume bool) (s *Subscription, err error) {
+	shallow(func() { s, err = h.subscribe(ctx, repo, subject, after, resume) })
+	return s, err
+}
+
+func (h *Hub) subscribe(ctx context.Context, repo, subject string, after int64, resume bool) (*Subscription, error) {
 	t, created, err := h.join(repo, subject)
 	if err != nil {
 		return nil, err
@@ -263,4 +268,18 @@ func (h *Hub) state(ctx context.Context, repo string) (RepoState, error) {
 		return RepoState{Repo: repo}, nil
 	}
 	return st, err
+}
+
+// shallow runs f on a goroutine of its own and waits for it. A store read
+// (SQLite's in particular) grows the stack of the goroutine that makes it
+// to tens of kilobytes, which a stream's long-lived goroutine would keep
+// for as long as the stream lives: ten thousand streams would hold
+// hundreds of megabytes of idle stack.
+func shallow(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	<-done
 }

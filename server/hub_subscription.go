@@ -52,7 +52,9 @@ func (s *Subscription) Next(ctx context.Context, idle <-chan time.Time) (Update,
 			return Update{Event: it.event, Reset: it.reset}, nil
 		}
 		if s.replaying {
-			if err := s.fill(ctx); err != nil {
+			var err error
+			shallow(func() { err = s.fill(ctx) })
+			if err != nil {
 				return Update{}, err
 			}
 			continue
