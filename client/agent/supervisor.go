@@ -15,8 +15,8 @@ type Runner func(ctx context.Context) error
 // Supervise keeps one Runner going per key of what load returns: it calls
 // load at start and every `every`, starts the runners of new keys, cancels
 // and waits for those of keys that went away, and restarts a runner that
-// failed at the first load at least retry after its failure. onExit is
-// told of every runner's end (err nil for a requested stop). Supervise
+// returned on its own (failed) at the first load at least retry later.
+// onExit is told of every runner's end (err nil for a requested stop). Supervise
 // returns when ctx is cancelled, after every runner has returned. Load
 // errors are reported to onExit with key "" and keep the running set.
 func Supervise(ctx context.Context, load func() (map[string]Runner, error), every, retry time.Duration,
@@ -24,6 +24,7 @@ func Supervise(ctx context.Context, load func() (map[string]Runner, error), ever
 	type running struct {
 		cancel context.CancelFunc
 		done   chan struct{}
+		ended  bool // returned without being asked to stop (under mu)
 	}
 	var mu sync.Mutex
 	failedAt := map[string]time.Time{}
@@ -37,6 +38,12 @@ func Supervise(ctx context.Context, load func() (map[string]Runner, error), ever
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
+		if ctx.Err() != nil { // runners end with ctx: none is restarted
+			for key := range active {
+				stop(key)
+			}
+			return
+		}
 		wanted, err := load()
 		if err != nil {
 			onExit("", err)
@@ -44,10 +51,8 @@ func Supervise(ctx context.Context, load func() (map[string]Runner, error), ever
 		}
 		mu.Lock()
 		for key, r := range active {
-			select {
-			case <-r.done: // failed on its own
+			if r.ended {
 				delete(active, key)
-			default:
 			}
 		}
 		mu.Unlock()
@@ -71,23 +76,19 @@ func Supervise(ctx context.Context, load func() (map[string]Runner, error), ever
 			active[key] = r
 			go func(key string, run Runner) {
 				err := run(rctx)
-				if err != nil && rctx.Err() == nil {
-					mu.Lock()
-					failedAt[key] = time.Now()
-					mu.Unlock()
+				mu.Lock()
+				if rctx.Err() == nil { // not asked to stop: start it again later
+					r.ended, failedAt[key] = true, time.Now()
 				} else {
 					err = nil
 				}
+				mu.Unlock()
 				onExit(key, err)
 				close(r.done)
 			}(key, wanted[key])
 		}
 		select {
 		case <-ctx.Done():
-			for key := range active {
-				stop(key)
-			}
-			return
 		case <-tick.C:
 		}
 	}
