@@ -27,24 +27,21 @@ func FuzzSafeWriteValidKey(f *testing.F) {
 		f.Add(tc.Key)
 	}
 	f.Add("out/x.md")
-	parent := f.TempDir()
+	// One fixture per fuzzing process: a refused key must leave it as it
+	// is, and what a valid key writes is removed after the check.
+	base := f.TempDir()
+	fx := safeFixture{base: base, dir: filepath.Join(base, "mem"), outside: filepath.Join(base, "outside")}
+	for _, d := range []string{fx.dir, fx.outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../outside", filepath.Join(fx.dir, "out")); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, key string) {
-		base, err := os.MkdirTemp(parent, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(base)
-		fx := safeFixture{base: base, dir: filepath.Join(base, "mem"), outside: filepath.Join(base, "outside")}
-		for _, d := range []string{fx.dir, fx.outside} {
-			if err := os.Mkdir(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.Symlink("../outside", filepath.Join(fx.dir, "out")); err != nil {
-			t.Fatal(err)
-		}
 		before := tree(t, fx.base)
-		err = SafeWrite(fx.dir, key, []byte("fuzz"))
+		err := SafeWrite(fx.dir, key, []byte("fuzz"))
 		valid := protocol.ValidateKey(key) == nil
 		through := key == "out" || strings.HasPrefix(key, "out/")
 		switch {
@@ -62,6 +59,8 @@ func FuzzSafeWriteValidKey(f *testing.F) {
 		case err != nil:
 			t.Fatalf("SafeWrite(%q) = %v for a valid key", key, err)
 		}
+		first, _, _ := strings.Cut(key, "/")
+		defer os.RemoveAll(filepath.Join(fx.dir, first))
 		want := append([]string(nil), before...)
 		segs := strings.Split(key, "/")
 		for i := range segs[:len(segs)-1] {
