@@ -156,7 +156,7 @@ func keyProblem(key string) string {
 		switch {
 		case r == zeroWidthJoiner:
 			next, _ := utf8.DecodeRuneInString(key[i+size:])
-			if prev&runeSymbol == 0 || runeFlags(next)&runeSymbol == 0 {
+			if prev&(runeSymbol|runeSelector) == 0 || runeFlags(next)&runeSymbol == 0 {
 				return fmt.Sprintf("character %U not between two symbols", r)
 			}
 			flags = runeNFCInert
@@ -164,7 +164,7 @@ func keyProblem(key string) string {
 			if prev&runeSymbol == 0 {
 				return fmt.Sprintf("character %U not after a symbol", r)
 			}
-			flags = runeNFCInert | runeSymbol // a joiner may follow it: "🏳️‍🌈"
+			flags = runeNFCInert | runeSelector // a joiner may follow it ("🏳️‍🌈"), a selector not
 		case flags&runeAllowed == 0:
 			return fmt.Sprintf("character %U not allowed", r)
 		}

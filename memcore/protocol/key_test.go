@@ -82,8 +82,12 @@ func checkValidKeyInvariants(t *testing.T, key string) {
 	var prev rune
 	for _, r := range key {
 		switch {
-		case r == zeroWidthJoiner || r == textSelector || r == emojiSelector:
-			if !unicode.In(prev, unicode.Sc, unicode.Sk, unicode.So) && prev != emojiSelector {
+		case r == textSelector || r == emojiSelector:
+			if !unicode.In(prev, unicode.Sc, unicode.Sk, unicode.So) {
+				t.Fatalf("valid key %q holds %U after %U", key, r, prev)
+			}
+		case r == zeroWidthJoiner:
+			if !unicode.In(prev, unicode.Sc, unicode.Sk, unicode.So) && prev != textSelector && prev != emojiSelector {
 				t.Fatalf("valid key %q holds %U after %U", key, r, prev)
 			}
 		case r >= utf8.RuneSelf && !isKeyRune(r):

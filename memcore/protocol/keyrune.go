@@ -19,6 +19,9 @@ const (
 	// runeSymbol: a non-ASCII symbol (Sc, Sk, So) that a key may hold, which
 	// U+200D, U+FE0E and U+FE0F may follow in an emoji sequence.
 	runeSymbol
+	// runeSelector: U+FE0E or U+FE0F after a symbol, which U+200D may
+	// follow but another selector may not (set by keyProblem, never cached).
+	runeSelector
 )
 
 // runeBlocks caches runeFlags for the Basic Multilingual Plane, one block of

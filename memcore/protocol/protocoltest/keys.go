@@ -131,6 +131,8 @@ var HostileKeys = []struct {
 	{"text selector at the start", "\ufe0e🚀.md", "U+FE0E"},
 	{"selector after a dollar", "$\ufe0f.md", "U+FE0F"},
 	{"other variation selector after emoji", "🚀\ufe01.md", "U+FE01"},
+	{"two selectors in a row", "☎\ufe0e\ufe0e.md", "U+FE0E"},
+	{"selector after a joiner", "🚀\u200d\ufe0f🚀.md", "U+200D"},
 	{"tag character", "🏴\U000e0067.md", "U+E0067"},
 	{"math slash", "a\u29f8b.md", "U+29F8"},
 	{"ideographic space", "a\u3000b.md", "U+3000"},
