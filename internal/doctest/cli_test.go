@@ -56,7 +56,7 @@ func helpOf(t *testing.T, bin string, args ...string) string {
 
 // reference renders the CLI reference of one binary: its help, then each
 // listed command's help, in the order the binary lists them.
-func reference(t *testing.T, bin, name string) []byte {
+func reference(t *testing.T, bin, name string, helps map[string]string) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# `%s` command reference\n\n", name)
@@ -65,6 +65,7 @@ func reference(t *testing.T, bin, name string) []byte {
 	b.WriteString("and the real commands differ.\n")
 	top := helpOf(t, bin)
 	section := func(title, help string) {
+		helps[title] = help
 		fmt.Fprintf(&b, "\n## `%s`\n\n```text\n%s```\n", title, help)
 	}
 	section(name, top)
@@ -82,6 +83,12 @@ func reference(t *testing.T, bin, name string) []byte {
 // help output.
 func TestCLIReference(t *testing.T) {
 	bins := t.TempDir()
+	helps := map[string]string{}
+	defer func() {
+		if !t.Failed() {
+			checkDocCommands(t, helps)
+		}
+	}()
 	for _, name := range []string{"teammem-server", "teammem-agent"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(bins, name), "./cmd/"+name)
 		build.Dir = repoRoot
@@ -89,7 +96,7 @@ func TestCLIReference(t *testing.T) {
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("build %s: %v\n%s", name, err, out)
 		}
-		got := reference(t, filepath.Join(bins, name), name)
+		got := reference(t, filepath.Join(bins, name), name, helps)
 		file := filepath.Join(repoRoot, "docs", "cli", name+".md")
 		if *update {
 			if err := os.WriteFile(file, got, 0o644); err != nil {
