@@ -66,6 +66,9 @@ func checkCommand(line string, helps map[string]string) string {
 	if !ok {
 		return "no such command " + cmd
 	}
+	if cmd == bin && len(words) > 1 && words[1] == "help" && strings.Contains(help, bin+" help ") {
+		return "" // `help CMD`, offered by the binary's own help
+	}
 	if cmd == bin && len(words) > 1 && !strings.HasPrefix(words[1], "-") {
 		return "no such command " + bin + " " + words[1]
 	}
