@@ -35,7 +35,17 @@ func (r lineRenderer) render(line string) (string, bool) {
 // rest is escaped text.
 func (r lineRenderer) inline(s string, linking bool) (string, bool) {
 	var b, text strings.Builder
-	flush := func() { b.WriteString(escapeText(text.String())); text.Reset() }
+	flush := func() {
+		e := escapeText(text.String())
+		text.Reset()
+		// A word put in a code span right after other output (a link's
+		// label) gets a space first: GFM's e-mail autolink would otherwise
+		// read the text before it, the backtick and the @ as one address.
+		if strings.HasPrefix(e, "`") && b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(e)
+	}
 	for i := 0; i < len(s); {
 		if s[i] == '`' {
 			if end, ok := plainCodeSpan(s, i, text.String(), b.String()); ok {
