@@ -4,13 +4,15 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Instruction file names.
 const (
 	claudeMdName      = "CLAUDE.md"
 	claudeLocalMdName = "CLAUDE.local.md"
-	memoryIndexName   = "MEMORY.md"
+	memoryIndexName   = protocol.IndexName
 	rulesDirName      = "rules"
 )
 

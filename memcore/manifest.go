@@ -11,13 +11,15 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // MaxManifestTopics is the most topic files Manifest returns.
 const MaxManifestTopics = 200
 
 // indexFileName is the memory index, which is not a topic file.
-const indexFileName = "MEMORY.md"
+const indexFileName = protocol.IndexName
 
 // maxTopicHeadBytes is how much of a topic file is read for its frontmatter.
 const maxTopicHeadBytes = 16 << 10

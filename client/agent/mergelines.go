@@ -1,14 +1,15 @@
 package agent
 
-import "path"
+import (
+	"path"
 
-// IndexName is the name of a memory index file (at any depth of the team
-// folder): a list of independent lines, merged by MergeLines and never
+	"github.com/teammem/teammem/memcore/protocol"
+)
+
+// isIndex reports whether key names an index file (at any depth of the
+// team folder): a list of independent lines, merged by MergeLines and never
 // given a conflict copy.
-const IndexName = "MEMORY.md"
-
-// isIndex reports whether key names an index file.
-func isIndex(key string) bool { return path.Base(key) == IndexName }
+func isIndex(key string) bool { return path.Base(key) == protocol.IndexName }
 
 // MergeLines merges two edited versions of an index (base → local, base →
 // server) by line union, which always succeeds: the base's order is kept;

@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/teammem/teammem/memcore/protocol"
+
 	"github.com/teammem/teammem/memcore"
 )
 
@@ -30,7 +32,7 @@ const (
 )
 
 // IndexKey is the team index's key in the team folder.
-const IndexKey = "MEMORY.md"
+const IndexKey = protocol.IndexName
 
 // Input is what a block is made of.
 type Input struct {

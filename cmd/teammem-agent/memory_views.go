@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/teammem/teammem/memcore/protocol"
+
 	"github.com/teammem/teammem/memcore"
 )
 
@@ -166,7 +168,7 @@ func memoryRules(ctx context.Context, r *memoryRun, args []string) error {
 func memoryLint(_ context.Context, r *memoryRun, _ []string) error {
 	problems := []memcore.LintProblem{}
 	for _, dir := range []string{r.layout.AutoMemDir, r.layout.TeamDir} {
-		problems = append(problems, lintIndexFile(filepath.Join(dir, "MEMORY.md"))...)
+		problems = append(problems, lintIndexFile(filepath.Join(dir, protocol.IndexName))...)
 	}
 	topics, err := memcore.LintTopics(r.layout.AutoMemDir)
 	if err != nil {

@@ -11,6 +11,11 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
+// IndexName is the name of a memory index ("MEMORY.md"): the entrypoint
+// of a memory folder, and at any depth of the team folder a list of
+// independent lines.
+const IndexName = "MEMORY.md"
+
 // Limits on keys.
 const (
 	// MaxKeyBytes is the longest key, in bytes.

@@ -9,13 +9,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/teammem/teammem/memcore/protocol"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/teammem/teammem/server"
 )
 
 // memoryIndex is the entry rendered first on a repository's page.
-const memoryIndex = "MEMORY.md"
+const memoryIndex = protocol.IndexName
 
 // repoRow is one line of the repository list.
 type repoRow struct {
