@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -72,4 +73,24 @@ func TestTwoReplicas(t *testing.T) {
 		b := open(t, url, postgres.Options{})
 		storetest.ConcurrentCAS(t, a, b)
 	})
+}
+
+func TestRevocations(t *testing.T) {
+	storetest.Revocations(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
+}
+
+// TestRevocationsTwoReplicas records a revocation through one pool and
+// reads it through another, as a CLI and a replica would.
+func TestRevocationsTwoReplicas(t *testing.T) {
+	url := freshURL(t, pgtest.URL(t))
+	a := open(t, url, postgres.Options{Migrate: true})
+	b := open(t, url, postgres.Options{})
+	ctx := context.Background()
+	if err := a.Revoke(ctx, server.Revocation{Subject: "alice", Before: time.Now(), At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Revocations(ctx)
+	if err != nil || len(got) != 1 || got[0].Subject != "alice" {
+		t.Fatalf("the other replica reads %v, %v; want alice's revocation", got, err)
+	}
 }

@@ -1,0 +1,2 @@
+DROP TABLE revoked_subjects;
+DROP TABLE revoked_tokens;

@@ -1,0 +1,115 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/teammem/teammem/migrations"
+	"github.com/teammem/teammem/server"
+)
+
+var _ server.RevocationStore = (*DB)(nil)
+
+// Revocations returns the recorded token revocations (server.RevocationReader).
+func (db *DB) Revocations(ctx context.Context) ([]server.Revocation, error) {
+	return readRevocations(ctx, db.read)
+}
+
+// Revoke records r (server.RevocationStore) through its own connection,
+// as the command line does.
+func (db *DB) Revoke(ctx context.Context, r server.Revocation) error {
+	return Revoke(ctx, db.path, r)
+}
+
+// Revoke records r in the database file at path. It does not take the
+// store's lock, so it works while a server uses the file (which picks the
+// revocation up at its next refresh): the revocation tables are not part
+// of the repository state the server keeps in memory, and SQLite's own
+// locking serialises this write with the server's. The file must exist
+// and its schema be current; Revoke never creates or migrates it.
+func Revoke(ctx context.Context, path string, r server.Revocation) error {
+	if err := r.Check(); err != nil {
+		return err
+	}
+	pool, err := openExisting(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	at := micros(r.At)
+	if r.TokenID != "" {
+		_, err = pool.ExecContext(ctx, `INSERT INTO revoked_tokens (token_id, revoked_at) VALUES (?, ?)
+			ON CONFLICT (token_id) DO NOTHING`, r.TokenID, at)
+	} else {
+		_, err = pool.ExecContext(ctx, `INSERT INTO revoked_subjects (subject, issued_before, revoked_at) VALUES (?, ?, ?)
+			ON CONFLICT (subject) DO UPDATE SET issued_before = excluded.issued_before, revoked_at = excluded.revoked_at
+			WHERE excluded.issued_before > revoked_subjects.issued_before`, r.Subject, micros(r.Before), at)
+	}
+	return wrap("record token revocation in "+path, err)
+}
+
+// ListRevocations reads the revocations recorded in the database file at
+// path, without the store's lock (see Revoke).
+func ListRevocations(ctx context.Context, path string) ([]server.Revocation, error) {
+	pool, err := openExisting(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	return readRevocations(ctx, pool)
+}
+
+// openExisting opens the existing database file at path for a command
+// that runs beside (or without) the server, after checking its schema.
+func openExisting(ctx context.Context, path string) (*sql.DB, error) {
+	if path == "" || strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("open sqlite database %q: the path must be a file name without '?'", path)
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no embedded database at %s: pass the server's --data-dir (or --database-url for Postgres); the server creates it on its first start", path)
+	} else if err != nil {
+		return nil, fmt.Errorf("open sqlite database: %w", err)
+	}
+	pool, err := openPool(ctx, "file:"+path+"?mode=rw&"+pragmas, 1)
+	if err != nil {
+		return nil, err
+	}
+	version, dirty, err := schemaVersion(ctx, pool)
+	if err == nil {
+		err = migrations.Check(migrations.SQLite, version, dirty)
+	}
+	if err != nil {
+		_ = pool.Close()
+		return nil, fmt.Errorf("sqlite database %s: %w", path, err)
+	}
+	return pool, nil
+}
+
+func readRevocations(ctx context.Context, q *sql.DB) ([]server.Revocation, error) {
+	rows, err := q.QueryContext(ctx, `SELECT token_id, '', 0, revoked_at FROM revoked_tokens
+		UNION ALL SELECT '', subject, issued_before, revoked_at FROM revoked_subjects`)
+	if err != nil {
+		return nil, wrap("read token revocations", err)
+	}
+	defer rows.Close()
+	var out []server.Revocation
+	for rows.Next() {
+		var r server.Revocation
+		var before, at int64
+		if err := rows.Scan(&r.TokenID, &r.Subject, &before, &at); err != nil {
+			return nil, wrap("read token revocations", err)
+		}
+		if r.Subject != "" {
+			r.Before = time.UnixMicro(before).UTC()
+		}
+		r.At = time.UnixMicro(at).UTC()
+		out = append(out, r)
+	}
+	return out, wrap("read token revocations", rows.Err())
+}
