@@ -229,7 +229,6 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		Metrics: metrics, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog})
 	main := newHTTPServer(h, log)
-	main.ConnState = conns.ConnState
 	servers := []*http.Server{main}
 	listeners := []net.Listener{}
 	ln, err := net.Listen("tcp", c.addr)
@@ -239,6 +238,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if c.maxConnections > 0 {
 		ln = netutil.LimitListener(ln, c.maxConnections)
 	}
+	ln = conns.Listener(ln)
 	if c.tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
 		if err != nil {

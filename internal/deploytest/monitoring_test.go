@@ -92,7 +92,7 @@ func exportedMetrics(t *testing.T) map[string]bool {
 	defer hub.Close()
 	svc := server.NewService(m.InstrumentStore(store), server.Config{Org: "o", Events: hub})
 	hs := httptest.NewUnstartedServer(httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: m, ServeMetrics: true}))
-	hs.Config.ConnState = conns.ConnState
+	hs.Listener = conns.Listener(hs.Listener)
 	hs.Start()
 	defer hs.Close()
 	tok, _ := (&auth.Issuer{Key: key}).Issue("admin", []string{"**:admin"}, time.Hour)

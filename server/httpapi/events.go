@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -41,24 +42,45 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	defer sub.Close()
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Time{}) // the server's read timeout would cancel a long stream
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream; charset=utf-8")
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	w.WriteHeader(http.StatusOK)
-	s := &stream{w: w, rc: rc, timeout: h.streamWriteTimeout}
-	if !s.send([]byte("retry: " + strconv.Itoa(int(streamRetry/time.Millisecond)) + "\n\n")) {
+	if out, taken := hijackStream(w, r, h.streamWriteTimeout); taken {
+		if out == nil { // the client left before the head was written
+			sub.Close()
+			return nil
+		}
+		// The connection is the stream's now: net/http's goroutines and
+		// buffers for it are gone, and the stream goes on in a goroutine
+		// of its own with a small stack (about 8 KB a stream instead of
+		// 40). The access line is written when it opens.
+		go h.pump(context.Background(), sub, out)
 		return nil
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{}) // the server's read timeout would cancel a long stream
+	w.WriteHeader(http.StatusOK)
+	h.pump(ctx, sub, &responseStream{w: w, rc: rc, timeout: h.streamWriteTimeout})
+	return nil
+}
+
+// pump sends the retry advice, then every update of sub as it comes, with
+// a heartbeat after each idle period, until sub ends, ctx is done or a
+// write fails; then it closes both. The client resumes with
+// Last-Event-ID.
+func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameWriter) {
+	defer out.close()
+	defer sub.Close()
+	if !out.send([]byte("retry: " + strconv.Itoa(int(streamRetry/time.Millisecond)) + "\n\n")) {
+		return
 	}
 	idle := time.NewTimer(h.heartbeat)
 	defer idle.Stop()
 	for {
 		u, err := sub.Next(ctx, idle.C)
 		if err != nil {
-			return nil // the client resumes with Last-Event-ID
+			return
 		}
 		var frame []byte
 		switch {
@@ -69,8 +91,8 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 		default:
 			frame = heartbeatFrame
 		}
-		if !s.send(frame) {
-			return nil
+		if !out.send(frame) {
+			return
 		}
 		if u.Event != nil {
 			h.metrics.eventsDelivered.Inc()
@@ -83,20 +105,88 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 // stream.
 var heartbeatFrame = []byte(": keep-alive\n\n")
 
-// stream writes frames, each within its own deadline, so that a reader
-// that stopped reading is let go.
-type stream struct {
+// frameWriter is where a stream's frames go. Each send is bounded by the
+// stream write timeout, so that a reader that stopped reading is let go.
+type frameWriter interface {
+	send(frame []byte) bool
+	close()
+}
+
+// responseStream writes frames through the ResponseWriter (HTTP/2, and
+// HTTP/1.0 clients, which cannot take a chunked body).
+type responseStream struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
 }
 
-func (s *stream) send(frame []byte) bool {
+func (s *responseStream) send(frame []byte) bool {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
 	if _, err := s.w.Write(frame); err != nil {
 		return false
 	}
 	return s.rc.Flush() == nil
+}
+
+func (s *responseStream) close() {} // the handler's return ends the response
+
+// connStream writes frames as HTTP/1.1 chunks straight to a hijacked
+// connection. It never reads: a client that went away is noticed by a
+// failing write, at the latest the second heartbeat after it left.
+type connStream struct {
+	conn    net.Conn
+	timeout time.Duration
+}
+
+// hijackStream takes over an HTTP/1.1 connection and writes the stream's
+// response head with w's headers. taken is false when the connection
+// cannot be taken (HTTP/2, HTTP/1.0) and the ResponseWriter must be used;
+// the stream is nil when the head could not be written.
+func hijackStream(w http.ResponseWriter, r *http.Request, timeout time.Duration) (s *connStream, taken bool) {
+	if !r.ProtoAtLeast(1, 1) || r.ProtoMajor != 1 {
+		return nil, false
+	}
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return nil, false
+	}
+	// Bytes the client pipelined after this request are dropped with
+	// net/http's buffers: nothing can follow an endless response.
+	_ = conn.SetReadDeadline(time.Time{})
+	hd := w.Header()
+	hd.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	hd.Set("Transfer-Encoding", "chunked")
+	var head bytes.Buffer
+	head.WriteString("HTTP/1.1 200 OK\r\n")
+	_ = hd.Write(&head)
+	head.WriteString("\r\n")
+	s = &connStream{conn: conn, timeout: timeout}
+	if !s.write(head.Bytes()) {
+		conn.Close()
+		return nil, true
+	}
+	return s, true
+}
+
+func (s *connStream) send(frame []byte) bool {
+	size := strconv.AppendInt(make([]byte, 0, 12), int64(len(frame)), 16)
+	return s.write(append(size, "\r\n"...), frame, crlf)
+}
+
+var crlf = []byte("\r\n")
+
+func (s *connStream) write(parts ...[]byte) bool {
+	_ = s.conn.SetWriteDeadline(time.Now().Add(s.timeout))
+	bufs := net.Buffers(parts)
+	_, err := bufs.WriteTo(s.conn)
+	return err == nil
+}
+
+// close ends the chunked body, so that the client reads a clean end, and
+// the connection.
+func (s *connStream) close() {
+	s.write([]byte("0\r\n\r\n"))
+	s.conn.Close()
 }
 
 // resumePoint reads Last-Event-ID, else ?after: the version to resume

@@ -170,6 +170,58 @@ func TestEventsHeartbeat(t *testing.T) {
 	}
 }
 
+// TestEventsHTTP2 streams through the ResponseWriter where the
+// connection cannot be taken over (HTTP/2 multiplexes it).
+func TestEventsHTTP2(t *testing.T) {
+	ts := newTestServer(t, serverOpts{tls: true, heartbeat: 50 * time.Millisecond})
+	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin)
+	if c.resp.ProtoMajor != 2 || c.resp.StatusCode != 200 {
+		t.Fatalf("%s %d; want an HTTP/2 200", c.resp.Proto, c.resp.StatusCode)
+	}
+	c.frame() // retry
+	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
+	if ev := c.change(); ev.Version != 1 || len(ev.Changed) != 1 {
+		t.Errorf("event %+v; want version 1 changing a.md", ev)
+	}
+}
+
+// TestEventsClientGone: the server takes an HTTP/1.1 stream's connection
+// over and never reads it again, so a client that leaves is noticed by
+// the heartbeat writes; the stream and its connection are then let go.
+func TestEventsClientGone(t *testing.T) {
+	ts := newTestServer(t, serverOpts{heartbeat: 50 * time.Millisecond})
+	gauge := func(name string) string {
+		m := string(ts.send(false, http.MethodGet, api.PathMetrics, "", nil).body)
+		for _, l := range strings.Split(m, "\n") {
+			if v, ok := strings.CutPrefix(l, name+" "); ok {
+				return v
+			}
+		}
+		t.Fatalf("no %s in the metrics", name)
+		return ""
+	}
+	conns := gauge("teammem_http_connections_open") // the scrape's own
+	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin)
+	c.frame()
+	if c.resp.ProtoMajor != 1 || c.resp.TransferEncoding[0] != "chunked" {
+		t.Fatalf("%s %v; want a chunked HTTP/1.1 stream", c.resp.Proto, c.resp.TransferEncoding)
+	}
+	if g := gauge("teammem_event_streams_open"); g != "1" {
+		t.Fatalf("streams open %s; want 1", g)
+	}
+	if n, _ := strconv.Atoi(conns); gauge("teammem_http_connections_open") != strconv.Itoa(n+1) {
+		t.Errorf("the stream's connection is not counted (%s before)", conns)
+	}
+	c.resp.Body.Close()
+	deadline := time.Now().Add(15 * time.Second)
+	for gauge("teammem_event_streams_open") != "0" || gauge("teammem_http_connections_open") != conns {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream of a client that left is still open")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestEventsAuth answers like GET: 401 without a valid token, 403 without
 // a read grant whether or not the repository exists, 400 for a bad
 // resume point or slug.

@@ -48,6 +48,8 @@ type serverOpts struct {
 	// heartbeat and streamsPerSubject tune the events stream.
 	heartbeat         time.Duration
 	streamsPerSubject int
+	// tls serves HTTPS with HTTP/2, as --tls-cert does.
+	tls bool
 }
 
 func newTestServer(t *testing.T, o serverOpts) *testServer {
@@ -75,7 +77,14 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 	svc := server.NewService(instrumented, server.Config{Org: "acme-org", Limits: o.limits, SecretScan: true, Events: hub})
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: metrics, RateLimit: o.rateLimit, ServeMetrics: true,
 		Logger: o.logger, BodyCacheBytes: o.bodyCache, Heartbeat: o.heartbeat, NoAuth: o.noAuth})
-	hs := httptest.NewServer(h)
+	hs := httptest.NewUnstartedServer(h)
+	hs.Listener = metrics.TrackConnections().Listener(hs.Listener)
+	if o.tls {
+		hs.EnableHTTP2 = true
+		hs.StartTLS()
+	} else {
+		hs.Start()
+	}
 	t.Cleanup(func() { hub.Close(); hs.Close(); store.Close() })
 	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, svc: svc, client: hs.Client(), h: h}
 	ts.admin = ts.token("admin", "**:admin")

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,24 +76,47 @@ func (t *storeTotals) read() storeTotalValues {
 }
 
 // ConnTracker counts the HTTP connections open now
-// (teammem_http_connections_open); set its ConnState as the http.Server's.
+// (teammem_http_connections_open), from accept to close: idle keep-alive
+// connections and event streams (whose connections the handler takes
+// over) included. Wrap the server's listener with Listener.
 type ConnTracker struct{ open atomic.Int64 }
 
 // TrackConnections registers the open-connections gauge and returns the
-// tracker to hook into the servers.
+// tracker to wrap the listeners with.
 func (m *Metrics) TrackConnections() *ConnTracker {
 	c := &ConnTracker{}
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "teammem_http_connections_open",
-		Help: "Client connections open now (idle keep-alive ones included)."}, func() float64 { return float64(c.open.Load()) }))
+		Help: "Client connections open now (idle keep-alive ones and event streams included)."}, func() float64 { return float64(c.open.Load()) }))
 	return c
 }
 
-// ConnState is an http.Server ConnState hook.
-func (c *ConnTracker) ConnState(_ net.Conn, s http.ConnState) {
-	switch s {
-	case http.StateNew:
-		c.open.Add(1)
-	case http.StateClosed, http.StateHijacked:
-		c.open.Add(-1)
+// Listener returns ln counting its connections.
+func (c *ConnTracker) Listener(ln net.Listener) net.Listener { return trackedListener{ln, c} }
+
+type trackedListener struct {
+	net.Listener
+	c *ConnTracker
+}
+
+func (l trackedListener) Accept() (net.Conn, error) {
+	conn, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
 	}
+	l.c.open.Add(1)
+	return &trackedConn{Conn: conn, c: l.c}, nil
+}
+
+// trackedConn counts itself out on its first Close.
+type trackedConn struct {
+	net.Conn
+	c      *ConnTracker
+	closed atomic.Bool
+}
+
+func (t *trackedConn) Close() error {
+	if t.closed.CompareAndSwap(false, true) {
+		t.c.open.Add(-1)
+	}
+	return t.Conn.Close()
 }
