@@ -1,12 +1,15 @@
 package httpapi
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/teammem/teammem/server"
 )
@@ -27,49 +30,163 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	return body, nil
 }
 
-// putBody is the PUT body as decoded; each entry's content stays raw until
-// checked, and pointers catch JSON nulls.
-type putBody struct {
-	Entries        map[string]json.RawMessage `json:"entries"`
-	SoftDeleteKeys []*string                  `json:"soft_delete_keys"`
-}
-
-// decodePut parses and checks a PUT body. Unknown fields are ignored;
+// decodePut parses and checks a PUT body in one pass over it. Unknown
+// fields are ignored (any valid JSON value) and the two known ones are
+// matched without regard to case, as encoding/json matches struct fields;
 // anything else malformed is an ErrInvalid RequestError. An entry whose
 // content is not UTF-8 text (invalid bytes, a lone surrogate escape that
-// encoding/json would silently turn into U+FFFD) is listed in BadContent for
+// a decoder would silently turn into U+FFFD) is listed in BadContent for
 // the Service to skip, so one bad file does not refuse the whole push.
 func decodePut(body []byte) (server.PutInput, error) {
 	if first := firstNonSpace(body); first != '{' {
 		return server.PutInput{}, server.InvalidBody("the body must be a JSON object such as {\"entries\": {...}, \"soft_delete_keys\": [...]}")
 	}
-	var b putBody
-	if err := json.Unmarshal(body, &b); err != nil {
+	d := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	var in server.PutInput
+	if _, err := d.ReadToken(); err != nil { // the '{' seen above
 		return server.PutInput{}, describeJSONError(err)
 	}
-	in := server.PutInput{Entries: make(map[string]string, len(b.Entries)), Deletes: make([]string, 0, len(b.SoftDeleteKeys))}
-	for k, raw := range b.Entries {
+	for d.PeekKind() != '}' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return server.PutInput{}, describeJSONError(err)
+		}
+		switch field := name.String(); {
+		case strings.EqualFold(field, "entries"):
+			err = decodeEntries(d, &in)
+		case strings.EqualFold(field, "soft_delete_keys"):
+			err = decodeDeletes(d, &in)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return server.PutInput{}, describeJSONError(err)
+		}
+	}
+	if _, err := d.ReadToken(); err != nil { // '}', or the error PeekKind met
+		return server.PutInput{}, describeJSONError(err)
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		if err == nil {
+			return server.PutInput{}, server.InvalidBody("the body is not valid JSON (at byte %d: data after the top-level object)", d.InputOffset())
+		}
+		return server.PutInput{}, describeJSONError(err)
+	}
+	if in.Entries == nil {
+		in.Entries = map[string]string{}
+	}
+	if in.Deletes == nil {
+		in.Deletes = []string{}
+	}
+	return in, nil
+}
+
+// decodeEntries reads the entries object (or null) into in.Entries; a key
+// repeated in the body takes its last value.
+func decodeEntries(d *jsontext.Decoder, in *server.PutInput) error {
+	if open, err := openField(d, "entries", '{', "an object of strings"); !open {
+		return err
+	}
+	if in.Entries == nil {
+		in.Entries = map[string]string{}
+	}
+	var buf []byte
+	for d.PeekKind() != '}' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		k := name.String()
+		raw, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		if _, dup := in.Entries[k]; dup {
+			in.BadContent = slices.DeleteFunc(in.BadContent, func(b string) bool { return b == k })
+		}
+		switch raw.Kind() {
+		case '"':
+		case 'n':
+			return server.InvalidBody("entries[%q] is null; an entry's content must be a string (use soft_delete_keys to delete)", truncate(k))
+		default:
+			return server.InvalidBody("entries[%q] must be a string", truncate(k))
+		}
 		if !utf8.Valid(raw) || hasLoneSurrogate(raw) {
 			in.Entries[k] = ""
 			in.BadContent = append(in.BadContent, k)
 			continue
 		}
-		var v *string
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return server.PutInput{}, server.InvalidBody("entries[%q] must be a string", truncate(k))
+		if buf, err = jsontext.AppendUnquote(buf[:0], raw); err != nil {
+			return err
 		}
-		if v == nil {
-			return server.PutInput{}, server.InvalidBody("entries[%q] is null; an entry's content must be a string (use soft_delete_keys to delete)", truncate(k))
-		}
-		in.Entries[k] = *v
+		in.Entries[k] = string(buf)
 	}
-	for i, k := range b.SoftDeleteKeys {
-		if k == nil {
-			return server.PutInput{}, server.InvalidBody("soft_delete_keys[%d] is null; it must be a key string", i)
-		}
-		in.Deletes = append(in.Deletes, *k)
+	_, err := d.ReadToken()
+	return err
+}
+
+// decodeDeletes reads the soft_delete_keys array (or null) into in.Deletes;
+// a repeated field takes its last value.
+func decodeDeletes(d *jsontext.Decoder, in *server.PutInput) error {
+	if open, err := openField(d, "soft_delete_keys", '[', "an array of strings"); !open {
+		return err
 	}
-	return in, nil
+	in.Deletes = in.Deletes[:0]
+	for i := 0; d.PeekKind() != ']'; i++ {
+		switch k := d.PeekKind(); k {
+		case '"':
+			tok, err := d.ReadToken()
+			if err != nil {
+				return err
+			}
+			in.Deletes = append(in.Deletes, tok.String())
+			continue
+		case 'n':
+			return server.InvalidBody("soft_delete_keys[%d] is null; it must be a key string", i)
+		default:
+			if _, err := d.ReadValue(); err != nil {
+				return err
+			}
+			return server.InvalidBody("soft_delete_keys[%d] must be a key string, got JSON %s", i, kindName(k))
+		}
+	}
+	_, err := d.ReadToken()
+	return err
+}
+
+// openField reads the start of a known field's object or array (kind
+// want) and reports true; for null it reads the null and reports false, as
+// it does with the error for any other value.
+func openField(d *jsontext.Decoder, field string, want jsontext.Kind, wantName string) (bool, error) {
+	switch k := d.PeekKind(); k {
+	case want:
+		_, err := d.ReadToken()
+		return err == nil, err
+	case 'n':
+		return false, d.SkipValue()
+	default:
+		if _, err := d.ReadValue(); err != nil {
+			return false, err
+		}
+		return false, server.InvalidBody("%s has the wrong type: got JSON %s, want %s", field, kindName(k), wantName)
+	}
+}
+
+// kindName names a JSON kind for a message.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return k.String()
 }
 
 func firstNonSpace(b []byte) byte {
@@ -83,33 +200,21 @@ func firstNonSpace(b []byte) byte {
 	return 0
 }
 
-// describeJSONError turns a decoding error into a message naming the field.
+// describeJSONError turns a decoding error into a message with the byte
+// offset where the body stops being valid JSON; an error that already is a
+// RequestError passes through.
 func describeJSONError(err error) error {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
+	var re *server.RequestError
+	var syntaxErr *jsontext.SyntacticError
 	switch {
-	case errors.As(err, &typeErr):
-		field := typeErr.Field
-		if field == "" {
-			field = "the body"
-		}
-		return server.InvalidBody("%s has the wrong type: got JSON %s, want %s", field, typeErr.Value, jsonTypeName(typeErr.Type.String()))
+	case errors.As(err, &re):
+		return err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return server.InvalidBody("the body is not valid JSON: it ends before the object does")
 	case errors.As(err, &syntaxErr):
-		return server.InvalidBody("the body is not valid JSON (at byte %d: %v)", syntaxErr.Offset, syntaxErr)
+		return server.InvalidBody("the body is not valid JSON (at byte %d: %v)", syntaxErr.ByteOffset, syntaxErr.Err)
 	}
 	return server.InvalidBody("the body is not valid JSON: %v", err)
-}
-
-func jsonTypeName(goType string) string {
-	switch goType {
-	case "string", "*string":
-		return "a string"
-	case "map[string]*string":
-		return "an object of strings"
-	case "[]*string":
-		return "an array of strings"
-	}
-	return fmt.Sprintf("a %s", goType)
 }
 
 // hasLoneSurrogate reports whether a JSON text holds a \u escape of a UTF-16
@@ -117,9 +222,11 @@ func jsonTypeName(goType string) string {
 // turn it into U+FFFD, changing the content.
 func hasLoneSurrogate(b []byte) bool {
 	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' {
-			continue
+		j := bytes.IndexByte(b[i:], '\\')
+		if j < 0 {
+			return false
 		}
+		i += j
 		if i+1 >= len(b) {
 			return false
 		}

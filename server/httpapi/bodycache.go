@@ -30,7 +30,8 @@ type cachedBody struct {
 	version  int64
 	checksum string
 	body     []byte
-	gz       []byte // body gzipped, once a client asked for it
+	gz       []byte // body gzipped, once a client asked for it (set once, by gzOnce)
+	gzOnce   sync.Once
 }
 
 func (b *cachedBody) size() int64 { return int64(len(b.body) + len(b.gz)) }
@@ -96,8 +97,9 @@ func (c *bodyCache) evict() {
 }
 
 // gzipped returns the gzipped body cached for key at exactly this version
-// and checksum, compressing body and keeping the result on the first ask.
-// Without a matching entry it just compresses body.
+// and checksum, compressing body on the first ask only: requests that ask
+// meanwhile wait for that compression instead of repeating it. Without a
+// matching entry it just compresses body.
 func (c *bodyCache) gzipped(key cacheKey, version int64, checksum string, body []byte) []byte {
 	if c == nil {
 		return gzipBytes(body)
@@ -107,26 +109,23 @@ func (c *bodyCache) gzipped(key cacheKey, version int64, checksum string, body [
 	var b *cachedBody
 	if ok {
 		b = el.Value.(*cachedBody)
-		if b.version != version || b.checksum != checksum {
-			ok = false
-		} else if b.gz != nil {
-			c.mu.Unlock()
-			return b.gz
-		}
+		ok = b.version == version && b.checksum == checksum
 	}
 	c.mu.Unlock()
-	gz := gzipBytes(body)
 	if !ok {
-		return gz
+		return gzipBytes(body)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.items[key]; ok && el.Value.(*cachedBody) == b && b.gz == nil {
+	b.gzOnce.Do(func() {
+		gz := gzipBytes(body)
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		b.gz = gz
-		c.size += int64(len(gz))
-		c.evict()
-	}
-	return gz
+		if el, ok := c.items[key]; ok && el.Value.(*cachedBody) == b { // still cached: count it
+			c.size += int64(len(gz))
+			c.evict()
+		}
+	})
+	return b.gz
 }
 
 // maxBody is the largest body put keeps (0 when the cache is off).

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -42,5 +43,31 @@ func TestBodyCache(t *testing.T) {
 	nilCache.put(a, 1, "s", []byte("x"))
 	if _, ok := nilCache.get(a, 1, "s"); ok {
 		t.Error("disabled cache hit")
+	}
+}
+
+// TestBodyCacheGzipsOnce: requests asking at once for the gzipped form of
+// one cached body share one compression, counted once in the budget.
+func TestBodyCacheGzipsOnce(t *testing.T) {
+	c := newBodyCache(1 << 20)
+	key := cacheKey{"acme/a", "hashes"}
+	body := []byte(strings.Repeat("entry checksum ", 200))
+	c.put(key, 3, "s3", body)
+	got := make([][]byte, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = c.gzipped(key, 3, "s3", body) })
+	}
+	wg.Wait()
+	for _, gz := range got[1:] {
+		if &gz[0] != &got[0][0] {
+			t.Fatal("the body was compressed more than once")
+		}
+	}
+	if want := int64(len(body) + len(got[0])); c.size != want {
+		t.Errorf("size %d, want %d (body and its gzipped form)", c.size, want)
+	}
+	if gz := c.gzipped(key, 4, "s4", body); &gz[0] == &got[0][0] { // another version: not the cached form
+		t.Error("a stale gzipped body was served")
 	}
 }

@@ -1,0 +1,190 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/teammem/teammem/server"
+)
+
+// putBodyBodies are PUT bodies decodePut must read as encoding/json reads
+// them (accepted or refused alike, same entries and deletions).
+var putBodyBodies = []string{
+	`{}`,
+	` {"entries":{"a.md":"x"}} `,
+	`{"entries":{"a.md":"line\nnext \"quoted\" \\ \/ \t \u00e9 \ud83d\ude00"},"soft_delete_keys":["b.md"]}`,
+	`{"entries":{"a.md":"x","a.md":"y"}}`,
+	`{"entries":{"a.md":"x"},"entries":{"b.md":"y"}}`,
+	`{"soft_delete_keys":["a.md"],"soft_delete_keys":["b.md","c.md"]}`,
+	`{"ENTRIES":{"a.md":"x"},"Soft_Delete_Keys":["b.md"]}`,
+	`{"entries":null,"soft_delete_keys":null}`,
+	`{"future":{"nested":[1,2.5e3,-0,true,false,null,"s",{"k":[]}]},"entries":{"a.md":""}}`,
+	`{"entries":{}, "soft_delete_keys":[]}`,
+	`{"entries":{"a.md":"x"}} {}`,
+	`{"entries":{"a.md":"x"}`,
+	`{"entries":{"a.md":"x"},}`,
+	`{"entries":{"a.md":"x",}}`,
+	`{"entries":["a.md"]}`,
+	`{"entries":"a.md"}`,
+	`{"entries":{"a.md":42}}`,
+	`{"entries":{"a.md":{"content":"x"}}}`,
+	`{"entries":{"a.md":null}}`,
+	`{"soft_delete_keys":"a.md"}`,
+	`{"soft_delete_keys":[1,2]}`,
+	`{"soft_delete_keys":[["a.md"]]}`,
+	`{"soft_delete_keys":[null]}`,
+	`{"x":01}`,
+	`{"x":tru}`,
+	`{"x":"\q"}`,
+	`{"x" "y"}`,
+	`{'entries':{}}`,
+	`[]`, `null`, `"x"`, ``, `   `, `{`,
+	`{"entries":{"a.md":"x"}}` + "\x00",
+	`{"x":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `,"entries":{"a.md":"x"}}`,
+}
+
+// referencePut decodes body with encoding/json, as decodePut did before it
+// read the body in one pass: ok reports whether the body is accepted.
+func referencePut(body []byte) (entries map[string]string, deletes []string, ok bool) {
+	var ref struct {
+		Entries        map[string]*string `json:"entries"`
+		SoftDeleteKeys []*string          `json:"soft_delete_keys"`
+	}
+	if firstNonSpace(body) != '{' || json.Unmarshal(body, &ref) != nil {
+		return nil, nil, false
+	}
+	entries = map[string]string{}
+	for k, v := range ref.Entries {
+		if v == nil {
+			return nil, nil, false
+		}
+		entries[k] = *v
+	}
+	deletes = []string{}
+	for _, k := range ref.SoftDeleteKeys {
+		if k == nil {
+			return nil, nil, false
+		}
+		deletes = append(deletes, *k)
+	}
+	return entries, deletes, true
+}
+
+// checkDecodePut compares decodePut with encoding/json on a body that is
+// valid UTF-8 without surrogate escapes (where encoding/json would mangle
+// content that decodePut sets aside as BadContent instead).
+func checkDecodePut(t *testing.T, body []byte) {
+	t.Helper()
+	in, err := decodePut(body)
+	var re *server.RequestError
+	if err != nil && !errors.As(err, &re) {
+		t.Fatalf("decodePut(%q): error %v is not a RequestError", body, err)
+	}
+	if err != nil && !errors.Is(err, server.ErrInvalid) {
+		t.Fatalf("decodePut(%q): error %v is not ErrInvalid", body, err)
+	}
+	if !utf8.Valid(body) || strings.Contains(strings.ToLower(string(body)), `\ud`) {
+		return
+	}
+	entries, deletes, ok := referencePut(body)
+	switch {
+	case ok != (err == nil):
+		t.Fatalf("decodePut(%q) error = %v; encoding/json accepts it: %v", body, err, ok)
+	case !ok:
+		return
+	case len(in.BadContent) > 0:
+		t.Fatalf("decodePut(%q): bad content %q in a valid body", body, in.BadContent)
+	case fmt.Sprint(in.Entries) != fmt.Sprint(entries) || !slices.Equal(in.Deletes, deletes):
+		t.Fatalf("decodePut(%q) = %q, %q; encoding/json: %q, %q", body, in.Entries, in.Deletes, entries, deletes)
+	}
+}
+
+func TestDecodePutMatchesEncodingJSON(t *testing.T) {
+	for _, body := range putBodyBodies {
+		checkDecodePut(t, []byte(body))
+	}
+}
+
+// TestDecodePutBadContent: content that is not UTF-8 text is set aside
+// (empty, listed once in BadContent) while the rest of the body applies;
+// a later duplicate of the key with good content takes its place.
+func TestDecodePutBadContent(t *testing.T) {
+	for body, want := range map[string][]string{
+		"{\"entries\":{\"a.md\":\"\xff\",\"b.md\":\"ok\"}}":         {"a.md"},
+		`{"entries":{"a.md":"\ud800","b.md":"\ud83d\ude00"}}`:       {"a.md"},
+		`{"entries":{"a.md":"x\udc00y","b.md":"\\ud800"}}`:          {"a.md"},
+		`{"entries":{"a.md":"\ud800\u0041"}}`:                       {"a.md"},
+		`{"entries":{"a.md":"\ud800","a.md":"fine"}}`:               nil,
+		`{"entries":{"a.md":"fine","a.md":"\udfff"}}`:               {"a.md"},
+		"{\"entries\":{\"a.md\":\"\xc3\",\"c.md\":\"\xe2\x82\"}}":   {"a.md", "c.md"},
+		`{"entries":{"a.md":"\ud800"},"soft_delete_keys":["z.md"]}`: {"a.md"},
+	} {
+		in, err := decodePut([]byte(body))
+		if err != nil {
+			t.Errorf("decodePut(%q): %v", body, err)
+			continue
+		}
+		slices.Sort(in.BadContent)
+		if !slices.Equal(in.BadContent, want) {
+			t.Errorf("decodePut(%q) bad content = %q, want %q", body, in.BadContent, want)
+		}
+		for _, k := range in.BadContent {
+			if in.Entries[k] != "" {
+				t.Errorf("decodePut(%q): bad %s kept content %q", body, k, in.Entries[k])
+			}
+		}
+		if got := in.Entries["b.md"]; strings.Contains(body, `"b.md":"ok"`) && got != "ok" {
+			t.Errorf("decodePut(%q): b.md = %q", body, got)
+		}
+	}
+}
+
+// TestDecodePutMessages: each refusal names what is wrong.
+func TestDecodePutMessages(t *testing.T) {
+	for body, want := range map[string]string{
+		`[]`:                                 "must be a JSON object",
+		`{"entries":[]}`:                     "entries has the wrong type: got JSON array, want an object of strings",
+		`{"entries":{"a.md":1}}`:             `entries["a.md"] must be a string`,
+		`{"entries":{"a.md":null}}`:          `entries["a.md"] is null`,
+		`{"soft_delete_keys":{}}`:            "soft_delete_keys has the wrong type: got JSON object, want an array of strings",
+		`{"soft_delete_keys":["a.md",true]}`: "soft_delete_keys[1] must be a key string, got JSON boolean",
+		`{"soft_delete_keys":[null]}`:        "soft_delete_keys[0] is null",
+		`{"entries":{"a.md":"x"}} x`:         "not valid JSON (at byte 25",
+		`{"entries":{"a.md":"x"}} {}`:        "data after the top-level object",
+		`{"entries":{"a.md":"x"`:             "ends before the object does",
+		`{"entries":{"a.md":"x"},"y":[1,}`:   "not valid JSON (at byte 30",
+		`{"x":` + strings.Repeat("[", 20000): "not valid JSON",
+		`{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`: "not valid JSON",
+	} {
+		_, err := decodePut([]byte(body))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("decodePut(%.60q) = %v, want an error containing %q", body, err, want)
+		}
+	}
+}
+
+func FuzzDecodePut(f *testing.F) {
+	for _, body := range putBodyBodies {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { checkDecodePut(t, body) })
+}
+
+// BenchmarkDecodePut decodes the load generator's single-key PUT: one
+// 2 KB Markdown entry.
+func BenchmarkDecodePut(b *testing.B) {
+	content := "# load/entry-0001.md\n\nGeneration 7.\n\n" + strings.Repeat("The team agreed to keep this note short and to update it when the design changes. ", 25)
+	body, _ := json.Marshal(map[string]map[string]string{"entries": {"load/entry-0001.md": content[:2048]}})
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodePut(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
