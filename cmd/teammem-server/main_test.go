@@ -23,23 +23,10 @@ import (
 	"github.com/teammem/teammem/server"
 )
 
-// syncBuffer is a bytes.Buffer safe for the server's log writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 var listenRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 
 // startServer runs `serve` in-process on a free port and returns its URL.
-func startServer(t *testing.T, dataDir string, extra ...string) (string, *syncBuffer) {
+func startServer(t *testing.T, dataDir string, extra ...string) (string, *proctest.Buffer) {
 	t.Helper()
 	url, logs, _ := startServerStop(t, dataDir, extra...)
 	return url, logs
@@ -47,10 +34,10 @@ func startServer(t *testing.T, dataDir string, extra ...string) (string, *syncBu
 
 // startServerStop is startServer that also returns a function stopping the
 // server (called at cleanup too; calling it again does nothing).
-func startServerStop(t *testing.T, dataDir string, extra ...string) (string, *syncBuffer, func()) {
+func startServerStop(t *testing.T, dataDir string, extra ...string) (string, *proctest.Buffer, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &syncBuffer{}
+	logs := &proctest.Buffer{}
 	done := make(chan error, 1)
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, extra...)
 	go func() {
@@ -204,7 +191,7 @@ func TestEnvTwins(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &syncBuffer{}
+	logs := &proctest.Buffer{}
 	done := make(chan error, 1)
 	getenv := func(k string) string {
 		switch k {
@@ -263,7 +250,7 @@ func TestGracefulShutdownProcess(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	logs := &syncBuffer{}
+	logs := &proctest.Buffer{}
 	cmd := proctest.Command(t, bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir())
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
@@ -327,7 +314,7 @@ func TestJanitorPurgesAtStart(t *testing.T) {
 
 func TestDebugAddrServesProfiles(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &syncBuffer{}
+	logs := &proctest.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--data-dir", t.TempDir()},

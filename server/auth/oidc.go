@@ -70,7 +70,7 @@ const (
 )
 
 // verify checks an OIDC token and maps its claims to a principal.
-func (o *OIDC) verify(ctx context.Context, token string, leeway time.Duration, now func() time.Time) (server.Principal, time.Time, error) {
+func (o *OIDC) verify(ctx context.Context, token string, leeway time.Duration, now func() time.Time) (verified, error) {
 	claims := jwt.MapClaims{}
 	_, err := jwt.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)
@@ -84,14 +84,14 @@ func (o *OIDC) verify(ctx context.Context, token string, leeway time.Duration, n
 		jwt.WithTimeFunc(now),
 	)
 	if errors.Is(err, server.ErrUnavailable) { // the issuer's keys are unreachable: 503, not 401
-		return server.Principal{}, time.Time{}, err
+		return verified{}, err
 	}
 	if err != nil {
-		return server.Principal{}, time.Time{}, describe(err)
+		return verified{}, describe(err)
 	}
 	sub, _ := claims["sub"].(string)
 	if sub == "" {
-		return server.Principal{}, time.Time{}, unauthenticated("the token has no subject")
+		return verified{}, unauthenticated("the token has no subject")
 	}
 	p := server.Principal{Subject: "oidc:" + sub}
 	for _, g := range o.Grants {
@@ -106,7 +106,12 @@ func (o *OIDC) verify(ctx context.Context, token string, leeway time.Duration, n
 		}
 	}
 	exp, _ := claims.GetExpirationTime()
-	return p, exp.Time, nil
+	t := verified{p: p, exp: exp.Time}
+	t.id, _ = claims["jti"].(string)
+	if iat, _ := claims.GetIssuedAt(); iat != nil {
+		t.issuedAt = iat.Time
+	}
+	return t, nil
 }
 
 // key returns the public key with id kid, fetching the JWKS when needed.

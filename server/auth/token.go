@@ -36,32 +36,40 @@ type Issuer struct {
 // Issue returns a signed token for subject with the given grants
 // ("<repo-glob>:<perm>", each validated) valid for ttl.
 func (i *Issuer) Issue(subject string, grants []string, ttl time.Duration) (string, error) {
+	token, _, err := i.IssueWithID(subject, grants, ttl)
+	return token, err
+}
+
+// IssueWithID is Issue that also returns the token's id (its jti: 24
+// random hex digits), the handle `token revoke --id` takes.
+func (i *Issuer) IssueWithID(subject string, grants []string, ttl time.Duration) (token, id string, err error) {
 	if subject == "" {
-		return "", errors.New("issue token: a subject is required")
+		return "", "", errors.New("issue token: a subject is required")
 	}
 	if ttl <= 0 {
-		return "", fmt.Errorf("issue token: ttl must be positive, got %v", ttl)
+		return "", "", fmt.Errorf("issue token: ttl must be positive, got %v", ttl)
 	}
 	if len(grants) == 0 {
-		return "", errors.New("issue token: at least one grant is required")
+		return "", "", errors.New("issue token: at least one grant is required")
 	}
 	for _, g := range grants {
 		if _, err := server.ParseGrant(g); err != nil {
-			return "", fmt.Errorf("issue token: %w", err)
+			return "", "", fmt.Errorf("issue token: %w", err)
 		}
 	}
 	now := time.Now
 	if i.Now != nil {
 		now = i.Now
 	}
-	id := make([]byte, 12)
+	random := make([]byte, 12)
 	rnd := rand.Read
 	if i.random != nil {
 		rnd = i.random
 	}
-	if _, err := rnd(id); err != nil {
-		return "", fmt.Errorf("issue token: %w", err)
+	if _, err := rnd(random); err != nil {
+		return "", "", fmt.Errorf("issue token: %w", err)
 	}
+	id = hex.EncodeToString(random)
 	t := now()
 	exp := t.Add(ttl)
 	if r := exp.Truncate(time.Second); r.Before(exp) { // NumericDate keeps seconds: round up, never down
@@ -75,14 +83,14 @@ func (i *Issuer) Issue(subject string, grants []string, ttl time.Duration) (stri
 			Subject:   subject,
 			IssuedAt:  jwt.NewNumericDate(t.Truncate(time.Second)),
 			ExpiresAt: jwt.NewNumericDate(exp),
-			ID:        hex.EncodeToString(id),
+			ID:        id,
 		},
 	}
-	s, err := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims).SignedString(i.Key)
+	token, err = jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims).SignedString(i.Key)
 	if err != nil {
-		return "", fmt.Errorf("issue token: %w", err)
+		return "", "", fmt.Errorf("issue token: %w", err)
 	}
-	return s, nil
+	return token, id, nil
 }
 
 func (i *Issuer) name() string {

@@ -22,7 +22,10 @@ const MaxLeeway = 60 * time.Second
 // Verifier checks the server's own tokens: EdDSA only, exp required, the
 // issuer and audience checked, a leeway of at most MaxLeeway. Verified
 // tokens are cached (by SHA-256 of the token, never the token itself) until
-// they expire, so that verification does not dominate request cost.
+// they expire, so that verification does not dominate request cost. With
+// VerifierOptions.Revocations every verification, cached or not, is also
+// checked against the recorded revocations (a list itself cached for at
+// most VerifierOptions.RevocationRefresh).
 // It implements server.Authenticator and is safe for concurrent use.
 type Verifier struct {
 	key     ed25519.PublicKey
@@ -30,14 +33,18 @@ type Verifier struct {
 	leeway  time.Duration
 	now     func() time.Time
 	oidc    []*OIDC
-	cache   sync.Map // [32]byte → cached
+	revoked *revocations // nil: no revocation checks
+	cache   sync.Map     // [32]byte → verified
 	entries int64
 	mu      sync.Mutex
 }
 
-type cached struct {
-	p   server.Principal
-	exp time.Time
+// verified is a token that passed verification.
+type verified struct {
+	p        server.Principal
+	exp      time.Time
+	id       string    // jti, "" when absent
+	issuedAt time.Time // iat, zero when absent
 }
 
 // maxCached bounds the cache; when full it is cleared (tokens are few).
@@ -49,6 +56,13 @@ type VerifierOptions struct {
 	Leeway time.Duration // capped at MaxLeeway; default 30 s
 	Now    func() time.Time
 	OIDC   []*OIDC // further trusted issuers
+	// Revocations, when set, is checked on every verification: a token
+	// whose id is revoked, or whose subject is revoked for tokens issued
+	// before its iat, is refused.
+	Revocations server.RevocationReader
+	// RevocationRefresh bounds how stale the revocation list may be
+	// (DefaultRevocationRefresh when 0).
+	RevocationRefresh time.Duration
 }
 
 // NewVerifier returns a Verifier trusting pub (the server's key) and the
@@ -71,6 +85,9 @@ func NewVerifier(pub crypto.PublicKey, opts VerifierOptions) (*Verifier, error) 
 	if v.now == nil {
 		v.now = time.Now
 	}
+	if opts.Revocations != nil {
+		v.revoked = newRevocations(opts.Revocations, opts.RevocationRefresh, v.now)
+	}
 	return v, nil
 }
 
@@ -82,21 +99,37 @@ func (v *Verifier) Authenticate(ctx context.Context, token string) (server.Princ
 	}
 	sum := sha256.Sum256([]byte(token))
 	now := v.now()
-	if c, ok := v.cache.Load(sum); ok {
-		if e := c.(cached); now.Before(e.exp.Add(v.leeway)) {
-			return e.p, nil
+	t, ok := v.cached(sum, now)
+	if !ok {
+		var err error
+		if t, err = v.verify(ctx, token); err != nil {
+			return server.Principal{}, err
 		}
-		v.cache.Delete(sum)
+		v.remember(sum, t)
 	}
-	p, exp, err := v.verify(ctx, token)
-	if err != nil {
-		return server.Principal{}, err
+	if v.revoked != nil {
+		if err := v.revoked.check(ctx, facts{id: t.id, subject: t.p.Subject, issuedAt: t.issuedAt}); err != nil {
+			return server.Principal{}, err
+		}
 	}
-	v.remember(sum, cached{p: p, exp: exp})
-	return p, nil
+	return t.p, nil
 }
 
-func (v *Verifier) remember(sum [32]byte, c cached) {
+// cached returns the cached verification of the token with hash sum while
+// the token is still valid.
+func (v *Verifier) cached(sum [32]byte, now time.Time) (verified, bool) {
+	c, ok := v.cache.Load(sum)
+	if !ok {
+		return verified{}, false
+	}
+	if t := c.(verified); now.Before(t.exp.Add(v.leeway)) {
+		return t, true
+	}
+	v.cache.Delete(sum)
+	return verified{}, false
+}
+
+func (v *Verifier) remember(sum [32]byte, c verified) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.entries >= maxCached {
@@ -108,10 +141,10 @@ func (v *Verifier) remember(sum [32]byte, c cached) {
 }
 
 // verify parses and checks a token without the cache.
-func (v *Verifier) verify(ctx context.Context, token string) (server.Principal, time.Time, error) {
+func (v *Verifier) verify(ctx context.Context, token string) (verified, error) {
 	iss, err := unverifiedIssuer(token)
 	if err != nil {
-		return server.Principal{}, time.Time{}, err
+		return verified{}, err
 	}
 	if iss != v.issuer {
 		for _, o := range v.oidc {
@@ -119,7 +152,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (server.Principal, 
 				return o.verify(ctx, token, v.leeway, v.now)
 			}
 		}
-		return server.Principal{}, time.Time{}, unauthenticated("the token's issuer is not trusted by this server")
+		return verified{}, unauthenticated("the token's issuer is not trusted by this server")
 	}
 	var claims Claims
 	_, err = jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return v.key, nil },
@@ -132,20 +165,24 @@ func (v *Verifier) verify(ctx context.Context, token string) (server.Principal, 
 		jwt.WithTimeFunc(v.now),
 	)
 	if err != nil {
-		return server.Principal{}, time.Time{}, describe(err)
+		return verified{}, describe(err)
 	}
 	if claims.Subject == "" {
-		return server.Principal{}, time.Time{}, unauthenticated("the token has no subject")
+		return verified{}, unauthenticated("the token has no subject")
 	}
 	p := server.Principal{Subject: claims.Subject}
 	for _, g := range claims.Grants {
 		grant, err := server.ParseGrant(g)
 		if err != nil {
-			return server.Principal{}, time.Time{}, unauthenticated("the token holds a malformed grant")
+			return verified{}, unauthenticated("the token holds a malformed grant")
 		}
 		p.Grants = append(p.Grants, grant)
 	}
-	return p, claims.ExpiresAt.Time, nil
+	t := verified{p: p, exp: claims.ExpiresAt.Time, id: claims.ID}
+	if claims.IssuedAt != nil {
+		t.issuedAt = claims.IssuedAt.Time
+	}
+	return t, nil
 }
 
 // unverifiedIssuer reads iss without trusting it, only to pick the key.

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -33,7 +34,7 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 				return
 			}
 			var err error
-			if p, err = h.auth.Authenticate(r.Context(), token); err != nil {
+			if p, err = h.verify(r.Context(), token); err != nil {
 				h.writeError(w, r, err)
 				return
 			}
@@ -47,6 +48,29 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
 	})
+}
+
+// verify authenticates token under the request timeout: checking it
+// against the revocation list may have to read the store.
+func (h *handler) verify(ctx context.Context, token string) (server.Principal, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	return h.auth.Authenticate(ctx, token)
+}
+
+// stillValid returns a check that re-verifies the bearer token of a
+// long-lived request (an events stream, which may outlive the request's
+// context): false once the token is revoked or has expired. A store that
+// cannot be read does not end the stream.
+func (h *handler) stillValid(r *http.Request) func() bool {
+	if h.noAuth {
+		return func() bool { return true }
+	}
+	token, _ := auth.BearerToken(r.Header.Get("Authorization"))
+	return func() bool {
+		_, err := h.verify(context.Background(), token)
+		return !errors.Is(err, server.ErrUnauthenticated)
+	}
 }
 
 // limiter holds one token bucket per subject.

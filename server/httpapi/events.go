@@ -26,7 +26,8 @@ const (
 // events after that version are replayed first, then live ones follow,
 // each version once. Errors before the stream starts are the usual
 // envelopes (auth exactly as for GET); afterwards the stream just ends
-// (too slow a reader, shutdown, a store failure while replaying) and the
+// (too slow a reader, shutdown, a store failure while replaying, its token
+// revoked or expired: checked again once per heartbeat interval) and the
 // client resumes with Last-Event-ID.
 func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
@@ -42,6 +43,7 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	valid := h.stillValid(r)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream; charset=utf-8")
 	hd.Set("Cache-Control", "no-cache")
@@ -55,21 +57,21 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 		// buffers for it are gone, and the stream goes on in a goroutine
 		// of its own with a small stack (about 8 KB a stream instead of
 		// 40). The access line is written when it opens.
-		go h.pump(context.Background(), sub, out)
+		go h.pump(context.Background(), sub, out, valid)
 		return nil
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{}) // the server's read timeout would cancel a long stream
 	w.WriteHeader(http.StatusOK)
-	h.pump(ctx, sub, &responseStream{w: w, rc: rc, timeout: h.streamWriteTimeout})
+	h.pump(ctx, sub, &responseStream{w: w, rc: rc, timeout: h.streamWriteTimeout}, valid)
 	return nil
 }
 
 // pump sends the retry advice, then every update of sub as it comes, with
 // a heartbeat after each idle period, until sub ends, ctx is done or a
-// write fails; then it closes both. The client resumes with
-// Last-Event-ID.
-func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameWriter) {
+// write fails, or valid (checked once per heartbeat interval) reports
+// false; then it closes both. The client resumes with Last-Event-ID.
+func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameWriter, valid func() bool) {
 	defer out.close()
 	defer sub.Close()
 	if !out.send([]byte("retry: " + strconv.Itoa(int(streamRetry/time.Millisecond)) + "\n\n")) {
@@ -77,10 +79,17 @@ func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameW
 	}
 	idle := time.NewTimer(h.heartbeat)
 	defer idle.Stop()
+	checked := time.Now()
 	for {
 		u, err := sub.Next(ctx, idle.C)
 		if err != nil {
 			return
+		}
+		if time.Since(checked) >= h.heartbeat { // a revoked token's stream ends; its reconnection gets a 401
+			if !valid() {
+				return
+			}
+			checked = time.Now()
 		}
 		var frame []byte
 		switch {

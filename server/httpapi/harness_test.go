@@ -50,6 +50,9 @@ type serverOpts struct {
 	streamsPerSubject int
 	// tls serves HTTPS with HTTP/2, as --tls-cert does.
 	tls bool
+	// revocationRefresh, when set, makes the verifier check the store's
+	// token revocations with this staleness bound.
+	revocationRefresh time.Duration
 }
 
 func newTestServer(t *testing.T, o serverOpts) *testServer {
@@ -67,7 +70,11 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verifier, err := auth.NewVerifier(key.Public(), auth.VerifierOptions{})
+	vopts := auth.VerifierOptions{}
+	if o.revocationRefresh > 0 {
+		vopts.Revocations, vopts.RevocationRefresh = store.(server.RevocationReader), o.revocationRefresh
+	}
+	verifier, err := auth.NewVerifier(key.Public(), vopts)
 	if err != nil {
 		t.Fatal(err)
 	}
