@@ -14,12 +14,18 @@ import (
 	"github.com/teammem/teammem/server"
 )
 
-// readBody reads the whole request body, at most limit bytes.
+// readBody reads the whole request body, at most limit bytes, into one
+// buffer of the announced Content-Length when there is one.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, &errRequestTooLarge{limit: limit}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var b bytes.Buffer
+	if r.ContentLength > 0 {
+		b.Grow(int(r.ContentLength) + bytes.MinRead) // ReadFrom wants MinRead spare to see EOF without growing
+	}
+	_, err := b.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	body := b.Bytes()
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
