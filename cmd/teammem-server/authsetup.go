@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 )
 
@@ -43,7 +44,9 @@ func signingKey(dataDir, keyFile string) (ed25519.PrivateKey, bool, error) {
 // It also returns the secret the web UI seals its sessions with: the
 // signing key's seed, so that every replica sharing the key accepts the
 // others' sessions (the UI derives its own keys from it).
-func setupAuth(ctx context.Context, c serveConfig, log *slog.Logger) (*auth.Verifier, []byte, error) {
+// Every verification is checked against the store's token revocations
+// (when it records them), read at most once per --revocation-refresh.
+func setupAuth(ctx context.Context, c serveConfig, store server.Store, log *slog.Logger) (*auth.Verifier, []byte, error) {
 	key, created, err := signingKey(c.dataDir, c.signingKeyFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("signing key: %w", err)
@@ -54,7 +57,10 @@ func setupAuth(ctx context.Context, c serveConfig, log *slog.Logger) (*auth.Veri
 	if err := ensureAdminToken(c, key, log); err != nil {
 		return nil, nil, err
 	}
-	opts := auth.VerifierOptions{Issuer: c.issuer}
+	opts := auth.VerifierOptions{Issuer: c.issuer, RevocationRefresh: c.revocationRefresh}
+	if r, ok := store.(server.RevocationReader); ok {
+		opts.Revocations = r
+	}
 	if c.oidcIssuer != "" {
 		o := &auth.OIDC{Issuer: c.oidcIssuer, Audience: c.oidcAudience, JWKSURL: c.oidcJWKSURL}
 		for _, g := range c.oidcGrants {

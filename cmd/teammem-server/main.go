@@ -72,12 +72,14 @@ func exitCode(stderr io.Writer, err error) int {
 const usage = `Usage: teammem-server [command] [flags]
 
 Commands:
-  serve         run the server (the default)
-  token create  print a new signed token
-  migrate       apply, roll back or report database migrations (up | down N | version)
-  healthcheck   exit 0 when the local server is ready (for container probes)
-  backup        write an online, consistent copy of the embedded store (--to FILE)
-  version       print the version (also --version)
+  serve               run the server (the default)
+  token create        print a new signed token (its id on stderr)
+  token revoke        revoke a token (--id) or a subject's tokens (--subject --before)
+  token list-revoked  print the recorded revocations
+  migrate             apply, roll back or report database migrations (up | down N | version)
+  healthcheck         exit 0 when the local server is ready (for container probes)
+  backup              write an online, consistent copy of the embedded store (--to FILE)
+  version             print the version (also --version)
 
 Run 'teammem-server <command> --help' for a command's flags.
 `

@@ -19,8 +19,7 @@ func runMigrate(ctx context.Context, args []string, e env) error {
 	var force bool
 	fs := newFlagSet("migrate", "teammem-server migrate up|down N [--force]|version [--database-url URL | --data-dir DIR]", e.stderr)
 	fs.BoolVar(&force, "force", false, "really roll back with down: it drops tables and the data in them")
-	fs.StringVar(&dataDir, "data-dir", "./.teammem", "the embedded store's data `DIR`")
-	fs.StringVar(&databaseURL, "database-url", "", "Postgres `URL` (default: the embedded store)")
+	storeFlags(fs, &dataDir, &databaseURL)
 	var rest []string // positional arguments come before the flags (cli.md)
 	for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		rest, args = append(rest, args[0]), args[1:]

@@ -47,6 +47,7 @@ type serveConfig struct {
 	accessLog                bool
 	maxConnections           int
 	tlsCert, tlsKey          string
+	revocationRefresh        time.Duration
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -79,6 +80,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
 	fs.BoolVar(&c.accessLog, "access-log", true, "log one line per request (--access-log=false: only errors and refusals)")
 	fs.IntVar(&c.maxConnections, "max-connections", 10000, "client connections served at once on the main address; more wait to be accepted (0 = no cap)")
+	fs.DurationVar(&c.revocationRefresh, "revocation-refresh", auth.DefaultRevocationRefresh, "how stale the list of revoked tokens may be: a revocation (token revoke) is honoured within this long; each server reads the list at most once per period")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work; past it the request is answered 503 with Retry-After")
 	fs.Int64Var(&c.bodyCacheBytes, "body-cache-bytes", 32<<20, "`BYTES` of encoded GET bodies kept in memory (0 = no cache)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
@@ -125,6 +127,9 @@ func (c *serveConfig) check() error {
 	}
 	if c.maxConnections < 0 {
 		return errors.New("--max-connections must be 0 (no cap) or positive")
+	}
+	if c.revocationRefresh <= 0 {
+		return errors.New("--revocation-refresh must be positive")
 	}
 	if c.requestTimeout <= 0 || c.bodyCacheBytes < 0 {
 		return errors.New("--request-timeout must be positive and --body-cache-bytes 0 or more")
@@ -218,7 +223,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	go func() { defer close(hubDone); hub.Run(hctx) }()
 	defer func() { stopHub(); <-hubDone }()
 	svc := server.NewService(instrumented, server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub})
-	authn, uiSecret, err := setupAuth(ctx, c, log)
+	authn, uiSecret, err := setupAuth(ctx, c, store, log)
 	if err != nil {
 		return err
 	}

@@ -113,3 +113,19 @@ func readRevocations(ctx context.Context, q *sql.DB) ([]server.Revocation, error
 	}
 	return out, wrap("read token revocations", rows.Err())
 }
+
+// RevocationsAt is the server.RevocationStore of the database file at
+// the path it holds, used without the store's lock (see Revoke).
+type RevocationsAt string
+
+var _ server.RevocationStore = RevocationsAt("")
+
+// Revoke records r (see the function Revoke).
+func (p RevocationsAt) Revoke(ctx context.Context, r server.Revocation) error {
+	return Revoke(ctx, string(p), r)
+}
+
+// Revocations reads the recorded revocations (see ListRevocations).
+func (p RevocationsAt) Revocations(ctx context.Context) ([]server.Revocation, error) {
+	return ListRevocations(ctx, string(p))
+}
