@@ -23,9 +23,9 @@ const (
 	// before it is pinged, so that a connection lost without a word (a
 	// network partition) is noticed.
 	listenProbe = 30 * time.Second
-	// notifyTimeout bounds one NOTIFY.
-	notifyTimeout = 5 * time.Second
-	maxBackoff    = 5 * time.Second
+	// pingTimeout bounds the probe of a silent LISTEN connection.
+	pingTimeout = 5 * time.Second
+	maxBackoff  = 5 * time.Second
 )
 
 // notice is the payload of a NOTIFY: small, the events themselves are read
@@ -36,7 +36,8 @@ type notice struct {
 }
 
 // Broker is the server.Broker of processes sharing one database: a write
-// is announced with NOTIFY after it committed, and each process LISTENs
+// is announced by a NOTIFY inside its transaction, which PostgreSQL
+// delivers when the write commits (see group.commit), and each process LISTENs
 // on a connection of its own, reconnecting with backoff (and resyncing
 // its subscribers from the revisions) when the connection is lost. It is
 // safe for concurrent use.
@@ -67,17 +68,12 @@ func (db *DB) NewBroker(log *slog.Logger) *Broker {
 		notReady: errors.New("events: not listening yet")}
 }
 
-// Publish sends the notice of ev with NOTIFY.
-func (b *Broker) Publish(ctx context.Context, ev *server.Event) error {
-	payload, err := json.Marshal(notice{Repo: ev.Repo, Version: ev.Version})
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, notifyTimeout)
-	defer cancel()
-	_, err = b.db.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, eventsChannel, string(payload))
-	return wrap("notify", err)
-}
+// Publish does nothing: the write's own transaction sent the notice
+// (NOTIFY inside the transaction, delivered by PostgreSQL when, and only
+// when, it commits), so a notice is neither lost between the commit and a
+// later NOTIFY nor sent for a write that rolled back, and it costs no
+// extra round trip.
+func (b *Broker) Publish(context.Context, *server.Event) error { return nil }
 
 // Ready returns nil while the LISTEN connection is up.
 func (b *Broker) Ready() error {
@@ -142,7 +138,7 @@ func (b *Broker) listen(ctx context.Context, r server.Receiver) error {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):
-			pctx, cancel := context.WithTimeout(ctx, notifyTimeout)
+			pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 			err = conn.Ping(pctx)
 			cancel()
 			if err != nil {

@@ -38,8 +38,9 @@ const DefaultConnectTimeout = 3 * time.Second
 // unreachable server is survived: calls fail with server.ErrUnavailable
 // meanwhile and the pool reconnects.
 type DB struct {
-	pool  *pgxpool.Pool
-	cache liveset.Cache
+	pool   *pgxpool.Pool
+	cache  liveset.Cache
+	writes writeQueues
 }
 
 var _ server.Store = (*DB)(nil)
@@ -118,8 +119,10 @@ func (db *DB) Ping(ctx context.Context) error {
 	return db.checkSchema(ctx)
 }
 
-// Close closes the pool, waiting for connections in use to be released.
+// Close waits for the writes still queued (their callers gave up) and
+// closes the pool, waiting for connections in use to be released.
 func (db *DB) Close() error {
+	db.writes.wait()
 	db.pool.Close()
 	return nil
 }

@@ -44,8 +44,9 @@ func TestCleanupUnderDeadlineOnFrozenServer(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	g := db.newGroup(w.Repo)
 	begin := func(ctx context.Context) (liveset.Tx, error) {
-		tx, err := db.begin(ctx)
+		tx, err := g.begin(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -58,6 +59,10 @@ func TestCleanupUnderDeadlineOnFrozenServer(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		_, err := db.cache.Apply(ctx, begin, w)
+		if err == nil {
+			err = g.commit(ctx)
+		}
+		g.end(ctx)
 		done <- err
 	}()
 	select {

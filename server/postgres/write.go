@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -12,95 +14,156 @@ import (
 	"github.com/teammem/teammem/server/internal/liveset"
 )
 
-// Apply performs one write atomically; see server.Store. Writers of one
-// repository, in any process, are serialised by SELECT ... FOR UPDATE on
-// its row.
+// Apply performs one write atomically; see server.Store. The writes of one
+// repository that wait at the same moment in this process are applied
+// together, in arrival order, in one transaction (see group); writers in
+// any process are serialised by SELECT ... FOR UPDATE on the repository's
+// row. Apply returns when the transaction holding the write has committed,
+// or at ctx's deadline (the write's outcome is then unknown, as with any
+// request cut short).
 func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	return db.cache.Apply(ctx, db.begin, w)
-}
-
-// begin takes a pooled connection for one write; the transaction itself
-// starts with Lock, pipelined with the row lock, so that a write costs two
-// round trips (BEGIN + lock, then the changes + COMMIT) and holds the lock
-// for one.
-func (db *DB) begin(ctx context.Context) (liveset.Tx, error) {
-	conn, err := db.pool.Acquire(ctx)
-	if err != nil {
-		return nil, wrap("begin write", err)
+	j := &job{ctx: ctx, w: w, done: make(chan struct{})}
+	db.writes.submit(j, db.runGroup)
+	select {
+	case <-j.done:
+		return j.res, j.err
+	case <-ctx.Done():
+		return server.WriteResult{}, fmt.Errorf("apply write to %s: %w", w.Repo, ctx.Err())
 	}
-	return &writeTx{conn: conn}, nil
 }
 
-// writeTx is one READ COMMITTED transaction holding the repository's row
-// lock from Lock on; each later statement sees every write committed
-// before the lock was granted.
-type writeTx struct {
-	conn  *pgxpool.Conn
-	open  bool       // BEGIN was sent and neither COMMIT nor ROLLBACK since
-	batch *pgx.Batch // the plan's statements, sent with COMMIT
+// runGroup applies jobs, writes of one repository in arrival order, in one
+// transaction: each is planned by the live-set cache against the state the
+// ones before it leave, its statements are queued, and one pipelined batch
+// sends them all with the repository's new row, the change notice and
+// COMMIT. A job fails alone when its own checks fail (a precondition, a
+// limit); when the transaction fails, every job of the group fails with it
+// and the cached live set is dropped. The group runs until the latest
+// deadline of its jobs; a job whose caller already gave up is left out.
+func (db *DB) runGroup(jobs []*job) {
+	repo := jobs[0].w.Repo
+	ctx, cancel := groupContext(jobs)
+	defer cancel()
+	g := db.newGroup(repo)
+	for _, j := range jobs {
+		if err := j.ctx.Err(); err != nil {
+			j.err = fmt.Errorf("apply write to %s: %w", repo, err)
+			continue
+		}
+		j.res, j.err = db.cache.Apply(ctx, g.begin, j.w)
+	}
+	err := g.commit(ctx)
+	g.end(ctx)
+	if err != nil {
+		db.cache.Forget(repo)
+	}
+	for _, j := range jobs {
+		if err != nil {
+			j.res, j.err = server.WriteResult{}, fmt.Errorf("apply write to %s: %w", repo, err)
+		}
+		close(j.done)
+	}
 }
 
+// newGroup returns an empty group of writes to repo; begin hands each
+// write its liveset.Tx, commit sends everything, end releases the
+// connection.
+func (db *DB) newGroup(repo string) *group {
+	return &group{db: db, repo: repo, batch: &pgx.Batch{}}
+}
+
+// group is one READ COMMITTED transaction holding a repository's row lock
+// for several writes. The first write's Lock takes a pooled connection and
+// sends BEGIN and the row lock in one round trip; later writes see the
+// state the earlier ones planned. Statements are queued and sent with
+// COMMIT by commit: a group of any size costs two round trips.
+type group struct {
+	db      *DB
+	repo    string
+	conn    *pgxpool.Conn
+	open    bool             // BEGIN was sent and neither COMMIT nor ROLLBACK since
+	locked  bool             // state holds the locked row (and the changes planned since)
+	state   server.RepoState // after the changes queued so far
+	batch   *pgx.Batch       // the queued statements
+	changed bool             // something to commit
+	broken  error            // the transaction is unusable
+}
+
+func (g *group) begin(context.Context) (liveset.Tx, error) {
+	if g.broken != nil {
+		return nil, g.broken
+	}
+	return &change{g: g}, nil
+}
+
+// lockRepo locks the repository's row and reads its state.
 const lockRepo = `SELECT version, checksum, entries, bytes, updated_at FROM repos WHERE slug = $1 FOR UPDATE`
 
-func (t *writeTx) Lock(ctx context.Context, repo string) (server.RepoState, error) {
-	st, err := t.lock(ctx, repo)
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return st, err
+// lock takes the connection and the row lock, once per group.
+func (g *group) lock(ctx context.Context) (server.RepoState, error) {
+	if g.locked {
+		return g.state, nil
 	}
-	// A new repository: insert a version-0 row to lock (a concurrent
-	// creator waits on its key), kept only if this write changes something.
-	_, err = t.conn.Exec(ctx, `INSERT INTO repos (slug, checksum, updated_at) VALUES ($1, $2, now())
-		ON CONFLICT (slug) DO NOTHING`, repo, protocol.EmptyDatasetChecksum)
+	if g.conn == nil {
+		conn, err := g.db.pool.Acquire(ctx)
+		if err != nil {
+			return server.RepoState{}, g.fail(wrap("begin write", err))
+		}
+		g.conn = conn
+	}
+	st, err := g.lockRow(ctx)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// A new repository: insert a version-0 row to lock (a concurrent
+		// creator waits on its key), kept only if the group changes
+		// something.
+		_, err = g.conn.Exec(ctx, `INSERT INTO repos (slug, checksum, updated_at) VALUES ($1, $2, now())
+			ON CONFLICT (slug) DO NOTHING`, g.repo, protocol.EmptyDatasetChecksum)
+		if err != nil {
+			return server.RepoState{}, g.fail(wrap("create repository", err))
+		}
+		st, err = g.lockRow(ctx)
+	}
 	if err != nil {
-		return server.RepoState{}, wrap("create repository", err)
+		return server.RepoState{}, g.fail(wrap("lock repository", err))
 	}
-	return t.lock(ctx, repo)
+	g.state, g.locked = st, true
+	return st, nil
 }
 
-// lock sends BEGIN (when the transaction is not open yet) and the row lock
-// in one round trip.
-func (t *writeTx) lock(ctx context.Context, repo string) (server.RepoState, error) {
+// lockRow sends BEGIN (when the transaction is not open yet) and the row
+// lock in one round trip.
+func (g *group) lockRow(ctx context.Context) (server.RepoState, error) {
 	b := &pgx.Batch{}
-	if !t.open {
+	if !g.open {
 		b.Queue("BEGIN")
-		t.open = true
+		g.open = true
 	}
-	st := server.RepoState{Repo: repo}
+	st := server.RepoState{Repo: g.repo}
 	var scanErr error
-	b.Queue(lockRepo, repo).QueryRow(func(row pgx.Row) error {
+	b.Queue(lockRepo, g.repo).QueryRow(func(row pgx.Row) error {
 		scanErr = row.Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt)
 		return nil
 	})
-	err := t.conn.SendBatch(ctx, b).Close()
+	err := g.conn.SendBatch(ctx, b).Close()
 	if err == nil {
 		err = scanErr
 	}
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return server.RepoState{}, err
 	case err != nil:
-		return server.RepoState{}, wrap("lock repository", err)
+		return server.RepoState{}, err
 	case st.Version == 0:
-		return liveset.EmptyState(repo), nil
+		return liveset.EmptyState(g.repo), nil
 	}
 	st.UpdatedAt = st.UpdatedAt.UTC()
 	return st, nil
 }
 
-func (t *writeTx) Live(ctx context.Context, repo string, add func(string, liveset.Entry)) error {
-	rows, err := t.conn.Query(ctx, `SELECT key, checksum, size FROM entries WHERE repo = $1 AND NOT deleted ORDER BY key`, repo)
-	if err != nil {
-		return wrap("read live entries", err)
-	}
-	var key string
-	var e liveset.Entry
-	_, err = pgx.ForEachRow(rows, []any{&key, &e.Checksum, &e.Size}, func() error {
-		add(key, e)
-		return nil
-	})
-	return wrap("read live entries", err)
+// fail marks the transaction unusable and returns err.
+func (g *group) fail(err error) error {
+	g.broken = err
+	return err
 }
 
 const (
@@ -116,63 +179,117 @@ const (
 	saveVersion  = `INSERT INTO versions (repo, version, checksum) VALUES ($1, $2, $3)`
 	saveRevision = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	notify = `SELECT pg_notify($1, $2)`
 )
 
-// Save queues every statement of the plan; Commit sends them with COMMIT
-// in one pipelined batch.
-func (t *writeTx) Save(ctx context.Context, p *liveset.Plan) error {
-	b := &pgx.Batch{}
-	b.Queue(saveRepo, p.Repo, p.Version, p.Checksum, p.Entries, p.Bytes, p.At)
-	b.Queue(saveVersion, p.Repo, p.Version, p.Checksum)
-	for _, c := range p.Changes {
-		if c.Op == server.OpDelete {
-			b.Queue(deleteEntry, p.Repo, c.Key, p.At, p.Version)
-		} else {
-			b.Queue(saveEntry, p.Repo, c.Key, protocol.FoldKey(c.Key), c.Checksum, c.Size, c.Content, p.Version, p.At)
-		}
-		b.Queue(saveRevision, p.Repo, c.Key, p.Version, string(c.Op), c.Checksum, c.Size, p.Author, p.At, c.Content)
+// commit sends the queued statements, the repository's row, the change
+// notice and COMMIT in one batch; with nothing to commit it does nothing
+// (end rolls back). When any statement fails the server aborts the
+// transaction and skips the rest, COMMIT included; end then rolls back.
+// The notice is sent inside the transaction: PostgreSQL delivers it to the
+// listeners when, and only when, the write commits.
+func (g *group) commit(ctx context.Context) error {
+	if g.broken != nil {
+		return g.broken
 	}
-	t.batch = b
-	return nil
-}
-
-// Commit sends the saved statements and COMMIT. When any statement fails
-// the server aborts the transaction and skips the rest, COMMIT included;
-// Rollback then ends it.
-func (t *writeTx) Commit(ctx context.Context) error {
-	b := t.batch
-	if b == nil {
-		b = &pgx.Batch{}
-	}
-	b.Queue("COMMIT")
-	t.batch = nil
-	if err := t.conn.SendBatch(ctx, b).Close(); err != nil {
-		return wrap("save write", err)
-	}
-	t.open = false
-	return nil
-}
-
-// Rollback ends an open transaction and returns the connection to the
-// pool; a connection whose state is unknown is closed instead. It runs under
-// cleanup's deadline: after a failed write on a database that stopped
-// answering, the caller is not held.
-func (t *writeTx) Rollback(ctx context.Context) error {
-	if t.conn == nil {
+	if !g.changed {
 		return nil
 	}
-	conn, open := t.conn, t.open
-	t.conn, t.open = nil, false
+	st := g.state
+	b := g.batch
+	b.Queue(saveRepo, st.Repo, st.Version, st.Checksum, st.Entries, st.Bytes, st.UpdatedAt)
+	b.Queue(notify, eventsChannel, noticeOf(st.Repo, st.Version))
+	b.Queue("COMMIT")
+	g.batch = &pgx.Batch{}
+	if err := g.conn.SendBatch(ctx, b).Close(); err != nil {
+		return g.fail(wrap("save write", err))
+	}
+	g.open = false
+	return nil
+}
+
+// end ends a transaction still open (nothing changed, or a failure) and
+// returns the connection to the pool; a connection whose state is unknown
+// is closed instead. It runs under cleanup's deadline: after a failed write
+// on a database that stopped answering, nobody is held.
+func (g *group) end(ctx context.Context) {
+	if g.conn == nil {
+		return
+	}
+	conn, open := g.conn, g.open
+	g.conn, g.open = nil, false
 	if !open {
 		conn.Release()
-		return nil
+		return
 	}
-	return wrap("roll back write", cleanup(ctx, func(ctx context.Context) error {
+	_ = cleanup(ctx, func(ctx context.Context) error {
 		defer conn.Release()
 		_, err := conn.Exec(ctx, "ROLLBACK")
 		if err != nil {
 			_ = conn.Conn().Close(ctx) // never hand a connection in a transaction back
 		}
 		return err
-	}))
+	})
 }
+
+// noticeOf is the payload of the NOTIFY announcing that repo reached
+// version (see Broker).
+func noticeOf(repo string, version int64) string {
+	b, _ := json.Marshal(notice{Repo: repo, Version: version})
+	return string(b)
+}
+
+// change is one write of a group, seen by liveset.Cache as its
+// transaction: it locks through the group, queues its statements in the
+// group's batch and, on Commit, makes its state the group's.
+type change struct {
+	g    *group
+	plan *liveset.Plan
+}
+
+func (c *change) Lock(ctx context.Context, _ string) (server.RepoState, error) {
+	return c.g.lock(ctx)
+}
+
+func (c *change) Live(ctx context.Context, repo string, add func(string, liveset.Entry)) error {
+	rows, err := c.g.conn.Query(ctx, `SELECT key, checksum, size FROM entries WHERE repo = $1 AND NOT deleted ORDER BY key`, repo)
+	if err != nil {
+		return c.g.fail(wrap("read live entries", err))
+	}
+	var key string
+	var e liveset.Entry
+	_, err = pgx.ForEachRow(rows, []any{&key, &e.Checksum, &e.Size}, func() error {
+		add(key, e)
+		return nil
+	})
+	if err != nil {
+		return c.g.fail(wrap("read live entries", err))
+	}
+	return nil
+}
+
+// Save queues the plan's statements.
+func (c *change) Save(_ context.Context, p *liveset.Plan) error {
+	b := c.g.batch
+	b.Queue(saveVersion, p.Repo, p.Version, p.Checksum)
+	for _, ch := range p.Changes {
+		if ch.Op == server.OpDelete {
+			b.Queue(deleteEntry, p.Repo, ch.Key, p.At, p.Version)
+		} else {
+			b.Queue(saveEntry, p.Repo, ch.Key, protocol.FoldKey(ch.Key), ch.Checksum, ch.Size, ch.Content, p.Version, p.At)
+		}
+		b.Queue(saveRevision, p.Repo, ch.Key, p.Version, string(ch.Op), ch.Checksum, ch.Size, p.Author, p.At, ch.Content)
+	}
+	c.plan = p
+	return nil
+}
+
+// Commit makes the write's state the group's; the group commits later.
+func (c *change) Commit(context.Context) error {
+	c.g.state, c.g.changed = c.plan.State(), true
+	return nil
+}
+
+// Rollback does nothing: a write's statements are only queued until the
+// group commits, and the group ends its own transaction.
+func (c *change) Rollback(context.Context) error { return nil }

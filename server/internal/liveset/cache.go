@@ -70,6 +70,14 @@ func (c *Cache) keep(repo string, s *Set) {
 	c.sets[repo] = s
 }
 
+// Forget drops the cached Set of repo: a store calls it when a
+// transaction whose plans already moved the Set forward failed to commit.
+func (c *Cache) Forget(repo string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.sets, repo)
+}
+
 // Apply performs w in one transaction from begin: it locks the repository,
 // plans the write against its live set (from the cache when current, else
 // read through Tx.Live), saves and commits it when anything changed, and

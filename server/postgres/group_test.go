@@ -1,0 +1,126 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/postgres"
+)
+
+func putWrite(repo, key, content string) server.Write {
+	return server.Write{Repo: repo, Author: "t", At: time.Now(),
+		Puts: []server.Put{{Key: key, Content: content, Checksum: protocol.EntryChecksum([]byte(content))}}}
+}
+
+// TestGroupCommit runs many concurrent writes of one repository, which
+// share transactions: every write is acknowledged with its own version,
+// the versions count the writes, every one has its revision, and each
+// key holds its last acknowledged content.
+func TestGroupCommit(t *testing.T) {
+	db := open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true})
+	const repo, writers, each = "acme/group", 16, 20
+	ctx := context.Background()
+	var mu sync.Mutex
+	type ack struct{ key, content string }
+	versions := map[int64]ack{}
+	last := map[string]string{}
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range each {
+				key, content := fmt.Sprintf("w%02d.md", i), fmt.Sprintf("writer %d write %d", i, n)
+				res, err := db.Apply(ctx, putWrite(repo, key, content))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if other, dup := versions[res.State.Version]; dup {
+					t.Errorf("version %d acknowledged twice (%v and %s)", res.State.Version, other, content)
+				}
+				versions[res.State.Version], last[key] = ack{key, content}, content
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	st, err := db.RepoState(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Version != writers*each || len(versions) != writers*each {
+		t.Errorf("version %d after %d acknowledged writes, want %d", st.Version, len(versions), writers*each)
+	}
+	snap, err := db.Snapshot(ctx, repo, server.ReadOptions{WithContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range snap.Live {
+		if e.Content != last[e.Key] {
+			t.Errorf("%s holds %q, last acknowledged %q", e.Key, e.Content, last[e.Key])
+		}
+	}
+	if len(snap.Live) != writers {
+		t.Errorf("%d live entries, want %d", len(snap.Live), writers)
+	}
+	for v, a := range versions {
+		r, err := db.Revision(ctx, repo, a.key, v)
+		if err != nil || r.Content != a.content {
+			t.Errorf("revision %d of %s: %q, %v; want %q", v, a.key, r.Content, err, a.content)
+		}
+	}
+	if n := postgres.LargestGroup(db); n < 2 {
+		t.Errorf("largest group held %d writes; the test did not exercise group commit", n)
+	}
+}
+
+// TestFailedGroupForgetsLiveSet: when a group's transaction fails after
+// its writes were planned, the process's cached live set (already moved to
+// the planned version) is dropped, so that a version another replica
+// writes meanwhile is not mistaken for the one planned here.
+func TestFailedGroupForgetsLiveSet(t *testing.T) {
+	url := freshURL(t, pgtest.URL(t))
+	a := open(t, url, postgres.Options{Migrate: true})
+	b := open(t, url, postgres.Options{})
+	ctx := context.Background()
+	const repo = "acme/forget"
+	if _, err := a.Apply(ctx, putWrite(repo, "k.md", "one")); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// A row in the way of version 2 makes a's next transaction fail at COMMIT time.
+	if _, err := conn.Exec(ctx, `INSERT INTO versions (repo, version, checksum) VALUES ($1, 2, 'planted')`, repo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Apply(ctx, putWrite(repo, "k.md", "two")); err == nil {
+		t.Fatal("a write whose transaction failed was acknowledged")
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM versions WHERE repo = $1 AND version = 2`, repo); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := b.Apply(ctx, putWrite(repo, "k.md", "three")); err != nil || res.State.Version != 2 {
+		t.Fatalf("replica b's write: version %d, %v", res.State.Version, err)
+	}
+	res, err := a.Apply(ctx, putWrite(repo, "j.md", "four"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := protocol.DatasetChecksum(map[string]string{"j.md": protocol.EntryChecksum([]byte("four")), "k.md": protocol.EntryChecksum([]byte("three"))})
+	if res.State.Version != 3 || res.State.Checksum != want {
+		t.Errorf("after the failed group and b's write: version %d checksum %s, want 3 %s", res.State.Version, res.State.Checksum, want)
+	}
+}
