@@ -2,7 +2,7 @@ package api
 
 // Error types of the envelope (protocol §5).
 const (
-	TypeInvalidRequest = "invalid_request_error" // 400, 413
+	TypeInvalidRequest = "invalid_request_error" // 400, 413, 431, 501
 	TypeAuthentication = "authentication_error"  // 401
 	TypePermission     = "permission_error"      // 403
 	TypeNotFound       = "not_found_error"       // 404
@@ -36,6 +36,11 @@ const (
 	CodeInternal          = "internal"
 	CodeMethodNotAllowed  = "method_not_allowed"
 	CodeCanceled          = "canceled"
+	// Refusals net/http makes before any handler runs (answered as
+	// envelopes by httpapi.JSONErrors).
+	CodeUnsupportedTransferEncoding = "unsupported_transfer_encoding"
+	CodeHeadersTooLarge             = "request_headers_too_large"
+	CodeMalformedRequest            = "malformed_request"
 )
 
 // Reasons in details.reason of the two 413s that carry no error_code

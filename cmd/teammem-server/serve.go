@@ -244,6 +244,11 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		ln = netutil.LimitListener(ln, c.maxConnections)
 	}
 	ln = conns.Listener(ln)
+	if c.tlsCert == "" {
+		// net/http's own refusals (unsupported Transfer-Encoding, huge
+		// headers) as JSON envelopes; under TLS they stay plain text.
+		ln = httpapi.JSONErrors(ln, log)
+	}
 	if c.tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
 		if err != nil {
