@@ -40,6 +40,7 @@ cross:
 	@for os in linux darwin windows; do \
 		echo "cross-build $$os"; \
 		GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./memcore/... ./client/... ./cmd/teammem-agent || exit 1; \
+		GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) vet ./memcore/... ./client/... ./cmd/teammem-agent || exit 1; \
 	done
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/... 
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -265,7 +264,10 @@ func TestEngineNonRegularFileIsSkipped(t *testing.T) {
 			if kind == "symlink" {
 				err = os.Symlink(filepath.Join(r.dir, "b.md"), p)
 			} else {
-				err = syscall.Mkfifo(p, 0o600)
+				err = mkfifo(p)
+			}
+			if errors.Is(err, errors.ErrUnsupported) {
+				t.Skip("no named pipes here")
 			}
 			if err != nil {
 				t.Fatal(err)
