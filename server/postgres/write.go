@@ -39,32 +39,43 @@ func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, er
 // ones before it leave, its statements are queued, and one pipelined batch
 // sends them all with the repository's new row, the change notice and
 // COMMIT. A job fails alone when its own checks fail (a precondition, a
-// limit); when the transaction fails, every job of the group fails with it
-// and the cached live set is dropped. The group runs until the latest
-// deadline of its jobs; a job whose caller already gave up is left out.
-func (db *DB) runGroup(jobs []*job) {
+// limit); a conditional job already refused by the state this process
+// last committed (see committed.stale) costs no statement at all. When the
+// transaction fails, every job of the group fails with it and the cached
+// live set is dropped. The group runs until the latest deadline of its
+// jobs; a job whose caller already gave up is left out. It returns the
+// state it committed, ok false when it committed nothing.
+func (db *DB) runGroup(jobs []*job, last committed) (st server.RepoState, ok bool) {
 	repo := jobs[0].w.Repo
 	ctx, cancel := groupContext(jobs)
 	defer cancel()
 	g := db.newGroup(repo)
+	applied := jobs[:0:0]
 	for _, j := range jobs {
-		if err := j.ctx.Err(); err != nil {
+		err := j.ctx.Err()
+		if err == nil {
+			err = last.stale(j)
+		}
+		if err != nil {
 			j.err = fmt.Errorf("apply write to %s: %w", repo, err)
+			close(j.done)
 			continue
 		}
 		j.res, j.err = db.cache.Apply(ctx, g.begin, j.w)
+		applied = append(applied, j)
 	}
 	err := g.commit(ctx)
 	g.end(ctx)
 	if err != nil {
 		db.cache.Forget(repo)
 	}
-	for _, j := range jobs {
+	for _, j := range applied {
 		if err != nil {
 			j.res, j.err = server.WriteResult{}, fmt.Errorf("apply write to %s: %w", repo, err)
 		}
 		close(j.done)
 	}
+	return g.state, err == nil && g.changed
 }
 
 // newGroup returns an empty group of writes to repo; begin hands each

@@ -16,6 +16,7 @@ const maxGroup = 64
 type job struct {
 	ctx  context.Context // the caller's, bounded: a job whose caller gave up is left out
 	w    server.Write
+	seq  int64 // the repository's commit count in this process when the job was queued
 	res  server.WriteResult
 	err  error
 	done chan struct{} // closed once res and err are final
@@ -28,63 +29,99 @@ type job struct {
 // writes of different repositories run in parallel.
 type writeQueues struct {
 	mu    sync.Mutex
-	repos map[string][]*job // present while the repository's runner runs
+	repos map[string]*queue // present while the repository's runner runs
 	wg    sync.WaitGroup
 	// largest is the most writes one group has held (read by tests).
 	largest atomic.Int64
 }
 
+// queue is one repository's writes waiting for its runner, and what the
+// runner last committed.
+type queue struct {
+	jobs []*job
+	// seq counts the runner's commits; state is the repository's state
+	// after the last one.
+	seq   int64
+	state server.RepoState
+}
+
+// committed is what a group knows before it locks: the state the
+// repository had after the last commit of this process's runner, and how
+// many commits preceded it (see job.seq).
+type committed struct {
+	seq   int64
+	state server.RepoState
+}
+
+// stale reports the precondition error of j against c when c's commit
+// came after j was queued: the state was then current during j's request,
+// so refusing j against it is as if j had arrived at that moment, and
+// nothing needs to be read or locked.
+func (c committed) stale(j *job) error {
+	if c.seq == 0 || j.seq >= c.seq {
+		return nil
+	}
+	return server.Preconditions{IfMatch: j.w.IfMatch, IfNoneMatch: j.w.IfNoneMatch}.Check(c.state)
+}
+
 // submit queues j and starts its repository's runner when none runs; run
-// applies one group.
-func (q *writeQueues) submit(j *job, run func([]*job)) {
+// applies one group and returns the state it committed (ok false when it
+// committed nothing).
+func (q *writeQueues) submit(j *job, run func([]*job, committed) (server.RepoState, bool)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.repos == nil {
-		q.repos = map[string][]*job{}
+		q.repos = map[string]*queue{}
 	}
 	repo := j.w.Repo
-	queued, running := q.repos[repo]
-	q.repos[repo] = append(queued, j)
+	rq, running := q.repos[repo]
 	if !running {
+		rq = &queue{}
+		q.repos[repo] = rq
 		q.wg.Add(1)
-		go q.runner(repo, run)
+		go q.runner(repo, rq, run)
 	}
+	j.seq = rq.seq
+	rq.jobs = append(rq.jobs, j)
 }
 
 // runner applies repo's queued writes, up to maxGroup at a time, until
 // none is left.
-func (q *writeQueues) runner(repo string, run func([]*job)) {
+func (q *writeQueues) runner(repo string, rq *queue, run func([]*job, committed) (server.RepoState, bool)) {
 	defer q.wg.Done()
 	for {
-		jobs := q.next(repo)
+		jobs, last := q.next(repo, rq)
 		if len(jobs) == 0 {
 			return
 		}
 		if n := int64(len(jobs)); n > q.largest.Load() {
 			q.largest.Store(n)
 		}
-		run(jobs)
+		if st, ok := run(jobs, last); ok {
+			q.mu.Lock()
+			rq.seq, rq.state = rq.seq+1, st
+			q.mu.Unlock()
+		}
 	}
 }
 
 // next takes the next group of repo's queued writes; with none left the
 // runner ends (under the same lock, so a write submitted later starts a
 // new one).
-func (q *writeQueues) next(repo string) []*job {
+func (q *writeQueues) next(repo string, rq *queue) ([]*job, committed) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	queued := q.repos[repo]
-	if len(queued) == 0 {
+	if len(rq.jobs) == 0 {
 		delete(q.repos, repo)
-		return nil
+		return nil, committed{}
 	}
-	n := min(len(queued), maxGroup)
-	rest := queued[n:]
-	if len(rest) == 0 {
-		rest = nil
+	n := min(len(rq.jobs), maxGroup)
+	jobs := rq.jobs[:n:n]
+	rq.jobs = rq.jobs[n:]
+	if len(rq.jobs) == 0 {
+		rq.jobs = nil
 	}
-	q.repos[repo] = rest
-	return queued[:n:n]
+	return jobs, committed{seq: rq.seq, state: rq.state}
 }
 
 // wait returns once every runner has ended.
