@@ -41,8 +41,7 @@ type Status struct {
 	Conflicts   []string  `json:"conflicts"`
 	Skipped     []Skip    `json:"skipped"`
 	FolderError string    `json:"folderError,omitempty"`
-	// TeamBlock is the team memory block of each checkout (filled by the
-	// caller, which knows the checkouts).
+	// TeamBlock is the team memory block of each checkout.
 	TeamBlock []BlockStatus `json:"teamBlock"`
 	// Stream is the running agent's event stream; nil when no agent runs.
 	Stream *StreamState `json:"stream,omitempty"`
@@ -70,6 +69,10 @@ type StatusOptions struct {
 	ProbeTimeout time.Duration
 	// Explain turns an error into the sentence shown; nil uses Error().
 	Explain func(error) error
+	// Checkouts lists the checkouts whose CLAUDE.local.md get the team
+	// memory block (nil: none); NoInject says the block is turned off.
+	Checkouts func() ([]string, error)
+	NoInject  bool
 }
 
 // ReadStatus gathers the status of one repo and team folder. It only
@@ -105,7 +108,27 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 	if o.Remote != nil {
 		st.probeServer(ctx, o, explain)
 	}
+	if o.Checkouts != nil {
+		st.TeamBlock = blockStates(o.Checkouts, o.NoInject)
+	}
 	return st, nil
+}
+
+// blockStates says where each checkout's team memory block stands.
+func blockStates(checkouts func() ([]string, error), noInject bool) []BlockStatus {
+	out := []BlockStatus{}
+	roots, err := checkouts()
+	if err != nil {
+		return append(out, BlockStatus{State: "cannot list the checkouts: " + err.Error()})
+	}
+	for _, co := range roots {
+		b := BlockStatus{Checkout: co, State: "off (--no-inject)"}
+		if !noInject {
+			b.State, b.Fix = BlockState(co)
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // readJournal reads the journal file read-only and fills the last sync.

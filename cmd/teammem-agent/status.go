@@ -85,7 +85,8 @@ func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *
 	if err != nil {
 		return nil, nil, err
 	}
-	o := agent.StatusOptions{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server, Explain: s.explain}
+	o := agent.StatusOptions{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server, Explain: s.explain,
+		Checkouts: s.checkouts, NoInject: s.flags.noInject}
 	var probeErr error
 	if s.server != "" {
 		cl, err := s.newClient()
@@ -105,25 +106,7 @@ func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *
 	if probeErr != nil {
 		st.ServerError = probeErr.Error()
 	}
-	st.TeamBlock = s.blockStates()
 	return st, s, nil
-}
-
-// blockStates says where each checkout's team memory block stands.
-func (s *session) blockStates() []agent.BlockStatus {
-	out := []agent.BlockStatus{}
-	roots, err := s.checkouts()
-	if err != nil {
-		return append(out, agent.BlockStatus{State: "cannot list the checkouts: " + err.Error()})
-	}
-	for _, co := range roots {
-		b := agent.BlockStatus{Checkout: co, State: "off (--no-inject)"}
-		if !s.flags.noInject {
-			b.State, b.Fix = agent.BlockState(co)
-		}
-		out = append(out, b)
-	}
-	return out
 }
 
 // printStatus writes the status for a person.
