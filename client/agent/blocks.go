@@ -64,20 +64,29 @@ func (e *Engine) updateBlocks(r *Report) {
 	if !b.cfg.Remove {
 		text = e.renderBlock()
 	}
-	if text == b.last && slices.Equal(roots, b.roots) && b.failed != nil && len(b.failed) == 0 {
-		return
-	}
+	// When the same text went into the same checkouts without a failure,
+	// each file is only read to check that the block is still as written
+	// (a person or a tool may have taken it out): git is not consulted
+	// and nothing is written unless it was.
+	same := text == b.last && slices.Equal(roots, b.roots) && b.failed != nil && len(b.failed) == 0
 	failed := map[string]string{}
 	for _, co := range roots {
-		var err error
+		want := text
 		if b.cfg.Remove || nestedCheckout(co, roots) {
 			// A worktree inside another checkout (Claude Code's own
 			// .claude/worktrees/<name>) gets the block from that
 			// checkout's CLAUDE.local.md, which loads there too: a second
 			// copy would only double it in the prompt.
+			want = ""
+		}
+		if same && blockCurrent(co, want) {
+			continue
+		}
+		var err error
+		if want == "" {
 			_, err = RemoveBlock(co)
 		} else {
-			_, err = WriteBlock(co, text)
+			_, err = WriteBlock(co, want)
 		}
 		if err == nil {
 			continue

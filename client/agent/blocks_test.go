@@ -51,6 +51,16 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	if fi, _ := os.Stat(path); !fi.ModTime().Equal(old) {
 		t.Error("a cycle with the same index rewrote CLAUDE.local.md")
 	}
+	// A block someone took out is put back at the next cycle, the rest
+	// of the file kept; so is a deleted file.
+	os.WriteFile(filepath.Join(main, LocalMdName), []byte(user), 0o644)
+	os.Remove(path)
+	r.sync(t)
+	for _, p := range []string{filepath.Join(main, LocalMdName), path} {
+		if got := readFile(t, p); !strings.Contains(got, "[Deploys]("+dir+"/deploys.md)") || (p != path && !strings.HasSuffix(got, "\n"+user)) {
+			t.Errorf("%s after the block was taken out and a cycle ran:\n%s", p, got)
+		}
+	}
 	os.WriteFile(filepath.Join(r.dir, "MEMORY.md"), []byte(server["MEMORY.md"]+"- [Oncall](oncall.md) — who\n"), 0o644)
 	os.WriteFile(filepath.Join(r.dir, "oncall.md"), []byte("ana\n"), 0o644)
 	r.sync(t)

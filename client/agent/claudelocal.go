@@ -67,6 +67,17 @@ func RemoveBlock(checkout string) (bool, error) {
 	return updateLocalMd(co, func(old string) (string, error) { return spliceBlock(old, "") }, false)
 }
 
+// blockCurrent reports whether checkout's CLAUDE.local.md holds exactly
+// block ("": no block), reading the file only; false when it cannot tell.
+func blockCurrent(checkout, block string) bool {
+	old, err := readLocalMd(checkout)
+	if err != nil {
+		return false
+	}
+	next, err := spliceBlock(old, block)
+	return err == nil && next == old
+}
+
 // BlockState says, for status, whether checkout's CLAUDE.local.md holds
 // the block: "in place", "missing", or why the agent leaves the file
 // alone, with how to fix that.
