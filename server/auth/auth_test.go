@@ -14,7 +14,7 @@ import (
 	"github.com/teammem/teammem/server"
 )
 
-func newKey(t *testing.T) ed25519.PrivateKey {
+func newKey(t testing.TB) ed25519.PrivateKey {
 	t.Helper()
 	_, k, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {

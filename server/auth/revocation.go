@@ -71,7 +71,7 @@ func (r *revocations) check(ctx context.Context, f facts) error {
 		return err
 	}
 	if set.revoked(f) {
-		return unauthenticated(errRevoked)
+		return &AuthError{Reason: errRevoked, Subject: f.subject}
 	}
 	return nil
 }

@@ -216,7 +216,9 @@ func describe(err error) error {
 }
 
 // AuthError is an authentication failure with a reason for the caller.
-type AuthError struct{ Reason string }
+// Subject is set when the token verified but is refused all the same
+// (revoked), for the server's log line.
+type AuthError struct{ Reason, Subject string }
 
 func (e *AuthError) Error() string { return e.Reason }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/auth"
 )
 
 // errRequestTooLarge is a request body over the configured limit.
@@ -122,7 +123,7 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		// Why, and from where; never the token.
 		h.log.LogAttrs(r.Context(), slog.LevelWarn, "request refused", slog.String("request_id", id),
 			slog.Int("status", f.status), slog.String("reason", err.Error()), slog.String("client", r.RemoteAddr),
-			slog.String("route", routePattern(r)), slog.String("subject", principal(r.Context()).Subject))
+			slog.String("route", routePattern(r)), slog.String("subject", refusedSubject(r, err)))
 	}
 	switch f.status {
 	case http.StatusUnauthorized:
@@ -145,4 +146,17 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	details["request_id"] = id
 	writeJSON(w, f.status, api.ErrorEnvelope{Error: api.ErrorBody{Type: f.typ, Message: f.message, Details: details}})
+}
+
+// refusedSubject is the caller's subject for a refusal's log line: the
+// authenticated one, or for a verified but revoked token the one it names.
+func refusedSubject(r *http.Request, err error) string {
+	if s := principal(r.Context()).Subject; s != "" {
+		return s
+	}
+	var ae *auth.AuthError
+	if errors.As(err, &ae) {
+		return ae.Subject
+	}
+	return ""
 }

@@ -47,7 +47,8 @@ func TestRevokedToken(t *testing.T) {
 	if e := r.errorBody(t); e.Code() != api.CodeUnauthenticated || !strings.Contains(e.Message, "revoked") {
 		t.Errorf("envelope %+v; want unauthenticated saying revoked", e)
 	}
-	if !strings.Contains(logs.String(), `msg="request refused"`) || !strings.Contains(logs.String(), "revoked") {
+	if !strings.Contains(logs.String(), `msg="request refused"`) || !strings.Contains(logs.String(), "revoked") ||
+		!strings.Contains(logs.String(), "subject=ana") {
 		t.Errorf("no 401 line giving the revocation as reason:\n%s", logs.String())
 	}
 	if strings.Contains(logs.String(), tok) {
