@@ -18,6 +18,12 @@ const minMassDelete = 3
 //     MaxDeleteShare of the server's live entries, no deletion is pushed
 //     unless AllowMassDelete.
 //
+//   - when the server lacks 3 or more keys the journal lists, unchanged
+//     locally, without a tombstone (deleted longer ago than the server
+//     keeps tombstones, or lost by the server), and they are more than
+//     MaxDeleteShare of the journal's keys, no local file is deleted
+//     unless AllowMassDelete: those files may be the only copies left.
+//
 // Withheld deletions become ActionHold steps and a warning.
 type Rails struct {
 	// AllowMassDelete lifts the share rail (--allow-mass-delete).
@@ -37,6 +43,7 @@ func (r Rails) share() float64 {
 
 // applyRails turns withheld deletions of p into ActionHold steps.
 func applyRails(p *Plan, in Input) {
+	holdSilentServerDeletes(p, in)
 	n := len(p.Keys(ActionPushDelete))
 	if n == 0 {
 		return
@@ -54,6 +61,28 @@ func applyRails(p *Plan, in Input) {
 			"not deleting %d of %d keys on the server in one push (over %.0f%%); use --allow-mass-delete if this is intended",
 			n, live, 100*in.Rails.share()))
 	}
+}
+
+// holdSilentServerDeletes applies the rail on local deletions of keys
+// the server lacks without a tombstone.
+func holdSilentServerDeletes(p *Plan, in Input) {
+	n := 0
+	for _, st := range p.Steps {
+		if st.Action == ActionDeleteLocal && !in.Tombstones[st.Key] {
+			n++
+		}
+	}
+	if in.Rails.AllowMassDelete || n < minMassDelete || float64(n) <= in.Rails.share()*float64(len(in.Base)) {
+		return
+	}
+	for i, st := range p.Steps {
+		if st.Action == ActionDeleteLocal && !in.Tombstones[st.Key] {
+			p.Steps[i].Action, p.Steps[i].Reason = ActionHold, "missing on the server without a tombstone"
+		}
+	}
+	p.Warnings = append(p.Warnings, fmt.Sprintf(
+		"not deleting %d of %d local files the server lacks without a record of their deletion: if the server lost data, run `sync --reseed`; if they were deleted long ago, run `teammem-agent sync --allow-mass-delete`",
+		n, len(in.Base)))
 }
 
 // hold turns every ActionPushDelete step of p into ActionHold.

@@ -182,6 +182,52 @@ func TestReconcileRails(t *testing.T) {
 	}
 }
 
+// TestReconcileSilentServerDeletes: local files the server lacks without
+// a tombstone are deleted locally only a few at a time (the server may
+// have lost them, and the local files be the last copies), unless mass
+// deletion is allowed; deletions the server recorded always apply.
+func TestReconcileSilentServerDeletes(t *testing.T) {
+	tests := []struct {
+		name        string
+		gone        int // of 4 synced keys, how many the server lacks
+		tombstones  bool
+		rails       Rails
+		wantDeletes int
+		wantHeld    int
+	}{
+		{name: "3 of 4 without tombstones are held", gone: 3, wantHeld: 3},
+		{name: "with tombstones they are deleted", gone: 3, tombstones: true, wantDeletes: 3},
+		{name: "allowed", gone: 3, rails: Rails{AllowMassDelete: true}, wantDeletes: 3},
+		{name: "half is deleted", gone: 2, wantDeletes: 2},
+		{name: "a higher share lets them through", gone: 3, rails: Rails{MaxDeleteShare: 0.9}, wantDeletes: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Input{Local: map[string]string{}, Server: map[string]string{}, Base: map[string]string{},
+				Tombstones: map[string]bool{}, Rails: tt.rails}
+			for i := range 4 {
+				k := string(rune('a'+i)) + ".md"
+				in.Local[k], in.Base[k] = "x", "x"
+				if i >= tt.gone {
+					in.Server[k] = "x"
+				} else if tt.tombstones {
+					in.Tombstones[k] = true
+				}
+			}
+			p := Reconcile(in)
+			if got := len(p.Keys(ActionDeleteLocal)); got != tt.wantDeletes {
+				t.Errorf("local deletions = %d, want %d", got, tt.wantDeletes)
+			}
+			if got := len(p.Keys(ActionHold)); got != tt.wantHeld {
+				t.Errorf("held = %d, want %d", got, tt.wantHeld)
+			}
+			if (tt.wantHeld > 0) != (len(p.Warnings) > 0) {
+				t.Errorf("warnings = %q, want some iff held", p.Warnings)
+			}
+		})
+	}
+}
+
 // TestReconcileEmptyBaseDeletesNothing: a lost journal must never delete.
 func TestReconcileEmptyBaseDeletesNothing(t *testing.T) {
 	in := Input{

@@ -41,7 +41,7 @@ func runDaemon(ctx context.Context, e *cliEnv, args []string) error {
 	fs.DurationVar(&rf.safetyPoll, "safety-poll", agent.DefaultSafetyPoll, "pull the server this `often` while its event stream is connected")
 	fs.BoolVar(&rf.noStream, "no-stream", false, "do not follow the server's event stream; only poll")
 	fs.DurationVar(&rf.shutdown, "shutdown-timeout", agent.DefaultShutdownTimeout, "on SIGINT/SIGTERM, try this `long` to push what is pending")
-	fs.BoolVar(&rf.allowMassDelete, "allow-mass-delete", false, "allow one push to soft-delete more than half of the repo's entries")
+	fs.BoolVar(&rf.allowMassDelete, "allow-mass-delete", false, "allow deleting more than half of the repo's entries at once (on the server; locally, files the server lacks without a tombstone)")
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}

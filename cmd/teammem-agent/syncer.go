@@ -105,5 +105,5 @@ func (sy *syncer) Close() {
 
 // massDeleteFlag adds --allow-mass-delete to fs.
 func massDeleteFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("allow-mass-delete", false, "allow one push to soft-delete more than half of the repo's entries")
+	return fs.Bool("allow-mass-delete", false, "allow deleting more than half of the repo's entries at once (on the server; locally, files the server lacks without a tombstone)")
 }
