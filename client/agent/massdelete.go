@@ -16,8 +16,7 @@ const minMassDelete = 3
 //     pushed;
 //   - when a plan would soft-delete 3 or more keys and more than
 //     MaxDeleteShare of the server's live entries, no deletion is pushed
-//     unless AllowMassDelete.
-//
+//     unless AllowMassDelete;
 //   - when the server lacks 3 or more keys the journal lists, unchanged
 //     locally, without a tombstone (deleted longer ago than the server
 //     keeps tombstones, or lost by the server), and they are more than

@@ -166,19 +166,26 @@ func TestReconcileRails(t *testing.T) {
 			}
 			in.Server["new.md"] = "n" // a server-side addition is always applied
 			p := Reconcile(in)
-			if got := len(p.Keys(ActionPushDelete)); got != tt.wantDeletes {
-				t.Errorf("deletions = %d, want %d", got, tt.wantDeletes)
-			}
-			if got := len(p.Keys(ActionHold)); got != tt.wantHeld {
-				t.Errorf("held = %d, want %d", got, tt.wantHeld)
-			}
-			if (tt.wantHeld > 0) != (len(p.Warnings) > 0) {
-				t.Errorf("warnings = %q, want some iff held", p.Warnings)
-			}
+			checkHeld(t, p, ActionPushDelete, tt.wantDeletes, tt.wantHeld)
 			if got := p.Keys(ActionWriteLocal); !cmp.Equal(got, []string{"new.md"}) {
 				t.Errorf("writes = %q, want [new.md]", got)
 			}
 		})
+	}
+}
+
+// checkHeld checks that p has wantDeletes steps of action del, wantHeld
+// held ones, and a warning exactly when some are held.
+func checkHeld(t *testing.T, p Plan, del Action, wantDeletes, wantHeld int) {
+	t.Helper()
+	if got := len(p.Keys(del)); got != wantDeletes {
+		t.Errorf("%s = %d, want %d", del, got, wantDeletes)
+	}
+	if got := len(p.Keys(ActionHold)); got != wantHeld {
+		t.Errorf("held = %d, want %d", got, wantHeld)
+	}
+	if (wantHeld > 0) != (len(p.Warnings) > 0) {
+		t.Errorf("warnings = %q, want some iff held", p.Warnings)
 	}
 }
 
@@ -214,16 +221,7 @@ func TestReconcileSilentServerDeletes(t *testing.T) {
 					in.Tombstones[k] = true
 				}
 			}
-			p := Reconcile(in)
-			if got := len(p.Keys(ActionDeleteLocal)); got != tt.wantDeletes {
-				t.Errorf("local deletions = %d, want %d", got, tt.wantDeletes)
-			}
-			if got := len(p.Keys(ActionHold)); got != tt.wantHeld {
-				t.Errorf("held = %d, want %d", got, tt.wantHeld)
-			}
-			if (tt.wantHeld > 0) != (len(p.Warnings) > 0) {
-				t.Errorf("warnings = %q, want some iff held", p.Warnings)
-			}
+			checkHeld(t, Reconcile(in), ActionDeleteLocal, tt.wantDeletes, tt.wantHeld)
 		})
 	}
 }
