@@ -154,7 +154,8 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 		// and edits would be overwritten: decide nothing until it reads.
 		return err
 	}
-	r.Skipped, r.Warnings, r.PendingPull = r.Skipped[:0], r.Warnings[:0], r.PendingPull[:0] // a replan reports afresh
+	// A replan reports afresh, but for what the server's answers said.
+	r.Skipped, r.Warnings, r.PendingPull = append(r.Skipped[:0], r.refusals...), r.Warnings[:0], r.PendingPull[:0]
 	for _, s := range snap.Skipped {
 		r.Skipped = append(r.Skipped, s.Skip())
 	}

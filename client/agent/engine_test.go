@@ -259,6 +259,29 @@ func waitFor(t *testing.T, cond func() bool) {
 	t.Fatal("condition not met in 10 s")
 }
 
+// TestEngineServerSkipSurvivesReplan: an entry the server left out of an
+// accepted batch is in the cycle's report even when a later batch met a
+// teammate's write (412) and the cycle planned again.
+func TestEngineServerSkipSurvivesReplan(t *testing.T) {
+	local := map[string]string{"a.md": strings.Repeat("a", 60) + "\n", "b.md": strings.Repeat("b", 60) + "\n"}
+	r := newRig(t, nil, local, func(c *Config) { c.BatchBytes = 80 })
+	r.remote.skips = map[string]string{"a.md": api.CodeSecretDetected}
+	r.remote.beforePut = func(f *fakeRemote) { // between the first batch and the second, a teammate writes
+		f.beforePut = func(f *fakeRemote) { f.apply(api.PutRequest{Entries: map[string]string{"c.md": "c\n"}}) }
+	}
+	rep := r.sync(t)
+	want := []Skip{{Path: "a.md", Reason: "the server refused it: " + api.CodeSecretDetected + ": left out"}}
+	if diff := cmp.Diff(want, rep.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	if got := r.remote.snapshot(); got["b.md"] != local["b.md"] || got["c.md"] != "c\n" || got["a.md"] != "" {
+		t.Errorf("server = %q; want b.md and c.md, not a.md", got)
+	}
+	if n := len(r.remote.puts); n < 3 {
+		t.Errorf("%d puts; the second batch should have met a 412 and been sent again", n)
+	}
+}
+
 func TestEngineRefusedEntryIsLeftOut(t *testing.T) {
 	r := newRig(t, map[string]string{"a.md": "a\n"}, map[string]string{"a.md": "a\n", "s.md": "looks fine\n", "t.md": "t\n"}, nil)
 	r.remote.putFaults = []error{&client.APIError{Status: 422, Code: api.CodeSecretDetected, Message: "a credential was found",

@@ -25,6 +25,9 @@ type fakeRemote struct {
 	// 410, as the real server does; otherwise such a pull gets nothing.
 	goneAhead bool
 	putFaults []error
+	// skips are keys every Put leaves out and answers as skipped, with
+	// the reason code.
+	skips map[string]string
 	// getErr, when set, answers every Get; gets counts the Gets.
 	getErr    error
 	gets      int
@@ -134,8 +137,18 @@ func (f *fakeRemote) Put(ctx context.Context, repo string, req api.PutRequest, i
 				Details: map[string]any{"error_code": api.CodeTooManyEntries, "max_entries": float64(f.maxEntries), "received_entries": float64(len(live))}}
 		}
 	}
+	var skipped []api.SkippedEntry
+	if len(f.skips) > 0 {
+		req.Entries = maps.Clone(req.Entries)
+		for k, reason := range f.skips {
+			if _, ok := req.Entries[k]; ok {
+				delete(req.Entries, k)
+				skipped = append(skipped, api.SkippedEntry{Key: k, Reason: reason, Message: "left out"})
+			}
+		}
+	}
 	f.apply(req)
-	return &api.PutResponse{Checksum: f.checksum(), Version: f.version}, nil
+	return &api.PutResponse{Checksum: f.checksum(), Version: f.version, Skipped: skipped}, nil
 }
 
 // resetData replaces the repo by a fresh one holding entries, at version

@@ -55,7 +55,7 @@ func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) er
 			e.refuseKey(sk.Key, content, skippedReason(sk))
 			e.reportRefusal(sk.Key, r)
 		} else if slices.Contains(req.SoftDeleteKeys, sk.Key) {
-			r.Skipped = append(r.Skipped, Skip{Path: sk.Key, Reason: "the server did not delete it: " + skippedReason(sk)})
+			r.refusal(Skip{Path: sk.Key, Reason: "the server did not delete it: " + skippedReason(sk)})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(req.Entries)) {
@@ -177,7 +177,7 @@ func (e *Engine) reportRefusal(key string, r *Report) {
 	if ref.reported {
 		return
 	}
-	r.Skipped = append(r.Skipped, ref.why)
+	r.refusal(ref.why)
 	ref.reported = true
 	e.refusedKeys[key] = ref
 }

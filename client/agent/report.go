@@ -1,6 +1,9 @@
 package agent
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Report is what one engine cycle did, for the user or for --json output
 // (spec/cli.md). Keys are slash-separated paths relative to the team folder.
@@ -30,6 +33,19 @@ type Report struct {
 	Checksum string `json:"checksum"`
 	// Err is the cycle's error, nil on success.
 	Err error `json:"-"`
+
+	// refusals are the Skipped entries the server's answers gave during
+	// the cycle: a replan (after a 412) reports the folder afresh but
+	// keeps these, which no later answer repeats.
+	refusals []Skip
+}
+
+// refusal adds s, learned from the server, to the skipped files, once.
+func (r *Report) refusal(s Skip) {
+	if !slices.Contains(r.refusals, s) {
+		r.refusals = append(r.refusals, s)
+		r.Skipped = append(r.Skipped, s)
+	}
 }
 
 // Skip is one file that was not pushed, and why.
