@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -18,6 +19,13 @@ import (
 func putWrite(repo, key, content string) server.Write {
 	return server.Write{Repo: repo, Author: "t", At: time.Now(),
 		Puts: []server.Put{{Key: key, Content: content, Checksum: protocol.EntryChecksum([]byte(content))}}}
+}
+
+// twoReplicas opens a fresh schema through two pools, as two server
+// processes would.
+func twoReplicas(t *testing.T) (url string, a, b *postgres.DB) {
+	url = freshURL(t, pgtest.URL(t))
+	return url, open(t, url, postgres.Options{Migrate: true}), open(t, url, postgres.Options{})
 }
 
 // TestGroupCommit runs many concurrent writes of one repository, which
@@ -89,9 +97,7 @@ func TestGroupCommit(t *testing.T) {
 // the planned version) is dropped, so that a version another replica
 // writes meanwhile is not mistaken for the one planned here.
 func TestFailedGroupForgetsLiveSet(t *testing.T) {
-	url := freshURL(t, pgtest.URL(t))
-	a := open(t, url, postgres.Options{Migrate: true})
-	b := open(t, url, postgres.Options{})
+	url, a, b := twoReplicas(t)
 	ctx := context.Background()
 	const repo = "acme/forget"
 	if _, err := a.Apply(ctx, putWrite(repo, "k.md", "one")); err != nil {
@@ -122,5 +128,50 @@ func TestFailedGroupForgetsLiveSet(t *testing.T) {
 	want := protocol.DatasetChecksum(map[string]string{"j.md": protocol.EntryChecksum([]byte("four")), "k.md": protocol.EntryChecksum([]byte("three"))})
 	if res.State.Version != 3 || res.State.Checksum != want {
 		t.Errorf("after the failed group and b's write: version %d checksum %s, want 3 %s", res.State.Version, res.State.Checksum, want)
+	}
+}
+
+// TestGuardedWriteAfterOtherReplica: a process that planned a write
+// against the state it last committed finds that another replica wrote
+// since: the write is not applied against the old state (a conditional
+// one on the old checksum is refused with the current one, an
+// unconditional one keeps the other replica's change).
+func TestGuardedWriteAfterOtherReplica(t *testing.T) {
+	_, a, b := twoReplicas(t)
+	ctx := context.Background()
+	const repo = "acme/guard"
+	first, err := a.Apply(ctx, putWrite(repo, "k.md", "one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := b.Apply(ctx, putWrite(repo, "k.md", "two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := putWrite(repo, "j.md", "stale")
+	stale.IfMatch = first.State.Checksum
+	_, err = a.Apply(ctx, stale)
+	var pe *server.PreconditionError
+	if !errors.As(err, &pe) || pe.Checksum != second.State.Checksum {
+		t.Fatalf("write on a's stale checksum: %v; want a precondition error with b's checksum", err)
+	}
+	fresh := putWrite(repo, "j.md", "fresh")
+	fresh.IfMatch = second.State.Checksum
+	res, err := a.Apply(ctx, fresh)
+	if err != nil {
+		t.Fatalf("write on b's checksum through a: %v", err)
+	}
+	want := protocol.DatasetChecksum(map[string]string{"j.md": protocol.EntryChecksum([]byte("fresh")), "k.md": protocol.EntryChecksum([]byte("two"))})
+	if res.State.Version != 3 || res.State.Checksum != want {
+		t.Errorf("after b's write: version %d checksum %s, want 3 %s", res.State.Version, res.State.Checksum, want)
+	}
+	if _, err := b.Apply(ctx, putWrite(repo, "k.md", "three")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.Apply(ctx, putWrite(repo, "l.md", "four"))
+	want = protocol.DatasetChecksum(map[string]string{"j.md": protocol.EntryChecksum([]byte("fresh")),
+		"k.md": protocol.EntryChecksum([]byte("three")), "l.md": protocol.EntryChecksum([]byte("four"))})
+	if err != nil || res.State.Version != 5 || res.State.Checksum != want {
+		t.Errorf("unconditional write through a after b's: version %d checksum %s, %v; want 5 %s", res.State.Version, res.State.Checksum, err, want)
 	}
 }

@@ -17,13 +17,20 @@ type queryRower interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// stateSQL reads one repository row and its since-floor.
+const stateSQL = `SELECT version, checksum, entries, bytes, updated_at, since_floor
+	FROM repos WHERE slug = $1 AND version > 0`
+
 // readState reads one repository row and its since-floor.
 func readState(ctx context.Context, q queryRower, repo string) (server.RepoState, int64, error) {
+	return scanState(q.QueryRow(ctx, stateSQL, repo), repo)
+}
+
+// scanState scans the row of stateSQL.
+func scanState(row pgx.Row, repo string) (server.RepoState, int64, error) {
 	st := server.RepoState{Repo: repo}
 	var floor int64
-	err := q.QueryRow(ctx, `SELECT version, checksum, entries, bytes, updated_at, since_floor
-		FROM repos WHERE slug = $1 AND version > 0`, repo).
-		Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt, &floor)
+	err := row.Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt, &floor)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return server.RepoState{}, 0, fmt.Errorf("repository %s: %w", repo, server.ErrNotFound)
 	}
@@ -43,16 +50,34 @@ func (db *DB) RepoState(ctx context.Context, repo string) (server.RepoState, err
 }
 
 // Snapshot reads the repository in one REPEATABLE READ, read-only
-// transaction; see server.Store.
+// transaction, sent as one pipelined batch (BEGIN, the repository's row,
+// its entries, COMMIT): one round trip, however the read ends; see
+// server.Store. A connection left in a transaction by a failure is closed
+// by the pool rather than reused.
 func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return server.Snapshot{}, wrap("begin snapshot", err)
 	}
-	defer rollback(ctx, tx)
-	st, floor, err := readState(ctx, tx, repo)
+	defer conn.Release()
+	content := "''"
+	if opts.WithContent {
+		content = "content"
+	}
+	b := &pgx.Batch{}
+	b.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+	b.Queue(stateSQL, repo)
+	b.Queue(`SELECT key, checksum, size, version, updated_at, deleted, deleted_at, `+
+		content+` FROM entries WHERE repo = $1 AND version > $2 ORDER BY key`, repo, opts.Since)
+	b.Queue("COMMIT")
+	br := conn.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return server.Snapshot{}, wrap("begin snapshot", err)
+	}
+	st, floor, err := scanState(br.QueryRow(), repo)
 	if err != nil {
 		return server.Snapshot{}, err
 	}
@@ -65,26 +90,21 @@ func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions
 			return server.Snapshot{}, err
 		}
 	}
-	if err := readEntries(ctx, tx, repo, opts, &snap); err != nil {
+	rows, err := br.Query()
+	if err != nil {
+		return server.Snapshot{}, wrap("read entries", err)
+	}
+	if err := readEntries(rows, opts, &snap); err != nil {
 		return server.Snapshot{}, err
 	}
 	return snap, nil
 }
 
-func readEntries(ctx context.Context, tx pgx.Tx, repo string, opts server.ReadOptions, snap *server.Snapshot) error {
-	content := "''"
-	if opts.WithContent {
-		content = "content"
-	}
-	rows, err := tx.Query(ctx, `SELECT key, checksum, size, version, updated_at, deleted, deleted_at, `+
-		content+` FROM entries WHERE repo = $1 AND version > $2 ORDER BY key`, repo, opts.Since)
-	if err != nil {
-		return wrap("read entries", err)
-	}
+func readEntries(rows pgx.Rows, opts server.ReadOptions, snap *server.Snapshot) error {
 	var e server.Entry
 	var deleted bool
 	var deletedAt *time.Time
-	_, err = pgx.ForEachRow(rows, []any{&e.Key, &e.Checksum, &e.Size, &e.Version, &e.UpdatedAt, &deleted, &deletedAt, &e.Content},
+	_, err := pgx.ForEachRow(rows, []any{&e.Key, &e.Checksum, &e.Size, &e.Version, &e.UpdatedAt, &deleted, &deletedAt, &e.Content},
 		func() error {
 			if deleted {
 				snap.Deleted = append(snap.Deleted, server.Tombstone{Key: e.Key, Version: e.Version, DeletedAt: deletedAt.UTC()})

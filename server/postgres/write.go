@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teammem/teammem/memcore/protocol"
@@ -45,11 +46,17 @@ func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, er
 // live set is dropped. The group runs until the latest deadline of its
 // jobs; a job whose caller already gave up is left out. It returns the
 // state it committed, ok false when it committed nothing.
+//
+// When this process committed the repository's last known state and still
+// holds its live set, the group is planned against that state without
+// reading it first, and its batch opens with a guard that locks the row and
+// fails unless the version is still that one: one round trip in all. When
+// another process wrote meanwhile, the guard aborts the transaction and
+// the group runs again, locking and reading first.
 func (db *DB) runGroup(jobs []*job, last committed) (st server.RepoState, ok bool) {
 	repo := jobs[0].w.Repo
 	ctx, cancel := groupContext(jobs)
 	defer cancel()
-	g := db.newGroup(repo)
 	applied := jobs[:0:0]
 	for _, j := range jobs {
 		err := j.ctx.Err()
@@ -61,13 +68,18 @@ func (db *DB) runGroup(jobs []*job, last committed) (st server.RepoState, ok boo
 			close(j.done)
 			continue
 		}
-		j.res, j.err = db.cache.Apply(ctx, g.begin, j.w)
 		applied = append(applied, j)
 	}
-	err := g.commit(ctx)
-	g.end(ctx)
-	if err != nil {
-		db.cache.Forget(repo)
+	if len(applied) == 0 {
+		return server.RepoState{}, false
+	}
+	var known *server.RepoState
+	if last.seq > 0 && db.cache.Holds(repo, last.state.Version) {
+		known = &last.state
+	}
+	g, err := db.tryGroup(ctx, repo, applied, known)
+	if errors.Is(err, errMoved) {
+		g, err = db.tryGroup(ctx, repo, applied, nil)
 	}
 	for _, j := range applied {
 		if err != nil {
@@ -76,6 +88,24 @@ func (db *DB) runGroup(jobs []*job, last committed) (st server.RepoState, ok boo
 		close(j.done)
 	}
 	return g.state, err == nil && g.changed
+}
+
+// tryGroup runs jobs as one group, from the known state (see runGroup) or,
+// when known is nil, from the row it locks.
+func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *server.RepoState) (*group, error) {
+	g := db.newGroup(repo)
+	if known != nil {
+		g.guard(*known)
+	}
+	for _, j := range jobs {
+		j.res, j.err = db.cache.Apply(ctx, g.begin, j.w)
+	}
+	err := g.commit(ctx)
+	g.end(ctx)
+	if err != nil {
+		db.cache.Forget(repo)
+	}
+	return g, err
 }
 
 // newGroup returns an empty group of writes to repo; begin hands each
@@ -95,7 +125,8 @@ type group struct {
 	repo    string
 	conn    *pgxpool.Conn
 	open    bool             // BEGIN was sent and neither COMMIT nor ROLLBACK since
-	locked  bool             // state holds the locked row (and the changes planned since)
+	locked  bool             // state holds the locked (or guarded) row and the changes planned since
+	guarded bool             // the batch opens with BEGIN and guardRepo, see guard
 	state   server.RepoState // after the changes queued so far
 	batch   *pgx.Batch       // the queued statements
 	changed bool             // something to commit
@@ -111,6 +142,25 @@ func (g *group) begin(context.Context) (liveset.Tx, error) {
 
 // lockRepo locks the repository's row and reads its state.
 const lockRepo = `SELECT version, checksum, entries, bytes, updated_at FROM repos WHERE slug = $1 FOR UPDATE`
+
+// guardRepo locks the repository's row and fails with division_by_zero
+// unless its version is $2.
+const guardRepo = `SELECT 1 / (version = $2)::int FROM repos WHERE slug = $1 FOR UPDATE`
+
+// errMoved: the repository's version was not the one a guarded group
+// planned against (another process wrote it).
+var errMoved = errors.New("repository changed since this process last wrote it")
+
+// guard makes the group plan against st without reading it: its batch
+// opens with BEGIN and guardRepo, which abort the transaction (commit then
+// returns errMoved) unless the row still has st's version when locked. The
+// batch is then sent even when nothing changed, to confirm the state the
+// refusals and no-op answers were given against.
+func (g *group) guard(st server.RepoState) {
+	g.state, g.locked, g.guarded = st, true, true
+	g.batch.Queue("BEGIN")
+	g.batch.Queue(guardRepo, g.repo, st.Version)
+}
 
 // lock takes the connection and the row lock, once per group.
 func (g *group) lock(ctx context.Context) (server.RepoState, error) {
@@ -203,16 +253,31 @@ func (g *group) commit(ctx context.Context) error {
 	if g.broken != nil {
 		return g.broken
 	}
-	if !g.changed {
+	if !g.changed && !g.guarded {
 		return nil
 	}
 	st := g.state
 	b := g.batch
-	b.Queue(saveRepo, st.Repo, st.Version, st.Checksum, st.Entries, st.Bytes, st.UpdatedAt)
-	b.Queue(notify, eventsChannel, noticeOf(st.Repo, st.Version))
+	if g.changed {
+		b.Queue(saveRepo, st.Repo, st.Version, st.Checksum, st.Entries, st.Bytes, st.UpdatedAt)
+		b.Queue(notify, eventsChannel, noticeOf(st.Repo, st.Version))
+	}
 	b.Queue("COMMIT")
 	g.batch = &pgx.Batch{}
-	if err := g.conn.SendBatch(ctx, b).Close(); err != nil {
+	if g.conn == nil {
+		conn, err := g.db.pool.Acquire(ctx)
+		if err != nil {
+			return g.fail(wrap("begin write", err))
+		}
+		g.conn = conn
+	}
+	g.open = true // from the first statement on, until COMMIT is confirmed
+	err := g.conn.SendBatch(ctx, b).Close()
+	var pe *pgconn.PgError
+	switch {
+	case g.guarded && errors.As(err, &pe) && pe.Code == "22012": // division_by_zero: the guard
+		return g.fail(errMoved)
+	case err != nil:
 		return g.fail(wrap("save write", err))
 	}
 	g.open = false
@@ -263,6 +328,9 @@ func (c *change) Lock(ctx context.Context, _ string) (server.RepoState, error) {
 }
 
 func (c *change) Live(ctx context.Context, repo string, add func(string, liveset.Entry)) error {
+	if c.g.guarded { // the cached set was evicted meanwhile: read under the lock instead
+		return c.g.fail(errMoved)
+	}
 	rows, err := c.g.conn.Query(ctx, `SELECT key, checksum, size FROM entries WHERE repo = $1 AND NOT deleted ORDER BY key`, repo)
 	if err != nil {
 		return c.g.fail(wrap("read live entries", err))

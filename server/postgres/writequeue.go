@@ -12,11 +12,15 @@ import (
 // maxGroup bounds how many writes one transaction applies together.
 const maxGroup = 64
 
+// maxKnown bounds how many repositories' last committed states a process
+// keeps (see committed).
+const maxKnown = 512
+
 // job is one Apply waiting in its repository's queue.
 type job struct {
 	ctx  context.Context // the caller's, bounded: a job whose caller gave up is left out
 	w    server.Write
-	seq  int64 // the repository's commit count in this process when the job was queued
+	seq  int64 // the process's commit count when the job was queued
 	res  server.WriteResult
 	err  error
 	done chan struct{} // closed once res and err are final
@@ -28,28 +32,19 @@ type job struct {
 // share transactions instead of queueing one by one on the row lock, and
 // writes of different repositories run in parallel.
 type writeQueues struct {
-	mu    sync.Mutex
-	repos map[string]*queue // present while the repository's runner runs
-	wg    sync.WaitGroup
+	mu     sync.Mutex
+	queued map[string][]*job    // present while the repository's runner runs
+	known  map[string]committed // the last state this process committed, per repository
+	seq    int64                // commits of this process
+	wg     sync.WaitGroup
 	// largest is the most writes one group has held (read by tests).
 	largest atomic.Int64
 }
 
-// queue is one repository's writes waiting for its runner, and what the
-// runner last committed.
-type queue struct {
-	jobs []*job
-	// seq counts the runner's commits; state is the repository's state
-	// after the last one.
-	seq   int64
-	state server.RepoState
-}
-
-// committed is what a group knows before it locks: the state the
-// repository had after the last commit of this process's runner, and how
-// many commits preceded it (see job.seq).
+// committed is what a group knows before it locks: the state a repository
+// had after this process's last commit of it, and that commit's number.
 type committed struct {
-	seq   int64
+	seq   int64 // 0: nothing known
 	state server.RepoState
 }
 
@@ -70,27 +65,25 @@ func (c committed) stale(j *job) error {
 func (q *writeQueues) submit(j *job, run func([]*job, committed) (server.RepoState, bool)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.repos == nil {
-		q.repos = map[string]*queue{}
+	if q.queued == nil {
+		q.queued, q.known = map[string][]*job{}, map[string]committed{}
 	}
 	repo := j.w.Repo
-	rq, running := q.repos[repo]
+	jobs, running := q.queued[repo]
+	j.seq = q.seq
+	q.queued[repo] = append(jobs, j)
 	if !running {
-		rq = &queue{}
-		q.repos[repo] = rq
 		q.wg.Add(1)
-		go q.runner(repo, rq, run)
+		go q.runner(repo, run)
 	}
-	j.seq = rq.seq
-	rq.jobs = append(rq.jobs, j)
 }
 
 // runner applies repo's queued writes, up to maxGroup at a time, until
 // none is left.
-func (q *writeQueues) runner(repo string, rq *queue, run func([]*job, committed) (server.RepoState, bool)) {
+func (q *writeQueues) runner(repo string, run func([]*job, committed) (server.RepoState, bool)) {
 	defer q.wg.Done()
 	for {
-		jobs, last := q.next(repo, rq)
+		jobs, last := q.next(repo)
 		if len(jobs) == 0 {
 			return
 		}
@@ -98,30 +91,44 @@ func (q *writeQueues) runner(repo string, rq *queue, run func([]*job, committed)
 			q.largest.Store(n)
 		}
 		if st, ok := run(jobs, last); ok {
-			q.mu.Lock()
-			rq.seq, rq.state = rq.seq+1, st
-			q.mu.Unlock()
+			q.commit(st)
 		}
 	}
 }
 
-// next takes the next group of repo's queued writes; with none left the
-// runner ends (under the same lock, so a write submitted later starts a
-// new one).
-func (q *writeQueues) next(repo string, rq *queue) ([]*job, committed) {
+// next takes the next group of repo's queued writes and what is known of
+// the repository; with none left the runner ends (under the same lock, so
+// a write submitted later starts a new one).
+func (q *writeQueues) next(repo string) ([]*job, committed) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(rq.jobs) == 0 {
-		delete(q.repos, repo)
+	queued := q.queued[repo]
+	if len(queued) == 0 {
+		delete(q.queued, repo)
 		return nil, committed{}
 	}
-	n := min(len(rq.jobs), maxGroup)
-	jobs := rq.jobs[:n:n]
-	rq.jobs = rq.jobs[n:]
-	if len(rq.jobs) == 0 {
-		rq.jobs = nil
+	n := min(len(queued), maxGroup)
+	rest := queued[n:]
+	if len(rest) == 0 {
+		rest = nil
 	}
-	return jobs, committed{seq: rq.seq, state: rq.state}
+	q.queued[repo] = rest
+	return queued[:n:n], q.known[repo]
+}
+
+// commit records st as committed by this process, evicting an arbitrary
+// repository's record when full.
+func (q *writeQueues) commit(st server.RepoState) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, ok := q.known[st.Repo]; !ok && len(q.known) >= maxKnown {
+		for k := range q.known {
+			delete(q.known, k)
+			break
+		}
+	}
+	q.seq++
+	q.known[st.Repo] = committed{seq: q.seq, state: st}
 }
 
 // wait returns once every runner has ended.

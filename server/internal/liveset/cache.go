@@ -70,6 +70,14 @@ func (c *Cache) keep(repo string, s *Set) {
 	c.sets[repo] = s
 }
 
+// Holds reports whether the cached Set of repo reflects version.
+func (c *Cache) Holds(repo string, version int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sets[repo]
+	return ok && s.version == version
+}
+
 // Forget drops the cached Set of repo: a store calls it when a
 // transaction whose plans already moved the Set forward failed to commit.
 func (c *Cache) Forget(repo string) {
