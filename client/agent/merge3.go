@@ -2,7 +2,8 @@ package agent
 
 import (
 	"slices"
-	"strings"
+
+	"github.com/teammem/teammem/internal/linediff"
 )
 
 // Merge3 merges two edited versions of base line by line. It succeeds when
@@ -21,22 +22,22 @@ func Merge3(base, local, server string) (merged string, ok bool) {
 	case local == base:
 		return server, true
 	}
-	bl := splitLines(base)
-	hunks, ok := combine(diffHunks(bl, splitLines(local)), diffHunks(bl, splitLines(server)))
+	bl := linediff.Split(base)
+	hunks, ok := combine(linediff.Hunks(bl, linediff.Split(local)), linediff.Hunks(bl, linediff.Split(server)))
 	if !ok {
 		return "", false
 	}
-	return applyHunks(bl, hunks), true
+	return linediff.Apply(bl, hunks), true
 }
 
 // combine returns the union of two sides' hunks in base order, or false when
 // a hunk of one side conflicts with a different hunk of the other.
-func combine(local, server []hunk) ([]hunk, bool) {
+func combine(local, server []linediff.Hunk) ([]linediff.Hunk, bool) {
 	all := slices.Clone(local)
 	for _, s := range server {
 		dup := false
 		for _, l := range local {
-			if s.equal(l) {
+			if s.Equal(l) {
 				dup = true
 			} else if conflicts(s, l) {
 				return nil, false
@@ -46,36 +47,17 @@ func combine(local, server []hunk) ([]hunk, bool) {
 			all = append(all, s)
 		}
 	}
-	slices.SortFunc(all, func(a, b hunk) int {
-		if a.start != b.start {
-			return a.start - b.start
+	slices.SortFunc(all, func(a, b linediff.Hunk) int {
+		if a.Start != b.Start {
+			return a.Start - b.Start
 		}
-		return a.end - b.end
+		return a.End - b.End
 	})
 	return all, true
 }
 
 // conflicts reports whether two edits of different sides cannot both apply
 // unambiguously.
-func conflicts(a, b hunk) bool {
-	return a.start == b.start || (a.start < b.end && b.start < a.end)
-}
-
-// applyHunks applies sorted, non-conflicting hunks to base.
-func applyHunks(base []string, hunks []hunk) string {
-	var sb strings.Builder
-	pos := 0
-	for _, h := range hunks {
-		writeLines(&sb, base[pos:h.start])
-		writeLines(&sb, h.lines)
-		pos = h.end
-	}
-	writeLines(&sb, base[pos:])
-	return sb.String()
-}
-
-func writeLines(sb *strings.Builder, lines []string) {
-	for _, l := range lines {
-		sb.WriteString(l)
-	}
+func conflicts(a, b linediff.Hunk) bool {
+	return a.Start == b.Start || (a.Start < b.End && b.Start < a.End)
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/teammem/teammem/internal/linediff"
 )
 
 func TestMerge3(t *testing.T) {
@@ -52,53 +52,6 @@ func TestMerge3(t *testing.T) {
 	}
 }
 
-func TestDiffHunks(t *testing.T) {
-	tests := []struct {
-		name string
-		a, b string
-		want []hunk
-	}{
-		{"equal", "a\nb\n", "a\nb\n", nil},
-		{"replace middle", "a\nb\nc\n", "a\nx\nc\n", []hunk{{1, 2, []string{"x\n"}}}},
-		{"insert", "a\nc\n", "a\nb\nc\n", []hunk{{1, 1, []string{"b\n"}}}},
-		{"delete", "a\nb\nc\n", "a\nc\n", []hunk{{1, 2, []string{}}}},
-		{"two hunks", "a\nb\nc\nd\n", "x\nb\nc\ny\n", []hunk{{0, 1, []string{"x\n"}}, {3, 4, []string{"y\n"}}}},
-		{"all new", "", "a\n", []hunk{{0, 0, []string{"a\n"}}}},
-		{"moved line", "a\nb\nc\n", "b\nc\na\n", []hunk{{0, 1, []string{}}, {3, 3, []string{"a\n"}}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := diffHunks(splitLines(tt.a), splitLines(tt.b))
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(hunk{})); diff != "" {
-				t.Errorf("diffHunks (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// TestDiffMinimal checks that the middle search finds a longest common
-// subsequence, not just some diff.
-func TestDiffMinimal(t *testing.T) {
-	a := splitLines("x\na\nb\nc\na\nb\nb\na\ny\n")
-	b := splitLines("x\nc\nb\na\nb\na\nc\ny\n")
-	ia, ib := intern(a, b)
-	if got := len(matchLines(ia, ib)); got != 2+4 { // LCS of abcabba/cbabac is 4
-		t.Errorf("matched %d lines, want 6", got)
-	}
-}
-
-func TestDiffLargeFallsBackToOneBlock(t *testing.T) {
-	var a, b strings.Builder
-	for i := range 3000 {
-		a.WriteString(strings.Repeat("a", i%7+1) + "\n")
-		b.WriteString(strings.Repeat("b", i%5+1) + "\n")
-	}
-	hs := diffHunks(splitLines(a.String()), splitLines(b.String()))
-	if got := applyHunks(splitLines(a.String()), hs); got != b.String() {
-		t.Fatalf("applying the diff did not give b")
-	}
-}
-
 // FuzzMerge3 checks that merging with an unchanged side returns the other
 // side exactly, that a diff applied to its base reproduces the target, and
 // that merging is symmetric.
@@ -114,8 +67,8 @@ func FuzzMerge3(f *testing.F) {
 			t.Fatalf("Merge3(base, l, base) = %q, %v", got, ok)
 		}
 		for _, target := range []string{local, server} {
-			bl := splitLines(base)
-			if got := applyHunks(bl, diffHunks(bl, splitLines(target))); got != target {
+			bl := linediff.Split(base)
+			if got := linediff.Apply(bl, linediff.Hunks(bl, linediff.Split(target))); got != target {
 				t.Fatalf("diff of %q to %q applies as %q", base, target, got)
 			}
 		}
@@ -140,52 +93,4 @@ func BenchmarkMerge3(b *testing.B) {
 			b.Fatal("merge failed")
 		}
 	}
-}
-
-// TestDiffAgainstDynamicProgramming compares the Myers search with a plain
-// LCS table on many small line sequences over a tiny alphabet, where ties
-// and repeated lines are frequent.
-func TestDiffAgainstDynamicProgramming(t *testing.T) {
-	seed := uint32(1)
-	rnd := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>16) % n }
-	gen := func() []string {
-		lines := make([]string, rnd(12))
-		for i := range lines {
-			lines[i] = string(rune('a'+rnd(3))) + "\n"
-		}
-		return lines
-	}
-	for range 2000 {
-		a, b := gen(), gen()
-		ia, ib := intern(a, b)
-		ms := matchLines(ia, ib)
-		for i, m := range ms {
-			if a[m[0]] != b[m[1]] || (i > 0 && (m[0] <= ms[i-1][0] || m[1] <= ms[i-1][1])) {
-				t.Fatalf("bad matches %v for %q / %q", ms, a, b)
-			}
-		}
-		if want := lcsLength(a, b); len(ms) != want {
-			t.Fatalf("matched %d, LCS is %d for %q / %q", len(ms), want, a, b)
-		}
-		if got := applyHunks(a, diffHunks(a, b)); got != strings.Join(b, "") {
-			t.Fatalf("diff of %q to %q applies as %q", a, b, got)
-		}
-	}
-}
-
-func lcsLength(a, b []string) int {
-	dp := make([][]int, len(a)+1)
-	for i := range dp {
-		dp[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				dp[i][j] = dp[i+1][j+1] + 1
-			} else {
-				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
-			}
-		}
-	}
-	return dp[0][0]
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"path"
 
+	"github.com/teammem/teammem/internal/linediff"
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
@@ -24,28 +25,28 @@ func MergeLines(base, local, server string) string {
 	case local == base:
 		return server
 	}
-	bl := splitLines(base)
-	lh, sh := diffHunks(bl, splitLines(local)), diffHunks(bl, splitLines(server))
+	bl := linediff.Split(base)
+	lh, sh := linediff.Hunks(bl, linediff.Split(local)), linediff.Hunks(bl, linediff.Split(server))
 	// Lines either side added anywhere so far: a line both sides added, at
 	// different places, is kept once (where the local side put it).
 	have := map[string]bool{}
 	for _, h := range lh {
-		for _, l := range h.lines {
+		for _, l := range h.Lines {
 			have[normalLine(l)] = true
 		}
 	}
 	var out []string
 	pos := 0
 	for len(lh) > 0 || len(sh) > 0 {
-		var lc, sc []hunk
+		var lc, sc []linediff.Hunk
 		lo, hi := clusterStart(lh, sh)
 		for grew := true; grew; {
 			grew = false
-			for len(lh) > 0 && (lh[0].start < hi || lh[0].start == lo) {
-				lc, lh, hi, grew = append(lc, lh[0]), lh[1:], max(hi, lh[0].end), true
+			for len(lh) > 0 && (lh[0].Start < hi || lh[0].Start == lo) {
+				lc, lh, hi, grew = append(lc, lh[0]), lh[1:], max(hi, lh[0].End), true
 			}
-			for len(sh) > 0 && (sh[0].start < hi || sh[0].start == lo) {
-				sc, sh, hi, grew = append(sc, sh[0]), sh[1:], max(hi, sh[0].end), true
+			for len(sh) > 0 && (sh[0].Start < hi || sh[0].Start == lo) {
+				sc, sh, hi, grew = append(sc, sh[0]), sh[1:], max(hi, sh[0].End), true
 			}
 		}
 		out = append(out, bl[pos:lo]...)
@@ -58,28 +59,28 @@ func MergeLines(base, local, server string) string {
 
 // clusterStart returns the base range of whichever side's next hunk
 // starts first.
-func clusterStart(lh, sh []hunk) (lo, hi int) {
-	h := func() hunk {
+func clusterStart(lh, sh []linediff.Hunk) (lo, hi int) {
+	h := func() linediff.Hunk {
 		switch {
 		case len(lh) == 0:
 			return sh[0]
-		case len(sh) == 0 || lh[0].start <= sh[0].start:
+		case len(sh) == 0 || lh[0].Start <= sh[0].Start:
 			return lh[0]
 		}
 		return sh[0]
 	}()
-	return h.start, h.end
+	return h.Start, h.End
 }
 
 // applyAt returns one side's version of base lines [lo, hi): the lines
 // with the side's hunks of that range applied.
-func applyAt(base []string, lo, hi int, hunks []hunk) []string {
+func applyAt(base []string, lo, hi int, hunks []linediff.Hunk) []string {
 	var out []string
 	pos := lo
 	for _, h := range hunks {
-		out = append(out, base[pos:h.start]...)
-		out = append(out, h.lines...)
-		pos = h.end
+		out = append(out, base[pos:h.Start]...)
+		out = append(out, h.Lines...)
+		pos = h.End
 	}
 	return append(out, base[pos:hi]...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/internal/linediff"
 )
 
 func init() {
@@ -217,7 +218,7 @@ func runDiff(ctx context.Context, s *session, c *client.Client, _ historyFlags, 
 	if err != nil {
 		return err
 	}
-	d := agent.UnifiedDiff(from.label, to.label, from.content, to.content)
+	d := linediff.Unified(from.label, to.label, from.content, to.content)
 	if s.flags.json {
 		s.out.object(diffJSON{Repo: s.slug, Key: key, From: from.label, To: to.label, Identical: d == "", Diff: d})
 		return nil

@@ -28,6 +28,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "memcore", ownAllow: []string{"memcore", "internal/atomicfile", "internal/filelock"}},
 		{pkg: "memcore/secrets", ownAllow: []string{}},
 		{pkg: "memcore/protocol", ownAllow: []string{}},
+		{pkg: "internal/linediff", ownAllow: []string{}},
 		{pkg: "client", ownAllow: []string{"api"}},
 		{pkg: "server", forbidden: []string{"github.com/jackc/", "modernc.org/", "github.com/go-chi/", "github.com/golang-jwt/", "github.com/prometheus/", module + "/api"},
 			ownAllow: []string{"memcore/protocol", "memcore/secrets"}},

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/teammem/teammem/internal/linediff"
 	"github.com/teammem/teammem/server"
 )
 
@@ -108,7 +109,7 @@ func (h *handler) uiEntryPage(r *http.Request, pg *page, repo string) (string, e
 type diffView struct {
 	Key      string
 	From, To server.Revision
-	Hunks    []diffHunk
+	Hunks    []linediff.Block
 }
 
 // uiDiffPage serves ~diff?key=K&from=A&to=B: what changed from version A

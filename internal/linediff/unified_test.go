@@ -1,4 +1,4 @@
-package agent
+package linediff
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestUnifiedDiff(t *testing.T) {
+func TestUnified(t *testing.T) {
 	tests := []struct {
 		name, a, b, want string
 	}{
@@ -24,16 +24,16 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := UnifiedDiff("A", "B", tt.a, tt.b); got != tt.want {
-				t.Errorf("UnifiedDiff =\n%s\nwant\n%s", got, tt.want)
+			if got := Unified("A", "B", tt.a, tt.b); got != tt.want {
+				t.Errorf("Unified =\n%s\nwant\n%s", got, tt.want)
 			}
 		})
 	}
 }
 
-// TestUnifiedDiffPatches checks, where patch(1) is installed, that the
+// TestUnifiedPatches checks, where patch(1) is installed, that the
 // diff of two texts applied to the first gives the second.
-func TestUnifiedDiffPatches(t *testing.T) {
+func TestUnifiedPatches(t *testing.T) {
 	if _, err := exec.LookPath("patch"); err != nil {
 		t.Skip("no patch(1)")
 	}
@@ -50,7 +50,7 @@ func TestUnifiedDiffPatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd := exec.Command("patch", "-s", "-p0", f)
-		cmd.Stdin = strings.NewReader(UnifiedDiff("f.md", "f.md", p[0], p[1]))
+		cmd.Stdin = strings.NewReader(Unified("f.md", "f.md", p[0], p[1]))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("pair %d: patch: %v\n%s", i, err, out)
 		}

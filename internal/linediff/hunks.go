@@ -1,4 +1,11 @@
-package agent
+// Package linediff is the project's one line diff: Split cuts a text into
+// lines, Hunks finds the edits that turn one list of lines into another
+// (Myers' O(ND) search, bounded by maxDiffCost), Apply replays them, Blocks
+// groups them with unchanged lines around for display (the web UI's diff
+// page) and Unified prints them as `diff -u` does (teammem-agent diff). The
+// agent's three-way and index merges build on Hunks. It imports nothing of
+// the project.
+package linediff
 
 import (
 	"slices"
@@ -11,20 +18,20 @@ import (
 // never produces a wrong result. It keeps memory under ~16 MB.
 const maxDiffCost = 2000
 
-// hunk replaces base lines [start, end) with lines.
-type hunk struct {
-	start, end int
-	lines      []string
+// Hunk replaces base lines [Start, End) with Lines.
+type Hunk struct {
+	Start, End int
+	Lines      []string
 }
 
-// equal reports whether two hunks make the same edit.
-func (h hunk) equal(o hunk) bool {
-	return h.start == o.start && h.end == o.end && slices.Equal(h.lines, o.lines)
+// Equal reports whether two hunks make the same edit.
+func (h Hunk) Equal(o Hunk) bool {
+	return h.Start == o.Start && h.End == o.End && slices.Equal(h.Lines, o.Lines)
 }
 
-// splitLines splits s after every "\n"; the last line may lack one. Joining
-// the result gives s back exactly.
-func splitLines(s string) []string {
+// Split splits s after every "\n"; the last line may lack one. Joining the
+// result gives s back exactly; "" gives no lines.
+func Split(s string) []string {
 	lines := strings.SplitAfter(s, "\n")
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
@@ -32,20 +39,41 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// diffHunks returns the edits that turn a into b, in increasing order of
-// start, separated by at least one unchanged line.
-func diffHunks(a, b []string) []hunk {
+// Hunks returns the edits that turn a into b, in increasing order of Start,
+// separated by at least one unchanged line. Within maxDiffCost edits it is
+// a shortest edit script; beyond, the differing middle is one hunk.
+func Hunks(a, b []string) []Hunk {
 	ia, ib := intern(a, b)
 	matches := matchLines(ia, ib)
-	var hunks []hunk
+	var hunks []Hunk
 	pa, pb := -1, -1
 	for _, m := range append(matches, [2]int{len(a), len(b)}) {
 		if m[0] > pa+1 || m[1] > pb+1 {
-			hunks = append(hunks, hunk{start: pa + 1, end: m[0], lines: b[pb+1 : m[1]]})
+			hunks = append(hunks, Hunk{Start: pa + 1, End: m[0], Lines: b[pb+1 : m[1]]})
 		}
 		pa, pb = m[0], m[1]
 	}
 	return hunks
+}
+
+// Apply applies sorted, non-overlapping hunks to base and returns the
+// joined result.
+func Apply(base []string, hunks []Hunk) string {
+	var sb strings.Builder
+	pos := 0
+	for _, h := range hunks {
+		writeLines(&sb, base[pos:h.Start])
+		writeLines(&sb, h.Lines)
+		pos = h.End
+	}
+	writeLines(&sb, base[pos:])
+	return sb.String()
+}
+
+func writeLines(sb *strings.Builder, lines []string) {
+	for _, l := range lines {
+		sb.WriteString(l)
+	}
 }
 
 // intern maps equal lines of a and b to equal integers.
