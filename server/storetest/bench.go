@@ -12,7 +12,7 @@ import (
 // Benchmarks measures the operations the server runs most: a one-key put
 // into a repository of 20 and of 1,000 entries, the state read behind
 // conditional GETs, a full pull of a small repository and a hashes probe of
-// a large one. open returns a new, empty store for each benchmark.
+// a large one, and the revocation list. open returns a new, empty store for each benchmark.
 func Benchmarks(b *testing.B, open func(b *testing.B) server.Store) {
 	for _, n := range []int{20, 1000} {
 		b.Run(fmt.Sprintf("ApplyPut/entries=%d", n), func(b *testing.B) { benchApplyPut(b, open(b), n) })
@@ -36,6 +36,33 @@ func Benchmarks(b *testing.B, open func(b *testing.B) server.Store) {
 	})
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("Activity/revisions=%d", n), func(b *testing.B) { benchActivity(b, open(b), n) })
+	}
+	b.Run("Revocations/rows=1000", func(b *testing.B) { benchRevocations(b, open(b), 1000) })
+}
+
+// benchRevocations reads the whole revocation list, as every server does
+// once per --revocation-refresh, holding n rows (half token ids, half
+// subjects).
+func benchRevocations(b *testing.B, s server.Store, n int) {
+	rs, ok := s.(server.RevocationStore)
+	if !ok {
+		b.Skip("the store records no revocations")
+	}
+	ctx := context.Background()
+	for i := range n {
+		r := server.Revocation{TokenID: fmt.Sprintf("%024x", i), At: t0}
+		if i%2 == 1 {
+			r = server.Revocation{Subject: fmt.Sprintf("user-%d", i), Before: t0, At: t0}
+		}
+		if err := rs.Revoke(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	defer measureCPU(b)()
+	for b.Loop() {
+		if list, err := rs.Revocations(ctx); err != nil || len(list) != n {
+			b.Fatalf("Revocations = %d rows, %v; want %d", len(list), err, n)
+		}
 	}
 }
 
