@@ -9,35 +9,51 @@ import (
 	"github.com/teammem/teammem/server"
 )
 
-// pageParams reads the optional limit and before of a paged listing.
-func pageParams(q url.Values) (limit, before int64, err error) {
-	if limit, err = optionalInt(q, "limit"); err != nil {
-		return 0, 0, err
+// maxHistoryLimit is the largest page of revisions a history request gets.
+const maxHistoryLimit = 1000
+
+// pageRequest is what a paged listing (history, activity) was asked for.
+type pageRequest struct {
+	query  url.Values
+	repo   string // as asked
+	canon  string // its canonical form, for the answer
+	limit  int    // 0 (the listing's default) up to the listing's maximum
+	before int64  // 0 for the newest page
+}
+
+// readPage reads the repository, limit and before of a paged listing from
+// r's query, a larger limit capped at maxLimit, and names the repository
+// in r's log line.
+func readPage(r *http.Request, maxLimit int) (pageRequest, error) {
+	q := r.URL.Query()
+	p := pageRequest{query: q, repo: q.Get("repo")}
+	setLogRepo(r, logRepo(p.repo))
+	limit, err := optionalInt(q, "limit")
+	if err != nil {
+		return p, err
 	}
-	before, err = optionalInt(q, "before")
-	return limit, before, err
+	if p.before, err = optionalInt(q, "before"); err != nil {
+		return p, err
+	}
+	p.limit = int(min(limit, int64(maxLimit)))
+	p.canon, _ = server.CanonicalRepo(p.repo)
+	return p, nil
 }
 
 // getHistory serves GET .../history?repo=R&key=K[&limit=N&before=V].
 func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	repo, key := q.Get("repo"), q.Get("key")
-	setLogRepo(r, logRepo(repo))
-	limit, before, err := pageParams(q)
+	p, err := readPage(r, maxHistoryLimit)
 	if err != nil {
 		return err
 	}
+	key := p.query.Get("key")
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	if limit > 1000 {
-		limit = 1000
-	}
-	revs, err := h.svc.History(ctx, principal(ctx), repo, key, before, int(limit))
+	revs, err := h.svc.History(ctx, principal(ctx), p.repo, key, p.before, p.limit)
 	if err != nil {
 		return err
 	}
-	canon, _ := server.CanonicalRepo(repo)
-	out := api.History{Repo: canon, Key: key, Revisions: make([]api.Revision, 0, len(revs))}
+	out := api.History{Repo: p.canon, Key: key, Revisions: make([]api.Revision, 0, len(revs))}
 	for _, rv := range revs {
 		out.Revisions = append(out.Revisions, api.Revision{Version: rv.Version, Op: string(rv.Op), Checksum: rv.Checksum,
 			Size: rv.Size, Author: rv.Author, At: formatTime(rv.At)})
@@ -85,21 +101,17 @@ func (h *handler) getRepos(w http.ResponseWriter, r *http.Request) error {
 // getActivity serves GET /api/v1/activity?repo=R[&limit=N&before=V]: one
 // item per version, newest first.
 func (h *handler) getActivity(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	repo := q.Get("repo")
-	setLogRepo(r, logRepo(repo))
-	limit, before, err := pageParams(q)
+	p, err := readPage(r, server.MaxActivityLimit)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	page, err := h.svc.Activity(ctx, principal(ctx), repo, before, int(min(limit, server.MaxActivityLimit)))
+	page, err := h.svc.Activity(ctx, principal(ctx), p.repo, p.before, p.limit)
 	if err != nil {
 		return err
 	}
-	canon, _ := server.CanonicalRepo(repo)
-	out := api.Activity{Repo: canon, Items: make([]api.ActivityItem, 0, len(page.Items))}
+	out := api.Activity{Repo: p.canon, Items: make([]api.ActivityItem, 0, len(page.Items))}
 	for _, it := range page.Items {
 		out.Items = append(out.Items, api.ActivityItem{Version: it.Version, At: formatTime(it.At), Author: it.Author,
 			Changed: it.Changed, Deleted: it.Deleted})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -265,6 +266,30 @@ func TestHistoryRevisionRepos(t *testing.T) {
 	all := decode[api.RepoList](t, ts.do(http.MethodGet, api.PathRepos, ts.admin, nil))
 	if len(all.Repos) != 2 {
 		t.Errorf("repos for admin = %+v", all)
+	}
+}
+
+// TestHistoryPaging checks the limit and before of a history request: a
+// limit over the maximum means the maximum (not the default page of 100),
+// and a bad one is a 400.
+func TestHistoryPaging(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	for i := range 102 {
+		ts.put("acme/api", map[string]string{"a.md": strconv.Itoa(i)}, nil, http.StatusOK)
+	}
+	huge := decode[api.History](t, ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=a.md&limit=99999999999", ts.admin, nil))
+	if len(huge.Revisions) != 102 || huge.Repo != "acme/api" {
+		t.Errorf("a limit over the maximum gave %d revisions of %q; want all 102 of acme/api", len(huge.Revisions), huge.Repo)
+	}
+	if def := decode[api.History](t, ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=a.md", ts.admin, nil)); len(def.Revisions) != 100 {
+		t.Errorf("no limit gave %d revisions; want the default 100", len(def.Revisions))
+	}
+	for _, q := range []string{"limit=ten", "limit=-1", "before=x", "before=-2"} {
+		r := ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=a.md&"+q, ts.admin, nil)
+		if r.status != http.StatusBadRequest {
+			t.Errorf("history?%s = %d %s; want 400", q, r.status, r.body)
+		}
+		r.errorBody(t)
 	}
 }
 
