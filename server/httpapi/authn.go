@@ -18,8 +18,7 @@ var anonymous = server.Principal{Subject: "anonymous", Grants: []server.Grant{{G
 
 // principal returns the authenticated caller.
 func principal(ctx context.Context) server.Principal {
-	p, _ := ctx.Value(keyPrincipal).(server.Principal)
-	return p
+	return infoOf(ctx).principal
 }
 
 // authenticate verifies the bearer token and applies the rate limit of its
@@ -39,14 +38,14 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if info, ok := r.Context().Value(keyLogInfo).(*logInfo); ok {
-			info.subject = p.Subject
-		}
+		info := infoOf(r.Context())
+		info.subject = p.Subject
 		if wait, ok := h.limiter.allow(p.Subject); !ok {
 			h.writeError(w, r, errRateLimited{retryAfter: retryAfterSeconds(wait)})
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
+		info.principal = p
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -18,17 +18,30 @@ import (
 
 type ctxKey int
 
-const (
-	keyRequestID ctxKey = iota
-	keyPrincipal
-	keyLogInfo
-)
+const keyRequest ctxKey = iota
+
+// requestInfo is what the middleware learns about a request, kept in one
+// context value set by requestIDs: its id, and what inner layers fill in
+// for the handlers and the access log line (the repository, the caller).
+type requestInfo struct {
+	id      string
+	repo    string
+	subject string
+	// principal is the caller once authenticate has verified it.
+	principal server.Principal
+}
+
+// infoOf returns the request's info; a context without one (a request
+// that did not pass requestIDs) gets an empty one nobody else sees.
+func infoOf(ctx context.Context) *requestInfo {
+	if info, ok := ctx.Value(keyRequest).(*requestInfo); ok {
+		return info
+	}
+	return &requestInfo{}
+}
 
 // requestID returns the request's id.
-func requestID(ctx context.Context) string {
-	s, _ := ctx.Value(keyRequestID).(string)
-	return s
-}
+func requestID(ctx context.Context) string { return infoOf(ctx).id }
 
 // validRequestID accepts a client-sent id only when short and printable.
 func validRequestID(s string) bool {
@@ -57,14 +70,8 @@ func (h *handler) requestIDs(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header().Set(api.HeaderRequestID, id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyRequestID, id)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyRequest, &requestInfo{id: id})))
 	})
-}
-
-// logInfo is filled by inner layers for the access log line.
-type logInfo struct {
-	repo    string
-	subject string
 }
 
 // statusWriter records the status and the bytes written.
@@ -105,8 +112,8 @@ func (h *handler) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		info := &logInfo{}
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), keyLogInfo, info)))
+		info := infoOf(r.Context())
+		next.ServeHTTP(sw, r)
 		d := time.Since(start)
 		if sw.status == 0 {
 			sw.status = http.StatusOK
@@ -146,9 +153,7 @@ func redactQuery(r *http.Request) string {
 
 // setLogRepo records the canonical or raw repo for the access log.
 func setLogRepo(r *http.Request, repo string) {
-	if info, ok := r.Context().Value(keyLogInfo).(*logInfo); ok {
-		info.repo = repo
-	}
+	infoOf(r.Context()).repo = repo
 }
 
 // logRepo is what the access log records of a repo parameter: its

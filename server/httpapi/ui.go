@@ -166,9 +166,7 @@ func (h *handler) uiAuthenticate(next http.Handler) http.Handler {
 			h.uiFail(w, r, fmt.Errorf("sign in again: %w", server.ErrUnauthenticated))
 			return
 		}
-		if info, ok := r.Context().Value(keyLogInfo).(*logInfo); ok {
-			info.subject = p.Subject
-		}
+		infoOf(r.Context()).subject = p.Subject
 		if wait, ok := h.limiter.allow(p.Subject); !ok {
 			h.uiFail(w, r, errRateLimited{retryAfter: retryAfterSeconds(wait)})
 			return

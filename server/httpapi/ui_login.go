@@ -64,9 +64,7 @@ func (h *handler) uiLogin(w http.ResponseWriter, r *http.Request) {
 		h.uiLoginRefused(w, r, http.StatusUnauthorized, "That token was not accepted. "+f.message)
 		return
 	}
-	if info, ok := r.Context().Value(keyLogInfo).(*logInfo); ok {
-		info.subject = p.Subject
-	}
+	infoOf(r.Context()).subject = p.Subject
 	if _, err := h.ui.sessions.start(w, r, methodToken, token); err != nil {
 		h.uiFail(w, r, err)
 		return
