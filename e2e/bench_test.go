@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/teammem/teammem/api"
 )
 
 // BenchmarkPropagation measures the time from a write in one agent's
@@ -31,9 +33,17 @@ func BenchmarkPropagation(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
+	reportPercentiles(b, lat, 50, 95)
+}
+
+// reportPercentiles reports the given percentiles of lat in milliseconds,
+// as "p50-ms" and so on.
+func reportPercentiles(b *testing.B, lat []time.Duration, percents ...int) {
 	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "p50-ms")
-	b.ReportMetric(float64(lat[(len(lat)*95-1)/100].Milliseconds()), "p95-ms")
+	for _, p := range percents {
+		i := max(0, (len(lat)*p-1)/100)
+		b.ReportMetric(float64(lat[i].Microseconds())/1000, fmt.Sprintf("p%d-ms", p))
+	}
 }
 
 // BenchmarkPullOnStart1000 measures `teammem-agent pull` of 1,000 entries
@@ -103,29 +113,42 @@ func BenchmarkPushOneOf1000(b *testing.B) {
 // metrics are the server counters the tests read.
 type metrics struct{ entriesWritten, puts float64 }
 
-// scrape reads the server's /metrics.
+// scrape reads the counters the tests need from the server's /metrics.
 func scrape(t testing.TB, srv *serverProc) metrics {
 	t.Helper()
-	resp, err := http.Get(srv.url() + "/metrics")
+	var m metrics
+	for series, v := range readMetrics(t, srv) {
+		switch {
+		case series == "teammem_entries_written_total":
+			m.entriesWritten = v
+		case strings.HasPrefix(series, "teammem_http_request_duration_seconds_count{") && strings.Contains(series, `method="PUT"`):
+			m.puts += v
+		}
+	}
+	return m
+}
+
+// readMetrics reads the server's /metrics: each series (name and labels, as
+// written) with its value.
+func readMetrics(t testing.TB, srv *serverProc) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(srv.url() + api.PathMetrics)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var m metrics
+	m := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		line := sc.Text()
-		name, value, ok := strings.Cut(line, " ")
-		if !ok {
+		sp := strings.LastIndexByte(line, ' ') // label values may hold spaces
+		if sp < 0 || strings.HasPrefix(line, "#") {
 			continue
 		}
-		v, _ := strconv.ParseFloat(value, 64)
-		switch {
-		case name == "teammem_entries_written_total":
-			m.entriesWritten = v
-		case strings.HasPrefix(name, "teammem_http_request_duration_seconds_count{") && strings.Contains(name, `method="PUT"`):
-			m.puts += v
-		}
+		m[line[:sp]], _ = strconv.ParseFloat(line[sp+1:], 64)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("reading /metrics: %v", err)
 	}
 	return m
 }

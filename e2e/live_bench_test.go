@@ -7,9 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,13 +18,6 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/internal/pgtest"
 )
-
-// percentiles reports the median and the 99th percentile of lat.
-func percentiles(b *testing.B, lat []time.Duration) {
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lat[(len(lat)*99-1)/100].Microseconds())/1000, "p99-ms")
-}
 
 // BenchmarkLiveEdit measures an edit in one agent's folder until the file
 // is on the teammate's disk, both agents with --debounce 300ms --poll 60s
@@ -51,7 +42,7 @@ func BenchmarkLiveEdit(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
-	percentiles(b, lat)
+	reportPercentiles(b, lat, 50, 99)
 }
 
 // subscriber is one raw SSE connection that records when it saw each
@@ -59,6 +50,18 @@ func BenchmarkLiveEdit(b *testing.B) {
 type subscriber struct {
 	conn net.Conn
 	seen chan time.Time // the arrival of each event
+}
+
+// next waits up to 30 s for the subscriber's next event and returns how
+// long after start it arrived.
+func (s *subscriber) next(b *testing.B, start time.Time) time.Duration {
+	select {
+	case at := <-s.seen:
+		return at.Sub(start)
+	case <-time.After(30 * time.Second):
+		b.Fatal("a subscriber got no event within 30 s")
+		return 0
+	}
 }
 
 // subscribe opens GET .../events on addr with a bare TCP connection (ten
@@ -158,20 +161,12 @@ func BenchmarkFanout10k(b *testing.B) {
 		b.Logf("PUT answered after %v", time.Since(start))
 		lat = lat[:0]
 		for _, s := range subs {
-			select {
-			case at := <-s.seen:
-				lat = append(lat, at.Sub(start))
-			case <-time.After(30 * time.Second):
-				b.Fatal("a subscriber did not get the event within 30 s")
-			}
+			lat = append(lat, s.next(b, start))
 		}
 	}
 	b.StopTimer()
-	percentiles(b, lat)
-	b.ReportMetric(float64(procStatusKB(b, pid, "VmRSS"))/1024, "server-RSS-MB")
-	for _, m := range []string{"go_memstats_heap_inuse_bytes", "go_memstats_stack_inuse_bytes"} {
-		b.ReportMetric(serverMetric(b, srv, m)/(1<<20), strings.TrimPrefix(strings.TrimSuffix(m, "_bytes"), "go_memstats_")+"-MB")
-	}
+	reportPercentiles(b, lat, 50, 99)
+	reportServerMemory(b, srv)
 	before := cpuTime(b, pid)
 	time.Sleep(30 * time.Second)
 	idle := cpuTime(b, pid) - before
@@ -194,31 +189,22 @@ func BenchmarkReplicaEvent(b *testing.B) {
 	for i := range max(b.N, 50) {
 		start := time.Now()
 		putAll(b, r1, map[string]string{"r.md": fmt.Sprint("put ", i)})
-		select {
-		case at := <-s.seen:
-			lat = append(lat, at.Sub(start))
-		case <-time.After(30 * time.Second):
-			b.Fatal("no event on replica 3 within 30 s")
-		}
+		lat = append(lat, s.next(b, start))
 	}
 	b.StopTimer()
-	percentiles(b, lat)
+	reportPercentiles(b, lat, 50, 99)
 }
 
-// serverMetric reads one gauge from the server's /metrics.
-func serverMetric(b *testing.B, srv *serverProc, name string) float64 {
-	resp, err := http.Get(srv.url() + api.PathMetrics)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
+// reportServerMemory reports the server's resident memory and its Go heap
+// and stacks in use (from /metrics), in MB.
+func reportServerMemory(b *testing.B, srv *serverProc) {
+	b.ReportMetric(float64(procStatusKB(b, srv.cmd.Process.Pid, "VmRSS"))/1024, "server-RSS-MB")
+	m := readMetrics(b, srv)
+	for _, name := range []string{"go_memstats_heap_inuse_bytes", "go_memstats_stack_inuse_bytes"} {
+		v, ok := m[name]
+		if !ok {
+			b.Fatalf("no %s in /metrics", name)
 		}
+		b.ReportMetric(v/(1<<20), strings.TrimPrefix(strings.TrimSuffix(name, "_bytes"), "go_memstats_")+"-MB")
 	}
-	b.Fatalf("no %s in /metrics", name)
-	return 0
 }
