@@ -5,6 +5,8 @@
 # with the server's RSS. Generator and server share this machine.
 #   BENCH_D=5s  duration per run;  BENCH_STORES="sqlite postgres"
 #   BENCH_BIG_PULL=0 skips the 8 × 50 MB pull memory benchmark (BENCH_SETTLE=60s)
+#   BENCH_FLOOR=1 first measures the floor: the read and put cases against a
+#   handler that does nothing but answer (teammem-load -serve-floor)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=${BENCH_D:-5s}
@@ -38,6 +40,23 @@ bench_one() { # store-name extra-server-args...
   kill -TERM $pid; wait $pid || true
   rm -rf "$data"
 }
+
+if [ "${BENCH_FLOOR:-0}" = 1 ]; then
+  "$bin/teammem-load" -serve-floor 127.0.0.1:0 >"$bin/floor.out" &
+  fpid=$!
+  faddr=""
+  for _ in $(seq 1 100); do
+    faddr=$(awk '/listening on/ {print $5}' "$bin/floor.out")
+    [ -n "$faddr" ] && break
+    sleep 0.1
+  done
+  echo "== floor (a handler that only answers)"
+  for c in "get-full 20" "get-304 20" "hashes 1000" "put 20"; do
+    set -- $c
+    "$bin/teammem-load" -server "http://$faddr" -token floor -server-pid $fpid -scenario "$1" -entries "$2" -d "$D" || true
+  done
+  kill -TERM $fpid; wait $fpid || true
+fi
 
 for s in $STORES; do
   case $s in

@@ -26,6 +26,7 @@ type options struct {
 	json      bool
 	bigPull   bool
 	big       loadgen.BigPullConfig
+	floorAddr string
 }
 
 // parse reads the flags; getenv supplies TEAMMEM_SERVER and TEAMMEM_TOKEN.
@@ -52,6 +53,7 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	fs.IntVar(&o.big.Repos, "big-repos", 8, "-big-pull: repositories, pulled at once")
 	fs.IntVar(&o.big.RepoBytes, "big-repo-bytes", 50_000_000, "-big-pull: bytes per repository")
 	fs.DurationVar(&o.big.Settle, "big-settle", time.Minute, "-big-pull: wait this long after the pulls before reading RSS again")
+	fs.StringVar(&o.floorAddr, "serve-floor", "", "instead: serve a handler that does nothing but answer (the CPU floor under the read and put scenarios) on this HOST:PORT until interrupted")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, errHelp
@@ -64,6 +66,9 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	}
 	if o.cfg.Requests > 0 {
 		o.cfg.Duration = 0
+	}
+	if o.floorAddr != "" {
+		return o, nil
 	}
 	return o, o.readToken()
 }

@@ -7,6 +7,10 @@
 //	teammem-load -server http://127.0.0.1:8080 -token-file admin.token -scenario get-304 -entries 1000 -d 10s
 //	teammem-load -all -d 5s -server-pid $(pidof teammem-server) -json
 //
+// With -serve-floor HOST:PORT it instead serves a handler that does nothing
+// but answer; the read and put scenarios driven against it measure the CPU
+// per request that net/http and the Go runtime cost before any server work.
+//
 // It exits 0 when every request succeeded and no update was lost, 1 when
 // some did not (or the run could not start), 2 on a usage error.
 package main

@@ -2,17 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teammem/teammem/internal/loadgen"
 	"github.com/teammem/teammem/internal/loadgen/loadgentest"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 func noEnv(string) string { return "" }
@@ -80,5 +84,37 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr %s", got, tt.want, errOut.String())
 			}
 		})
+	}
+}
+
+// TestServeFloorUntilCancelled: -serve-floor needs no token, answers on
+// the address it prints and returns when its context ends.
+func TestServeFloorUntilCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	out := &proctest.Buffer{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-serve-floor", "127.0.0.1:0"}, noEnv, out, io.Discard) }()
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if f := strings.Fields(out.String()); len(f) > 4 {
+			addr = f[4]
+		}
+	}
+	if addr == "" {
+		cancel()
+		t.Fatalf("no address printed: %q", out.String())
+	}
+	r, err := loadgen.Run(t.Context(), loadgen.Config{Server: "http://" + addr, Token: "x", Scenario: loadgen.Get304, Concurrency: 2, Requests: 20})
+	if err != nil || !r.OK() {
+		t.Errorf("get-304 against the floor: %v %v", err, r.Errors)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the floor server did not stop")
 	}
 }

@@ -6,6 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
 
 	"github.com/teammem/teammem/internal/loadgen"
 )
@@ -18,6 +22,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	o, err := parse(args, getenv, stderr)
 	if err != nil {
 		return err
+	}
+	if o.floorAddr != "" {
+		return serveFloor(ctx, o.floorAddr, stdout)
 	}
 	if o.bigPull {
 		o.big.Server, o.big.Token, o.big.ServerPID = o.cfg.Server, o.cfg.Token, o.cfg.ServerPID
@@ -57,6 +64,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if !r.OK() {
 			return fmt.Errorf("%s: %w", r.Scenario, errFailed)
 		}
+	}
+	return nil
+}
+
+// serveFloor serves loadgen.FloorHandler on addr until ctx ends.
+func serveFloor(ctx context.Context, addr string, stdout io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve floor: %w", err)
+	}
+	srv := &http.Server{Handler: loadgen.FloorHandler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "floor handler listening on %s (pid %d)\n", ln.Addr(), os.Getpid())
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve floor: %w", err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -308,5 +309,26 @@ func TestCPUPerOp(t *testing.T) {
 	}
 	if m := Median([]Result{put, {Scenario: Put, CPUms: 0.1}, {Scenario: Put, CPUms: 0.9}}); m.CPUms != 0.5 {
 		t.Errorf("median cpu %v, want 0.5", m.CPUms)
+	}
+}
+
+// TestFloorHandlerServesReadAndPutScenarios: every scenario but cas runs
+// against the floor handler without an error.
+func TestFloorHandlerServesReadAndPutScenarios(t *testing.T) {
+	srv := httptest.NewServer(FloorHandler())
+	t.Cleanup(srv.Close)
+	for _, sc := range []string{GetFull, Get304, Hashes, Put} {
+		r, err := Run(t.Context(), Config{Server: srv.URL, Token: "any", Scenario: sc, Concurrency: 2, Requests: 40})
+		if err != nil || !r.OK() || r.Requests != 40 {
+			t.Errorf("%s: %v, %d requests, errors %v", sc, err, r.Requests, r.Errors)
+		}
+	}
+	resp, err := http.Get(srv.URL + "/api/v1/team-memory?repo=a/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without a token: %d, want 401", resp.StatusCode)
 	}
 }
