@@ -1,5 +1,25 @@
 package postgres
 
+import (
+	"context"
+
+	"github.com/teammem/teammem/server"
+)
+
 // LargestGroup returns the most writes one transaction of db has applied
 // together.
 func LargestGroup(db *DB) int64 { return db.writes.largest.Load() }
+
+// ApplyGroup applies ws, writes of one repository, as one group.
+func ApplyGroup(db *DB, ws []server.Write) ([]server.WriteResult, []error) {
+	jobs := make([]*job, len(ws))
+	for i, w := range ws {
+		jobs[i] = &job{ctx: context.Background(), w: w, done: make(chan struct{})}
+	}
+	db.runGroup(jobs, committed{})
+	res, errs := make([]server.WriteResult, len(ws)), make([]error, len(ws))
+	for i, j := range jobs {
+		res[i], errs[i] = j.res, j.err
+	}
+	return res, errs
+}

@@ -175,3 +175,65 @@ func TestGuardedWriteAfterOtherReplica(t *testing.T) {
 		t.Errorf("unconditional write through a after b's: version %d checksum %s, %v; want 5 %s", res.State.Version, res.State.Checksum, err, want)
 	}
 }
+
+// TestGroupSameKey: writes of one group that put, delete and put again one
+// key leave the row the last of them made, one revision each.
+func TestGroupSameKey(t *testing.T) {
+	db := open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true})
+	ctx := context.Background()
+	const repo = "acme/same"
+	del := func(key string) server.Write {
+		return server.Write{Repo: repo, Author: "t", At: time.Now(), Deletes: []string{key}}
+	}
+	ws := []server.Write{putWrite(repo, "k.md", "one"), putWrite(repo, "j.md", "jay"), del("k.md"),
+		putWrite(repo, "k.md", "two"), del("j.md"), putWrite(repo, "j.md", "jay")}
+	// A write that changes nothing, and one refused, in the same group.
+	stale := putWrite(repo, "x.md", "x")
+	stale.IfMatch = "sha256:0"
+	ws = append(ws, putWrite(repo, "k.md", "two"), stale)
+	res, errs := postgres.ApplyGroup(db, ws)
+	for i, err := range errs[:len(errs)-1] {
+		if err != nil || res[i].State.Version != int64(min(i+1, 6)) {
+			t.Errorf("write %d: version %d, %v", i, res[i].State.Version, err)
+		}
+	}
+	var pe *server.PreconditionError
+	if !errors.As(errs[len(errs)-1], &pe) || pe.Checksum != res[5].State.Checksum {
+		t.Errorf("refused write: %v", errs[len(errs)-1])
+	}
+	snap, err := db.Snapshot(ctx, repo, server.ReadOptions{WithContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Live) != 2 || snap.Live[0].Key != "j.md" || snap.Live[0].Content != "jay" || snap.Live[0].Version != 6 ||
+		snap.Live[1].Key != "k.md" || snap.Live[1].Content != "two" || snap.Live[1].Version != 4 || len(snap.Deleted) != 0 {
+		t.Errorf("after the group: live %+v, deleted %+v", snap.Live, snap.Deleted)
+	}
+	want := protocol.DatasetChecksum(map[string]string{"j.md": protocol.EntryChecksum([]byte("jay")), "k.md": protocol.EntryChecksum([]byte("two"))})
+	if snap.Version != 6 || snap.Checksum != want {
+		t.Errorf("state: version %d checksum %s, want 6 %s", snap.Version, snap.Checksum, want)
+	}
+	for _, k := range []string{"k.md", "j.md"} {
+		h, err := db.History(ctx, repo, k, 0, 0)
+		if err != nil || len(h) != 3 {
+			t.Errorf("history of %s: %+v, %v; want 3 revisions", k, h, err)
+		}
+	}
+	evs, err := db.Events(ctx, repo, 0, 10)
+	if err != nil || len(evs) != 6 {
+		t.Fatalf("events: %d, %v", len(evs), err)
+	}
+	for i, ev := range evs {
+		if ev.Version != int64(i+1) || ev.Checksum != res[i].State.Checksum {
+			t.Errorf("event %d: version %d checksum %s, want %d %s", i, ev.Version, ev.Checksum, i+1, res[i].State.Checksum)
+		}
+	}
+	// A tombstone left by the last write of a group.
+	if _, errs := postgres.ApplyGroup(db, []server.Write{putWrite(repo, "z.md", "zed"), del("z.md")}); errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	snap, err = db.Snapshot(ctx, repo, server.ReadOptions{})
+	if err != nil || len(snap.Deleted) != 1 || snap.Deleted[0].Key != "z.md" || snap.Deleted[0].Version != 8 {
+		t.Errorf("tombstone of a key put and deleted in one group: %+v, %v", snap.Deleted, err)
+	}
+}

@@ -129,6 +129,7 @@ type group struct {
 	guarded bool             // the batch opens with BEGIN and guardRepo, see guard
 	state   server.RepoState // after the changes queued so far
 	batch   *pgx.Batch       // the queued statements
+	rows    saveRows         // the rows of the planned writes, stored by commit
 	changed bool             // something to commit
 	broken  error            // the transaction is unusable
 }
@@ -230,16 +231,6 @@ func (g *group) fail(err error) error {
 const (
 	saveRepo = `UPDATE repos SET version = $2, checksum = $3, entries = $4, bytes = $5, updated_at = $6
 		WHERE slug = $1`
-	saveEntry = `INSERT INTO entries (repo, key, folded_key, checksum, size, content, version, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (repo, key) DO UPDATE SET folded_key = excluded.folded_key, checksum = excluded.checksum,
-			size = excluded.size, content = excluded.content, version = excluded.version,
-			updated_at = excluded.updated_at, deleted = false, deleted_at = NULL`
-	deleteEntry = `UPDATE entries SET deleted = true, deleted_at = $3, version = $4, updated_at = $3, content = ''
-		WHERE repo = $1 AND key = $2`
-	saveVersion  = `INSERT INTO versions (repo, version, checksum) VALUES ($1, $2, $3)`
-	saveRevision = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	notify = `SELECT pg_notify($1, $2)`
 )
 
@@ -259,6 +250,7 @@ func (g *group) commit(ctx context.Context) error {
 	st := g.state
 	b := g.batch
 	if g.changed {
+		g.rows.queue(b, g.repo)
 		b.Queue(saveRepo, st.Repo, st.Version, st.Checksum, st.Entries, st.Bytes, st.UpdatedAt)
 		b.Queue(notify, eventsChannel, noticeOf(st.Repo, st.Version))
 	}
@@ -347,18 +339,9 @@ func (c *change) Live(ctx context.Context, repo string, add func(string, liveset
 	return nil
 }
 
-// Save queues the plan's statements.
+// Save adds the plan's rows to the group's.
 func (c *change) Save(_ context.Context, p *liveset.Plan) error {
-	b := c.g.batch
-	b.Queue(saveVersion, p.Repo, p.Version, p.Checksum)
-	for _, ch := range p.Changes {
-		if ch.Op == server.OpDelete {
-			b.Queue(deleteEntry, p.Repo, ch.Key, p.At, p.Version)
-		} else {
-			b.Queue(saveEntry, p.Repo, ch.Key, protocol.FoldKey(ch.Key), ch.Checksum, ch.Size, ch.Content, p.Version, p.At)
-		}
-		b.Queue(saveRevision, p.Repo, ch.Key, p.Version, string(ch.Op), ch.Checksum, ch.Size, p.Author, p.At, ch.Content)
-	}
+	c.g.rows.add(p)
 	c.plan = p
 	return nil
 }

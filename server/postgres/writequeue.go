@@ -9,8 +9,13 @@ import (
 	"github.com/teammem/teammem/server"
 )
 
-// maxGroup bounds how many writes one transaction applies together.
-const maxGroup = 64
+// maxGroup bounds how many writes one transaction applies together, and
+// maxGroupBytes the content they put (beyond the first write's): a group's
+// contents travel in one array per statement.
+const (
+	maxGroup      = 64
+	maxGroupBytes = 8 << 20
+)
 
 // maxKnown bounds how many repositories' last committed states a process
 // keeps (see committed).
@@ -107,13 +112,27 @@ func (q *writeQueues) next(repo string) ([]*job, committed) {
 		delete(q.queued, repo)
 		return nil, committed{}
 	}
-	n := min(len(queued), maxGroup)
+	n, size := 1, putBytes(queued[0].w)
+	for ; n < min(len(queued), maxGroup); n++ {
+		if size += putBytes(queued[n].w); size > maxGroupBytes {
+			break
+		}
+	}
 	rest := queued[n:]
 	if len(rest) == 0 {
 		rest = nil
 	}
 	q.queued[repo] = rest
 	return queued[:n:n], q.known[repo]
+}
+
+// putBytes is the content a write puts.
+func putBytes(w server.Write) int {
+	n := 0
+	for _, p := range w.Puts {
+		n += len(p.Content)
+	}
+	return n
 }
 
 // commit records st as committed by this process, evicting an arbitrary
