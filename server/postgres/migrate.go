@@ -2,10 +2,8 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	mpgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/teammem/teammem/migrations"
@@ -16,16 +14,14 @@ import (
 // (roll back n, in one transaction; see migrations.RollBack) or migrations.Version (change nothing). It returns the
 // resulting schema version and whether it is dirty. golang-migrate's pgx/v5
 // driver takes an advisory lock, so replicas starting together migrate
-// once.
+// once. The URL's pool settings (pool_max_conns, ...) are the store's
+// pool's, not sent to the server.
 func Migrate(ctx context.Context, url, cmd string, n int) (version uint, dirty bool, err error) {
-	cfg, err := pgx.ParseConfig(url)
+	cfg, err := poolConfig(url, Options{})
 	if err != nil {
-		return 0, false, fmt.Errorf("parse postgres url: %w", err)
+		return 0, false, err
 	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = DefaultConnectTimeout
-	}
-	sqlDB := stdlib.OpenDB(*cfg)
+	sqlDB := stdlib.OpenDB(*cfg.ConnConfig)
 	if err := sqlDB.PingContext(ctx); err != nil {
 		_ = sqlDB.Close()
 		return 0, false, wrap("connect to postgres for migration", err)

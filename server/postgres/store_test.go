@@ -94,3 +94,18 @@ func TestRevocationsTwoReplicas(t *testing.T) {
 		t.Fatalf("the other replica reads %v, %v; want alice's revocation", got, err)
 	}
 }
+
+// TestPoolSettingsInURL: pool_max_conns in the URL sizes the pool, and
+// migrating through the same URL does not pass it to the server as a
+// run-time parameter (which it refuses).
+func TestPoolSettingsInURL(t *testing.T) {
+	url := freshURL(t, pgtest.URL(t)) + "&pool_max_conns=3"
+	db := open(t, url, postgres.Options{Migrate: true})
+	if _, err := db.Apply(context.Background(), server.Write{Repo: "acme/pool", Author: "t",
+		Puts: []server.Put{{Key: "a.md", Content: "a", Checksum: "sha256:a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, err := postgres.Migrate(context.Background(), url, "version", 0); err != nil || v == 0 {
+		t.Errorf("migrate version through a URL with pool settings: %d, %v", v, err)
+	}
+}
