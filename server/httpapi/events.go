@@ -177,17 +177,31 @@ func hijackStream(w http.ResponseWriter, r *http.Request, timeout time.Duration)
 	return s, true
 }
 
+// send writes frame as one chunk in one write: the connection is wrapped
+// (connection count, error envelopes), so a vectored write would become a
+// system call per part.
 func (s *connStream) send(frame []byte) bool {
-	size := strconv.AppendInt(make([]byte, 0, 12), int64(len(frame)), 16)
-	return s.write(append(size, "\r\n"...), frame, crlf)
+	if bytes.Equal(frame, heartbeatFrame) {
+		return s.write(heartbeatChunk)
+	}
+	return s.write(chunk(frame))
 }
 
-var crlf = []byte("\r\n")
+// chunk encodes frame as one chunk of a chunked HTTP/1.1 body.
+func chunk(frame []byte) []byte {
+	b := make([]byte, 0, len(frame)+12)
+	b = strconv.AppendInt(b, int64(len(frame)), 16)
+	b = append(b, "\r\n"...)
+	b = append(b, frame...)
+	return append(b, "\r\n"...)
+}
 
-func (s *connStream) write(parts ...[]byte) bool {
+// heartbeatChunk is heartbeatFrame as a chunk, encoded once.
+var heartbeatChunk = chunk(heartbeatFrame)
+
+func (s *connStream) write(p []byte) bool {
 	_ = s.conn.SetWriteDeadline(time.Now().Add(s.timeout))
-	bufs := net.Buffers(parts)
-	_, err := bufs.WriteTo(s.conn)
+	_, err := s.conn.Write(p)
 	return err == nil
 }
 
