@@ -16,6 +16,12 @@ import (
 // database is honoured by every server on it within this long.
 const DefaultRevocationRefresh = 5 * time.Second
 
+// revocationLoadTimeout bounds one load of the revocation list, so that a
+// verification never waits on a store that stopped answering longer than
+// this (it then fails as unavailable, a 503) whatever its caller's
+// context.
+const revocationLoadTimeout = 5 * time.Second
+
 // errRevoked is the reason given for a revoked token (and logged on the
 // server's 401 line).
 const errRevoked = "the token has been revoked; ask an admin for a new one"
@@ -55,13 +61,14 @@ type revocations struct {
 	now     func() time.Time
 	cur     atomic.Pointer[revocationSet]
 	loading chan struct{} // a one-slot semaphore: one load at a time
+	timeout time.Duration // of one load
 }
 
 func newRevocations(src server.RevocationReader, refresh time.Duration, now func() time.Time) *revocations {
 	if refresh <= 0 {
 		refresh = DefaultRevocationRefresh
 	}
-	return &revocations{src: src, refresh: refresh, now: now, loading: make(chan struct{}, 1)}
+	return &revocations{src: src, refresh: refresh, now: now, loading: make(chan struct{}, 1), timeout: revocationLoadTimeout}
 }
 
 // check returns an authentication error when f's token is revoked.
@@ -95,7 +102,9 @@ func (r *revocations) current(ctx context.Context) (*revocationSet, error) {
 		return s, nil
 	}
 	began := r.now()
-	list, err := r.src.Revocations(ctx)
+	lctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	list, err := r.src.Revocations(lctx)
 	if err != nil {
 		return nil, checkFailed(err)
 	}

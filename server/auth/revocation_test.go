@@ -166,6 +166,26 @@ func TestRevocationLoadFailure(t *testing.T) {
 	}
 }
 
+// TestRevocationLoadIsBounded: a store that stops answering fails the
+// verification as unavailable (503) after the load timeout, even for a
+// caller without a deadline (an events stream's re-check).
+func TestRevocationLoadIsBounded(t *testing.T) {
+	h := newRevocationHarness(t, time.Second)
+	tok, _ := h.issue("ana")
+	h.store.gate = make(chan struct{}) // never opened: the store hangs
+	h.v.revoked.timeout = 50 * time.Millisecond
+	done := make(chan error, 1)
+	go func() { _, err := h.v.Authenticate(context.Background(), tok); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, server.ErrUnavailable) {
+			t.Errorf("Authenticate against a hanging store = %v; want unavailable", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a verification waited on a hanging store past its load timeout")
+	}
+}
+
 // TestRevocationOneLoadForMany: verifications that find the list stale
 // together wait for one load instead of each querying the store.
 func TestRevocationOneLoadForMany(t *testing.T) {

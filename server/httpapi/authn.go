@@ -33,7 +33,7 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 				return
 			}
 			var err error
-			if p, err = h.verify(r.Context(), token); err != nil {
+			if p, err = h.auth.Authenticate(r.Context(), token); err != nil {
 				h.writeError(w, r, err)
 				return
 			}
@@ -49,14 +49,6 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 	})
 }
 
-// verify authenticates token under the request timeout: checking it
-// against the revocation list may have to read the store.
-func (h *handler) verify(ctx context.Context, token string) (server.Principal, error) {
-	ctx, cancel := context.WithTimeout(ctx, h.timeout)
-	defer cancel()
-	return h.auth.Authenticate(ctx, token)
-}
-
 // stillValid returns a check that re-verifies the bearer token of a
 // long-lived request (an events stream, which may outlive the request's
 // context): false once the token is revoked or has expired. A store that
@@ -67,7 +59,7 @@ func (h *handler) stillValid(r *http.Request) func() bool {
 	}
 	token, _ := auth.BearerToken(r.Header.Get("Authorization"))
 	return func() bool {
-		_, err := h.verify(context.Background(), token)
+		_, err := h.auth.Authenticate(context.Background(), token)
 		return !errors.Is(err, server.ErrUnauthenticated)
 	}
 }

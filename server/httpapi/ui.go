@@ -181,7 +181,7 @@ func (h *handler) uiPrincipal(ctx context.Context, sess uiSession) (server.Princ
 	case sess.Method == methodNone && h.noAuth:
 		return anonymous, nil
 	case sess.Method == methodToken && !h.noAuth:
-		return h.verify(ctx, sess.Token)
+		return h.auth.Authenticate(ctx, sess.Token)
 	}
 	return server.Principal{}, errNoSession
 }

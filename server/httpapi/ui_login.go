@@ -53,7 +53,7 @@ func (h *handler) uiLogin(w http.ResponseWriter, r *http.Request) {
 		h.uiLoginRefused(w, r, http.StatusBadRequest, "That token is too long for a browser session.")
 		return
 	}
-	p, err := h.verify(r.Context(), token)
+	p, err := h.auth.Authenticate(r.Context(), token)
 	if err != nil {
 		f := translate(err)
 		if f.status != http.StatusUnauthorized {
