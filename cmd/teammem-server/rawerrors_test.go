@@ -15,6 +15,20 @@ import (
 	"github.com/teammem/teammem/api"
 )
 
+// putGzipEncoded sends a PUT with Transfer-Encoding: gzip over conn
+// (closed at the test's end) and reads the answer.
+func putGzipEncoded(t *testing.T, conn net.Conn) *http.Response {
+	t.Helper()
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(conn, "PUT %s?repo=acme/api HTTP/1.1\r\nHost: teammem\r\nTransfer-Encoding: gzip\r\n\r\n", api.PathTeamMemory)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 // TestUnsupportedTransferEncoding sends a PUT with Transfer-Encoding: gzip
 // over a raw connection to the real server: the answer is the JSON
 // envelope, 501 unsupported_transfer_encoding, not net/http's plain text.
@@ -24,13 +38,7 @@ func TestUnsupportedTransferEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
-	fmt.Fprintf(conn, "PUT %s?repo=acme/api HTTP/1.1\r\nHost: teammem\r\nTransfer-Encoding: gzip\r\n\r\n", api.PathTeamMemory)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := putGzipEncoded(t, conn)
 	body, _ := io.ReadAll(resp.Body)
 	var env api.ErrorEnvelope
 	if err := json.Unmarshal(body, &env); err != nil || resp.StatusCode != 501 || env.Error.Code() != api.CodeUnsupportedTransferEncoding {
@@ -50,13 +58,7 @@ func TestUnsupportedTransferEncodingOverTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
-	fmt.Fprintf(conn, "PUT %s?repo=acme/api HTTP/1.1\r\nHost: teammem\r\nTransfer-Encoding: gzip\r\n\r\n", api.PathTeamMemory)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := putGzipEncoded(t, conn)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotImplemented {
 		t.Errorf("Transfer-Encoding: gzip over TLS = %d; want 501", resp.StatusCode)

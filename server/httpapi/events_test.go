@@ -25,17 +25,7 @@ type sseConn struct {
 func (ts *testServer) openEvents(path, token string, headers ...string) *sseConn {
 	ts.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ts.url+path, nil)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := ts.client.Do(req)
+	resp, err := ts.client.Do(ts.newRequest(ctx, http.MethodGet, path, token, nil, headers...))
 	if err != nil {
 		cancel()
 		ts.t.Fatal(err)

@@ -133,6 +133,23 @@ func (ts *testServer) do(method, path, token string, body []byte, headers ...str
 	return ts.send(true, method, path, token, body, headers...)
 }
 
+// newRequest makes a request to path with token (when not "") and the
+// header name/value pairs.
+func (ts *testServer) newRequest(ctx context.Context, method, path, token string, body io.Reader, headers ...string) *http.Request {
+	ts.t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, ts.url+path, body)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return req
+}
+
 // send sends one request, checking it against openapi.yaml when validate.
 func (ts *testServer) send(validate bool, method, path, token string, body []byte, headers ...string) response {
 	ts.t.Helper()
@@ -140,18 +157,9 @@ func (ts *testServer) send(validate bool, method, path, token string, body []byt
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequest(method, ts.url+path, rd)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
+	req := ts.newRequest(context.Background(), method, path, token, rd, headers...)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := ts.client.Do(req)
 	if err != nil {
