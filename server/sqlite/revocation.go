@@ -24,16 +24,23 @@ func (db *DB) Revocations(ctx context.Context) ([]server.Revocation, error) {
 // Revoke records r (server.RevocationStore) through its own connection,
 // as the command line does.
 func (db *DB) Revoke(ctx context.Context, r server.Revocation) error {
-	return Revoke(ctx, db.path, r)
+	return RevocationsAt(db.path).Revoke(ctx, r)
 }
 
-// Revoke records r in the database file at path. It does not take the
+// RevocationsAt is the server.RevocationStore of the database file at
+// the path it holds, for the command line.
+type RevocationsAt string
+
+var _ server.RevocationStore = RevocationsAt("")
+
+// Revoke records r in the database file. It does not take the
 // store's lock, so it works while a server uses the file (which picks the
 // revocation up at its next refresh): the revocation tables are not part
 // of the repository state the server keeps in memory, and SQLite's own
 // locking serialises this write with the server's. The file must exist
 // and its schema be current; Revoke never creates or migrates it.
-func Revoke(ctx context.Context, path string, r server.Revocation) error {
+func (p RevocationsAt) Revoke(ctx context.Context, r server.Revocation) error {
+	path := string(p)
 	if err := r.Check(); err != nil {
 		return err
 	}
@@ -54,10 +61,10 @@ func Revoke(ctx context.Context, path string, r server.Revocation) error {
 	return wrap("record token revocation in "+path, err)
 }
 
-// ListRevocations reads the revocations recorded in the database file at
-// path, without the store's lock (see Revoke).
-func ListRevocations(ctx context.Context, path string) ([]server.Revocation, error) {
-	pool, err := openExisting(ctx, path)
+// Revocations reads the revocations recorded in the database file,
+// without the store's lock (see Revoke).
+func (p RevocationsAt) Revocations(ctx context.Context) ([]server.Revocation, error) {
+	pool, err := openExisting(ctx, string(p))
 	if err != nil {
 		return nil, err
 	}
@@ -112,20 +119,4 @@ func readRevocations(ctx context.Context, q *sql.DB) ([]server.Revocation, error
 		out = append(out, r)
 	}
 	return out, wrap("read token revocations", rows.Err())
-}
-
-// RevocationsAt is the server.RevocationStore of the database file at
-// the path it holds, used without the store's lock (see Revoke).
-type RevocationsAt string
-
-var _ server.RevocationStore = RevocationsAt("")
-
-// Revoke records r (see the function Revoke).
-func (p RevocationsAt) Revoke(ctx context.Context, r server.Revocation) error {
-	return Revoke(ctx, string(p), r)
-}
-
-// Revocations reads the recorded revocations (see ListRevocations).
-func (p RevocationsAt) Revocations(ctx context.Context) ([]server.Revocation, error) {
-	return ListRevocations(ctx, string(p))
 }

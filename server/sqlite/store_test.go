@@ -46,7 +46,7 @@ func TestRevokeBesideServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := server.Revocation{TokenID: "abc", At: time.Now()}
-	if err := sqlite.Revoke(ctx, path, r); err != nil {
+	if err := sqlite.RevocationsAt(path).Revoke(ctx, r); err != nil {
 		t.Fatalf("Revoke beside the server: %v", err)
 	}
 	got, err := db.Revocations(ctx)
@@ -56,12 +56,12 @@ func TestRevokeBesideServer(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if list, err := sqlite.ListRevocations(ctx, path); err != nil || len(list) != 1 {
+	if list, err := sqlite.RevocationsAt(path).Revocations(ctx); err != nil || len(list) != 1 {
 		t.Errorf("ListRevocations = %v, %v; want one", list, err)
 	}
 
 	missing := filepath.Join(dir, "elsewhere", "teammem.db")
-	err = sqlite.Revoke(ctx, missing, r)
+	err = sqlite.RevocationsAt(missing).Revoke(ctx, r)
 	if err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("Revoke on a missing file = %v; want an error naming %s", err, missing)
 	}
@@ -72,7 +72,7 @@ func TestRevokeBesideServer(t *testing.T) {
 	if _, _, err := sqlite.Migrate(ctx, path, migrations.Down, 1); err != nil {
 		t.Fatal(err)
 	}
-	err = sqlite.Revoke(ctx, path, server.Revocation{TokenID: "def", At: time.Now()})
+	err = sqlite.RevocationsAt(path).Revoke(ctx, server.Revocation{TokenID: "def", At: time.Now()})
 	if !errors.Is(err, migrations.ErrSchemaMismatch) || !strings.Contains(err.Error(), "migrate up") {
 		t.Errorf("Revoke on an old schema = %v; want a schema mismatch saying to migrate up", err)
 	}
