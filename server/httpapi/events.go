@@ -181,12 +181,7 @@ func hijackStream(w http.ResponseWriter, r *http.Request, timeout time.Duration)
 // send writes frame as one chunk in one write: the connection is wrapped
 // (connection count, error envelopes), so a vectored write would become a
 // system call per part.
-func (s *connStream) send(frame []byte) bool {
-	if bytes.Equal(frame, heartbeatFrame) {
-		return s.write(heartbeatChunk)
-	}
-	return s.write(chunk(frame))
-}
+func (s *connStream) send(frame []byte) bool { return s.write(chunk(frame)) }
 
 // chunk encodes frame as one chunk of a chunked HTTP/1.1 body.
 func chunk(frame []byte) []byte {
@@ -196,9 +191,6 @@ func chunk(frame []byte) []byte {
 	b = append(b, frame...)
 	return append(b, "\r\n"...)
 }
-
-// heartbeatChunk is heartbeatFrame as a chunk, encoded once.
-var heartbeatChunk = chunk(heartbeatFrame)
 
 func (s *connStream) write(p []byte) bool {
 	_ = s.conn.SetWriteDeadline(time.Now().Add(s.timeout))
