@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -172,6 +174,33 @@ func TestEventsHTTP2(t *testing.T) {
 	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
 	if ev := c.change(); ev.Version != 1 || len(ev.Changed) != 1 {
 		t.Errorf("event %+v; want version 1 changing a.md", ev)
+	}
+}
+
+// TestEventsHTTP10: an HTTP/1.0 client cannot take a chunked body, so its
+// stream is not taken over but written through the ResponseWriter, ending
+// with the connection; events still arrive.
+func TestEventsHTTP10(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(conn, "GET %s?repo=acme/api HTTP/1.0\r\nAuthorization: Bearer %s\r\n\r\n", api.PathEvents, ts.admin)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || len(resp.TransferEncoding) != 0 || !resp.Close {
+		t.Fatalf("%d %v close=%v; want a 200 delimited by the connection's end, not chunked", resp.StatusCode, resp.TransferEncoding, resp.Close)
+	}
+	c := &sseConn{t: t, resp: resp, rd: bufio.NewReader(resp.Body)}
+	c.frame() // retry
+	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
+	if ev := c.change(); ev.Version != 1 {
+		t.Errorf("event %+v; want version 1", ev)
 	}
 }
 
