@@ -11,50 +11,32 @@ import (
 	"github.com/teammem/teammem/client/agent"
 )
 
-// skipJSON is one file that did not move, and why.
-type skipJSON struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
-
 // reportJSON is the --json form of one command's outcome (or one event of
-// run), as spec/cli.md requires.
+// run), as spec/cli.md requires: the engine's report with the command, the
+// event and the error, every list present even when empty.
 type reportJSON struct {
-	Command   string   `json:"command"`
-	Event     string   `json:"event,omitempty"`
-	Repo      string   `json:"repo"`
-	Pulled    []string `json:"pulled"`
-	Pushed    []string `json:"pushed"`
-	Deleted   []string `json:"deleted"`
-	Conflicts []string `json:"conflicts"`
-	// PendingPull lists keys a push left for a pull (the server changed them).
-	PendingPull []string   `json:"pendingPull"`
-	Skipped     []skipJSON `json:"skipped"`
-	Warnings    []string   `json:"warnings"`
-	// Block says which checkouts were left without the team memory block.
-	Block    []string `json:"block"`
-	Version  int64    `json:"version"`
-	Checksum string   `json:"checksum"`
-	Error    string   `json:"error,omitempty"`
+	Command string `json:"command"`
+	Event   string `json:"event,omitempty"`
+	Repo    string `json:"repo"`
+	agent.Report
+	Error string `json:"error,omitempty"`
 }
 
 // toJSON converts an engine report; err is the explained error, if any.
 func toJSON(command, repo string, r agent.Report, err error) reportJSON {
-	out := reportJSON{Command: command, Repo: repo, Pulled: nonNil(r.Pulled), Pushed: nonNil(r.Pushed),
-		Deleted: nonNil(r.Deleted), Conflicts: nonNil(r.Conflicts), PendingPull: nonNil(r.PendingPull), Warnings: nonNil(r.Warnings),
-		Block: nonNil(r.Block), Skipped: []skipJSON{}, Version: r.Version, Checksum: r.Checksum}
-	for _, s := range r.Skipped {
-		out.Skipped = append(out.Skipped, skipJSON(s))
-	}
+	r.Pulled, r.Pushed, r.Deleted, r.Conflicts = nonNil(r.Pulled), nonNil(r.Pushed), nonNil(r.Deleted), nonNil(r.Conflicts)
+	r.PendingPull, r.Warnings, r.Block = nonNil(r.PendingPull), nonNil(r.Warnings), nonNil(r.Block)
+	r.Skipped = nonNil(r.Skipped)
+	out := reportJSON{Command: command, Repo: repo, Report: r}
 	if err != nil {
 		out.Error = err.Error()
 	}
 	return out
 }
 
-func nonNil(s []string) []string {
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

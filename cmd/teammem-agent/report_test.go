@@ -30,7 +30,7 @@ func TestReportSkips(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := agent.Report{Skipped: []agent.Skip{tt.skip}}
 			got := toJSON("sync", "acme/api", r, nil).Skipped
-			if diff := cmp.Diff([]skipJSON{{Path: tt.skip.Path, Reason: tt.skip.Reason}}, got); diff != "" {
+			if diff := cmp.Diff([]agent.Skip{{Path: tt.skip.Path, Reason: tt.skip.Reason}}, got); diff != "" {
 				t.Errorf("json skipped (-want +got):\n%s", diff)
 			}
 			var b bytes.Buffer
@@ -72,6 +72,10 @@ func TestJSONKeysAreCamelCase(t *testing.T) {
 		for f := range ty.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if f.Anonymous && name == "" { // an embedded struct's keys are the outer object's
+				walk(f.Type, at+"."+f.Name)
 				continue
 			}
 			if !camel.MatchString(name) {
