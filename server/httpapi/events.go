@@ -55,7 +55,7 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 		// The connection is the stream's now: net/http's goroutines and
 		// buffers for it are gone, and the stream goes on in a goroutine
-		// of its own with a small stack (10,000 streams: about 13 KB of
+		// of its own with a small stack (10,000 streams: about 15 KB of
 		// server memory each instead of 40). The access line is written
 		// when it opens.
 		go h.pump(context.Background(), sub, out, valid)
