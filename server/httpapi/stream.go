@@ -12,11 +12,101 @@ import (
 	"github.com/teammem/teammem/server"
 )
 
-// fullStream encodes the full GET body (api.TeamMemory) while the store
-// reads it: the state opens the response, each live entry is written as it
-// arrives, and only the keys' checksums are kept for entryChecksums. The
-// bytes equal json.Marshal's of the same snapshot without HTML escaping
-// (map keys in byte order, as the store reads them). It implements
+// bodyEncoder writes the full GET body (api.TeamMemory) piece by piece:
+// the state, each live entry as it comes (only the keys' checksums are
+// kept, for entryChecksums), then the tombstones. Given the entries and
+// tombstones sorted by key (as the Store returns them), the bytes equal
+// json.Marshal's of the same snapshot without HTML escaping. It is the one
+// encoder of that body: streamed (fullStream) and cached (encodeSnapshot).
+type bodyEncoder struct {
+	out     bodyWriter
+	scratch bytes.Buffer
+	enc     *json.Encoder
+	sums    []keySum
+	werr    error // the first write error (the client went away)
+}
+
+// bodyWriter is a bytes.Buffer or a bufio.Writer.
+type bodyWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
+type keySum struct{ key, sum string }
+
+func newBodyEncoder(out bodyWriter) *bodyEncoder {
+	b := &bodyEncoder{out: out}
+	b.enc = json.NewEncoder(&b.scratch)
+	b.enc.SetEscapeHTML(false)
+	return b
+}
+
+// begin writes the body up to the first entry.
+func (b *bodyEncoder) begin(org string, st server.RepoState) error {
+	b.raw(`{"organizationId":`)
+	b.str(org)
+	b.raw(`,"repo":`)
+	b.str(st.Repo)
+	b.raw(`,"version":` + strconv.FormatInt(st.Version, 10) + `,"lastModified":`)
+	b.str(formatTime(st.UpdatedAt))
+	b.raw(`,"checksum":`)
+	b.str(st.Checksum)
+	b.raw(`,"content":{"entries":{`)
+	return b.werr
+}
+
+// entry writes one "key":"content" member.
+func (b *bodyEncoder) entry(e server.Entry) error {
+	if len(b.sums) > 0 {
+		b.raw(",")
+	}
+	b.str(e.Key)
+	b.raw(":")
+	b.str(e.Content)
+	b.sums = append(b.sums, keySum{e.Key, e.Checksum})
+	return b.werr
+}
+
+// end writes entryChecksums, deletedEntries and the closing braces.
+func (b *bodyEncoder) end(deleted []server.Tombstone) error {
+	b.raw(`},"entryChecksums":{`)
+	for i, ks := range b.sums {
+		if i > 0 {
+			b.raw(",")
+		}
+		b.str(ks.key)
+		b.raw(":")
+		b.str(ks.sum)
+	}
+	b.raw(`},"deletedEntries":{`)
+	for i, t := range deleted {
+		if i > 0 {
+			b.raw(",")
+		}
+		b.str(t.Key)
+		b.raw(":" + strconv.FormatInt(t.DeletedAt.UnixMilli(), 10))
+	}
+	b.raw("}}}\n")
+	return b.werr
+}
+
+func (b *bodyEncoder) raw(text string) {
+	if b.werr == nil {
+		_, b.werr = b.out.WriteString(text)
+	}
+}
+
+// str writes v as a JSON string without HTML escaping.
+func (b *bodyEncoder) str(v string) {
+	b.scratch.Reset()
+	_ = b.enc.Encode(v) // a string always encodes
+	if p := b.scratch.Bytes(); b.werr == nil {
+		_, b.werr = b.out.Write(p[:len(p)-1]) // without Encode's newline
+	}
+}
+
+// fullStream writes the full GET body to the client while the store reads
+// it, gzipped when the client accepts it. It implements
 // server.EntryStream.
 type fullStream struct {
 	w       http.ResponseWriter
@@ -24,19 +114,12 @@ type fullStream struct {
 	org     string
 	out     *bufio.Writer
 	gz      io.Closer // the gzip layer, when the client accepts it
-	scratch bytes.Buffer
-	enc     *json.Encoder
-	sums    []keySum
+	body    *bodyEncoder
 	started bool
 }
 
-type keySum struct{ key, sum string }
-
 func newFullStream(w http.ResponseWriter, r *http.Request, org string) *fullStream {
-	s := &fullStream{w: w, r: r, org: org}
-	s.enc = json.NewEncoder(&s.scratch)
-	s.enc.SetEscapeHTML(false)
-	return s
+	return &fullStream{w: w, r: r, org: org}
 }
 
 // State writes the headers and the body up to the first entry.
@@ -54,50 +137,18 @@ func (s *fullStream) State(st server.RepoState) error {
 	s.w.WriteHeader(http.StatusOK)
 	s.started = true
 	s.out = bufio.NewWriterSize(dst, 64<<10)
-	s.raw(`{"organizationId":`)
-	s.str(s.org)
-	s.raw(`,"repo":`)
-	s.str(st.Repo)
-	s.raw(`,"version":` + strconv.FormatInt(st.Version, 10) + `,"lastModified":`)
-	s.str(formatTime(st.UpdatedAt))
-	s.raw(`,"checksum":`)
-	s.str(st.Checksum)
-	s.raw(`,"content":{"entries":{`)
-	return s.err()
+	s.body = newBodyEncoder(s.out)
+	return s.body.begin(s.org, st)
 }
 
 // Entry writes one "key":"content" member.
-func (s *fullStream) Entry(e server.Entry) error {
-	if len(s.sums) > 0 {
-		s.raw(",")
-	}
-	s.str(e.Key)
-	s.raw(":")
-	s.str(e.Content)
-	s.sums = append(s.sums, keySum{e.Key, e.Checksum})
-	return s.err()
-}
+func (s *fullStream) Entry(e server.Entry) error { return s.body.entry(e) }
 
-// finish writes entryChecksums and deletedEntries and flushes.
+// finish writes the rest of the body and flushes.
 func (s *fullStream) finish(deleted []server.Tombstone) error {
-	s.raw(`},"entryChecksums":{`)
-	for i, ks := range s.sums {
-		if i > 0 {
-			s.raw(",")
-		}
-		s.str(ks.key)
-		s.raw(":")
-		s.str(ks.sum)
+	if err := s.body.end(deleted); err != nil {
+		return err
 	}
-	s.raw(`},"deletedEntries":{`)
-	for i, t := range deleted {
-		if i > 0 {
-			s.raw(",")
-		}
-		s.str(t.Key)
-		s.raw(":" + strconv.FormatInt(t.DeletedAt.UnixMilli(), 10))
-	}
-	s.raw("}}}\n")
 	if err := s.out.Flush(); err != nil {
 		return err
 	}
@@ -116,20 +167,4 @@ func (s *fullStream) abandon() {
 		putGzip(s.gz)
 		s.gz = nil
 	}
-}
-
-func (s *fullStream) raw(text string) { _, _ = s.out.WriteString(text) }
-
-// str writes v as a JSON string without HTML escaping.
-func (s *fullStream) str(v string) {
-	s.scratch.Reset()
-	_ = s.enc.Encode(v) // a string always encodes
-	b := s.scratch.Bytes()
-	_, _ = s.out.Write(b[:len(b)-1]) // without Encode's newline
-}
-
-// err reports the first write error (the client went away).
-func (s *fullStream) err() error {
-	_, err := s.out.Write(nil)
-	return err
 }

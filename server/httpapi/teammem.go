@@ -126,15 +126,19 @@ func (h *handler) encodeSnapshot(snap server.Snapshot, view string) ([]byte, err
 		return marshal(api.Hashes{Version: snap.Version, Checksum: snap.Checksum,
 			EntryChecksums: entryChecksums(snap.Live), DeletedEntries: deletedEntries(snap.Deleted)})
 	}
-	entries := make(map[string]string, len(snap.Live))
-	for _, e := range snap.Live {
-		entries[e.Key] = e.Content
+	var b bytes.Buffer
+	size := 512 + 40*len(snap.Deleted)
+	for _, e := range snap.Live { // keys twice, content, checksum, quotes; escapes an eighth
+		size += 2*len(e.Key) + len(e.Content) + len(e.Checksum) + 12
 	}
-	return marshal(api.TeamMemory{
-		OrganizationID: h.svc.Org(), Repo: snap.Repo, Version: snap.Version,
-		LastModified: formatTime(snap.UpdatedAt), Checksum: snap.Checksum,
-		Content: api.Content{Entries: entries, EntryChecksums: entryChecksums(snap.Live), DeletedEntries: deletedEntries(snap.Deleted)},
-	})
+	b.Grow(size + size/8)
+	enc := newBodyEncoder(&b)
+	_ = enc.begin(h.svc.Org(), snap.RepoState)
+	for _, e := range snap.Live {
+		_ = enc.entry(e)
+	}
+	err := enc.end(snap.Deleted) // a bytes.Buffer never fails
+	return b.Bytes(), err
 }
 
 // marshal encodes v without HTML escaping: Markdown is full of <, > and &,
