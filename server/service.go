@@ -249,9 +249,8 @@ func (c Preconditions) Check(st RepoState) error {
 }
 
 // Precondition checks a conditional write's If-Match and If-None-Match
-// against the current
-// state before the request's content is read (RFC 9110 §13.2.1 evaluates
-// preconditions first), so that a stale writer is answered 412 without
+// against the current state before the request's content is read (see
+// Store.Precondition), so that a stale writer is answered 412 without
 // decoding or scanning its body. The Store checks again, atomically, when
 // the write is applied. Errors: invalid repo, ErrForbidden, the store's
 // errors, *PreconditionError.
@@ -260,9 +259,16 @@ func (s *Service) Precondition(ctx context.Context, p Principal, repo string, c 
 	if err != nil || c == (Preconditions{}) {
 		return err
 	}
-	st, err := s.store.RepoState(ctx, canon)
+	return s.store.Precondition(ctx, canon, c)
+}
+
+// CheckPreconditions evaluates c against repo's state as read by
+// repoState (a never-written repository has version 0): Store.Precondition
+// for a store with nothing cheaper than reading the state.
+func CheckPreconditions(ctx context.Context, repoState func(context.Context, string) (RepoState, error), repo string, c Preconditions) error {
+	st, err := repoState(ctx, repo)
 	if errors.Is(err, ErrNotFound) {
-		st, err = RepoState{Repo: canon}, nil
+		st, err = RepoState{Repo: repo}, nil
 	}
 	if err != nil {
 		return err

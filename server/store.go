@@ -20,6 +20,17 @@ type Store interface {
 	// has never held data.
 	RepoState(ctx context.Context, repo string) (RepoState, error)
 
+	// Precondition evaluates a conditional write's preconditions before
+	// its content is read (RFC 9110 §13.2.1 evaluates preconditions
+	// first), so that a stale writer is refused without its body being
+	// decoded or scanned: a *PreconditionError when they do not hold
+	// against the current state (see CheckPreconditions). A store may let
+	// pass, without reading anything, a write it expects to hold (an
+	// If-Match naming the state this process last committed): Apply
+	// evaluates the preconditions again, atomically, whatever Precondition
+	// answered. The repository need not exist.
+	Precondition(ctx context.Context, repo string, c Preconditions) error
+
 	// Snapshot returns the repository's state, its live entries and its
 	// tombstones, each sorted by key, read in one consistent transaction.
 	// With opts.Since > 0 only keys whose last change has a version greater
@@ -156,6 +167,11 @@ type ReadOptions struct {
 	// encoded entry by entry without holding it in memory. An error from
 	// Stream ends the read and is returned.
 	Stream EntryStream
+	// Current, when not nil, is the repository's state as RepoState read it
+	// after the request arrived: a store may answer with the snapshot at
+	// that state (its version) instead of reading the state again, as it
+	// would answer had the read run at that moment.
+	Current *RepoState
 }
 
 // EntryStream receives a snapshot as a Store reads it; see ReadOptions.

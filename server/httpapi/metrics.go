@@ -142,6 +142,13 @@ func (i *instrumentedStore) RepoState(ctx context.Context, repo string) (server.
 	return st, err
 }
 
+func (i *instrumentedStore) Precondition(ctx context.Context, repo string, c server.Preconditions) error {
+	start := time.Now()
+	err := i.s.Precondition(ctx, repo, c)
+	i.observe("precondition", start, err)
+	return err
+}
+
 func (i *instrumentedStore) Snapshot(ctx context.Context, repo string, o server.ReadOptions) (server.Snapshot, error) {
 	start := time.Now()
 	s, err := i.s.Snapshot(ctx, repo, o)

@@ -61,7 +61,7 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 		// caller goes away: detach it from that caller's cancellation.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.timeout)
 		defer cancel()
-		snap, err := h.svc.Snapshot(rctx, p, repo, server.ReadOptions{WithContent: view == "", Since: since})
+		snap, err := h.svc.Snapshot(rctx, p, repo, server.ReadOptions{WithContent: view == "", Since: since, Current: &st})
 		if err != nil {
 			return nil, "", err
 		}

@@ -41,6 +41,8 @@ type DB struct {
 	pool   *pgxpool.Pool
 	cache  liveset.Cache
 	writes writeQueues
+	states stateReads
+	meta   liveset.Meta // entry metadata by version, for the hashes probe
 }
 
 var _ server.Store = (*DB)(nil)
@@ -119,10 +121,11 @@ func (db *DB) Ping(ctx context.Context) error {
 	return db.checkSchema(ctx)
 }
 
-// Close waits for the writes still queued (their callers gave up) and
-// closes the pool, waiting for connections in use to be released.
+// Close waits for the writes and reads still queued (their callers gave
+// up) and closes the pool, waiting for connections in use to be released.
 func (db *DB) Close() error {
 	db.writes.wait()
+	db.states.wait()
 	db.pool.Close()
 	return nil
 }

@@ -237,3 +237,36 @@ func TestGroupSameKey(t *testing.T) {
 		t.Errorf("tombstone of a key put and deleted in one group: %+v, %v", snap.Deleted, err)
 	}
 }
+
+// TestPreconditionLetPassThenRefused: a replica lets pass, without reading,
+// a write whose If-Match names the state it last committed; when another
+// replica wrote since, the write itself is refused with the current
+// checksum and changes nothing (the lost update the early check would
+// otherwise let through).
+func TestPreconditionLetPassThenRefused(t *testing.T) {
+	_, a, b := twoReplicas(t)
+	ctx := context.Background()
+	const repo = "acme/letpass"
+	first, err := a.Apply(ctx, putWrite(repo, "a.md", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := b.Apply(ctx, putWrite(repo, "b.md", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Precondition(ctx, repo, server.Preconditions{IfMatch: first.State.Checksum}); err != nil {
+		t.Logf("the early check read the state: %v", err) // allowed, not required
+	}
+	w := putWrite(repo, "c.md", "c")
+	w.IfMatch = first.State.Checksum
+	_, err = a.Apply(ctx, w)
+	var pe *server.PreconditionError
+	if !errors.As(err, &pe) || pe.Checksum != second.State.Checksum {
+		t.Fatalf("a stale conditional write after another replica's: %v; want a *PreconditionError with %s", err, second.State.Checksum)
+	}
+	st, err := b.RepoState(ctx, repo)
+	if err != nil || st.Version != 2 {
+		t.Errorf("after the refused write: %+v, %v; want version 2", st, err)
+	}
+}

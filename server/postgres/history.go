@@ -99,5 +99,9 @@ func (db *DB) PurgeTombstones(ctx context.Context, before time.Time) (int, error
 	if err != nil {
 		return 0, wrap("purge tombstones", err)
 	}
-	return n, wrap("commit purge", tx.Commit(ctx))
+	if err := tx.Commit(ctx); err != nil {
+		return 0, wrap("commit purge", err)
+	}
+	db.meta.Clear()
+	return n, nil
 }

@@ -41,22 +41,62 @@ func scanState(row pgx.Row, repo string) (server.RepoState, int64, error) {
 	return st, floor, nil
 }
 
-// RepoState reads the repository's row; see server.Store.
+// RepoState reads the repository's row; see server.Store. Concurrent reads
+// of one repository share a query (see stateReads).
 func (db *DB) RepoState(ctx context.Context, repo string) (server.RepoState, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	st, _, err := readState(ctx, db.pool, repo)
-	return st, err
+	return db.states.read(ctx, repo, func(ctx context.Context, repo string) (server.RepoState, error) {
+		st, _, err := readState(ctx, db.pool, repo)
+		return st, err
+	})
+}
+
+// Precondition lets a write whose If-Match names the state this process
+// last committed pass without reading anything (the common case of a
+// writer that probed after that commit), and evaluates any other against
+// the state read (see RepoState); see server.Store. A write let pass is
+// evaluated by its group, atomically: the group's guard fails when
+// another process wrote meanwhile, and the group then reads the state
+// under the row lock and refuses the write with 412 if it no longer holds.
+func (db *DB) Precondition(ctx context.Context, repo string, c server.Preconditions) error {
+	if c.IfNoneMatch == "" && c.IfMatch != "" && c.IfMatch != "*" {
+		if last, ok := db.writes.last(repo); ok && server.CheckIfMatch(last, c.IfMatch) == nil {
+			return nil
+		}
+	}
+	return server.CheckPreconditions(ctx, db.RepoState, repo, c)
 }
 
 // Snapshot reads the repository in one REPEATABLE READ, read-only
 // transaction, sent as one pipelined batch (BEGIN, the repository's row,
 // its entries, COMMIT): one round trip, however the read ends; see
 // server.Store. A connection left in a transaction by a failure is closed
-// by the pool rather than reused.
+// by the pool rather than reused. The entries' metadata at the current
+// version (no content, no since: the hashes probe) come from memory when
+// the caller read the current state (opts.Current) and this process read
+// or wrote that version (liveset.Meta).
 func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
+	if opts.WithContent || opts.Since != 0 || opts.Stream != nil {
+		return db.readSnapshot(ctx, repo, opts)
+	}
+	if cur := opts.Current; cur != nil {
+		if snap, ok := db.meta.Snapshot(*cur); ok {
+			return snap, nil
+		}
+	}
+	gen := db.meta.Generation()
+	snap, err := db.readSnapshot(ctx, repo, opts)
+	if err == nil {
+		db.meta.Fill(gen, snap)
+	}
+	return snap, err
+}
+
+// readSnapshot reads the repository in one pipelined batch; see Snapshot.
+func (db *DB) readSnapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return server.Snapshot{}, wrap("begin snapshot", err)

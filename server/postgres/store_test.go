@@ -73,6 +73,18 @@ func TestTwoReplicas(t *testing.T) {
 		b := open(t, url, postgres.Options{})
 		storetest.ConcurrentCAS(t, a, b)
 	})
+	t.Run("fresh reads", func(t *testing.T) {
+		url := freshURL(t, pgtest.URL(t))
+		a := open(t, url, postgres.Options{Migrate: true})
+		b := open(t, url, postgres.Options{})
+		storetest.FreshReads(t, a, b)
+	})
+	t.Run("meta snapshot", func(t *testing.T) {
+		url := freshURL(t, pgtest.URL(t))
+		a := open(t, url, postgres.Options{Migrate: true})
+		b := open(t, url, postgres.Options{})
+		storetest.MetaSnapshot(t, a, b)
+	})
 }
 
 func TestRevocations(t *testing.T) {

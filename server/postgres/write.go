@@ -55,7 +55,7 @@ func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, er
 // the group runs again, locking and reading first.
 func (db *DB) runGroup(jobs []*job, last committed) (st server.RepoState, ok bool) {
 	repo := jobs[0].w.Repo
-	ctx, cancel := groupContext(jobs)
+	ctx, cancel := sharedContext(jobs, func(j *job) context.Context { return j.ctx })
 	defer cancel()
 	applied := jobs[:0:0]
 	for _, j := range jobs {
@@ -102,8 +102,14 @@ func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *ser
 	}
 	err := g.commit(ctx)
 	g.end(ctx)
-	if err != nil {
+	switch {
+	case err != nil:
 		db.cache.Forget(repo)
+	case g.sent:
+		if g.changed {
+			db.meta.Commit(g.plans)
+		}
+		db.states.settle(repo, g.mark, g.state)
 	}
 	return g, err
 }
@@ -130,7 +136,10 @@ type group struct {
 	state   server.RepoState // after the changes queued so far
 	batch   *pgx.Batch       // the queued statements
 	rows    saveRows         // the rows of the planned writes, stored by commit
+	plans   []*liveset.Plan  // the planned writes, in order
 	changed bool             // something to commit
+	sent    bool             // commit sent a batch and it succeeded: state is the committed (or guarded) one
+	mark    uint64           // the state reads joined before that batch was sent (stateReads.mark)
 	broken  error            // the transaction is unusable
 }
 
@@ -264,6 +273,7 @@ func (g *group) commit(ctx context.Context) error {
 		g.conn = conn
 	}
 	g.open = true // from the first statement on, until COMMIT is confirmed
+	g.mark = g.db.states.mark()
 	err := g.conn.SendBatch(ctx, b).Close()
 	var pe *pgconn.PgError
 	switch {
@@ -272,7 +282,7 @@ func (g *group) commit(ctx context.Context) error {
 	case err != nil:
 		return g.fail(wrap("save write", err))
 	}
-	g.open = false
+	g.open, g.sent = false, true
 	return nil
 }
 
@@ -342,6 +352,7 @@ func (c *change) Live(ctx context.Context, repo string, add func(string, liveset
 // Save adds the plan's rows to the group's.
 func (c *change) Save(_ context.Context, p *liveset.Plan) error {
 	c.g.rows.add(p)
+	c.g.plans = append(c.g.plans, p)
 	c.plan = p
 	return nil
 }

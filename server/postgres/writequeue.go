@@ -150,20 +150,30 @@ func (q *writeQueues) commit(st server.RepoState) {
 	q.known[st.Repo] = committed{seq: q.seq, state: st}
 }
 
+// last returns the state this process last committed for repo, if it
+// keeps one.
+func (q *writeQueues) last(repo string) (server.RepoState, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	c, ok := q.known[repo]
+	return c.state, ok
+}
+
 // wait returns once every runner has ended.
 func (q *writeQueues) wait() { q.wg.Wait() }
 
-// groupContext is the context of a group's statements: the first job's
-// values, no cancellation (a caller giving up must not abort the others'
-// transaction), and the latest deadline of the jobs.
-func groupContext(jobs []*job) (context.Context, context.CancelFunc) {
+// sharedContext is the context of work done for several callers at once
+// (a group's statements, a coalesced read): the first caller's values, no
+// cancellation (one caller giving up must not fail the others), and the
+// latest of the callers' deadlines.
+func sharedContext[T any](items []T, ctxOf func(T) context.Context) (context.Context, context.CancelFunc) {
 	var latest time.Time
-	for _, j := range jobs {
-		if d, ok := j.ctx.Deadline(); ok && d.After(latest) {
+	for _, it := range items {
+		if d, ok := ctxOf(it).Deadline(); ok && d.After(latest) {
 			latest = d
 		}
 	}
-	ctx := context.WithoutCancel(jobs[0].ctx)
+	ctx := context.WithoutCancel(ctxOf(items[0]))
 	if latest.IsZero() {
 		return context.WithTimeout(ctx, DefaultCallTimeout)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/teammem/teammem/internal/filelock"
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/liveset"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -38,7 +39,7 @@ type DB struct {
 	read   *sql.DB // query_only connections
 	reads  *readStmts
 	states states
-	meta   metaCache
+	meta   liveset.Meta
 	writer *writer
 	ckpt   *checkpointer
 }

@@ -53,7 +53,7 @@ func TestMetaCacheMatchesSQL(t *testing.T) {
 		if err != nil {
 			continue // never written yet
 		}
-		if _, ok := db.meta.snapshot(st); ok {
+		if _, ok := db.meta.Snapshot(st); ok {
 			hits++
 		}
 		got, err := db.Snapshot(ctx, repo, meta)

@@ -88,15 +88,15 @@ func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions
 		return server.Snapshot{}, wrap("read snapshot", err)
 	}
 	if st, ok := db.states.get(repo); ok {
-		if snap, ok := db.meta.snapshot(st); ok {
+		if snap, ok := db.meta.Snapshot(st); ok {
 			return snap, nil
 		}
 	}
-	gen := db.meta.generation()
+	gen := db.meta.Generation()
 	snap, err := db.readSnapshot(ctx, repo, opts)
 	if err == nil {
 		db.states.load(snap.RepoState)
-		db.meta.fill(gen, snap)
+		db.meta.Fill(gen, snap)
 	}
 	return snap, err
 }

@@ -59,3 +59,9 @@ func (db *DB) RepoState(ctx context.Context, repo string) (server.RepoState, err
 	}
 	return db.states.load(st), nil
 }
+
+// Precondition evaluates c against the repository's state (from memory);
+// see server.Store.
+func (db *DB) Precondition(ctx context.Context, repo string, c server.Preconditions) error {
+	return server.CheckPreconditions(ctx, db.RepoState, repo, c)
+}

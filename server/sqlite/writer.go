@@ -222,9 +222,9 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 		return wrap("commit write", err)
 	}
 	w.db.states.setLocked(b.pending)
-	w.db.meta.commit(b.plans)
+	w.db.meta.Commit(b.plans)
 	if b.purged {
-		w.db.meta.clear()
+		w.db.meta.Clear()
 	}
 	w.db.ckpt.poke()
 	return nil

@@ -46,6 +46,9 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"LargeContent", testLargeContent},
 		{"Cancelled", testCancelled},
 		{"Stream", testStream},
+		{"Precondition", testPrecondition},
+		{"FreshReads", testFreshReads},
+		{"MetaSnapshot", testMetaSnapshot},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })

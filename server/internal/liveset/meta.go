@@ -1,4 +1,4 @@
-package sqlite
+package liveset
 
 import (
 	"slices"
@@ -6,25 +6,29 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
 )
 
-// metaCache keeps the entry metadata (no content) of recently read
-// repositories in memory, so that a Snapshot without content and without
-// since — the hashes probe every client runs — is built without a read
-// transaction. The DB's exclusive lock makes it authoritative: it is
-// filled from a Snapshot read in SQL, moved forward by the writer after
-// each commit with the plans it committed, used only at exactly the version
-// of the in-memory repository state, and cleared (with a new generation)
-// when tombstones are purged, which changes entries without a new version.
-// Safe for concurrent use.
-type metaCache struct {
+// Meta keeps the entry metadata (no content) of recently read repositories
+// in memory, so that a Snapshot without content and without since — the
+// hashes probe every client runs — is built without reading the entries.
+// It is filled from a Snapshot read in SQL, moved forward by the store
+// after each commit with the plans it committed (only from the version
+// they were planned against), and used only at exactly the version of a
+// repository state the store read or holds as current: a version's
+// entries never change, so a process whose repositories other processes
+// write (Postgres) serves them too. The one exception is a purge of
+// tombstones, which changes entries without a new version: the store
+// clears the cache (with a new generation) when it purges; a purge by
+// another process leaves tombstones it removed in this cache until the
+// repository's next version, which a client sees as deletions it already
+// knew. Safe for concurrent use.
+type Meta struct {
 	mu    sync.Mutex
 	gen   uint64
 	repos map[string]*repoMeta
 }
 
-// maxMetaRepos bounds how many repositories the cache holds.
+// maxMetaRepos bounds how many repositories a Meta holds.
 const maxMetaRepos = 256
 
 type repoMeta struct {
@@ -40,16 +44,16 @@ type metaEntry struct {
 	deleted  bool
 }
 
-// generation returns the current generation, to pass to fill.
-func (c *metaCache) generation() uint64 {
+// Generation returns the current generation, to pass to Fill.
+func (c *Meta) Generation() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.gen
 }
 
-// snapshot builds the metadata snapshot of st from the cache when it holds
+// Snapshot builds the metadata snapshot of st from the cache when it holds
 // the repository at exactly st.Version.
-func (c *metaCache) snapshot(st server.RepoState) (server.Snapshot, bool) {
+func (c *Meta) Snapshot(st server.RepoState) (server.Snapshot, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m, ok := c.repos[st.Repo]
@@ -73,9 +77,9 @@ func (c *metaCache) snapshot(st server.RepoState) (server.Snapshot, bool) {
 	return snap, true
 }
 
-// fill records a metadata snapshot read in SQL at generation gen, unless a
+// Fill records a metadata snapshot read in SQL at generation gen, unless a
 // purge happened since (gen changed) or a newer version is cached.
-func (c *metaCache) fill(gen uint64, snap server.Snapshot) {
+func (c *Meta) Fill(gen uint64, snap server.Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
@@ -103,10 +107,10 @@ func (c *metaCache) fill(gen uint64, snap server.Snapshot) {
 	c.repos[snap.Repo] = m
 }
 
-// commit moves cached repositories forward by the plans a batch committed,
-// in commit order; a repository whose cached version does not precede a
-// plan is dropped (it is read again in SQL when needed).
-func (c *metaCache) commit(plans []*liveset.Plan) {
+// Commit moves cached repositories forward by the plans a transaction
+// committed, in commit order; a repository whose cached version does not
+// precede a plan is dropped (it is read again in SQL when needed).
+func (c *Meta) Commit(plans []*Plan) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range plans {
@@ -129,9 +133,9 @@ func (c *metaCache) commit(plans []*liveset.Plan) {
 	}
 }
 
-// clear forgets everything and starts a new generation, so that a SQL read
+// Clear forgets everything and starts a new generation, so that a SQL read
 // begun before a purge committed is not recorded.
-func (c *metaCache) clear() {
+func (c *Meta) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
