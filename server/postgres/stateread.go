@@ -15,21 +15,15 @@ import (
 // state read after it arrived, as a query of its own would be, and a burst
 // of reads (a team's probes, the writers and refused writers of a
 // contended repository) costs one round trip instead of one each.
-//
-// A write this process commits answers the reads of its repository waiting
-// since before its transaction was sent (see settle): the committed state
-// was current at the commit, while they waited.
 type stateReads struct {
 	mu      sync.Mutex
 	waiting map[string][]*stateRead // present while the repository's reader runs
-	joined  uint64                  // reads joined so far; a read's seq is the count with it
 	wg      sync.WaitGroup
 }
 
 // stateRead is one RepoState waiting for its repository's next query.
 type stateRead struct {
 	ctx  context.Context // the caller's, bounded: a read whose caller gave up is left out
-	seq  uint64
 	st   server.RepoState
 	err  error
 	done chan struct{} // closed once st and err are final
@@ -43,8 +37,6 @@ func (r *stateReads) read(ctx context.Context, repo string, query func(context.C
 	if r.waiting == nil {
 		r.waiting = map[string][]*stateRead{}
 	}
-	r.joined++
-	sr.seq = r.joined
 	reads, running := r.waiting[repo]
 	r.waiting[repo] = append(reads, sr)
 	if !running {
@@ -101,37 +93,6 @@ func (r *stateReads) take(repo string) []*stateRead {
 		}
 	}
 	return live
-}
-
-// mark returns the reads joined so far, for settle: a caller takes it
-// before sending a transaction.
-func (r *stateReads) mark() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.joined
-}
-
-// settle answers with st the reads of repo that joined up to mark and wait
-// for their query still: st is the state a transaction sent after mark
-// committed (or confirmed under the row lock), current at a moment during
-// each of those reads.
-func (r *stateReads) settle(repo string, mark uint64, st server.RepoState) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	reads := r.waiting[repo]
-	rest := reads[:0]
-	for _, sr := range reads {
-		if sr.seq > mark {
-			rest = append(rest, sr)
-			continue
-		}
-		sr.st = st
-		close(sr.done)
-	}
-	if _, running := r.waiting[repo]; running {
-		clear(reads[len(rest):])
-		r.waiting[repo] = rest
-	}
 }
 
 // wait returns once every reader has ended.

@@ -105,11 +105,8 @@ func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *ser
 	switch {
 	case err != nil:
 		db.cache.Forget(repo)
-	case g.sent:
-		if g.changed {
-			db.meta.Commit(g.plans)
-		}
-		db.states.settle(repo, g.mark, g.state)
+	case g.changed:
+		db.meta.Commit(g.plans)
 	}
 	return g, err
 }
@@ -138,8 +135,6 @@ type group struct {
 	rows    saveRows         // the rows of the planned writes, stored by commit
 	plans   []*liveset.Plan  // the planned writes, in order
 	changed bool             // something to commit
-	sent    bool             // commit sent a batch and it succeeded: state is the committed (or guarded) one
-	mark    uint64           // the state reads joined before that batch was sent (stateReads.mark)
 	broken  error            // the transaction is unusable
 }
 
@@ -273,7 +268,6 @@ func (g *group) commit(ctx context.Context) error {
 		g.conn = conn
 	}
 	g.open = true // from the first statement on, until COMMIT is confirmed
-	g.mark = g.db.states.mark()
 	err := g.conn.SendBatch(ctx, b).Close()
 	var pe *pgconn.PgError
 	switch {
@@ -282,7 +276,7 @@ func (g *group) commit(ctx context.Context) error {
 	case err != nil:
 		return g.fail(wrap("save write", err))
 	}
-	g.open, g.sent = false, true
+	g.open = false
 	return nil
 }
 
