@@ -7,6 +7,12 @@
 #   BENCH_BIG_PULL=0 skips the 8 × 50 MB pull memory benchmark (BENCH_SETTLE=60s)
 #   BENCH_FLOOR=1 first measures the floor: the read and put cases against a
 #   handler that does nothing but answer (teammem-load -serve-floor)
+#   BENCH_PIN=1 (the default on a machine of 2 or more CPUs with taskset) gives
+#   the server its own CPU, the last one, and runs the generator and the
+#   Postgres cluster the script starts on the others, as if each had its own
+#   machine: they no longer take the server's CPU nor it theirs, and the
+#   server's Go runtime sizes itself to its one CPU. BENCH_PIN=0 shares
+#   every CPU among all three, as before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=${BENCH_D:-5s}
@@ -15,10 +21,19 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$bin/" ./cmd/teammem-server ./cmd/teammem-load
 
+server_on=() rest_on=()
+ncpu=$(nproc)
+if [ "${BENCH_PIN:-1}" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
+  server_on=(taskset -c $((ncpu - 1))) rest_on=(taskset -c "0-$((ncpu - 2))")
+  echo "== pinned: server on CPU $((ncpu - 1)), generator and Postgres on CPUs 0-$((ncpu - 2)) (BENCH_PIN=0 to share them)"
+else
+  echo "== not pinned: server, generator and Postgres share $ncpu CPUs"
+fi
+
 bench_one() { # store-name extra-server-args...
   local name=$1; shift
   local data; data=$(mktemp -d)
-  "$bin/teammem-server" serve --addr 127.0.0.1:0 --data-dir "$data" --rate-limit 0 --log-level warn --log-format text "$@" 2>"$data/log" &
+  "${server_on[@]}" "$bin/teammem-server" serve --addr 127.0.0.1:0 --data-dir "$data" --rate-limit 0 --log-level warn --log-format text "$@" 2>"$data/log" &
   local pid=$!
   local addr=""
   for _ in $(seq 1 300); do
@@ -33,16 +48,16 @@ bench_one() { # store-name extra-server-args...
   [ -n "$addr" ] || { cat "$data/log"; kill $pid; echo "server did not start"; return 1; }
   sleep 1
   echo "== $name store: idle RSS $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' /proc/$pid/status)"
-  "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -all -d "$D" -runs 3 || true
+  "${rest_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -all -d "$D" -runs 3 || true
   if [ "${BENCH_BIG_PULL:-1}" = 1 ]; then # the memory figure: 8 concurrent full pulls of 8 distinct 50 MB repositories
-    "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -big-pull -big-settle "${BENCH_SETTLE:-60s}" || true
+    "${rest_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -big-pull -big-settle "${BENCH_SETTLE:-60s}" || true
   fi
   kill -TERM $pid; wait $pid || true
   rm -rf "$data"
 }
 
 if [ "${BENCH_FLOOR:-0}" = 1 ]; then
-  "$bin/teammem-load" -serve-floor 127.0.0.1:0 >"$bin/floor.out" &
+  "${server_on[@]}" "$bin/teammem-load" -serve-floor 127.0.0.1:0 >"$bin/floor.out" &
   fpid=$!
   faddr=""
   for _ in $(seq 1 100); do
@@ -53,7 +68,7 @@ if [ "${BENCH_FLOOR:-0}" = 1 ]; then
   echo "== floor (a handler that only answers)"
   for c in "get-full 20" "get-304 20" "hashes 1000" "put 20"; do
     set -- $c
-    "$bin/teammem-load" -server "http://$faddr" -token floor -server-pid $fpid -scenario "$1" -entries "$2" -d "$D" || true
+    "${rest_on[@]}" "$bin/teammem-load" -server "http://$faddr" -token floor -server-pid $fpid -scenario "$1" -entries "$2" -d "$D" || true
   done
   kill -TERM $fpid; wait $fpid || true
 fi
@@ -65,7 +80,8 @@ for s in $STORES; do
       url=${TEAMMEM_BENCH_DATABASE_URL:-}
       if [ -z "$url" ]; then
         export TEAMMEM_PG_DIR=/tmp/teammem-bench-pg TEAMMEM_PG_PORT=55439
-        url=$(scripts/pg.sh start)
+        scripts/pg.sh stop # a cluster left running would keep its CPUs
+        url=$("${rest_on[@]}" scripts/pg.sh start)
         trap 'scripts/pg.sh stop; rm -rf "$bin"' EXIT
       fi
       bench_one postgres --database-url "$url" --migrate ;;
