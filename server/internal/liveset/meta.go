@@ -108,14 +108,19 @@ func (c *Meta) Fill(gen uint64, snap server.Snapshot) {
 }
 
 // Commit moves cached repositories forward by the plans a transaction
-// committed, in commit order; a repository whose cached version does not
-// precede a plan is dropped (it is read again in SQL when needed).
+// committed, in commit order. A plan the cache already reflects (a read
+// that saw the commit before Commit was called) is skipped; a repository
+// cached at an older version than the plan's previous one is dropped (it
+// is read again in SQL when needed).
 func (c *Meta) Commit(plans []*Plan) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range plans {
 		m, ok := c.repos[p.Repo]
 		if !ok {
+			continue
+		}
+		if m.version >= p.Version { // read in SQL once the commit was visible: already there
 			continue
 		}
 		if m.version != p.Version-1 {
