@@ -123,13 +123,24 @@ func TestScanCorpusWithSecret(t *testing.T) {
 	}
 }
 
-// plantLine picks a line outside fenced code and PEM blocks (replacing a
-// fence line would change the structure, which is fine, but a PEM marker
-// would not be).
+// plantLine picks a line outside PEM blocks: a token planted between a
+// BEGIN and an END marker (the corpus quotes a redacted key) would make the
+// block a key, and replacing a marker would change the structure.
 func plantLine(r *rand.Rand, ls []string) int {
+	inPEM := make([]bool, len(ls)) // a marker line, or a line between BEGIN and END markers
+	open := false
+	for i, l := range ls {
+		begin, end := strings.Contains(l, "-----BEGIN "), strings.Contains(l, "-----END ")
+		inPEM[i] = open || strings.Contains(l, "-----")
+		switch {
+		case begin && !end:
+			open = true
+		case end:
+			open = false
+		}
+	}
 	for {
-		i := r.IntN(len(ls))
-		if !strings.Contains(ls[i], "-----") {
+		if i := r.IntN(len(ls)); !inPEM[i] {
 			return i
 		}
 	}

@@ -347,7 +347,8 @@ func TestUIPages(t *testing.T) {
 		}
 	}
 	older := b.get("/ui/r/acme/api/~activity?before=3").must(t, http.StatusOK)
-	if strings.Contains(older.body, "v3") || !strings.Contains(older.body, "v2") || !strings.Contains(older.body, "v1") {
+	// "vN ·" as the activity list writes it: the page's random CSRF token may hold "v3".
+	if strings.Contains(older.body, "v3 ·") || !strings.Contains(older.body, "v2 ·") || !strings.Contains(older.body, "v1 ·") {
 		t.Errorf("activity before 3:\n%s", older.body)
 	}
 	for _, want := range []string{"<h1>Index</h1>", "decisions/", ">db.md</a>", "admin"} {
