@@ -270,3 +270,65 @@ func TestPreconditionLetPassThenRefused(t *testing.T) {
 		t.Errorf("after the refused write: %+v, %v; want version 2", st, err)
 	}
 }
+
+// TestPreconditionWaitsForWriteInFlight: a conditional write naming the
+// state a write already in flight was conditioned on waits for it and, once
+// it commits, is refused with the new checksum before its body is read
+// (not let pass, decoded and refused by the same commit afterwards).
+func TestPreconditionWaitsForWriteInFlight(t *testing.T) {
+	url, a, _ := twoReplicas(t)
+	ctx := context.Background()
+	const repo = "acme/inflight"
+	first, err := a.Apply(ctx, putWrite(repo, "a.md", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocker, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Close(ctx)
+	tx, err := blocker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // released below
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM repos WHERE slug = $1 FOR UPDATE`, repo); err != nil {
+		t.Fatal(err)
+	}
+	w := putWrite(repo, "b.md", "b")
+	w.IfMatch = first.State.Checksum
+	applied := make(chan server.WriteResult, 1)
+	go func() {
+		res, err := a.Apply(ctx, w)
+		if err != nil {
+			t.Error(err)
+		}
+		applied <- res
+	}()
+	for { // until the write waits for the row lock
+		var n int
+		if err := blocker.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	checked := make(chan error, 1)
+	go func() { checked <- a.Precondition(ctx, repo, server.Preconditions{IfMatch: first.State.Checksum}) }()
+	select {
+	case err := <-checked:
+		t.Fatalf("the check answered %v while a write on the same state was in flight", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res := <-applied
+	var pe *server.PreconditionError
+	if err := <-checked; !errors.As(err, &pe) || pe.Checksum != res.State.Checksum {
+		t.Errorf("after the write in flight committed %s, the check answered %v; want a *PreconditionError with it", res.State.Checksum, err)
+	}
+}

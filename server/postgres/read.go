@@ -59,9 +59,22 @@ func (db *DB) RepoState(ctx context.Context, repo string) (server.RepoState, err
 // evaluated by its group, atomically: the group's guard fails when
 // another process wrote meanwhile, and the group then reads the state
 // under the row lock and refuses the write with 412 if it no longer holds.
+//
+// When writes of the repository are already queued or in flight here,
+// the check first waits for them (the write would wait for them in the
+// queue anyway): one that commits refuses this write before its body is
+// read, instead of after it was decoded, checked and queued — the fate of
+// every writer but one when several race with the same If-Match.
 func (db *DB) Precondition(ctx context.Context, repo string, c server.Preconditions) error {
 	if c.IfNoneMatch == "" && c.IfMatch != "" && c.IfMatch != "*" {
-		if last, ok := db.writes.last(repo); ok && server.CheckIfMatch(last, c.IfMatch) == nil {
+		if last, ok := db.writes.last(repo); ok && server.CheckIfMatch(last.state, c.IfMatch) == nil {
+			now, err := db.writes.settle(ctx, repo)
+			switch {
+			case err != nil:
+				return wrap("wait for the writes in flight", err)
+			case now.seq != last.seq: // committed after this request arrived
+				return c.Check(now.state)
+			}
 			return nil
 		}
 	}

@@ -37,13 +37,22 @@ type job struct {
 // share transactions instead of queueing one by one on the row lock, and
 // writes of different repositories run in parallel.
 type writeQueues struct {
-	mu     sync.Mutex
-	queued map[string][]*job    // present while the repository's runner runs
-	known  map[string]committed // the last state this process committed, per repository
-	seq    int64                // commits of this process
-	wg     sync.WaitGroup
+	mu    sync.Mutex
+	runs  map[string]*run      // present while the repository's runner runs
+	known map[string]committed // the last state this process committed, per repository
+	seq   int64                // commits of this process
+	wg    sync.WaitGroup
 	// largest is the most writes one group has held (read by tests).
 	largest atomic.Int64
+}
+
+// run is a repository's runner: the writes waiting for it and how far it
+// got, for settle.
+type run struct {
+	queued    []*job
+	submitted int64         // writes submitted since the runner started
+	resolved  int64         // of those, the ones whose group ran (and its commit is recorded)
+	progress  chan struct{} // closed, and replaced, when a group is resolved or the runner ends
 }
 
 // committed is what a group knows before it locks: the state a repository
@@ -67,25 +76,28 @@ func (c committed) stale(j *job) error {
 // submit queues j and starts its repository's runner when none runs; run
 // applies one group and returns the state it committed (ok false when it
 // committed nothing).
-func (q *writeQueues) submit(j *job, run func([]*job, committed) (server.RepoState, bool)) {
+func (q *writeQueues) submit(j *job, apply func([]*job, committed) (server.RepoState, bool)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.queued == nil {
-		q.queued, q.known = map[string][]*job{}, map[string]committed{}
+	if q.runs == nil {
+		q.runs, q.known = map[string]*run{}, map[string]committed{}
 	}
 	repo := j.w.Repo
-	jobs, running := q.queued[repo]
-	j.seq = q.seq
-	q.queued[repo] = append(jobs, j)
-	if !running {
+	r := q.runs[repo]
+	if r == nil {
+		r = &run{progress: make(chan struct{})}
+		q.runs[repo] = r
 		q.wg.Add(1)
-		go q.runner(repo, run)
+		go q.runner(repo, apply)
 	}
+	j.seq = q.seq
+	r.queued = append(r.queued, j)
+	r.submitted++
 }
 
 // runner applies repo's queued writes, up to maxGroup at a time, until
 // none is left.
-func (q *writeQueues) runner(repo string, run func([]*job, committed) (server.RepoState, bool)) {
+func (q *writeQueues) runner(repo string, apply func([]*job, committed) (server.RepoState, bool)) {
 	defer q.wg.Done()
 	for {
 		jobs, last := q.next(repo)
@@ -95,9 +107,8 @@ func (q *writeQueues) runner(repo string, run func([]*job, committed) (server.Re
 		if n := int64(len(jobs)); n > q.largest.Load() {
 			q.largest.Store(n)
 		}
-		if st, ok := run(jobs, last); ok {
-			q.commit(st)
-		}
+		st, ok := apply(jobs, last)
+		q.resolve(repo, len(jobs), st, ok)
 	}
 }
 
@@ -107,9 +118,11 @@ func (q *writeQueues) runner(repo string, run func([]*job, committed) (server.Re
 func (q *writeQueues) next(repo string) ([]*job, committed) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	queued := q.queued[repo]
+	r := q.runs[repo]
+	queued := r.queued
 	if len(queued) == 0 {
-		delete(q.queued, repo)
+		delete(q.runs, repo)
+		close(r.progress)
 		return nil, committed{}
 	}
 	n, size := 1, putBytes(queued[0].w)
@@ -122,7 +135,7 @@ func (q *writeQueues) next(repo string) ([]*job, committed) {
 	if len(rest) == 0 {
 		rest = nil
 	}
-	q.queued[repo] = rest
+	r.queued = rest
 	return queued[:n:n], q.known[repo]
 }
 
@@ -135,11 +148,48 @@ func putBytes(w server.Write) int {
 	return n
 }
 
-// commit records st as committed by this process, evicting an arbitrary
-// repository's record when full.
-func (q *writeQueues) commit(st server.RepoState) {
+// resolve records that a group of n writes of repo ran and, when it
+// committed (ok), st as the state this process last committed, then wakes
+// settle's waiters.
+func (q *writeQueues) resolve(repo string, n int, st server.RepoState, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if ok {
+		q.commitLocked(st)
+	}
+	r := q.runs[repo]
+	r.resolved += int64(n)
+	close(r.progress)
+	r.progress = make(chan struct{})
+}
+
+// settle waits until every write of repo submitted before it was called
+// has been resolved, and returns what is then known of the repository.
+func (q *writeQueues) settle(ctx context.Context, repo string) (committed, error) {
+	q.mu.Lock()
+	r := q.runs[repo]
+	if r == nil {
+		defer q.mu.Unlock()
+		return q.known[repo], nil
+	}
+	target := r.submitted
+	for r.resolved < target && q.runs[repo] == r {
+		wake := r.progress
+		q.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return committed{}, ctx.Err()
+		}
+		q.mu.Lock()
+	}
+	defer q.mu.Unlock()
+	return q.known[repo], nil
+}
+
+// commitLocked records st as committed by this process, evicting an
+// arbitrary repository's record when full; the caller holds mu.
+func (q *writeQueues) commitLocked(st server.RepoState) {
 	if _, ok := q.known[st.Repo]; !ok && len(q.known) >= maxKnown {
 		for k := range q.known {
 			delete(q.known, k)
@@ -152,11 +202,11 @@ func (q *writeQueues) commit(st server.RepoState) {
 
 // last returns the state this process last committed for repo, if it
 // keeps one.
-func (q *writeQueues) last(repo string) (server.RepoState, bool) {
+func (q *writeQueues) last(repo string) (committed, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	c, ok := q.known[repo]
-	return c.state, ok
+	return c, ok
 }
 
 // wait returns once every runner has ended.

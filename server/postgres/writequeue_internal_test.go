@@ -15,12 +15,13 @@ func TestNextGroupBounds(t *testing.T) {
 		return &job{w: server.Write{Repo: "r", Puts: []server.Put{{Key: "a.md", Content: strings.Repeat("x", bytes)}}}}
 	}
 	var q writeQueues
-	q.queued = map[string][]*job{"r": nil}
+	r := &run{progress: make(chan struct{})}
+	q.runs = map[string]*run{"r": r}
 	for range maxGroup + 3 {
-		q.queued["r"] = append(q.queued["r"], write(1))
+		r.queued = append(r.queued, write(1))
 	}
 	huge := write(maxGroupBytes + 1)
-	q.queued["r"] = append(q.queued["r"], write(maxGroupBytes/2), write(maxGroupBytes/2), write(1), huge, write(1))
+	r.queued = append(r.queued, write(maxGroupBytes/2), write(maxGroupBytes/2), write(1), huge, write(1))
 	var sizes []int
 	for {
 		jobs, _ := q.next("r")
@@ -40,7 +41,7 @@ func TestNextGroupBounds(t *testing.T) {
 			t.Fatalf("groups %v, want %v", sizes, want)
 		}
 	}
-	if _, running := q.queued["r"]; running {
+	if _, running := q.runs["r"]; running {
 		t.Error("the queue outlived its last group")
 	}
 }
