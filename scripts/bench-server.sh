@@ -7,12 +7,12 @@
 #   BENCH_BIG_PULL=0 skips the 8 × 50 MB pull memory benchmark (BENCH_SETTLE=60s)
 #   BENCH_FLOOR=1 first measures the floor: the read and put cases against a
 #   handler that does nothing but answer (teammem-load -serve-floor)
-#   BENCH_PIN=1 (the default on a machine of 2 or more CPUs with taskset) gives
-#   the server its own CPU, the last one, and runs the generator and the
-#   Postgres cluster the script starts on the others, as if each had its own
-#   machine: they no longer take the server's CPU nor it theirs, and the
-#   server's Go runtime sizes itself to its one CPU. BENCH_PIN=0 shares
-#   every CPU among all three, as before.
+#   BENCH_PIN=1 (the default on a machine of 2 or more CPUs with taskset) runs
+#   the server on the last CPU and the generator on the others, as a client
+#   on another machine: neither takes the other's CPU, and the server's Go
+#   runtime sizes itself to its one CPU. Postgres, part of what is measured,
+#   runs wherever the kernel finds room. BENCH_PIN=0 shares every CPU among
+#   all three, as before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=${BENCH_D:-5s}
@@ -25,7 +25,7 @@ server_on=() rest_on=()
 ncpu=$(nproc)
 if [ "${BENCH_PIN:-1}" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
   server_on=(taskset -c $((ncpu - 1))) rest_on=(taskset -c "0-$((ncpu - 2))")
-  echo "== pinned: server on CPU $((ncpu - 1)), generator and Postgres on CPUs 0-$((ncpu - 2)) (BENCH_PIN=0 to share them)"
+  echo "== pinned: server on CPU $((ncpu - 1)), generator on CPUs 0-$((ncpu - 2)), Postgres on any (BENCH_PIN=0 to share them all)"
 else
   echo "== not pinned: server, generator and Postgres share $ncpu CPUs"
 fi
@@ -80,8 +80,7 @@ for s in $STORES; do
       url=${TEAMMEM_BENCH_DATABASE_URL:-}
       if [ -z "$url" ]; then
         export TEAMMEM_PG_DIR=/tmp/teammem-bench-pg TEAMMEM_PG_PORT=55439
-        scripts/pg.sh stop # a cluster left running would keep its CPUs
-        url=$("${rest_on[@]}" scripts/pg.sh start)
+        url=$(scripts/pg.sh start)
         trap 'scripts/pg.sh stop; rm -rf "$bin"' EXIT
       fi
       bench_one postgres --database-url "$url" --migrate ;;
