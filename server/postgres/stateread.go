@@ -85,7 +85,7 @@ func (r *stateReads) take(repo string) []*stateRead {
 		delete(r.waiting, repo)
 		return nil
 	}
-	r.waiting[repo] = reads[len(reads):] // empty, and still marks the reader as running
+	r.waiting[repo] = nil // still present: the reader runs
 	live := reads[:0]
 	for _, sr := range reads {
 		if sr.ctx.Err() == nil {

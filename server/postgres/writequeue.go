@@ -73,9 +73,9 @@ func (c committed) stale(j *job) error {
 	return server.Preconditions{IfMatch: j.w.IfMatch, IfNoneMatch: j.w.IfNoneMatch}.Check(c.state)
 }
 
-// submit queues j and starts its repository's runner when none runs; run
-// applies one group and returns the state it committed (ok false when it
-// committed nothing).
+// submit queues j and starts its repository's runner when none runs;
+// apply applies one group and returns the state it committed (ok false
+// when it committed nothing).
 func (q *writeQueues) submit(j *job, apply func([]*job, committed) (server.RepoState, bool)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
