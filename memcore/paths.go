@@ -164,8 +164,8 @@ func validateMemoryPath(p, home string, expandTilde bool) (string, error) {
 		return "", fmt.Errorf("%w: contains a NUL byte", ErrInvalidMemoryPath)
 	}
 	if expandTilde && (strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`)) {
-		rest := filepath.Clean(filepath.FromSlash(p[2:]))
-		if rest == "." || rest == ".." || home == "" {
+		rest := trimSeparators(filepath.FromSlash(p[2:]))
+		if rest == "" || rest == "." || rest == ".." || home == "" {
 			return "", fmt.Errorf("%w: %q names the whole home directory", ErrInvalidMemoryPath, p)
 		}
 		p = filepath.Join(home, rest)
@@ -173,7 +173,7 @@ func validateMemoryPath(p, home string, expandTilde bool) (string, error) {
 	if isUNC(p) {
 		return "", fmt.Errorf("%w: %q is a network (UNC) path", ErrInvalidMemoryPath, p)
 	}
-	clean := strings.TrimRight(filepath.Clean(p), `/\`)
+	clean := trimSeparators(p)
 	switch {
 	case !filepath.IsAbs(p):
 		return "", fmt.Errorf("%w: %q is not absolute", ErrInvalidMemoryPath, p)
@@ -181,6 +181,25 @@ func validateMemoryPath(p, home string, expandTilde bool) (string, error) {
 		return "", fmt.Errorf("%w: %q is a filesystem root or too short", ErrInvalidMemoryPath, p)
 	}
 	return norm.NFC.String(clean + string(filepath.Separator)), nil
+}
+
+// trimSeparators cleans p and removes its trailing separators, slashes and
+// backslashes alike (a path written for Windows: on Unix a backslash could
+// name a file, but "~/.\\" in a setting means the home directory), cleaning
+// again after each removal so that what is left never ends in "." or "..";
+// "" when p is only separators, a bare drive when p is a drive root.
+func trimSeparators(p string) string {
+	clean := filepath.Clean(p)
+	for {
+		t := strings.TrimRight(clean, `/\`)
+		if t == clean {
+			return clean
+		}
+		if t == "" || filepath.VolumeName(t) == t { // a bare drive ("C:") stays one: Clean would make it "C:."
+			return t
+		}
+		clean = filepath.Clean(t)
+	}
 }
 
 // isUNC reports whether p starts with two slashes or backslashes in any mix.

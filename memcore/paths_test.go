@@ -294,6 +294,11 @@ func TestValidateMemoryPath(t *testing.T) {
 		{name: "tilde dot", in: "~/."},
 		{name: "tilde dotdot", in: "~/.."},
 		{name: "other user", in: "~root/mem"},
+		{name: "tilde dot backslash", in: `~/.\`},
+		{name: "tilde dotdot backslash", in: `~/..\`},
+		{name: "tilde backslashes", in: `~/\\`},
+		{name: "trailing backslash", in: `/srv/mem\`, want: "/srv/mem/"},
+		{name: "dot backslash", in: `/srv/mem/.\`, want: "/srv/mem/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
