@@ -24,11 +24,27 @@ func TruncateIndex(path, content string) (out string, truncated bool) {
 	return out, truncated
 }
 
+// TruncateIndexLines is TruncateIndex for text whose lines must stay
+// whole (an index rendered into another file, where half a link is no
+// link): over the byte limit it cuts at the last line break before it, and
+// keeps nothing of a first line longer than the limit (the warning then
+// stands alone).
+func TruncateIndexLines(path, content string) (out string, truncated bool) {
+	out, _, truncated = truncateIndexTo(path, content, true)
+	return out, truncated
+}
+
 // truncateIndex is TruncateIndex that also returns the kept text without
 // the warning.
 // Trailing blank lines and whitespace do not count against the budget, and
 // the kept text never ends in a line break (CR of CRLF included).
 func truncateIndex(path, content string) (out, kept string, truncated bool) {
+	return truncateIndexTo(path, content, false)
+}
+
+// truncateIndexTo is truncateIndex; with wholeLines a line is kept whole
+// or not at all.
+func truncateIndexTo(path, content string, wholeLines bool) (out, kept string, truncated bool) {
 	overLines, overBytes := overBudget(content)
 	if !overLines && !overBytes {
 		return content, content, false
@@ -37,8 +53,12 @@ func truncateIndex(path, content string) (out, kept string, truncated bool) {
 	if overLines {
 		kept = firstLines(kept, MaxIndexLines)
 	}
-	kept = trimLineBreak(cutBytes(trimLineBreak(kept), MaxIndexBytes))
-	return kept + "\n\n" + indexWarning(path, countLines(content), len(content), overLines, overBytes), kept, true
+	kept = trimLineBreak(cutBytes(trimLineBreak(kept), MaxIndexBytes, wholeLines))
+	warning := indexWarning(path, countLines(content), len(content), overLines, overBytes)
+	if kept == "" && wholeLines {
+		return warning, kept, true
+	}
+	return kept + "\n\n" + warning, kept, true
 }
 
 // overBudget reports whether content, without trailing whitespace, has more
@@ -79,13 +99,17 @@ func firstLines(s string, n int) string {
 }
 
 // cutBytes shortens s to at most limit bytes at the last newline before
-// the limit, else at the limit backed off to a rune start.
-func cutBytes(s string, limit int) string {
+// the limit, else (unless wholeLines, which keeps nothing then) at the
+// limit backed off to a rune start.
+func cutBytes(s string, limit int, wholeLines bool) string {
 	if len(s) <= limit {
 		return s
 	}
 	if i := strings.LastIndexByte(s[:limit+1], '\n'); i > 0 {
 		return s[:i]
+	}
+	if wholeLines {
+		return ""
 	}
 	cut := limit
 	for cut > 0 && !utf8.RuneStart(s[cut]) {

@@ -63,6 +63,33 @@ func TestTruncateIndex(t *testing.T) {
 	}
 }
 
+func TestTruncateIndexLines(t *testing.T) {
+	long := strings.Repeat("y", MaxIndexBytes+10)
+	tests := []struct{ name, in, kept string }{
+		{"a first line over the limit", long + "\nshort", ""},
+		{"a later line over the limit", "first\nsecond\n" + long, "first\nsecond"},
+		{"lines within the limit", "a\nb", "a\nb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, truncated := TruncateIndexLines("M.md", tt.in)
+			if tt.kept == tt.in {
+				if truncated || out != tt.in {
+					t.Errorf("within budget: %q, %v", out, truncated)
+				}
+				return
+			}
+			want := tt.kept + "\n\n> WARNING: M.md is over the byte limit"
+			if tt.kept == "" {
+				want = "> WARNING: M.md is over the byte limit"
+			}
+			if !truncated || !strings.HasPrefix(out, want) {
+				t.Errorf("TruncateIndexLines = %.80q…, %v; want it to start %q", out, truncated, want)
+			}
+		})
+	}
+}
+
 func TestTruncateIndexNeverSplitsRunes(t *testing.T) {
 	in := strings.Repeat("決", 10_000) // 30,000 bytes on one line
 	out, truncated := TruncateIndex("M.md", in)

@@ -82,7 +82,7 @@ func Render(in Input) Block {
 		b.WriteString("The team index is empty: nobody has shared a team memory for this repository yet.\n")
 	default:
 		indexPath := escapeText(teamDir + "/" + IndexKey)
-		text, cut := memcore.TruncateIndex(indexPath, index)
+		text, cut := memcore.TruncateIndexLines(indexPath, index) // a rendered line cut in two could expose the links inside a destination
 		out.Truncated = cut
 		b.WriteString(text + "\n")
 	}

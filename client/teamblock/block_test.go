@@ -73,4 +73,15 @@ func TestRenderBudget(t *testing.T) {
 	if !b.Truncated || len(body) > memcore.MaxIndexBytes || !strings.Contains(index, "the byte limit") {
 		t.Errorf("byte budget: truncated %v, %d bytes kept", b.Truncated, len(body))
 	}
+
+	// One rendered line over the budget is left out whole: cut in two, a
+	// destination in angle brackets would let the links inside it through
+	// (found by FuzzRender).
+	one := "- [T](a.md) " + strings.Repeat("[x](a.md](a.md)[x](a.md)a.md) ", 400) + "\n- [Next](a.md)"
+	b = Render(Input{Repo: "acme/api", TeamDir: testTeam, Index: one})
+	_, index, _ = strings.Cut(b.Text, "## Team index\n\n")
+	if !b.Truncated || !strings.HasPrefix(index, "> WARNING: ") || strings.Contains(b.Text, "[x]") {
+		t.Errorf("a first line over the byte budget:\n%s", b.Text)
+	}
+	checkBlock(t, one)
 }
