@@ -132,8 +132,7 @@ type group struct {
 	guarded bool             // the batch opens with BEGIN and guardRepo, see guard
 	state   server.RepoState // after the changes queued so far
 	batch   *pgx.Batch       // the queued statements
-	rows    saveRows         // the rows of the planned writes, stored by commit
-	plans   []*liveset.Plan  // the planned writes, in order
+	plans   []*liveset.Plan  // the planned writes, in order: commit stores their rows
 	changed bool             // something to commit
 	broken  error            // the transaction is unusable
 }
@@ -254,7 +253,11 @@ func (g *group) commit(ctx context.Context) error {
 	st := g.state
 	b := g.batch
 	if g.changed {
-		g.rows.queue(b, g.repo)
+		var rows saveRows
+		for _, p := range g.plans {
+			rows.add(p)
+		}
+		rows.queue(b, g.repo)
 		b.Queue(saveRepo, st.Repo, st.Version, st.Checksum, st.Entries, st.Bytes, st.UpdatedAt)
 		b.Queue(notify, eventsChannel, noticeOf(st.Repo, st.Version))
 	}
@@ -343,9 +346,8 @@ func (c *change) Live(ctx context.Context, repo string, add func(string, liveset
 	return nil
 }
 
-// Save adds the plan's rows to the group's.
+// Save adds the plan to the group's.
 func (c *change) Save(_ context.Context, p *liveset.Plan) error {
-	c.g.rows.add(p)
 	c.g.plans = append(c.g.plans, p)
 	c.plan = p
 	return nil
