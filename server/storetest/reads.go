@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -154,7 +155,7 @@ func MetaSnapshot(t *testing.T, stores ...server.Store) {
 				// Another store purged: tombstones deleted before the cutoff may linger here.
 				kept := got.Deleted[:0:0]
 				for _, d := range got.Deleted {
-					if !d.DeletedAt.Before(cutoff) || contains(want.Deleted, d) {
+					if !d.DeletedAt.Before(cutoff) || slices.Contains(want.Deleted, d) {
 						kept = append(kept, d)
 					}
 				}
@@ -165,13 +166,4 @@ func MetaSnapshot(t *testing.T, stores ...server.Store) {
 			}
 		}
 	}
-}
-
-func contains(ts []server.Tombstone, d server.Tombstone) bool {
-	for _, t := range ts {
-		if t == d {
-			return true
-		}
-	}
-	return false
 }
