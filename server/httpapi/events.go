@@ -75,7 +75,7 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameWriter, valid func() bool) {
 	defer out.close()
 	defer sub.Close()
-	if !out.send([]byte("retry: " + strconv.Itoa(int(streamRetry/time.Millisecond)) + "\n\n")) {
+	if !out.send(retryChunk) {
 		return
 	}
 	idle := time.NewTimer(h.heartbeat)
@@ -92,16 +92,16 @@ func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameW
 			}
 			checked = time.Now()
 		}
-		var frame []byte
+		var c []byte
 		switch {
 		case u.Event != nil:
-			frame = u.Event.Encoded(encodeEvent)
+			c = u.Event.Encoded(encodeEventChunk) // once for every stream that sends it
 		case u.Reset != nil:
-			frame = encodeReset(u.Reset)
+			c = chunk(encodeReset(u.Reset))
 		default:
-			frame = heartbeatFrame
+			c = heartbeatChunk
 		}
-		if !out.send(frame) {
+		if !out.send(c) {
 			return
 		}
 		if u.Event != nil {
@@ -111,14 +111,24 @@ func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameW
 	}
 }
 
-// heartbeatFrame is the comment that keeps proxies from closing an idle
-// stream.
-var heartbeatFrame = []byte(": keep-alive\n\n")
+// The frames every stream sends: the retry advice first, and the comment
+// that keeps proxies from closing an idle stream. Like events, they are
+// kept as chunks (see frameWriter).
+var (
+	retryChunk     = chunk([]byte("retry: " + strconv.Itoa(int(streamRetry/time.Millisecond)) + "\n\n"))
+	heartbeatChunk = chunk([]byte(": keep-alive\n\n"))
+)
 
-// frameWriter is where a stream's frames go. Each send is bounded by the
-// stream write timeout, so that a reader that stopped reading is let go.
+// encodeEventChunk is encodeEvent as a chunk.
+func encodeEventChunk(e *server.Event) []byte { return chunk(encodeEvent(e)) }
+
+// frameWriter is where a stream's frames go, each given as one chunk of a
+// chunked HTTP/1.1 body (see chunk): a hijacked connection writes it as it
+// is, the ResponseWriter its frame only. An event is so framed once for
+// all its streams. Each send is bounded by the stream write timeout, so
+// that a reader that stopped reading is let go.
 type frameWriter interface {
-	send(frame []byte) bool
+	send(chunk []byte) bool
 	close()
 }
 
@@ -130,9 +140,9 @@ type responseStream struct {
 	timeout time.Duration
 }
 
-func (s *responseStream) send(frame []byte) bool {
+func (s *responseStream) send(c []byte) bool {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
-	if _, err := s.w.Write(frame); err != nil {
+	if _, err := s.w.Write(chunkFrame(c)); err != nil {
 		return false
 	}
 	return s.rc.Flush() == nil
@@ -178,10 +188,10 @@ func hijackStream(w http.ResponseWriter, r *http.Request, timeout time.Duration)
 	return s, true
 }
 
-// send writes frame as one chunk in one write: the connection is wrapped
+// send writes the chunk in one write: the connection is wrapped
 // (connection count, error envelopes), so a vectored write would become a
 // system call per part.
-func (s *connStream) send(frame []byte) bool { return s.write(chunk(frame)) }
+func (s *connStream) send(c []byte) bool { return s.write(c) }
 
 // chunk encodes frame as one chunk of a chunked HTTP/1.1 body.
 func chunk(frame []byte) []byte {
@@ -190,6 +200,12 @@ func chunk(frame []byte) []byte {
 	b = append(b, "\r\n"...)
 	b = append(b, frame...)
 	return append(b, "\r\n"...)
+}
+
+// chunkFrame returns the frame a chunk holds.
+func chunkFrame(c []byte) []byte {
+	i := bytes.Index(c, []byte("\r\n"))
+	return c[i+2 : len(c)-2]
 }
 
 func (s *connStream) write(p []byte) bool {
