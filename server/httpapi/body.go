@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -107,7 +106,7 @@ func decodeEntries(d *jsontext.Decoder, in *server.PutInput) error {
 		if err != nil {
 			return err
 		}
-		if _, dup := in.Entries[k]; dup {
+		if len(in.BadContent) > 0 { // a later duplicate of a refused entry replaces it
 			in.BadContent = slices.DeleteFunc(in.BadContent, func(b string) bool { return b == k })
 		}
 		switch raw.Kind() {
@@ -117,13 +116,13 @@ func decodeEntries(d *jsontext.Decoder, in *server.PutInput) error {
 		default:
 			return server.InvalidBody("entries[%q] must be a string", truncate(k))
 		}
-		if !utf8.Valid(raw) || hasLoneSurrogate(raw) {
+		// The syntax was checked by ReadValue: unquoting fails only on
+		// content that is not UTF-8 or holds a lone UTF-16 surrogate
+		// escape (which encoding/json would turn into U+FFFD, changing it).
+		if buf, err = jsontext.AppendUnquote(buf[:0], raw); err != nil {
 			in.Entries[k] = ""
 			in.BadContent = append(in.BadContent, k)
 			continue
-		}
-		if buf, err = jsontext.AppendUnquote(buf[:0], raw); err != nil {
-			return err
 		}
 		in.Entries[k] = string(buf)
 	}
@@ -223,62 +222,3 @@ func describeJSONError(err error) error {
 	return server.InvalidBody("the body is not valid JSON: %v", err)
 }
 
-// hasLoneSurrogate reports whether a JSON text holds a \u escape of a UTF-16
-// surrogate that is not part of a valid pair; encoding/json would silently
-// turn it into U+FFFD, changing the content.
-func hasLoneSurrogate(b []byte) bool {
-	for i := 0; i < len(b); i++ {
-		j := bytes.IndexByte(b[i:], '\\')
-		if j < 0 {
-			return false
-		}
-		i += j
-		if i+1 >= len(b) {
-			return false
-		}
-		if b[i+1] != 'u' {
-			i++ // skip the escaped character, which may be a backslash
-			continue
-		}
-		r, ok := hex4(b, i+2)
-		if !ok {
-			return false // a syntax error the decoder reports
-		}
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return true
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+11 >= len(b) || b[i+6] != '\\' || b[i+7] != 'u' {
-				return true
-			}
-			lo, ok := hex4(b, i+8)
-			if !ok || lo < 0xDC00 || lo > 0xDFFF {
-				return true
-			}
-			i += 11
-			continue
-		}
-		i += 5
-	}
-	return false
-}
-
-func hex4(b []byte, at int) (rune, bool) {
-	if at+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[at : at+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
-}
