@@ -221,4 +221,3 @@ func describeJSONError(err error) error {
 	}
 	return server.InvalidBody("the body is not valid JSON: %v", err)
 }
-
