@@ -63,8 +63,8 @@ const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
 // Open opens (creating when missing) the database file at path, takes its
 // exclusive lock and checks or, with opts.Migrate, applies its migrations.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
-	if path == "" || strings.ContainsRune(path, '?') {
-		return nil, fmt.Errorf("open sqlite database %q: the path must be a file name without '?'", path)
+	if err := checkPath(path); err != nil {
+		return nil, err
 	}
 	lock, err := lockFile(path)
 	if err != nil {
@@ -123,15 +123,27 @@ func openPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
 	return pool, nil
 }
 
+// checkPath refuses a database path the driver would misread: empty, or
+// with a '?' (it would start the DSN's parameters).
+func checkPath(path string) error {
+	if path == "" || strings.ContainsRune(path, '?') {
+		return fmt.Errorf("open sqlite database %q: the path must be a file name without '?'", path)
+	}
+	return nil
+}
+
 // checkSchema returns an error wrapping migrations.ErrSchemaMismatch unless
 // the schema is at the latest version.
-func (db *DB) checkSchema(ctx context.Context) error {
-	version, dirty, err := schemaVersion(ctx, db.read)
+func (db *DB) checkSchema(ctx context.Context) error { return checkSchemaOf(ctx, db.read, db.path) }
+
+// checkSchemaOf is checkSchema for the database at path read through pool.
+func checkSchemaOf(ctx context.Context, pool *sql.DB, path string) error {
+	version, dirty, err := schemaVersion(ctx, pool)
 	if err != nil {
 		return err
 	}
 	if err := migrations.Check(migrations.SQLite, version, dirty); err != nil {
-		return fmt.Errorf("open sqlite database %s: %w", db.path, err)
+		return fmt.Errorf("open sqlite database %s: %w", path, err)
 	}
 	return nil
 }

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
 )
 
@@ -75,8 +73,8 @@ func (p RevocationsAt) Revocations(ctx context.Context) ([]server.Revocation, er
 // openExisting opens the existing database file at path for a command
 // that runs beside (or without) the server, after checking its schema.
 func openExisting(ctx context.Context, path string) (*sql.DB, error) {
-	if path == "" || strings.ContainsRune(path, '?') {
-		return nil, fmt.Errorf("open sqlite database %q: the path must be a file name without '?'", path)
+	if err := checkPath(path); err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no embedded database at %s: pass the server's --data-dir (or --database-url for Postgres); the server creates it on its first start", path)
@@ -87,13 +85,9 @@ func openExisting(ctx context.Context, path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	version, dirty, err := schemaVersion(ctx, pool)
-	if err == nil {
-		err = migrations.Check(migrations.SQLite, version, dirty)
-	}
-	if err != nil {
+	if err := checkSchemaOf(ctx, pool, path); err != nil {
 		_ = pool.Close()
-		return nil, fmt.Errorf("sqlite database %s: %w", path, err)
+		return nil, err
 	}
 	return pool, nil
 }
