@@ -137,15 +137,21 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	if f.retryAfter > 0 {
 		w.Header().Set("Retry-After", itoa(int64(f.retryAfter)))
 	}
-	details := make(map[string]any, len(f.details)+2)
-	for k, v := range f.details {
+	writeJSON(w, f.status, errorEnvelope(f.typ, f.message, f.code, id, f.details))
+}
+
+// errorEnvelope is the error body every refusal carries: details holds
+// extra's fields, the error code (when there is one) and the request id.
+func errorEnvelope(typ, message, code, id string, extra map[string]any) api.ErrorEnvelope {
+	details := make(map[string]any, len(extra)+2)
+	for k, v := range extra {
 		details[k] = v
 	}
-	if f.code != "" {
-		details["error_code"] = f.code
+	if code != "" {
+		details["error_code"] = code
 	}
 	details["request_id"] = id
-	writeJSON(w, f.status, api.ErrorEnvelope{Error: api.ErrorBody{Type: f.typ, Message: f.message, Details: details}})
+	return api.ErrorEnvelope{Error: api.ErrorBody{Type: typ, Message: message, Details: details}}
 }
 
 // refusedSubject is the caller's subject for a refusal's log line: the

@@ -50,8 +50,7 @@ func newRawError(statusLine, plainBody string, status int, code, reason, message
 
 // answer is the envelope, with a new request id, as a whole response.
 func (e rawError) answer(id string) []byte {
-	body, _ := json.Marshal(api.ErrorEnvelope{Error: api.ErrorBody{Type: api.TypeInvalidRequest, Message: e.message,
-		Details: map[string]any{"error_code": e.code, "request_id": id}}})
+	body, _ := json.Marshal(errorEnvelope(api.TypeInvalidRequest, e.message, e.code, id, nil))
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n%s: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
 		e.status, http.StatusText(e.status), api.HeaderRequestID, id, len(body))
