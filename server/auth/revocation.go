@@ -26,13 +26,6 @@ const revocationLoadTimeout = 5 * time.Second
 // server's 401 line).
 const errRevoked = "the token has been revoked; ask an admin for a new one"
 
-// facts are what a revocation is matched against.
-type facts struct {
-	id       string    // jti; "" when the token has none
-	subject  string    // the principal's subject
-	issuedAt time.Time // iat; zero when the token has none
-}
-
 // revocationSet is one load of the recorded revocations.
 type revocationSet struct {
 	loaded   time.Time // when the load began: the set holds every revocation recorded before it
@@ -40,14 +33,15 @@ type revocationSet struct {
 	subjects map[string]time.Time // subject → its tokens issued before this are revoked
 }
 
-// revoked reports whether f's token is withdrawn by the set. A token
-// without iat counts as issued before any subject revocation.
-func (s *revocationSet) revoked(f facts) bool {
-	if _, ok := s.ids[f.id]; ok && f.id != "" {
+// revoked reports whether the token t is withdrawn by the set: by its id
+// (jti), or by its subject and issue time. A token without iat counts as
+// issued before any subject revocation.
+func (s *revocationSet) revoked(t verified) bool {
+	if _, ok := s.ids[t.id]; ok && t.id != "" {
 		return true
 	}
-	before, ok := s.subjects[f.subject]
-	return ok && (f.issuedAt.IsZero() || f.issuedAt.Before(before))
+	before, ok := s.subjects[t.p.Subject]
+	return ok && (t.issuedAt.IsZero() || t.issuedAt.Before(before))
 }
 
 // revocations caches the store's revocation list: a verification costs
@@ -71,14 +65,14 @@ func newRevocations(src server.RevocationReader, refresh time.Duration, now func
 	return &revocations{src: src, refresh: refresh, now: now, loading: make(chan struct{}, 1), timeout: revocationLoadTimeout}
 }
 
-// check returns an authentication error when f's token is revoked.
-func (r *revocations) check(ctx context.Context, f facts) error {
+// check returns an authentication error when the token t is revoked.
+func (r *revocations) check(ctx context.Context, t verified) error {
 	set, err := r.current(ctx)
 	if err != nil {
 		return err
 	}
-	if set.revoked(f) {
-		return &AuthError{Reason: errRevoked, Subject: f.subject}
+	if set.revoked(t) {
+		return &AuthError{Reason: errRevoked, Subject: t.p.Subject}
 	}
 	return nil
 }

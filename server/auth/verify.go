@@ -108,7 +108,7 @@ func (v *Verifier) Authenticate(ctx context.Context, token string) (server.Princ
 		v.remember(sum, t)
 	}
 	if v.revoked != nil {
-		if err := v.revoked.check(ctx, facts{id: t.id, subject: t.p.Subject, issuedAt: t.issuedAt}); err != nil {
+		if err := v.revoked.check(ctx, t); err != nil {
 			return server.Principal{}, err
 		}
 	}
