@@ -14,11 +14,15 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/events"
 )
 
 // Options configure the HTTP handler.
 type Options struct {
 	Service *server.Service
+	// Events is the fan-out the Service publishes to: /readyz reports its
+	// readiness and the metrics its counters (nil: neither).
+	Events *events.Hub
 	// Auth verifies bearer tokens; nil with NoAuth set makes every caller an
 	// admin named "anonymous" (loopback demos only; the command enforces it).
 	Auth   server.Authenticator
@@ -63,6 +67,7 @@ type handler struct {
 	timeout time.Duration
 	bodies  *bodyCache
 	flights flights
+	chunks  eventChunks
 	ui      *webUI
 	release *releaser
 	// accessLog writes one line per request.
@@ -100,7 +105,9 @@ func NewHandler(o Options) http.Handler {
 		panic(fmt.Sprintf("web UI: %v", err)) // embedded templates that do not parse: a build defect
 	}
 	h.ui = ui
-	o.Metrics.watchHub(o.Service.Events())
+	if o.Events != nil {
+		o.Metrics.watchHub(o.Events)
+	}
 
 	r := chi.NewRouter()
 	r.Use(h.requestIDs, h.observe, h.recoverPanics)
@@ -110,7 +117,7 @@ func NewHandler(o Options) http.Handler {
 	r.MethodNotAllowed(h.wrap(func(w http.ResponseWriter, r *http.Request) error { return errMethodNotAllowed }))
 
 	r.Get(api.PathHealthz, h.healthz)
-	r.Get(api.PathReadyz, h.readyz(o.Ready, o.Service.Events()))
+	r.Get(api.PathReadyz, h.readyz(o.Ready, o.Events))
 	if o.ServeMetrics {
 		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/events"
 )
 
 // Metrics are the server's Prometheus collectors, in a registry of their own.
@@ -62,23 +63,23 @@ func NewMetrics() *Metrics {
 
 // watchHub exports the events hub's counters (once per Metrics: the first
 // hub watched is the server's).
-func (m *Metrics) watchHub(hub *server.Hub) {
+func (m *Metrics) watchHub(hub *events.Hub) {
 	m.hubOnce.Do(func() {
-		stat := func(f func(server.HubStats) int64) func() float64 {
+		stat := func(f func(events.Stats) int64) func() float64 {
 			return func() float64 { return float64(f(hub.Stats())) }
 		}
 		m.reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "teammem_event_streams_open", Help: "Event streams open now."},
-				stat(func(s server.HubStats) int64 { return s.OpenStreams })),
+				stat(func(s events.Stats) int64 { return s.OpenStreams })),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "teammem_events_published_total",
 				Help: "Change events of writes made through this server, announced to the subscribers of every server."},
-				stat(func(s server.HubStats) int64 { return s.Published })),
+				stat(func(s events.Stats) int64 { return s.Published })),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "teammem_event_slow_consumer_disconnects_total",
 				Help: "Event streams closed because their reader fell too far behind."},
-				stat(func(s server.HubStats) int64 { return s.SlowDisconnects })),
+				stat(func(s events.Stats) int64 { return s.SlowDisconnects })),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "teammem_event_listen_reconnects_total",
 				Help: "Times the events broker reconnected and caught subscribers up from history."},
-				stat(func(s server.HubStats) int64 { return s.ListenReconnects })),
+				stat(func(s events.Stats) int64 { return s.ListenReconnects })),
 		)
 	})
 }
