@@ -22,6 +22,7 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/metrics"
 )
 
 // serveConfig is the configuration of `serve`.
@@ -208,11 +209,11 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
-	metrics := httpapi.NewMetrics()
-	metrics.SetBuildInfo(buildinfo.Version(version), buildinfo.GoVersion(), storeName(c))
-	metrics.WatchStore(store, storeName(c))
-	conns := metrics.TrackConnections()
-	instrumented := metrics.InstrumentStore(store)
+	prom := metrics.New()
+	prom.SetBuildInfo(buildinfo.Version(version), buildinfo.GoVersion(), storeName(c))
+	prom.WatchStore(store, storeName(c))
+	conns := prom.TrackConnections()
+	instrumented := prom.InstrumentStore(store)
 	perSubject := c.streamsPerSubject
 	if perSubject == 0 {
 		perSubject = -1 // no limit
@@ -232,7 +233,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		log.Warn("authentication is OFF: every request acts as an admin named anonymous (loopback only)")
 	}
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
-		Metrics: metrics, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret,
+		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog})
 	main := newHTTPServer(h, log)
 	servers := []*http.Server{main}
@@ -267,7 +268,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 			return fmt.Errorf("listen on %s for metrics: %w", c.metricsAddr, err)
 		}
 		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", metrics.Handler())
+		mux.Handle("GET /metrics", prom.Handler())
 		servers = append(servers, newHTTPServer(mux, log))
 		listeners = append(listeners, mln)
 		log.Info("metrics listening on "+mln.Addr().String(), "addr", mln.Addr().String())

@@ -19,6 +19,7 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/metrics"
 	"github.com/teammem/teammem/server/sqlite"
 )
 
@@ -85,7 +86,7 @@ func exportedMetrics(t *testing.T) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := httpapi.NewMetrics()
+	m := metrics.New()
 	m.SetBuildInfo("test", "go", "sqlite")
 	m.WatchStore(store, "sqlite")
 	conns := m.TrackConnections()

@@ -105,7 +105,7 @@ func (h *handler) pump(ctx context.Context, sub server.Subscription, out frameWr
 			return
 		}
 		if u.Event != nil {
-			h.metrics.eventsDelivered.Inc()
+			h.metrics.EventDelivered()
 		}
 		idle.Reset(h.heartbeat)
 	}

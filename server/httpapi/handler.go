@@ -1,7 +1,8 @@
 // Package httpapi serves the team memory protocol over HTTP: the chi router,
-// the handlers, JWT authentication, rate limiting, request ids, logging and
-// Prometheus metrics. Handlers return errors; translate turns each into one
-// status and the error envelope.
+// the handlers, JWT authentication, rate limiting, request ids and logging
+// (the Prometheus collectors they feed are server/metrics'). Handlers
+// return errors; translate turns each into one status and the error
+// envelope.
 package httpapi
 
 import (
@@ -15,6 +16,7 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/metrics"
 )
 
 // Options configure the HTTP handler.
@@ -29,7 +31,7 @@ type Options struct {
 	NoAuth bool
 	Logger *slog.Logger
 	// Metrics collects Prometheus metrics; nil creates a private set.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// RateLimit is requests per second per token subject (burst twice
 	// that); 0 disables it.
 	RateLimit float64
@@ -62,7 +64,7 @@ type handler struct {
 	auth    server.Authenticator
 	noAuth  bool
 	log     *slog.Logger
-	metrics *Metrics
+	metrics *metrics.Metrics
 	limiter *limiter
 	timeout time.Duration
 	bodies  *bodyCache
@@ -82,7 +84,7 @@ func NewHandler(o Options) http.Handler {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Metrics == nil {
-		o.Metrics = NewMetrics()
+		o.Metrics = metrics.New()
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
@@ -106,7 +108,7 @@ func NewHandler(o Options) http.Handler {
 	}
 	h.ui = ui
 	if o.Events != nil {
-		o.Metrics.watchHub(o.Events)
+		o.Metrics.WatchHub(o.Events)
 	}
 
 	r := chi.NewRouter()

@@ -22,6 +22,7 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/metrics"
 	"github.com/teammem/teammem/server/sqlite"
 )
 
@@ -80,14 +81,14 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metrics := httpapi.NewMetrics()
-	instrumented := metrics.InstrumentStore(store)
+	prom := metrics.New()
+	instrumented := prom.InstrumentStore(store)
 	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.streamsPerSubject})
 	svc := server.NewService(instrumented, server.Config{Org: "acme-org", Limits: o.limits, SecretScan: true, Events: hub})
-	h := httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: verifier, Metrics: metrics, RateLimit: o.rateLimit, ServeMetrics: true,
+	h := httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: verifier, Metrics: prom, RateLimit: o.rateLimit, ServeMetrics: true,
 		Logger: o.logger, BodyCacheBytes: o.bodyCache, Heartbeat: o.heartbeat, NoAuth: o.noAuth})
 	hs := httptest.NewUnstartedServer(h)
-	hs.Listener = metrics.TrackConnections().Listener(hs.Listener)
+	hs.Listener = prom.TrackConnections().Listener(hs.Listener)
 	if o.tls {
 		hs.EnableHTTP2 = true
 		hs.StartTLS()
