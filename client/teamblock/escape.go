@@ -133,3 +133,49 @@ func destination(p string) (string, bool) {
 	}
 	return d, true
 }
+
+// isAtSign reports whether r is "@" or one of the two characters whose
+// compatibility form is "@" (U+FE6B, U+FF20): what an @-import scan reads,
+// or would after Unicode normalisation.
+func isAtSign(r rune) bool { return r == '@' || r == '\uFE6B' || r == '\uFF20' }
+
+// guardAt puts a backslash before every at sign of s that does not already
+// follow an odd run of backslashes, so that every at sign of the result
+// does. That one rule keeps every client's @-import scan off the block
+// whatever the Markdown around it: a scan of the raw text (Claude Code
+// reads a list item's text raw, link destinations and code spans
+// included) finds a backslash, not the start of the text or a space,
+// before the sign; a scan of parsed text finds an escaped "@" (the last
+// backslash of an odd run escapes it, the ones before pair up), which no
+// scan reads. Outside a code span the reader sees "@"; in a code span it
+// sees "\@". guardAt(guardAt(s)) == guardAt(s).
+func guardAt(s string) string {
+	if !strings.ContainsFunc(s, isAtSign) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	run := 0 // backslashes just written
+	for _, r := range s {
+		if isAtSign(r) && run%2 == 0 {
+			b.WriteByte('\\')
+		}
+		if r == '\\' {
+			run++
+		} else {
+			run = 0
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// linkableKey reports whether a link to key may be written: it holds no
+// at sign and no whitespace but the ASCII space (the key grammar refuses
+// both; this holds even for a key that got past it). Such a key is left
+// out of the block rather than linked.
+func linkableKey(key string) bool {
+	return !strings.ContainsFunc(key, func(r rune) bool {
+		return isAtSign(r) || r != ' ' && (unicode.IsSpace(r) || r == '\uFEFF')
+	})
+}
