@@ -101,7 +101,12 @@ func TestRealClientLoadsNothingOutsideTheTeamFolder(t *testing.T) {
 		t.Fatalf("the team index did not reach the victim's block:\n%s", read(checkout, "CLAUDE.local.md"))
 	}
 	bypass := teamblock.Render(teamblock.Input{Repo: repo, TeamDir: teamDir, Index: entries["MEMORY.md"]})
-	write(t, checkout, "CLAUDE.md", "# Project\n\n"+bypass.Text)
+	// The user's own team folder path may hold " @" and "#" too: the
+	// guidance's code spans and every link's destination then do.
+	odd := teamblock.Render(teamblock.Input{Repo: repo, TeamDir: "/srv/team @guard/.env#/t", Index: index[0]})
+	canaries["CANARY-team-folder-path-"+nonce] = "team folder path with space-@"
+	plantCanary(t, checkout, home, outside, "guard/.env", "CANARY-team-folder-path-"+nonce)
+	write(t, checkout, "CLAUDE.md", "# Project\n\n"+bypass.Text+"\n"+odd.Text)
 
 	for _, c := range clients {
 		t.Run(c.Version, func(t *testing.T) {
@@ -162,4 +167,32 @@ func randomHex(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// TestLegacyAtKeyNeverLinkedAndNamedInStatus is a server that holds a key
+// from before the key grammar refused "@" (or a hostile server): sync
+// writes no such file, the block leaves its index line out, and `status`
+// names the key.
+func TestLegacyAtKeyNeverLinkedAndNamedInStatus(t *testing.T) {
+	checkout, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
+	const key = "a @.env#.md"
+	srv := fakeServer(t, map[string]string{
+		"MEMORY.md": "- [Runbook](a%20@.env%23.md) — runbook\n- [Deploys](deploys.md) — deploys\n",
+		key:         "x\n", "deploys.md": "Run make deploy.\n"})
+	dir, state := t.TempDir(), t.TempDir()
+	args := []string{"--server", srv.URL, "--repo", repo, "--dir", dir, "--state-dir", state, "--json"}
+	p := startProc(t, agentBin, append([]string{"sync", "--repo-dir", checkout}, args...)...)
+	p.wait()
+	if read(dir, key) != absent {
+		t.Errorf("sync wrote %q", key)
+	}
+	block := blockOf(checkout)
+	if !strings.Contains(block, "deploys.md") || strings.Contains(block, "Runbook") || strings.Contains(block, ".env") {
+		t.Errorf("the block links the legacy key or lost the valid line:\n%s", block)
+	}
+	st := startProc(t, agentBin, append([]string{"status"}, args...)...)
+	st.wait()
+	if out := st.stdout.String(); !strings.Contains(out, `"a @.env#.md"`) || !strings.Contains(out, "not a valid key") {
+		t.Errorf("status does not name the legacy key:\n%s\n%s", out, st.stderr)
+	}
 }
