@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,6 +53,23 @@ var importShapes = []importShape{
 	{"index CR and U+2028 before @", "", "- see\r@cr2/.env and\u2028@cr2/.env", "cr2/.env"},
 	{"index link title", "", "- [T](deploys.md \"a @title/.env#\") — title", "title/.env"},
 	{"index paragraph", "", "para @para/.env#`", "para/.env"},
+}
+
+// modelLines are hand-written imports ({t} the target) on which memcore's
+// model of the client's scan must agree with the client: list items read
+// raw, paragraphs read between inline tokens, escapes, U+FEFF.
+var modelLines = []string{
+	"- [x](</t/a @{t}#.md>) — a destination in a list item",
+	"- note `` @{t}#` `` in a list item",
+	"para `` @{t} `` in a paragraph",
+	`para \\@{t} after an escaped backslash`,
+	`- x \@{t} escaped in a list item`,
+	"para y\ufeff@{t} after U+FEFF",
+	"[l](</t/b @{t}>) a destination in a paragraph",
+	"- `c`@{t} after a code span in a list item",
+	"# H @{t}",
+	"> quoted @{t}",
+	"> quoted `` @{t} `` code span",
 }
 
 // TestRealClientLoadsNothingOutsideTheTeamFolder is issue 22's boundary,
@@ -106,7 +124,27 @@ func TestRealClientLoadsNothingOutsideTheTeamFolder(t *testing.T) {
 	odd := teamblock.Render(teamblock.Input{Repo: repo, TeamDir: "/srv/team @guard/.env#/t", Index: index[0]})
 	canaries["CANARY-team-folder-path-"+nonce] = "team folder path with space-@"
 	plantCanary(t, checkout, home, outside, "guard/.env", "CANARY-team-folder-path-"+nonce)
-	write(t, checkout, "CLAUDE.md", "# Project\n\n"+bypass.Text+"\n"+odd.Text)
+	// Imports written by hand, not by the renderer: memcore's model of
+	// the client's scan (memory prompt) must load what the client loads.
+	model := map[string]string{} // canary text → the line aiming at it
+	var hand []string
+	for i, line := range modelLines {
+		target := fmt.Sprintf("m%d/.env", i)
+		text := fmt.Sprintf("MODEL-%d-%s", i, nonce)
+		model[text] = strings.ReplaceAll(line, "{t}", target)
+		plantCanary(t, checkout, home, outside, target, text)
+		hand = append(hand, model[text])
+	}
+	write(t, checkout, "CLAUDE.md", "# Project\n\n"+bypass.Text+"\n"+odd.Text+"\n"+strings.Join(hand, "\n\n")+"\n")
+	code, mp := runMemory(t, "prompt", "--cwd", checkout, "--home", home)
+	if code != 0 || !strings.Contains(mp.stdout.String(), positive) {
+		t.Fatalf("memory prompt (exit %d) lacks the team index:\n%s\n%s", code, mp.stdout, mp.stderr)
+	}
+	for text, shape := range canaries {
+		if strings.Contains(mp.stdout.String(), text) {
+			t.Errorf("memory prompt loads the canary of %q", shape)
+		}
+	}
 
 	for _, c := range clients {
 		t.Run(c.Version, func(t *testing.T) {
@@ -127,6 +165,11 @@ func TestRealClientLoadsNothingOutsideTheTeamFolder(t *testing.T) {
 			slices.Sort(leaked)
 			for _, shape := range leaked {
 				t.Errorf("Claude Code %s loaded the canary of %q into the model's context", c.Version, shape)
+			}
+			for text, line := range model {
+				if client, ours := msgs.Sent(text), strings.Contains(mp.stdout.String(), text); client != ours {
+					t.Errorf("%q: Claude Code %s loads its import: %v; memcore's model (memory prompt): %v", line, c.Version, client, ours)
+				}
 			}
 		})
 	}
