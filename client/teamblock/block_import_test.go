@@ -3,6 +3,7 @@ package teamblock
 import (
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/teammem/teammem/memcore"
 )
@@ -48,9 +49,10 @@ var importTeamDirs = []string{testTeam, "/home/ana@corp.example/.local/state/tea
 // checkNoImport renders index with the newline-separated keys as the team
 // folder's files (all files when keys is ""), in the team folder dir picks,
 // and fails when memcore's model of Claude Code's scan finds an import in
-// the CLAUDE.local.md it makes, or an at sign of the block does not follow
-// an odd run of backslashes (the renderer's rule, which holds for any
-// client that reads "\@" as an escape or ignores a sign after "\").
+// the CLAUDE.local.md it makes, or an at sign of the block follows neither
+// a letter, digit or mark nor an odd run of backslashes (the renderer's
+// rule, which holds for any scan that reads "@" only at a token's start
+// or after whitespace, as Claude Code's does).
 func checkNoImport(t *testing.T, index, keys string, dir uint8) {
 	exists := func(string) bool { return true }
 	if keys != "" {
@@ -66,15 +68,15 @@ func checkNoImport(t *testing.T, index, keys string, dir uint8) {
 	if got := memcore.ExtractIncludes(file); len(got) != 1 || got[0] != "own.md" {
 		t.Fatalf("imports %q (want the user's own.md alone) from:\n%s", got, file)
 	}
-	run := 0
+	run, prev := 0, rune(-1)
 	for i, r := range b.Text {
-		if isAtSign(r) && run%2 == 0 {
-			t.Fatalf("at sign at byte %d without an odd run of backslashes before it:\n%s", i, b.Text)
+		if isAtSign(r) && (run%2 == 0 && (run > 0 || prev < 0 || !unicode.IsLetter(prev) && !unicode.IsDigit(prev) && !unicode.IsMark(prev))) {
+			t.Fatalf("at sign at byte %d after neither a letter, digit or mark nor an odd run of backslashes:\n%s", i, b.Text)
 		}
 		if r == '\\' {
 			run++
 		} else {
-			run = 0
+			run, prev = 0, r
 		}
 	}
 	if g := guardAt(b.Text); g != b.Text {
