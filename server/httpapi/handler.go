@@ -111,6 +111,7 @@ func NewHandler(o Options) http.Handler {
 
 	r.Get(api.PathHealthz, h.healthz)
 	r.Get(api.PathReadyz, h.readyz(o.Ready, o.Service.Events()))
+	r.Get(api.PathServer, h.getServer)
 	if o.ServeMetrics {
 		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
 	}
@@ -126,6 +127,7 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathRevision, h.wrap(h.getRevision))
 		r.Get(api.PathRepos, h.wrap(h.getRepos))
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
+		r.Post(api.PathSeen, h.wrap(h.postSeen))
 	})
 	return r
 }
