@@ -60,8 +60,9 @@ type BlockStatus struct {
 // StatusOptions says what ReadStatus looks at.
 type StatusOptions struct {
 	Repo, Dir, StateDir string
-	// Server is the server URL, the journal's identity; "" finds the
-	// folder's only journal (FindJournal) and takes its server.
+	// Server is the server URL: the journal that last reached its server
+	// by it (FindServerJournal); "" finds the folder's only journal
+	// (FindJournal) and takes its server.
 	Server string
 	// Remote, when not nil, is asked for the repo's hashes within
 	// ProbeTimeout (5 s when zero).
@@ -87,6 +88,9 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 	}
 	st := &Status{Repo: o.Repo, Dir: o.Dir, StateDir: o.StateDir, Server: o.Server,
 		Journal: JournalPath(o.StateDir, o.Server, o.Repo, o.Dir), Pending: []Pending{}, Conflicts: []string{}, Skipped: []Skip{}, TeamBlock: []BlockStatus{}}
+	if path, ok := FindServerJournal(o.StateDir, o.Server, o.Repo, o.Dir); o.Server != "" && ok {
+		st.Journal = path // keyed by the server's identity
+	}
 	if o.Server == "" {
 		path, server, ok, err := FindJournal(o.StateDir, o.Repo, o.Dir)
 		if err != nil {
