@@ -53,6 +53,9 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 	var r Report
 	err := e.cycleLoop(ctx, m, &r)
 	e.settled = err == nil
+	if err == nil && m.local { // the server's changes are in the folder
+		e.cfg.Journal.settle()
+	}
 	r.Version, r.Checksum, r.Err = e.view.version, e.view.checksum, err
 	if serr := e.saveJournal(); serr != nil && err == nil {
 		err, r.Err = serr, serr
@@ -160,9 +163,13 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 		r.Skipped = append(r.Skipped, s.Skip())
 	}
 	e.cfg.Journal.settleWrites(snap.Checksums)
+	old, err := e.oldCopies(ctx, snap.Checksums, r)
+	if err != nil {
+		return err
+	}
 	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
-		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), Rails: e.cfg.Rails, ServerLost: e.cfg.Reseed,
-		CaseInsensitive: caseInsensitiveFS})
+		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), OldCopies: old, Rails: e.cfg.Rails,
+		ServerLost: e.cfg.Reseed, CaseInsensitive: caseInsensitiveFS})
 	r.Warnings = append(r.Warnings, plan.Warnings...)
 	if !m.local {
 		plan = holdLocalSteps(plan, r)

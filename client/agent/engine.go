@@ -109,6 +109,9 @@ type Engine struct {
 	// left out until their content changes.
 	refusedKeys map[string]refusal
 	blocks      blocks // the team memory block of the checkouts
+	// noHistoryLookup says the server cannot look up its history (older
+	// than POST /api/v1/seen); see oldCopies.
+	noHistoryLookup bool
 }
 
 // New returns an engine; it does no I/O.
