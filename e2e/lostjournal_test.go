@@ -119,3 +119,54 @@ func TestLostJournalDoesNotResurrect(t *testing.T) {
 		})
 	}
 }
+
+// TestVanishedKeysAreKeptLocally is the pull side's mass-delete guard with
+// the real binaries: 20 of the 30 keys an agent synced vanish from the
+// server without a tombstone (deleted, then purged). The next sync keeps
+// the local files, pushes nothing, says why and exits 1; --allow-mass-delete then
+// deletes them.
+func TestVanishedKeysAreKeptLocally(t *testing.T) {
+	data := t.TempDir()
+	srv := startServer(t, data, "127.0.0.1:0")
+	all := map[string]string{}
+	var gone []string
+	for i := range 30 {
+		all[fmt.Sprintf("k%02d.md", i)] = fmt.Sprintf("key %d\n", i)
+		if i < 20 {
+			gone = append(gone, fmt.Sprintf("k%02d.md", i))
+		}
+	}
+	putAll(t, srv, all)
+	dir, state := t.TempDir(), t.TempDir()
+	syncBy(t, srv.url(), dir, state)
+	if _, err := srv.api.Put(context.Background(), repo, api.PutRequest{SoftDeleteKeys: gone}, ""); err != nil {
+		t.Fatal(err)
+	}
+	addr := srv.addr
+	if code := srv.stop(t, 15); code != 0 {
+		t.Fatalf("server exit %d", code)
+	}
+	srv = startServer(t, data, addr, "--tombstone-retention", "1ms")
+	waitFor(t, "the purge", func() bool { return strings.Contains(srv.stderr.String(), "purged tombstones") })
+
+	held := startProc(t, agentBin, append([]string{"sync"}, runArgs(srv, dir, state)...)...)
+	held.wait()
+	if code := held.cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("sync holding files back: exit %d, want 1 (a warning needs attention)\n%s", code, held.stderr)
+	}
+	reps := held.reports(t)
+	pushed, deleted := pushedAndDeleted(reps)
+	var warned bool
+	for _, r := range reps {
+		warned = warned || strings.Contains(strings.Join(r.Warnings, "\n"), "not deleting 20 of 30 local files")
+	}
+	if len(pushed)+len(deleted) != 0 || !warned || len(files(t, dir)) != 30 || len(srv.entries(repo)) != 10 {
+		t.Errorf("pushed %v, deleted %v, warned %v, %d local files, %d on the server; want nothing moved, 30 kept, a warning, 10 live",
+			pushed, deleted, warned, len(files(t, dir)), len(srv.entries(repo)))
+	}
+	p := startProc(t, agentBin, append([]string{"sync"}, append(runArgs(srv, dir, state), "--allow-mass-delete")...)...)
+	p.wait()
+	if _, deleted := pushedAndDeleted(p.reports(t)); len(deleted) != 20 || len(files(t, dir)) != 10 {
+		t.Errorf("with --allow-mass-delete: deleted %v, %d local files; want the 20 deleted, 10 left", deleted, len(files(t, dir)))
+	}
+}
