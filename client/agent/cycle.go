@@ -212,23 +212,42 @@ func holdLocalSteps(plan Plan, r *Report) Plan {
 // applyLocal carries out the local side of a plan and returns the changes
 // to push, the errors of the keys that failed, one each, and an error
 // wrapping errLocalChanged for the keys left alone because their file
-// changed since the scan.
+// changed since the scan. Topic files are written first, then the indexes
+// (MEMORY.md) that may link them, then files are deleted: a reader of the
+// folder (the model, the block) never sees an index line whose file is
+// not there yet, nor, while a topic and its line go, a line whose file
+// went first.
 func (e *Engine) applyLocal(plan Plan, r *Report) (changes []Change, failed []error, raced error) {
-	var writes []Step
+	var writes, indexWrites, indexMerges, deletes []Step
 	var errs []error
+	apply := func(steps []Step) {
+		for _, st := range steps {
+			ch, err := e.applyStep(st, r)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			changes = append(changes, ch...)
+		}
+	}
 	for _, st := range plan.Steps {
-		if st.Action.WritesLocal() { // written together below
+		switch {
+		case st.Action.WritesLocal() && isIndex(st.Key): // written together below
+			indexWrites = append(indexWrites, st)
+		case st.Action.WritesLocal():
 			writes = append(writes, st)
-			continue
+		case st.Action == ActionMerge && isIndex(st.Key):
+			indexMerges = append(indexMerges, st)
+		case st.Action == ActionDeleteLocal:
+			deletes = append(deletes, st)
+		default:
+			apply([]Step{st})
 		}
-		ch, err := e.applyStep(st, r)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		changes = append(changes, ch...)
 	}
 	errs = append(errs, e.writeLocalAll(writes, r)...)
+	apply(indexMerges)
+	errs = append(errs, e.writeLocalAll(indexWrites, r)...)
+	apply(deletes)
 	slices.Sort(r.Pulled)
 	for _, err := range errs {
 		if errors.Is(err, errLocalChanged) {
@@ -261,6 +280,9 @@ func (e *Engine) applyStep(st Step, r *Report) ([]Change, error) {
 		e.local.changed(st.Key)
 		if err := memcore.SafeRemove(e.cfg.Dir, st.Key); err != nil {
 			return nil, fmt.Errorf("delete %q: %w", st.Key, err)
+		}
+		if e.onLocalChange != nil {
+			e.onLocalChange(st.Key)
 		}
 		j.Forget(st.Key)
 		r.Deleted = append(r.Deleted, st.Key)

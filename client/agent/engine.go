@@ -112,6 +112,10 @@ type Engine struct {
 	// noHistoryLookup says the server cannot look up its history (older
 	// than POST /api/v1/seen); see oldCopies.
 	noHistoryLookup bool
+	// onLocalChange, when set (by tests), is called with each key once its
+	// file was written or removed; it may be called from several
+	// goroutines at once.
+	onLocalChange func(key string)
 }
 
 // New returns an engine; it does no I/O.
