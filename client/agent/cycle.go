@@ -51,14 +51,24 @@ var (
 // no scan, no journal write.
 func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 	var r Report
+	if err := e.checkReplaced(); err != nil { // nothing read, written or saved
+		r.Err = err
+		e.report(r)
+		return r, err
+	}
 	err := e.cycleLoop(ctx, m, &r)
 	e.settled = err == nil
-	if err == nil && m.local { // the server's changes are in the folder
+	applied := err == nil && m.local // the server's changes are in the folder
+	if applied {
 		e.cfg.Journal.settle()
 	}
 	r.Version, r.Checksum, r.Err = e.view.version, e.view.checksum, err
 	if serr := e.saveJournal(); serr != nil && err == nil {
 		err, r.Err = serr, serr
+	} else if applied {
+		if ferr := e.cfg.Journal.forgetReplaced(); ferr != nil {
+			err, r.Err = ferr, ferr
+		}
 	}
 	e.updateBlocks(&r) // after a pull and after a local change of the index alike
 	e.report(r)

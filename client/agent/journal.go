@@ -70,6 +70,10 @@ type Journal struct {
 	Entries map[string]BaseEntry `json:"entries"`
 	// changed says the journal differs from what was last saved or read.
 	changed bool
+	// replaced, for a new journal, is the journal of the folder that last
+	// reached the same URL when it answered as another identity (see
+	// ErrServerReplaced); nil otherwise.
+	replaced *Journal
 }
 
 // journalFile is the journal's layout on disk.

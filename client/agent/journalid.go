@@ -44,7 +44,50 @@ func OpenServerJournal(stateDir, server, serverID, repo, dir string) (*Journal, 
 	if err != nil || opened != j { // read, or an error to report
 		return opened, err
 	}
-	return j.adoptURLJournal(journalPath(stateDir, server, repo, folder))
+	if adopted, err := j.adoptURLJournal(journalPath(stateDir, server, repo, folder)); adopted != j || err != nil {
+		return adopted, err
+	}
+	for _, prev := range folderJournals(stateDir, repo, dir) {
+		if prev.Server == server && prev.ServerID != "" && prev.ServerID != serverID && prev.Version > 0 {
+			j.replaced = prev // this URL's server was another database
+		}
+	}
+	return j, nil
+}
+
+// ErrServerReplaced is wrapped by a cycle's error when the server reached
+// by the URL the folder last synced by is another database (another
+// identity) than the one it synced, and the journal of the new one is
+// new: the old database was wiped or replaced, or the URL names another
+// server. As for ErrServerLostData, nothing is pushed (or saved) until
+// `sync --reseed` (Config.Reseed) syncs the folder with it as a new
+// history; the old journal is then removed.
+var ErrServerReplaced = errors.New("the server is another database than the one this folder synced")
+
+// checkReplaced returns an error wrapping ErrServerReplaced when the
+// journal's server replaced the one the folder last synced by its URL,
+// unless the engine reseeds.
+func (e *Engine) checkReplaced() error {
+	prev := e.cfg.Journal.replaced
+	if prev == nil || e.cfg.Reseed {
+		return nil
+	}
+	return fmt.Errorf("%w: %s answers as %s, this folder last synced version %d of %s there; nothing is pushed until `teammem-agent sync --reseed` uploads the folder to it",
+		ErrServerReplaced, e.cfg.Journal.Server, e.cfg.Journal.ServerID, prev.Version, prev.ServerID)
+}
+
+// forgetReplaced removes the journal of the database the journal's server
+// replaced, once a cycle synced the folder with the new one.
+func (j *Journal) forgetReplaced() error {
+	if j.replaced == nil {
+		return nil
+	}
+	if err := os.Remove(j.replaced.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the journal of the replaced server: %w", err)
+	}
+	os.Remove(StreamStatePath(j.replaced.path)) // absent unless an agent ran
+	j.replaced = nil
+	return nil
 }
 
 // adoptURLJournal moves the URL-keyed journal at legacy to j's file, keyed

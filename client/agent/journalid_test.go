@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/teammem/teammem/api"
@@ -144,5 +145,53 @@ func TestResolveServerID(t *testing.T) {
 	}
 	if got := ResolveServerID(context.Background(), identifier{err: offline}, state, url, "acme/other", filepath.Join(state, "x")); got != "" {
 		t.Errorf("another repo's journal lent its identity: %q", got)
+	}
+}
+
+// TestReplacedServerIsNotReseededSilently: the URL a folder synced by
+// answers as another database (wiped, replaced): nothing is pushed or
+// saved until --reseed, which syncs it as a new history and forgets the
+// old journal.
+func TestReplacedServerIsNotReseededSilently(t *testing.T) {
+	r := newRig(t, nil, map[string]string{"a.md": "a\n", "b.md": "b\n"}, nil)
+	const url = "http://mem.example:8080"
+	old, err := OpenServerJournal(r.state, url, testServerID, testRepo, r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Record("a.md", "a\n")
+	old.Record("b.md", "b\n")
+	old.SetDataset("sha256:x", 7)
+	if err := old.Save(); err != nil {
+		t.Fatal(err)
+	}
+	open := func(reseed bool) *Engine {
+		j, err := OpenServerJournal(r.state, url, otherServerID, testRepo, r.dir)
+		if err != nil || j.replaced == nil {
+			t.Fatalf("journal of the new identity = %+v, %v; want one that replaced the old", j, err)
+		}
+		return r.newEngine(t, func(c *Config) { c.Journal, c.Reseed = j, reseed })
+	}
+	e := open(false)
+	_, err = e.Sync(context.Background())
+	if !errors.Is(err, ErrServerReplaced) || !strings.Contains(err.Error(), "last synced version 7") {
+		t.Fatalf("Sync = %v; want ErrServerReplaced naming version 7", err)
+	}
+	newPath := ServerJournalPath(r.state, otherServerID, testRepo, r.dir)
+	if _, err := os.Stat(newPath); !os.IsNotExist(err) || len(r.remote.puts) != 0 {
+		t.Errorf("new journal saved (%v) or %d pushes; want neither", err, len(r.remote.puts))
+	}
+	e = open(true)
+	if _, err := e.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.remote.snapshot(); len(got) != 2 {
+		t.Errorf("server after --reseed = %v; want both files", got)
+	}
+	if _, err := os.Stat(old.Path()); !os.IsNotExist(err) {
+		t.Errorf("old journal still there after --reseed: %v", err)
+	}
+	if j, err := OpenServerJournal(r.state, url, otherServerID, testRepo, r.dir); err != nil || j.replaced != nil || len(j.Entries) != 2 {
+		t.Errorf("reopened = %+v, %v; want the new history, settled", j, err)
 	}
 }
