@@ -56,7 +56,11 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 		e.report(r)
 		return r, err
 	}
+	e.skipsNow = nil
 	err := e.cycleLoop(ctx, m, &r)
+	if e.skipsNow != nil { // the folder was scanned: these were said
+		e.skipsSaid = e.skipsNow
+	}
 	e.settled = err == nil
 	applied := err == nil && m.local // the server's changes are in the folder
 	if applied {
@@ -169,8 +173,11 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 	}
 	// A replan reports afresh, but for what the server's answers said.
 	r.Skipped, r.Warnings, r.PendingPull = append(r.Skipped[:0], r.refusals...), r.Warnings[:0], r.PendingPull[:0]
+	e.skipsNow = make(map[string]string, len(snap.Skipped))
 	for _, s := range snap.Skipped {
-		r.Skipped = append(r.Skipped, s.Skip())
+		if e.skipNew(s) {
+			r.Skipped = append(r.Skipped, s.Skip())
+		}
 	}
 	e.cfg.Journal.settleWrites(snap.Checksums)
 	old, err := e.oldCopies(ctx, snap.Checksums, r)
@@ -301,6 +308,9 @@ func (e *Engine) applyStep(st Step, r *Report) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
+		if content = e.shareIndex(st.Key, content, r); st.Server != "" && content == e.view.content[st.Key] {
+			return nil, nil // only lines held back differ: nothing to push
+		}
 		return []Change{{Key: st.Key, Content: content}}, nil
 	case ActionPushDelete:
 		return []Change{{Key: st.Key, Delete: true}}, nil
@@ -358,11 +368,12 @@ func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 	if err := e.writeLocal(st.Key, st.Local, merged, r); err != nil {
 		return nil, err
 	}
-	if merged == server {
-		return nil, nil
-	}
+	share := e.shareIndex(st.Key, merged, r)
 	// The journal must keep the server's version as base until the push
 	// succeeds, so that a failed push is merged again, not lost.
 	e.cfg.Journal.Record(st.Key, server)
-	return []Change{{Key: st.Key, Content: merged}}, nil
+	if share == server {
+		return nil, nil
+	}
+	return []Change{{Key: st.Key, Content: share}}, nil
 }
