@@ -20,7 +20,9 @@ func TestIndexLineOfAWithheldFileIsHeldBack(t *testing.T) {
 	if got := r.remote.snapshot()["MEMORY.md"]; got != "- [a](a.md) plain\n" {
 		t.Errorf("server index = %q; want the line of keys.md held back", got)
 	}
-	warned := func(rep Report) bool { return strings.Contains(strings.Join(rep.Warnings, "\n"), "1 index lines held back") }
+	warned := func(rep Report) bool {
+		return strings.Contains(strings.Join(rep.Warnings, "\n"), "1 index lines held back")
+	}
 	skipped := func(rep Report) bool { return len(rep.Skipped) == 1 && rep.Skipped[0].Path == "keys.md" }
 	if !warned(rep) || !skipped(rep) {
 		t.Errorf("first sync: warnings %q, skipped %v; want the held line and keys.md said", rep.Warnings, rep.Skipped)

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/teammem/teammem/client/teamblock"
@@ -27,26 +28,26 @@ func (e *Engine) shareIndex(key, content string, r *Report) string {
 		e.heldLines[key] = said
 		if len(held) > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf(
-				"%q: %d index lines held back until the files they link are shared: %s", key, len(held), quoteLines(held)))
+				"%q: %d index lines held back until the files they link are shared: %s", key, len(held), QuoteList(held, 5)))
 		}
 	}
 	return kept
 }
 
-// quoteLines quotes lines (control characters cannot reach a terminal),
-// at most 5 of them.
-func quoteLines(lines []string) string {
-	const most = 5
+// QuoteList quotes items (so that control characters cannot reach a
+// terminal), separated by commas, at most most of them and then how many
+// more there are.
+func QuoteList(items []string, most int) string {
 	var b strings.Builder
-	for i, l := range lines {
+	for i, l := range items {
 		if i == most {
-			fmt.Fprintf(&b, " and %d more", len(lines)-most)
+			fmt.Fprintf(&b, " and %d more", len(items)-most)
 			break
 		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%q", l)
+		b.WriteString(strconv.Quote(l))
 	}
 	return b.String()
 }

@@ -10,7 +10,7 @@ func TestHoldBack(t *testing.T) {
 	held := func(k string) bool { return k == "secret.md" || k == "sub/key notes.md" }
 	tests := []struct {
 		name, index, dir, kept string
-		held               []string
+		held                   []string
 	}{
 		{"nothing held", "- [a](a.md) one\n- [b](b.md)\n", "", "- [a](a.md) one\n- [b](b.md)\n", nil},
 		{"a line linking a held file", "- [a](a.md)\n- [s](secret.md) keys\n- [b](b.md)", "",
