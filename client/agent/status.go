@@ -21,12 +21,15 @@ type Pending struct {
 // Status is what `status` shows of one repo and team folder (spec/agent.md
 // §5); its JSON is the command's --json output.
 type Status struct {
-	Repo           string     `json:"repo"`
-	Dir            string     `json:"dir"`
-	StateDir       string     `json:"stateDir"`
-	Server         string     `json:"server"`
-	Journal        string     `json:"journal"`
-	AgentRunning   bool       `json:"agentRunning"`
+	Repo         string `json:"repo"`
+	Dir          string `json:"dir"`
+	StateDir     string `json:"stateDir"`
+	Server       string `json:"server"`
+	Journal      string `json:"journal"`
+	AgentRunning bool   `json:"agentRunning"`
+	// AgentPID is the pid of the agent holding the folder, 0 when none or
+	// unknown.
+	AgentPID       int        `json:"agentPid,omitempty"`
 	LastSync       *time.Time `json:"lastSync"`
 	Version        int64      `json:"version"`
 	Checksum       string     `json:"checksum"`
@@ -105,6 +108,9 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 		return nil, err
 	}
 	st.AgentRunning = FolderLocked(o.Dir)
+	if st.AgentRunning {
+		st.AgentPID = FolderHolder(o.Dir)
+	}
 	if st.AgentRunning {
 		st.Stream = readStreamState(StreamStatePath(st.Journal))
 	}
