@@ -127,6 +127,9 @@ func printStatus(s *session, st *agent.Status) {
 	running := "no"
 	if st.AgentRunning {
 		running = "yes"
+		if st.AgentPID > 0 {
+			running = fmt.Sprintf("yes, pid %d holds the folder", st.AgentPID)
+		}
 	}
 	fmt.Fprintf(w, "agent:     running: %s\n", running)
 	if st.Stream != nil {

@@ -114,3 +114,12 @@ func (i *instrumentedStore) LastAuthors(ctx context.Context, repo string) (map[s
 	i.observe("last_authors", start, err)
 	return a, err
 }
+
+func (i *instrumentedStore) SeenChecksums(ctx context.Context, repo string, want map[string]string) (map[string]int64, error) {
+	start := time.Now()
+	seen, err := i.s.SeenChecksums(ctx, repo, want)
+	i.observe("seen_checksums", start, err)
+	return seen, err
+}
+
+func (i *instrumentedStore) ServerID() string { return i.s.ServerID() }

@@ -43,6 +43,7 @@ type DB struct {
 	writes writeQueues
 	states stateReads
 	meta   writeplan.Meta // entry metadata by version, for the hashes probe
+	id     string         // the server identity, read at open
 }
 
 var _ server.Store = (*DB)(nil)
@@ -70,6 +71,9 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		_, _, err = Migrate(ctx, url, migrations.Up, 0)
 	} else {
 		err = db.checkSchema(ctx)
+	}
+	if err == nil {
+		err = db.readServerID(ctx)
 	}
 	if err != nil {
 		pool.Close()

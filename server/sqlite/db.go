@@ -42,6 +42,7 @@ type DB struct {
 	meta   writeplan.Meta
 	writer *writer
 	ckpt   *checkpointer
+	id     string // the server identity, read at open
 }
 
 var _ server.Store = (*DB)(nil)
@@ -88,6 +89,9 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		return err
 	}
 	if err := db.checkSchema(ctx); err != nil {
+		return err
+	}
+	if err := db.readServerID(ctx); err != nil {
 		return err
 	}
 	if db.reads, err = prepareReads(ctx, db.read); err != nil {

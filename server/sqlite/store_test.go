@@ -77,3 +77,22 @@ func TestRevokeBesideServer(t *testing.T) {
 		t.Errorf("Revoke on an old schema = %v; want a schema mismatch saying to migrate up", err)
 	}
 }
+
+// TestServerIDKept reopens one database file: the identity made by its
+// migration is kept, and another file has another.
+func TestServerIDKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	a, err := sqlite.Open(context.Background(), path, sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	storetest.SameServer(t, a, b, open(t))
+}

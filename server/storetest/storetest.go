@@ -37,6 +37,8 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"History", testHistory},
 		{"Revision", testRevision},
 		{"LastAuthors", testLastAuthors},
+		{"ServerID", testServerID},
+		{"SeenChecksums", testSeenChecksums},
 		{"Activity", testActivity},
 		{"Events", testEvents},
 		{"Repos", testRepos},
