@@ -90,6 +90,10 @@ func TestTwoReplicas(t *testing.T) {
 	})
 }
 
+func TestTokenRecords(t *testing.T) {
+	storetest.TokenRecords(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
+}
+
 func TestRevocations(t *testing.T) {
 	storetest.Revocations(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
 }
