@@ -3,20 +3,17 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/teammem/teammem/memcore/protocol"
-	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/sqlite"
+	"github.com/teammem/teammem/server/storetest"
 )
 
 // TestSearchBackfill: entries written before the search migration (here:
 // their index rows removed and the backfill cursor set, as migration 6
 // leaves a database holding data) are indexed after Open, in several
-// batches, and found; links of an index too.
+// batches, and found.
 func TestSearchBackfill(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "teammem.db")
@@ -24,19 +21,7 @@ func TestSearchBackfill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 450 // more than two batches
-	for _, repo := range []string{"acme/a", "acme/b"} {
-		w := server.Write{Repo: repo, Author: "alice", At: time.Now()}
-		for i := range n {
-			c := fmt.Sprintf("entry %d of %s, the word backfilled", i, repo)
-			w.Puts = append(w.Puts, server.Put{Key: fmt.Sprintf("k%04d.md", i), Content: c, Checksum: protocol.EntryChecksum([]byte(c))})
-		}
-		idx := "- [one](k0001.md) — wombat\n"
-		w.Puts = append([]server.Put{{Key: "MEMORY.md", Content: idx, Checksum: protocol.EntryChecksum([]byte(idx))}}, w.Puts...)
-		if _, err := db.Apply(ctx, w); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.BackfillWrite(t, db)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -51,26 +36,13 @@ func TestSearchBackfill(t *testing.T) {
 		}
 	}
 	_ = raw.Close()
-	db = open2(t, path)
-	if err := sqlite.WaitBackfill(db); err != nil {
-		t.Fatalf("backfill: %v", err)
-	}
-	hits, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{"backfilled"}}, AllRepos: true, Limit: 2 * n})
-	if err != nil || len(hits) != 2*n {
-		t.Fatalf("Search after backfill: %d hits, %v; want %d", len(hits), err, 2*n)
-	}
-	hits, err = db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{"wombat"}}, Repos: []string{"acme/b"}, Limit: 10})
-	if err != nil || len(hits) != 2 || hits[0].Key != "k0001.md" {
-		t.Fatalf("Search of an index line after backfill: %+v, %v", hits, err)
-	}
-}
-
-func open2(t *testing.T, path string) *sqlite.DB {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	db, err = sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	defer db.Close()
+	if err := sqlite.WaitBackfill(db); err != nil {
+		t.Fatalf("backfill: %v", err)
+	}
+	storetest.BackfillFound(t, db)
 }
