@@ -126,6 +126,7 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathRevision, h.wrap(h.getRevision))
 		r.Get(api.PathRepos, h.wrap(h.getRepos))
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
+		r.Get(api.PathSearch, h.wrap(h.getSearch))
 	})
 	return r
 }
