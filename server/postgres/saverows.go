@@ -7,8 +7,8 @@ import (
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
 	"github.com/teammem/teammem/server/internal/searchtext"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // The statements that store a group's writes, each once per group
@@ -68,7 +68,7 @@ type saveRows struct {
 }
 
 // add adds the rows of one plan; docs holds its puts' search text.
-func (r *saveRows) add(p *liveset.Plan, docs searchDocs) {
+func (r *saveRows) add(p *writeplan.Plan, docs searchDocs) {
 	r.verVersion, r.verSum = append(r.verVersion, p.Version), append(r.verSum, p.Checksum)
 	for _, ch := range p.Changes {
 		r.revKey = append(r.revKey, ch.Key)
@@ -85,7 +85,7 @@ func (r *saveRows) add(p *liveset.Plan, docs searchDocs) {
 
 // entry sets the entry row of ch's key, replacing the one an earlier plan
 // of the group left.
-func (r *saveRows) entry(ch liveset.Change, p *liveset.Plan, docs searchDocs) {
+func (r *saveRows) entry(ch writeplan.Change, p *writeplan.Plan, docs searchDocs) {
 	if r.entIndex == nil {
 		r.entIndex = map[string]int{}
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
 	"github.com/teammem/teammem/server/internal/searchtext"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // searchDocs is the search text of a write's puts, by key, computed by
@@ -20,7 +20,7 @@ func docsOf(w server.Write) searchDocs {
 }
 
 // of returns the search text of ch (empty for a delete).
-func (d searchDocs) of(ch liveset.Change) searchtext.Entry {
+func (d searchDocs) of(ch writeplan.Change) searchtext.Entry {
 	if ch.Op == server.OpDelete {
 		return searchtext.Entry{}
 	}
@@ -34,7 +34,7 @@ func (d searchDocs) of(ch liveset.Change) searchtext.Entry {
 // index key, as its last change leaves them (nil: deleted).
 type searchLinks map[string]map[string]string
 
-func (l *searchLinks) set(ch liveset.Change, e searchtext.Entry) {
+func (l *searchLinks) set(ch writeplan.Change, e searchtext.Entry) {
 	if !searchtext.IsIndex(ch.Key) {
 		return
 	}

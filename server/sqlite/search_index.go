@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
 	"github.com/teammem/teammem/server/internal/searchtext"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // searchDocs is the search text of a write's puts, by key, computed by
@@ -48,7 +48,7 @@ func (s *searchStmts) all() []**sql.Stmt {
 // index makes the index hold ch: a put's words replace the key's, a
 // delete removes them; a change of a memory index replaces its lines.
 // docs holds the put's words when the caller prepared them.
-func (s *searchStmts) index(ctx context.Context, repo string, ch liveset.Change, docs searchDocs) error {
+func (s *searchStmts) index(ctx context.Context, repo string, ch writeplan.Change, docs searchDocs) error {
 	if ch.Op == server.OpDelete {
 		return s.unindex(ctx, repo, ch.Key)
 	}
