@@ -87,6 +87,13 @@ func (j *backfillJob) run(ctx context.Context, b *batch) error {
 // its own goroutine; its error (the database failing) ends it and is
 // returned by waitBackfill.
 func (db *DB) backfill(ctx context.Context) error {
+	var pending int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM search_backfill`).Scan(&pending); err != nil {
+		return fmt.Errorf("index entries for search: %w", wrap("read search backfill", err))
+	}
+	if pending == 0 { // nothing written before migration 6: the writer is not disturbed
+		return nil
+	}
 	for {
 		j := &backfillJob{ctx: ctx, finished: make(chan struct{})}
 		if err := db.writer.submit(ctx, j, j.finished); err != nil {
