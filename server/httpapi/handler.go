@@ -137,6 +137,7 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathRepos, h.wrap(h.getRepos))
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
 		r.Post(api.PathSeen, h.wrap(h.postSeen))
+		r.Get(api.PathSearch, h.wrap(h.getSearch))
 	})
 	return r
 }
