@@ -19,7 +19,7 @@ const backfillBatch = 200
 // backfill batch.
 const backfillRetry = time.Second
 
-// backfill indexes the entries written before migration 4 (see its
+// backfill indexes the entries written before migration 6 (see its
 // comment), one batch per transaction, until none is left or ctx ends.
 // Every replica runs it; the search_backfill row, locked by the replica
 // running a batch (the others skip it and wait), makes them take turns.

@@ -13,7 +13,7 @@ import (
 
 // TestSearchBackfill: entries written before the search migration (here:
 // their vectors and links removed and the backfill cursor set, as
-// migration 4 leaves a database holding data) are indexed by the
+// migration 6 leaves a database holding data) are indexed by the
 // replicas after Open, taking turns, in several batches, and found.
 func TestSearchBackfill(t *testing.T) {
 	ctx := context.Background()

@@ -14,7 +14,7 @@ import (
 // meanwhile wait no longer than behind a batch of their own.
 const backfillBatch = 200
 
-// backfillJob indexes the next entries written before migration 6 (see
+// backfillJob indexes the next entries written before migration 8 (see
 // its comment), in the writer's transaction, and moves search_backfill's
 // cursor past them; done once there is none left.
 type backfillJob struct {
@@ -82,7 +82,7 @@ func (j *backfillJob) run(ctx context.Context, b *batch) error {
 	})
 }
 
-// backfill indexes the entries written before migration 6, one writer
+// backfill indexes the entries written before migration 8, one writer
 // batch at a time, until none is left or ctx ends. It runs from Open in
 // its own goroutine; its error (the database failing) ends it and is
 // returned by waitBackfill.
@@ -91,7 +91,7 @@ func (db *DB) backfill(ctx context.Context) error {
 	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM search_backfill`).Scan(&pending); err != nil {
 		return fmt.Errorf("index entries for search: %w", wrap("read search backfill", err))
 	}
-	if pending == 0 { // nothing written before migration 6: the writer is not disturbed
+	if pending == 0 { // nothing written before migration 8: the writer is not disturbed
 		return nil
 	}
 	for {

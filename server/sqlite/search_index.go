@@ -20,7 +20,7 @@ func docsOf(w server.Write) searchDocs {
 	return searchtext.Prepare(w.Puts, func(p server.Put) (string, string) { return p.Key, p.Content })
 }
 
-// The statements keeping the search index (see migration 6), run by the
+// The statements keeping the search index (see migration 8), run by the
 // writer in the transaction of the write they index.
 const (
 	docUpsertSQL = `INSERT INTO search_docs (repo, key) VALUES (?, ?)

@@ -11,7 +11,7 @@ import (
 )
 
 // TestSearchBackfill: entries written before the search migration (here:
-// their index rows removed and the backfill cursor set, as migration 6
+// their index rows removed and the backfill cursor set, as migration 8
 // leaves a database holding data) are indexed after Open, in several
 // batches, and found.
 func TestSearchBackfill(t *testing.T) {
