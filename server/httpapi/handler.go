@@ -48,6 +48,9 @@ type Options struct {
 	// Heartbeat is how long an events stream may stay silent before a
 	// comment line is sent (default 15 s).
 	Heartbeat time.Duration
+	// MCP, when not nil, is served at /mcp behind the authentication
+	// (server/mcp builds it; RequestPrincipal gives it the caller).
+	MCP http.Handler
 	// StreamWriteTimeout bounds the write of one event or heartbeat: a
 	// reader that takes longer is disconnected (default 10 s).
 	StreamWriteTimeout time.Duration
@@ -126,6 +129,7 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathRevision, h.wrap(h.getRevision))
 		r.Get(api.PathRepos, h.wrap(h.getRepos))
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
+		h.mountMCP(r, o.MCP)
 	})
 	return r
 }
