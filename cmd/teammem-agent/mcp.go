@@ -23,7 +23,7 @@ func runMCP(ctx context.Context, e *cliEnv, args []string) error {
 	}
 	fs := newFlagSet("mcp", "mcp [--server URL] [--token-file FILE] [--repo SLUG] | mcp install|uninstall --client NAME", e.Stdout)
 	var c commonFlags
-	c.register(fs)
+	c.registerConnection(fs)
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}

@@ -37,6 +37,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "server/httpapi", forbidden: []string{"github.com/jackc/", "modernc.org/"}},
 		{pkg: "mcptools", ownAllow: []string{"memcore/protocol", "memcore/secrets"}},
 		{pkg: "server/mcp", forbidden: []string{"github.com/jackc/", "modernc.org/", "github.com/go-chi/"}, ownAllow: []string{"server", "mcptools", "memcore/protocol", "memcore/secrets"}},
+		{pkg: "client/mcpinstall", ownAllow: []string{"internal/atomicfile", "internal/linediff"}},
 		{pkg: "client/mcprest", ownAllow: []string{"api", "client", "mcptools", "memcore/protocol", "memcore/secrets"}},
 	}
 	for _, r := range rules {
