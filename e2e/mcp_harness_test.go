@@ -16,32 +16,39 @@ import (
 	"github.com/teammem/teammem/internal/proctest"
 )
 
-// bearer adds a token to every request of the MCP client.
-type bearer struct{ token string }
+// bearer adds a token to every request of the MCP client, sent through
+// next (nil: http.DefaultTransport).
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
+	if b.next == nil {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	return b.next.RoundTrip(r)
 }
 
 // mcpTransport opens an MCP session with a token: over HTTP to the
 // server's /mcp, or over stdio to a `teammem-agent mcp` process.
-type mcpTransport func(t *testing.T, srv *authServer, token string) *sdk.ClientSession
+type mcpTransport func(t testing.TB, srv *authServer, token string) *sdk.ClientSession
 
 // mcpTransports are both ways in.
 var mcpTransports = map[string]mcpTransport{"http": mcpHTTP, "stdio": mcpStdio}
 
 // mcpHTTP connects the SDK's streamable client to /mcp.
-func mcpHTTP(t *testing.T, srv *authServer, token string) *sdk.ClientSession {
+func mcpHTTP(t testing.TB, srv *authServer, token string) *sdk.ClientSession {
 	t.Helper()
-	tr := &sdk.StreamableClientTransport{Endpoint: srv.url() + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}
+	tr := &sdk.StreamableClientTransport{Endpoint: srv.url() + "/mcp", HTTPClient: &http.Client{Transport: bearer{token: token}}}
 	return mcpConnect(t, tr)
 }
 
 // mcpStdio runs the real teammem-agent binary as `mcp` with the server and
 // token in its environment, in a home of its own (no agent.toml).
-func mcpStdio(t *testing.T, srv *authServer, token string) *sdk.ClientSession {
+func mcpStdio(t testing.TB, srv *authServer, token string) *sdk.ClientSession {
 	t.Helper()
 	cmd := proctest.Command(t, agentBin, "mcp", "--repo", repo, "--log-level", "warn")
 	home := t.TempDir()
@@ -51,7 +58,7 @@ func mcpStdio(t *testing.T, srv *authServer, token string) *sdk.ClientSession {
 	return mcpConnect(t, &sdk.CommandTransport{Command: cmd})
 }
 
-func mcpConnect(t *testing.T, tr sdk.Transport) *sdk.ClientSession {
+func mcpConnect(t testing.TB, tr sdk.Transport) *sdk.ClientSession {
 	t.Helper()
 	cl := sdk.NewClient(&sdk.Implementation{Name: "teammem-e2e", Version: "1"}, nil)
 	s, err := cl.Connect(context.Background(), tr, nil)
