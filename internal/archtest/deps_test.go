@@ -103,7 +103,7 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"modernc.org/sqlite":                     {"server/sqlite"},
 		"github.com/go-chi/chi":                  {"server/httpapi"},
 		"github.com/golang-jwt/jwt":              {"server/auth"},
-		"github.com/prometheus/":                 {"server/httpapi"},
+		"github.com/prometheus/":                 {"server/metrics"},
 		"github.com/fsnotify/fsnotify":           {"client/watch"},
 		"github.com/modelcontextprotocol/go-sdk": {"mcptools", "server/mcp"},
 	}
