@@ -13,6 +13,7 @@ const (
 	PathRevision        = PathTeamMemory + "/revision"
 	PathRepos           = "/api/v1/repos"
 	PathActivity        = "/api/v1/activity"
+	PathSearch          = "/api/v1/search"
 	PathHealthz         = "/healthz"
 	PathReadyz          = "/readyz"
 	PathMetrics         = "/metrics"
@@ -178,6 +179,32 @@ type Activity struct {
 	Repo  string         `json:"repo"`
 	Items []ActivityItem `json:"items"`
 	Next  *int64         `json:"next"`
+}
+
+// SearchResults is the body of GET /api/v1/search: live entries best
+// first. Next, when not nil, is the cursor of the next page (pass it as
+// cursor with the same q and repo).
+type SearchResults struct {
+	Results []SearchResult `json:"results"`
+	Next    *string        `json:"next"`
+}
+
+// SearchResult is one entry matching a search. Score orders the results
+// of one query (higher is better) and means nothing across queries.
+type SearchResult struct {
+	Repo    string  `json:"repo"`
+	Key     string  `json:"key"`
+	Version int64   `json:"version"`
+	Score   float64 `json:"score"`
+	Snippet Snippet `json:"snippet"`
+}
+
+// Snippet is a plain-text excerpt of an entry around its first match;
+// Matches are the [start, end) offsets of each match in Text, counted in
+// Unicode code points.
+type Snippet struct {
+	Text    string   `json:"text"`
+	Matches [][2]int `json:"matches"`
 }
 
 // Health is the body of /healthz and /readyz.

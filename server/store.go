@@ -103,6 +103,15 @@ type Store interface {
 	// must start again from a full pull.
 	Events(ctx context.Context, repo string, after int64, limit int) ([]*Event, error)
 
+	// Search returns the live entries matching q (see SearchRequest), best
+	// first, at most q.Limit of them after skipping q.Offset, with their
+	// content. Only q.Repos (or, with q.AllRepos, every repository) are
+	// read: the filter is part of the index query. A write is found by
+	// every Search that starts after its Apply returned, on every process:
+	// the index is written in the write's transaction. Ties are ordered by
+	// repository and key.
+	Search(ctx context.Context, q SearchRequest) ([]SearchHit, error)
+
 	// Repos returns the state of every repository that has held data,
 	// sorted by slug.
 	Repos(ctx context.Context) ([]RepoState, error)

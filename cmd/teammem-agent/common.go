@@ -27,6 +27,9 @@ type commonFlags struct {
 	json                     bool
 	noInject                 bool
 	config                   string
+	// noRepo: the command is about no one repository (search --all), so
+	// the session resolves none, nor its folders.
+	noRepo bool
 }
 
 // register adds the common flags to fs.
@@ -79,6 +82,9 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 		return nil, err
 	}
 	s := &session{e: e, flags: c, log: log, out: newPrinter(e, name, c.json), server: strings.TrimRight(c.server, "/")}
+	if c.noRepo { // a command about no one repository (search --all)
+		return s, nil
+	}
 	if s.slug, err = resolveSlug(e, c); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,7 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathRevision, h.wrap(h.getRevision))
 		r.Get(api.PathRepos, h.wrap(h.getRepos))
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
+		r.Get(api.PathSearch, h.wrap(h.getSearch))
 		h.mountMCP(r, o.MCP)
 	})
 	return r

@@ -85,6 +85,13 @@ func (i *instrumentedStore) Events(ctx context.Context, repo string, after int64
 	return evs, err
 }
 
+func (i *instrumentedStore) Search(ctx context.Context, q server.SearchRequest) ([]server.SearchHit, error) {
+	start := time.Now()
+	h, err := i.s.Search(ctx, q)
+	i.observe("search", start, err)
+	return h, err
+}
+
 func (i *instrumentedStore) Repos(ctx context.Context) ([]server.RepoState, error) {
 	start := time.Now()
 	r, err := i.s.Repos(ctx)
