@@ -31,6 +31,17 @@ func BenchmarkMCPReadMemory(b *testing.B) {
 	})
 }
 
+// BenchmarkMCPSearchMemories measures search_memories round trips over
+// /mcp, 16 clients at once, on the same corpus; p50 and p99 in
+// milliseconds. Run with -benchtime=2000x.
+func BenchmarkMCPSearchMemories(b *testing.B) {
+	srv := startBenchServer(b)
+	queries := []string{"deploy", "database migration", "cache", "topic 17", "migration cache deploy"}
+	benchToolCalls(b, srv, func(i int) (string, map[string]any) {
+		return "search_memories", map[string]any{"repo": repo, "query": queries[i%len(queries)]}
+	})
+}
+
 // startBenchServer starts a server with authentication and 1,000 entries
 // of about 1 KB in repo.
 func startBenchServer(b *testing.B) *authServer {

@@ -84,6 +84,17 @@ func checkWriteReadDelete(t *testing.T, s *sdk.ClientSession) {
 		t.Fatalf("MEMORY.md is %q after a second index line; want it replaced", idx.Content)
 	}
 
+	var found mcptools.SearchOutput
+	call(t, s, "search_memories", map[string]any{"query": "shared pool", "repo": repo}, &found)
+	if len(found.Hits) != 1 || found.Hits[0].Key != key || found.Hits[0].Repo != repo || !strings.Contains(found.Hits[0].Snippet, "pool") {
+		t.Errorf("search_memories: %+v", found)
+	}
+	call(t, s, "search_memories", map[string]any{"query": "shared pool"}, &found)
+	if len(found.Hits) != 1 {
+		t.Errorf("search_memories in every repository: %+v", found)
+	}
+	refused(t, s, "search_memories", map[string]any{"query": ""})
+
 	var list mcptools.ListOutput
 	call(t, s, "list_memories", map[string]any{"repo": repo}, &list)
 	if len(list.Memories) != 2 || list.Memories[0].Key != "MEMORY.md" || list.Memories[1].Description != "Why the DB tests flake and the fix" ||
@@ -195,10 +206,16 @@ func TestMCPGrants(t *testing.T) {
 			if len(list.Memories) != 1 {
 				t.Errorf("list_memories with a read grant: %+v", list)
 			}
+			var found mcptools.SearchOutput
+			call(t, s, "search_memories", map[string]any{"query": "hidden"}, &found)
+			if len(found.Hits) != 0 {
+				t.Errorf("search_memories without a grant for secret/plans found %+v", found.Hits)
+			}
 			for _, c := range []struct {
 				tool string
 				args map[string]any
 			}{
+				{"search_memories", map[string]any{"query": "anything", "repo": "secret/plans"}},
 				{"list_memories", map[string]any{"repo": "secret/plans"}},
 				{"list_memories", map[string]any{"repo": "secret/none"}},
 				{"read_memory", map[string]any{"repo": "secret/plans", "key": "x.md"}},

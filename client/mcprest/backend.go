@@ -156,9 +156,17 @@ func (b *Backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcp
 	return out, nil
 }
 
-// Search is answered once the REST API has a search (issue 23).
+// Search is GET /api/v1/search.
 func (b *Backend) Search(ctx context.Context, query, repo string, limit int) ([]mcptools.Hit, error) {
-	return nil, errors.New("search is not available on this server yet")
+	res, err := b.c.Search(ctx, query, client.SearchOptions{Repo: repo, Limit: limit})
+	if err != nil {
+		return nil, mark(err)
+	}
+	out := make([]mcptools.Hit, 0, len(res.Results))
+	for _, r := range res.Results {
+		out = append(out, mcptools.Hit{Repo: r.Repo, Key: r.Key, Snippet: r.Snippet.Text})
+	}
+	return out, nil
 }
 
 // statusKinds are the answers of the server the caller can act on.

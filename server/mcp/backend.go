@@ -144,7 +144,16 @@ func (b *backend) fail(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("the server failed to %s (request %s)", op, b.requestID)
 }
 
-// Search is answered once the Service has a search (issue 23).
+// Search is the Service's search (issue 23) for the caller: q.Repo alone,
+// or every repository the caller can read.
 func (b *backend) Search(ctx context.Context, query, repo string, limit int) ([]mcptools.Hit, error) {
-	return nil, errors.New("search is not available on this server yet")
+	page, err := b.svc.Search(ctx, b.p, server.SearchQuery{Text: query, Repo: repo, Limit: limit})
+	if err != nil {
+		return nil, b.fail(ctx, "search", err)
+	}
+	out := make([]mcptools.Hit, 0, len(page.Results))
+	for _, r := range page.Results {
+		out = append(out, mcptools.Hit{Repo: r.Repo, Key: r.Key, Snippet: r.Snippet.Text})
+	}
+	return out, nil
 }
