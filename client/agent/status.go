@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Pending is a local change not yet pushed.
@@ -226,8 +229,22 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 		return
 	}
 	st.ServerVersion, st.ServerChecksum = &h.Version, h.Checksum
+	st.Skipped = append(st.Skipped, invalidServerKeys(h.EntryChecksums)...)
 	if h.Version < st.Version {
 		st.ServerLost = fmt.Sprintf("the server is at version %d, this folder last synced version %d: it lost data; nothing is pushed until `teammem-agent sync --reseed`",
 			h.Version, st.Version)
 	}
+}
+
+// invalidServerKeys names, sorted, the keys the server holds that fail
+// protocol.ValidateKey (data from before a rule, a hostile server): sync
+// never writes them here and the team block never links them.
+func invalidServerKeys(sums map[string]string) []Skip {
+	var out []Skip
+	for _, k := range slices.Sorted(maps.Keys(sums)) {
+		if err := protocol.ValidateKey(k); err != nil {
+			out = append(out, Skip{Path: k, Reason: "held by the server but not a valid key, so never synced here nor linked from the team block: " + err.Error()})
+		}
+	}
+	return out
 }

@@ -130,7 +130,8 @@ var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 // not one (a URL, an absolute path, an anchor); keep is false when the line
 // must be left out: its target names a file of the team folder that is
 // refused or missing (a file refused at its author's never arrives), or is
-// a relative path that is not a valid key.
+// a relative path that is not a valid key or not one a link may name
+// (linkableKey).
 func (r lineRenderer) resolve(target string) (dest string, keep bool) {
 	t := target
 	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
@@ -153,7 +154,7 @@ func (r lineRenderer) resolve(target string) (dest string, keep bool) {
 			key = u
 		}
 	}
-	if protocol.ValidateKey(key) != nil || (r.refused != nil && r.refused(key)) {
+	if protocol.ValidateKey(key) != nil || !linkableKey(key) || (r.refused != nil && r.refused(key)) {
 		return "", false
 	}
 	if r.exists != nil && !r.exists(key) {
