@@ -15,16 +15,26 @@ import (
 // scanner, as a REST request would.
 type backend struct {
 	svc *server.Service
-	p   server.Principal
 	log *slog.Logger
-	// requestID names the HTTP request in the log line of a failure.
-	requestID string
+	// caller returns the caller of the HTTP request a call came in (its
+	// context carries it) and the request's id.
+	caller func(context.Context) (server.Principal, string)
 }
 
 var _ mcptools.Backend = (*backend)(nil)
 
+func (b *backend) principal(ctx context.Context) server.Principal {
+	p, _ := b.caller(ctx)
+	return p
+}
+
+func (b *backend) requestID(ctx context.Context) string {
+	_, id := b.caller(ctx)
+	return id
+}
+
 func (b *backend) State(ctx context.Context, repo string) (mcptools.State, error) {
-	snap, err := b.svc.Snapshot(ctx, b.p, repo, server.ReadOptions{})
+	snap, err := b.svc.Snapshot(ctx, b.principal(ctx), repo, server.ReadOptions{})
 	if errors.Is(err, server.ErrNotFound) {
 		return mcptools.State{Repo: repo}, nil
 	}
@@ -39,14 +49,14 @@ func (b *backend) State(ctx context.Context, repo string) (mcptools.State, error
 }
 
 func (b *backend) List(ctx context.Context, repo string) ([]mcptools.Entry, error) {
-	snap, err := b.svc.Snapshot(ctx, b.p, repo, server.ReadOptions{WithContent: true})
+	snap, err := b.svc.Snapshot(ctx, b.principal(ctx), repo, server.ReadOptions{WithContent: true})
 	if errors.Is(err, server.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, b.fail(ctx, "list", err)
 	}
-	authors, err := b.svc.LastAuthors(ctx, b.p, repo)
+	authors, err := b.svc.LastAuthors(ctx, b.principal(ctx), repo)
 	if err != nil {
 		return nil, b.fail(ctx, "list authors", err)
 	}
@@ -58,7 +68,7 @@ func (b *backend) List(ctx context.Context, repo string) ([]mcptools.Entry, erro
 }
 
 func (b *backend) History(ctx context.Context, repo, key string, limit int) ([]mcptools.Revision, error) {
-	revs, err := b.svc.History(ctx, b.p, repo, key, 0, limit)
+	revs, err := b.svc.History(ctx, b.principal(ctx), repo, key, 0, limit)
 	if errors.Is(err, server.ErrNotFound) {
 		return nil, nil
 	}
@@ -73,7 +83,7 @@ func (b *backend) History(ctx context.Context, repo, key string, limit int) ([]m
 }
 
 func (b *backend) Revision(ctx context.Context, repo, key string, version int64) (mcptools.Revision, error) {
-	r, err := b.svc.Revision(ctx, b.p, repo, key, version)
+	r, err := b.svc.Revision(ctx, b.principal(ctx), repo, key, version)
 	if errors.Is(err, server.ErrNotFound) {
 		return mcptools.Revision{}, mcptools.Mark(fmt.Errorf("%q has no revision at version %d", key, version), mcptools.ErrNotFound)
 	}
@@ -88,7 +98,7 @@ func revision(r server.Revision) mcptools.Revision {
 }
 
 func (b *backend) Activity(ctx context.Context, repo string, limit int) ([]mcptools.Change, error) {
-	page, err := b.svc.Activity(ctx, b.p, repo, 0, limit)
+	page, err := b.svc.Activity(ctx, b.principal(ctx), repo, 0, limit)
 	if errors.Is(err, server.ErrNotFound) {
 		return nil, nil
 	}
@@ -107,7 +117,7 @@ func (b *backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcp
 	if w.IfMatch == mcptools.CreateOnly {
 		in.IfMatch, in.IfNoneMatch = "", "*"
 	}
-	res, err := b.svc.Put(ctx, b.p, repo, in)
+	res, err := b.svc.Put(ctx, b.principal(ctx), repo, in)
 	if err != nil {
 		return mcptools.WriteResult{}, b.fail(ctx, "write", err)
 	}
@@ -137,17 +147,17 @@ func (b *backend) fail(ctx context.Context, op string, err error) error {
 	if marked, ok := mcptools.MarkKind(err, domainKinds); ok {
 		return marked
 	}
-	b.log.ErrorContext(ctx, "mcp tool failed", slog.String("op", op), slog.String("request_id", b.requestID), slog.String("error", err.Error()))
+	b.log.ErrorContext(ctx, "mcp tool failed", slog.String("op", op), slog.String("request_id", b.requestID(ctx)), slog.String("error", err.Error()))
 	if errors.Is(err, server.ErrUnavailable) {
-		return fmt.Errorf("the server's store is unavailable; try again shortly (request %s)", b.requestID)
+		return fmt.Errorf("the server's store is unavailable; try again shortly (request %s)", b.requestID(ctx))
 	}
-	return fmt.Errorf("the server failed to %s (request %s)", op, b.requestID)
+	return fmt.Errorf("the server failed to %s (request %s)", op, b.requestID(ctx))
 }
 
 // Search is the Service's search (issue 23) for the caller: q.Repo alone,
 // or every repository the caller can read.
 func (b *backend) Search(ctx context.Context, query, repo string, limit int) ([]mcptools.Hit, error) {
-	page, err := b.svc.Search(ctx, b.p, server.SearchQuery{Text: query, Repo: repo, Limit: limit})
+	page, err := b.svc.Search(ctx, b.principal(ctx), server.SearchQuery{Text: query, Repo: repo, Limit: limit})
 	if err != nil {
 		return nil, b.fail(ctx, "search", err)
 	}

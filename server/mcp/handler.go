@@ -45,14 +45,14 @@ func New(o Options) http.Handler {
 	if o.RequestID == nil {
 		o.RequestID = func(*http.Request) string { return "" }
 	}
-	cache := sdk.NewSchemaCache()
-	serverFor := func(r *http.Request) *sdk.Server {
-		p, id := o.Principal(r), o.RequestID(r)
-		b := &backend{svc: o.Service, p: p, log: o.Logger, requestID: id}
-		return mcptools.NewServer(b, mcptools.Options{Version: o.Version, SchemaCache: cache,
-			Observe: func(ctx context.Context, c mcptools.Call) { o.observe(ctx, c, p.Subject, id) }})
-	}
-	return sdk.NewStreamableHTTPHandler(serverFor, &sdk.StreamableHTTPOptions{
+	b := &backend{svc: o.Service, log: o.Logger, caller: callerOf}
+	// One server for every request: building one per request costs more
+	// than most calls (the SDK checks each tool's schema as it is added).
+	// The caller travels in the request's context, which the stateless
+	// handler hands to the tools.
+	srv := mcptools.NewServer(b, mcptools.Options{Version: o.Version,
+		Observe: func(ctx context.Context, c mcptools.Call) { o.observe(ctx, c) }})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
 		Logger:       o.Logger,
@@ -60,10 +60,30 @@ func New(o Options) http.Handler {
 		// REST body limit bounds them too.
 		MaxRequestBodyBytes: o.Service.Limits().MaxBodyBytes,
 	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := caller{p: o.Principal(r), requestID: o.RequestID(r)}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	})
+}
+
+// caller is who sent the HTTP request a tool call came in.
+type caller struct {
+	p         server.Principal
+	requestID string
+}
+
+type callerKey struct{}
+
+// callerOf returns the caller in ctx; a context without one is nobody,
+// who may read nothing.
+func callerOf(ctx context.Context) (server.Principal, string) {
+	c, _ := ctx.Value(callerKey{}).(caller)
+	return c.p, c.requestID
 }
 
 // observe records one tool call: metrics and the access log line.
-func (o Options) observe(ctx context.Context, c mcptools.Call, subject, requestID string) {
+func (o Options) observe(ctx context.Context, c mcptools.Call) {
+	p, requestID := callerOf(ctx)
 	if o.ObserveToolCall != nil {
 		o.ObserveToolCall(c.Tool, c.Outcome, c.Duration)
 	}
@@ -71,7 +91,7 @@ func (o Options) observe(ctx context.Context, c mcptools.Call, subject, requestI
 		return
 	}
 	attrs := []slog.Attr{slog.String("tool", c.Tool), slog.String("outcome", c.Outcome), slog.String("repo", c.Repo),
-		slog.String("subject", subject), slog.Duration("duration", c.Duration)}
+		slog.String("subject", p.Subject), slog.Duration("duration", c.Duration)}
 	if c.Key != "" {
 		attrs = append(attrs, slog.String("key", c.Key))
 	}
