@@ -30,6 +30,9 @@ func TestMCPTools(t *testing.T) {
 			checkToolList(t, s)
 			checkWriteReadDelete(t, s)
 			checkRefusals(t, srv, s)
+			if name == "http" {
+				checkToolLog(t, srv)
+			}
 		})
 	}
 }
@@ -166,6 +169,24 @@ func checkRefusals(t *testing.T, srv *authServer, s *sdk.ClientSession) {
 	refused(t, s, "list_memories", map[string]any{"repo": "../../etc"})
 	if after := srv.entries(repo); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("refused writes changed the repository: %v → %v", before, after)
+	}
+}
+
+// checkToolLog checks the server's line per tool call: the tool and its
+// outcome, never the content, the token or the secret.
+func checkToolLog(t *testing.T, srv *authServer) {
+	t.Helper()
+	waitFor(t, "the tool call lines", func() bool { return strings.Contains(srv.stderr.String(), "mcp tool call") })
+	log := srv.stderr.String()
+	for _, want := range []string{"tool=write_memory", "outcome=refused", "outcome=ok", "subject=admin"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the server log has no %q", want)
+		}
+	}
+	for _, never := range []string{srv.admin, "ghp_", "The pool is shared"} {
+		if strings.Contains(log, never) {
+			t.Errorf("the server log holds %.20q", never)
+		}
 	}
 }
 
