@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(command{Name: "mcp", Summary: "serve the team memory tools to an assistant over MCP on stdio (install, uninstall: configure a client)", Run: runMCP})
+	register(command{Name: "mcp", Summary: "serve the team memory tools to an assistant over MCP on stdio; mcp install|uninstall configures a client", Run: runMCP})
 }
 
 // runMCP is `teammem-agent mcp`: the MCP tools over stdio, talking to the
@@ -21,7 +21,10 @@ func runMCP(ctx context.Context, e *cliEnv, args []string) error {
 	if len(args) > 0 && (args[0] == "install" || args[0] == "uninstall") {
 		return runMCPInstall(ctx, e, args[0], args[1:])
 	}
-	fs := newFlagSet("mcp", "mcp [--server URL] [--token-file FILE] [--repo SLUG] | mcp install|uninstall --client NAME", e.Stdout)
+	fs := newFlagSet("mcp", "mcp [--server URL] [--token-file FILE] [--repo SLUG]\n\n"+
+		"Commands:\n"+
+		"  install    write the teammem entry of an assistant's user-level MCP configuration (--client NAME, --dry-run)\n"+
+		"  uninstall  remove it", e.Stdout)
 	var c commonFlags
 	c.registerConnection(fs)
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
