@@ -14,6 +14,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/userconfig"
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/memcore"
 	"github.com/teammem/teammem/memcore/protocol"
@@ -184,7 +185,7 @@ func resolveStateDir(e *cliEnv, c commonFlags) (string, error) {
 	if c.stateDir != "" {
 		return filepath.Abs(c.stateDir)
 	}
-	d, err := agent.StateDir(e.Getenv, e.Home, runtime.GOOS)
+	d, err := userconfig.StateDir(e.Getenv, e.Home, runtime.GOOS)
 	if err != nil {
 		return "", fmt.Errorf("find the state directory: %w; pass --state-dir DIR", err)
 	}

@@ -1,8 +1,8 @@
-// Package service installs the agent as a per-user background service that
+// Package autostart installs the agent as a per-user background service that
 // starts at login: a systemd user unit on Linux, a launchd agent on macOS.
 // Other systems get ErrUnsupported. The service runs `teammem-agent run
 // --config FILE`, which syncs every registered checkout.
-package service
+package autostart
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"errors"
@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/internal/memtest"
 )
 
 func TestDefaultSessionTemplateSections(t *testing.T) {
@@ -35,7 +38,7 @@ func TestDefaultSessionTemplateSections(t *testing.T) {
 func TestEnsureSessionNotes(t *testing.T) {
 	root := t.TempDir()
 	base := filepath.Join(root, "base")
-	project := ProjectDir(base, "/home/ana/api")
+	project := memcore.ProjectDir(base, "/home/ana/api")
 	n, err := EnsureSessionNotes(project, "s1", base)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +57,7 @@ func TestEnsureSessionNotes(t *testing.T) {
 	}
 
 	edited := DefaultSessionTemplate + "\nworked on the parser\n"
-	memWrite(t, wantPath, edited)
+	memtest.Write(t, wantPath, edited)
 	n, err = EnsureSessionNotes(project, "s1", base)
 	if err != nil || n.Created || n.Content != edited {
 		t.Fatalf("second EnsureSessionNotes = %+v, %v; want the edited file", n, err)
@@ -63,7 +66,7 @@ func TestEnsureSessionNotes(t *testing.T) {
 		t.Error("edited notes are empty")
 	}
 
-	memWrite(t, filepath.Join(base, "session-memory", "config", "template.md"), "# Mine\n_custom_\n")
+	memtest.Write(t, filepath.Join(base, "session-memory", "config", "template.md"), "# Mine\n_custom_\n")
 	n, err = EnsureSessionNotes(project, "s2", base)
 	if err != nil || n.Content != "# Mine\n_custom_\n" {
 		t.Fatalf("EnsureSessionNotes with a user template = %+v, %v", n, err)

@@ -1,4 +1,7 @@
-package agent
+// Package userconfig is the agent user's own configuration: agent.toml (the
+// server and token login saved, the checkouts add registered) and where it
+// lives, and the state directory that holds the journals and lock files.
+package userconfig
 
 import (
 	"errors"
@@ -14,10 +17,10 @@ import (
 	"github.com/teammem/teammem/internal/atomicfile"
 )
 
-// UserConfig is the agent's configuration file, agent.toml: the server
+// Config is the agent's configuration file, agent.toml: the server
 // and token `login` saved and the checkouts `add` registered. Flags and
 // their environment twins override it.
-type UserConfig struct {
+type Config struct {
 	Server string `toml:"server,omitempty"`
 	Token  string `toml:"token,omitempty"`
 	// Inject, when false, keeps no team memory block in the checkouts'
@@ -33,15 +36,15 @@ type Checkout struct {
 	Repo string `toml:"repo,omitempty"`
 }
 
-// ErrNoConfigDir is returned by ConfigPath when no configuration directory
+// ErrNoConfigDir is returned by Path when no configuration directory
 // can be derived.
 var ErrNoConfigDir = errors.New("no configuration directory")
 
-// ConfigPath returns where agent.toml lives: $XDG_CONFIG_HOME/teammem
+// Path returns where agent.toml lives: $XDG_CONFIG_HOME/teammem
 // when XDG_CONFIG_HOME is absolute, else ~/.config/teammem on Linux and
 // other Unix systems, ~/Library/Application Support/teammem on macOS and
 // %AppData%\teammem on Windows. It creates nothing.
-func ConfigPath(getenv func(string) string, home, goos string) (string, error) {
+func Path(getenv func(string) string, home, goos string) (string, error) {
 	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		return filepath.Join(x, stateDirName, "agent.toml"), nil
 	}
@@ -60,26 +63,26 @@ func ConfigPath(getenv func(string) string, home, goos string) (string, error) {
 	return filepath.Join(home, ".config", stateDirName, "agent.toml"), nil
 }
 
-// LoadUserConfig reads the configuration at path; a missing file is the
+// Load reads the configuration at path; a missing file is the
 // empty configuration.
-func LoadUserConfig(path string) (UserConfig, error) {
-	var c UserConfig
+func Load(path string) (Config, error) {
+	var c Config
 	md, err := toml.DecodeFile(path, &c)
 	if errors.Is(err, fs.ErrNotExist) {
-		return UserConfig{}, nil
+		return Config{}, nil
 	}
 	if err != nil {
-		return UserConfig{}, fmt.Errorf("read %s: %w", path, err)
+		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	if un := md.Undecoded(); len(un) > 0 {
-		return UserConfig{}, fmt.Errorf("read %s: unknown setting %q", path, un[0].String())
+		return Config{}, fmt.Errorf("read %s: unknown setting %q", path, un[0].String())
 	}
 	return c, nil
 }
 
 // Save writes the configuration to path atomically, mode 0600 (it may hold
 // a token), creating its folder (0700).
-func (c UserConfig) Save(path string) error {
+func (c Config) Save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
@@ -96,7 +99,7 @@ func (c UserConfig) Save(path string) error {
 
 // Add registers a checkout (an absolute, cleaned path), replacing the
 // entry of the same path; it reports whether anything changed.
-func (c *UserConfig) Add(co Checkout) bool {
+func (c *Config) Add(co Checkout) bool {
 	i := slices.IndexFunc(c.Checkouts, func(x Checkout) bool { return x.Path == co.Path })
 	if i >= 0 {
 		if c.Checkouts[i] == co {
@@ -111,7 +114,7 @@ func (c *UserConfig) Add(co Checkout) bool {
 
 // Remove unregisters the checkout at path; it reports whether it was
 // registered.
-func (c *UserConfig) Remove(path string) bool {
+func (c *Config) Remove(path string) bool {
 	n := len(c.Checkouts)
 	c.Checkouts = slices.DeleteFunc(c.Checkouts, func(x Checkout) bool { return x.Path == path })
 	return len(c.Checkouts) != n

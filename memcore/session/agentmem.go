@@ -1,10 +1,12 @@
-package memcore
+package session
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammem/teammem/memcore"
 )
 
 // AgentMemoryScope is where an agent type keeps its memory (§12).
@@ -50,7 +52,7 @@ func AgentTypeDirName(agentType string) (string, error) {
 
 // AgentMemoryDir returns an agent type's memory folder in a scope, with a
 // trailing separator.
-func AgentMemoryDir(env Env, agentType string, scope AgentMemoryScope) (string, error) {
+func AgentMemoryDir(env memcore.Env, agentType string, scope AgentMemoryScope) (string, error) {
 	f, err := agentMemoryFolder(env, agentType, scope)
 	if err != nil {
 		return "", err
@@ -60,7 +62,7 @@ func AgentMemoryDir(env Env, agentType string, scope AgentMemoryScope) (string, 
 
 // AgentSnapshotDir returns <cwd>/.claude/agent-memory-snapshots/<type>/, where
 // a project may ship initial memory for an agent type.
-func AgentSnapshotDir(env Env, agentType string) (string, error) {
+func AgentSnapshotDir(env memcore.Env, agentType string) (string, error) {
 	f, err := agentSnapshotFolder(env, agentType)
 	if err != nil {
 		return "", err
@@ -70,14 +72,14 @@ func AgentSnapshotDir(env Env, agentType string) (string, error) {
 
 // agentMemoryFolder names an agent type's memory folder in a scope: below
 // <memoryBase> for the user scope, below <cwd>/.claude for the others.
-func agentMemoryFolder(env Env, agentType string, scope AgentMemoryScope) (agentFolder, error) {
+func agentMemoryFolder(env memcore.Env, agentType string, scope AgentMemoryScope) (agentFolder, error) {
 	name, err := AgentTypeDirName(agentType)
 	if err != nil {
 		return agentFolder{}, err
 	}
 	switch scope {
 	case AgentScopeUser:
-		return agentFolder{base: MemoryBase(env), names: []string{agentMemoryDirName, name}}, nil
+		return agentFolder{base: memcore.MemoryBase(env), names: []string{agentMemoryDirName, name}}, nil
 	case AgentScopeProject:
 		return agentFolder{base: projectConfigDir(env), names: []string{agentMemoryDirName, name}}, nil
 	case AgentScopeLocal:
@@ -87,7 +89,7 @@ func agentMemoryFolder(env Env, agentType string, scope AgentMemoryScope) (agent
 }
 
 // agentSnapshotFolder names the project's snapshot folder of an agent type.
-func agentSnapshotFolder(env Env, agentType string) (agentFolder, error) {
+func agentSnapshotFolder(env memcore.Env, agentType string) (agentFolder, error) {
 	name, err := AgentTypeDirName(agentType)
 	if err != nil {
 		return agentFolder{}, err
@@ -96,6 +98,6 @@ func agentSnapshotFolder(env Env, agentType string) (agentFolder, error) {
 }
 
 // projectConfigDir returns <cwd>/.claude.
-func projectConfigDir(env Env) string {
-	return filepath.Join(env.Cwd, ConfigDirName)
+func projectConfigDir(env memcore.Env) string {
+	return filepath.Join(env.Cwd, memcore.ConfigDirName)
 }

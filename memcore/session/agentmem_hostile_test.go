@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"errors"
@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/internal/memtest"
 )
 
 // TestAgentSnapshotRefusesSymlinksOut plants, in a checked-in .claude folder,
@@ -36,10 +39,10 @@ func TestAgentSnapshotRefusesSymlinksOut(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := memTestEnv(t, nil)
 			outside := filepath.Dir(env.Home) // holds home, managed and work
-			memWrite(t, filepath.Join(env.Home, ".bashrc"), "export PATH=/usr/bin\n")
-			memWrite(t, filepath.Join(env.Home, "Documents", "thesis.md"), "chapter 1\n")
-			memWrite(t, filepath.Join(env.Home, "Documents", "reviewer", "notes.md"), "notes\n")
-			memWrite(t, filepath.Join(env.Cwd, ".claude", "agent-memory-snapshots", "reviewer", "x.md"), "from the repo\n")
+			memtest.Write(t, filepath.Join(env.Home, ".bashrc"), "export PATH=/usr/bin\n")
+			memtest.Write(t, filepath.Join(env.Home, "Documents", "thesis.md"), "chapter 1\n")
+			memtest.Write(t, filepath.Join(env.Home, "Documents", "reviewer", "notes.md"), "notes\n")
+			memtest.Write(t, filepath.Join(env.Cwd, ".claude", "agent-memory-snapshots", "reviewer", "x.md"), "from the repo\n")
 			for link, target := range tt.links {
 				plantSymlink(t, filepath.Join(env.Cwd, filepath.FromSlash(link)), target)
 			}
@@ -57,7 +60,7 @@ func TestAgentSnapshotRefusesSymlinksOut(t *testing.T) {
 				if op == "check" && tt.name == "synced record links to a dot-file" {
 					continue // reading the record does not follow the link either; the memory is empty
 				}
-				if !errors.Is(err, ErrUnsafePath) {
+				if !errors.Is(err, memcore.ErrUnsafePath) {
 					t.Errorf("%s: err = %v, want ErrUnsafePath", op, err)
 				}
 			}
@@ -69,7 +72,7 @@ func TestAgentSnapshotRefusesSymlinksOut(t *testing.T) {
 // where the platform does not allow it.
 func plantSymlink(t *testing.T, link, target string) {
 	t.Helper()
-	memMkdir(t, filepath.Dir(link))
+	memtest.Mkdir(t, filepath.Dir(link))
 	if err := os.Symlink(target, link); err != nil {
 		t.Skipf("cannot create symlinks here: %v", err)
 	}

@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"errors"

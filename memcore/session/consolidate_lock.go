@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/teammem/teammem/internal/atomicfile"
 	"github.com/teammem/teammem/internal/filelock"
+	"github.com/teammem/teammem/memcore"
 )
 
 // ConsolidateLockName is the consolidation lock's file name in the auto
@@ -43,12 +44,12 @@ type ConsolidationLock struct {
 // NewConsolidationLock returns the lock of an auto memory folder. The holder
 // id is env.PID (the current process when 0), liveness comes from
 // env.ProcessAlive (a platform check when nil) and the clock from env.Now.
-func NewConsolidationLock(env Env, autoMemDir string) *ConsolidationLock {
+func NewConsolidationLock(env memcore.Env, autoMemDir string) *ConsolidationLock {
 	l := &ConsolidationLock{
 		path:  filepath.Join(autoMemDir, ConsolidateLockName),
 		pid:   env.PID,
 		alive: env.ProcessAlive,
-		now:   env.now,
+		now:   env.CurrentTime,
 	}
 	if l.pid == 0 {
 		l.pid = os.Getpid()

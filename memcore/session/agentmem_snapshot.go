@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/teammem/teammem/memcore"
 )
 
 // Snapshot bookkeeping files. snapshot.json ({"updatedAt": RFC 3339}) is
@@ -45,7 +47,7 @@ type SnapshotStatus struct {
 type agentDirs struct{ memory, snapshot agentFolder }
 
 // resolveAgentDirs returns the folders of an agent type in a scope.
-func resolveAgentDirs(env Env, agentType string, scope AgentMemoryScope) (agentDirs, error) {
+func resolveAgentDirs(env memcore.Env, agentType string, scope AgentMemoryScope) (agentDirs, error) {
 	mem, err := agentMemoryFolder(env, agentType, scope)
 	if err != nil {
 		return agentDirs{}, err
@@ -57,7 +59,7 @@ func resolveAgentDirs(env Env, agentType string, scope AgentMemoryScope) (agentD
 // CheckAgentSnapshot compares an agent type's memory in a scope with the
 // project's snapshot for that type. Errors wrap ErrUnsafePath when a folder
 // below .claude (or below the memory base) is a symlink.
-func CheckAgentSnapshot(env Env, agentType string, scope AgentMemoryScope) (SnapshotStatus, error) {
+func CheckAgentSnapshot(env memcore.Env, agentType string, scope AgentMemoryScope) (SnapshotStatus, error) {
 	d, err := resolveAgentDirs(env, agentType, scope)
 	if err != nil {
 		return SnapshotStatus{}, err
@@ -90,7 +92,7 @@ func CheckAgentSnapshot(env Env, agentType string, scope AgentMemoryScope) (Snap
 // InitializeFromSnapshot copies the snapshot's files into the (empty)
 // memory folder and records the snapshot's date. It returns the keys copied.
 // Errors wrap ErrUnsafePath as CheckAgentSnapshot's do.
-func InitializeFromSnapshot(env Env, agentType string, scope AgentMemoryScope) ([]string, error) {
+func InitializeFromSnapshot(env memcore.Env, agentType string, scope AgentMemoryScope) ([]string, error) {
 	return withSnapshot(env, agentType, scope, func(mem, snap *os.Root, updated time.Time) ([]string, error) {
 		return copySnapshot(mem, snap, updated)
 	})
@@ -99,7 +101,7 @@ func InitializeFromSnapshot(env Env, agentType string, scope AgentMemoryScope) (
 // ReplaceFromSnapshot removes the memory folder's Markdown files, copies the
 // snapshot in and records its date. It returns the keys copied. Errors wrap
 // ErrUnsafePath as CheckAgentSnapshot's do.
-func ReplaceFromSnapshot(env Env, agentType string, scope AgentMemoryScope) ([]string, error) {
+func ReplaceFromSnapshot(env memcore.Env, agentType string, scope AgentMemoryScope) ([]string, error) {
 	return withSnapshot(env, agentType, scope, func(mem, snap *os.Root, updated time.Time) ([]string, error) {
 		if err := removeMarkdown(mem); err != nil {
 			return nil, fmt.Errorf("replace agent memory: %w", err)
@@ -111,7 +113,7 @@ func ReplaceFromSnapshot(env Env, agentType string, scope AgentMemoryScope) ([]s
 // MarkSnapshotSynced records the current snapshot's date without copying
 // anything (the user declined the update). Errors wrap ErrUnsafePath as
 // CheckAgentSnapshot's do.
-func MarkSnapshotSynced(env Env, agentType string, scope AgentMemoryScope) error {
+func MarkSnapshotSynced(env memcore.Env, agentType string, scope AgentMemoryScope) error {
 	_, err := withSnapshot(env, agentType, scope, func(mem, _ *os.Root, updated time.Time) ([]string, error) {
 		return nil, writeSyncedFrom(mem, updated)
 	})
@@ -121,7 +123,7 @@ func MarkSnapshotSynced(env Env, agentType string, scope AgentMemoryScope) error
 // withSnapshot opens the snapshot folder and the memory folder (creating it)
 // of an agent type and calls fn with both and the snapshot's date. It fails
 // when there is no snapshot.
-func withSnapshot(env Env, agentType string, scope AgentMemoryScope, fn func(mem, snap *os.Root, updated time.Time) ([]string, error)) ([]string, error) {
+func withSnapshot(env memcore.Env, agentType string, scope AgentMemoryScope, fn func(mem, snap *os.Root, updated time.Time) ([]string, error)) ([]string, error) {
 	d, err := resolveAgentDirs(env, agentType, scope)
 	if err != nil {
 		return nil, err

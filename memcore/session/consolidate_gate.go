@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/teammem/teammem/memcore"
 )
 
 // Defaults of the consolidation gate (§11).
@@ -73,7 +75,7 @@ type ConsolidationGate struct {
 }
 
 // NewConsolidationGate returns an enabled gate with the default thresholds.
-func NewConsolidationGate(env Env, autoMemDir, transcriptDir, currentSession string) *ConsolidationGate {
+func NewConsolidationGate(env memcore.Env, autoMemDir, transcriptDir, currentSession string) *ConsolidationGate {
 	return &ConsolidationGate{
 		Lock:           NewConsolidationLock(env, autoMemDir),
 		TranscriptDir:  transcriptDir,
@@ -82,7 +84,7 @@ func NewConsolidationGate(env Env, autoMemDir, transcriptDir, currentSession str
 		Interval:       DefaultConsolidateInterval,
 		ScanInterval:   DefaultSessionScanInterval,
 		MinSessions:    DefaultMinSessions,
-		now:            env.now,
+		now:            env.CurrentTime,
 	}
 }
 

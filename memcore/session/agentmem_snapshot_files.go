@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammem/teammem/memcore"
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
@@ -26,7 +27,7 @@ func copySnapshot(mem, snap *os.Root, updated time.Time) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("copy agent snapshot: %w", err)
 		}
-		if err := writeAtomic(mem, key, data, WriteOptions{Perm: DefaultFilePerm, DirPerm: DefaultDirPerm}); err != nil {
+		if err := memcore.WriteInRoot(mem, key, data, memcore.WriteOptions{Perm: memcore.DefaultFilePerm, DirPerm: memcore.DefaultDirPerm}); err != nil {
 			return nil, fmt.Errorf("copy agent snapshot: %w", err)
 		}
 	}
@@ -88,11 +89,11 @@ func readSyncedFrom(mem *os.Root) time.Time {
 // refused with ErrUnsafePath, as SafeWrite refuses one.
 func writeSyncedFrom(mem *os.Root, t time.Time) error {
 	if fi, err := mem.Lstat(SnapshotSyncedName); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("record snapshot: %w: %s is not a regular file", ErrUnsafePath, SnapshotSyncedName)
+		return fmt.Errorf("record snapshot: %w: %s is not a regular file", memcore.ErrUnsafePath, SnapshotSyncedName)
 	}
 	data, _ := json.Marshal(map[string]string{"syncedFrom": t.UTC().Format(time.RFC3339Nano)})
-	opts := WriteOptions{Perm: DefaultFilePerm, DirPerm: DefaultDirPerm}
-	if err := writeAtomic(mem, SnapshotSyncedName, append(data, '\n'), opts); err != nil {
+	opts := memcore.WriteOptions{Perm: memcore.DefaultFilePerm, DirPerm: memcore.DefaultDirPerm}
+	if err := memcore.WriteInRoot(mem, SnapshotSyncedName, append(data, '\n'), opts); err != nil {
 		return fmt.Errorf("record snapshot: %w", err)
 	}
 	return nil
@@ -100,7 +101,7 @@ func writeSyncedFrom(mem *os.Root, t time.Time) error {
 
 // readRegular reads name inside root when it is a regular file.
 func readRegular(root *os.Root, name string) ([]byte, error) {
-	if err := requireRegular(root, name); err != nil {
+	if err := memcore.RequireRegular(root, name); err != nil {
 		return nil, err
 	}
 	return root.ReadFile(name)

@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/memcore/internal/memtest"
 )
 
 func TestAgentMemoryDir(t *testing.T) {
@@ -19,10 +21,10 @@ func TestAgentMemoryDir(t *testing.T) {
 		want        string
 		wantErr     error
 	}{
-		{"user", "reviewer", AgentScopeUser, filepath.Join(base, "agent-memory", "reviewer") + pathSep, nil},
-		{"project", "reviewer", AgentScopeProject, filepath.Join(env.Cwd, ".claude", "agent-memory", "reviewer") + pathSep, nil},
-		{"local", "reviewer", AgentScopeLocal, filepath.Join(env.Cwd, ".claude", "agent-memory-local", "reviewer") + pathSep, nil},
-		{"plugin agent", "my-plugin:reviewer", AgentScopeProject, filepath.Join(env.Cwd, ".claude", "agent-memory", "my-plugin-reviewer") + pathSep, nil},
+		{"user", "reviewer", AgentScopeUser, filepath.Join(base, "agent-memory", "reviewer") + string(filepath.Separator), nil},
+		{"project", "reviewer", AgentScopeProject, filepath.Join(env.Cwd, ".claude", "agent-memory", "reviewer") + string(filepath.Separator), nil},
+		{"local", "reviewer", AgentScopeLocal, filepath.Join(env.Cwd, ".claude", "agent-memory-local", "reviewer") + string(filepath.Separator), nil},
+		{"plugin agent", "my-plugin:reviewer", AgentScopeProject, filepath.Join(env.Cwd, ".claude", "agent-memory", "my-plugin-reviewer") + string(filepath.Separator), nil},
 		{"traversal", "../../etc", AgentScopeUser, "", ErrInvalidAgentType},
 		{"dotdot", "..", AgentScopeUser, "", ErrInvalidAgentType},
 		{"backslash", `a\b`, AgentScopeUser, "", ErrInvalidAgentType},
@@ -57,11 +59,11 @@ func TestAgentSnapshotLifecycle(t *testing.T) {
 
 	snap, _ := AgentSnapshotDir(env, agent)
 	v1 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	memWrite(t, filepath.Join(snap, SnapshotMetaName), `{"updatedAt": "2026-01-02T03:04:05Z"}`)
-	memWrite(t, filepath.Join(snap, "conventions.md"), "use tabs\n")
-	memWrite(t, filepath.Join(snap, "db", "schema.md"), "users table\n")
-	memWrite(t, filepath.Join(snap, ".hidden.md"), "not copied\n")
-	memWrite(t, filepath.Join(snap, "script.sh"), "not copied\n")
+	memtest.Write(t, filepath.Join(snap, SnapshotMetaName), `{"updatedAt": "2026-01-02T03:04:05Z"}`)
+	memtest.Write(t, filepath.Join(snap, "conventions.md"), "use tabs\n")
+	memtest.Write(t, filepath.Join(snap, "db", "schema.md"), "users table\n")
+	memtest.Write(t, filepath.Join(snap, ".hidden.md"), "not copied\n")
+	memtest.Write(t, filepath.Join(snap, "script.sh"), "not copied\n")
 	if st := check(SnapshotInitialize); !st.UpdatedAt.Equal(v1) {
 		t.Errorf("UpdatedAt = %v, want %v", st.UpdatedAt, v1)
 	}
@@ -82,16 +84,16 @@ func TestAgentSnapshotLifecycle(t *testing.T) {
 	}
 
 	// The project ships a newer snapshot; the agent has learnt something.
-	memWrite(t, filepath.Join(snap, SnapshotMetaName), `{"updatedAt": "2026-02-01T00:00:00Z"}`)
-	memWrite(t, filepath.Join(snap, "conventions.md"), "use spaces\n")
-	memWrite(t, filepath.Join(mem, "learnt.md"), "mine\n")
+	memtest.Write(t, filepath.Join(snap, SnapshotMetaName), `{"updatedAt": "2026-02-01T00:00:00Z"}`)
+	memtest.Write(t, filepath.Join(snap, "conventions.md"), "use spaces\n")
+	memtest.Write(t, filepath.Join(mem, "learnt.md"), "mine\n")
 	check(SnapshotUpdateAvailable)
 	if err := MarkSnapshotSynced(env, agent, AgentScopeLocal); err != nil {
 		t.Fatal(err)
 	}
 	check(SnapshotNone)
 
-	memWrite(t, filepath.Join(snap, SnapshotMetaName), `{"updatedAt": "2026-03-01T00:00:00Z"}`)
+	memtest.Write(t, filepath.Join(snap, SnapshotMetaName), `{"updatedAt": "2026-03-01T00:00:00Z"}`)
 	check(SnapshotUpdateAvailable)
 	if _, err := ReplaceFromSnapshot(env, agent, AgentScopeLocal); err != nil {
 		t.Fatal(err)
@@ -108,13 +110,13 @@ func TestAgentSnapshotLifecycle(t *testing.T) {
 func TestAgentSnapshotWithoutMetaUsesNewestFile(t *testing.T) {
 	env := memTestEnv(t, nil)
 	snap, _ := AgentSnapshotDir(env, "a")
-	memWrite(t, filepath.Join(snap, "x.md"), "x\n")
+	memtest.Write(t, filepath.Join(snap, "x.md"), "x\n")
 	old := time.Date(2025, 5, 5, 0, 0, 0, 0, time.UTC)
 	if err := os.Chtimes(filepath.Join(snap, "x.md"), old, old); err != nil {
 		t.Fatal(err)
 	}
 	mem, _ := AgentMemoryDir(env, "a", AgentScopeProject)
-	memWrite(t, filepath.Join(mem, "own.md"), "own\n")
+	memtest.Write(t, filepath.Join(mem, "own.md"), "own\n")
 	st, err := CheckAgentSnapshot(env, "a", AgentScopeProject)
 	if err != nil || st.Action != SnapshotUpdateAvailable || !st.UpdatedAt.Equal(old) {
 		t.Fatalf("CheckAgentSnapshot = %+v, %v; want update available dated %v (memory has no record)", st, err, old)

@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"context"
@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/internal/memtest"
 )
 
 // touch writes a file and sets its modification time.
 func touch(t *testing.T, path string, mtime time.Time) {
 	t.Helper()
-	memWrite(t, path, "{}\n")
+	memtest.Write(t, path, "{}\n")
 	if err := os.Chtimes(path, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +27,7 @@ func TestConsolidationGate(t *testing.T) {
 	memDir := filepath.Join(root, "memory")
 	transcripts := filepath.Join(root, "transcripts")
 	now := time.Now().Truncate(time.Second)
-	env := Env{PID: os.Getpid(), Now: func() time.Time { return now }}
+	env := memcore.Env{PID: os.Getpid(), Now: func() time.Time { return now }}
 	g := NewConsolidationGate(env, memDir, transcripts, "current")
 	check := func(want GateOutcome) GateResult {
 		t.Helper()
@@ -51,7 +54,7 @@ func TestConsolidationGate(t *testing.T) {
 	}
 	touch(t, filepath.Join(transcripts, "old.jsonl"), now.Add(-30*time.Hour))
 	touch(t, filepath.Join(transcripts, "notes.md"), now.Add(-time.Hour))
-	memMkdir(t, filepath.Join(transcripts, "dir.jsonl"))
+	memtest.Mkdir(t, filepath.Join(transcripts, "dir.jsonl"))
 
 	res := check(GateFewSessions)
 	if diff := cmp.Diff([]string{"a", "b", "c"}, res.Sessions); diff != "" {
@@ -82,7 +85,7 @@ func TestConsolidationGate(t *testing.T) {
 func TestConsolidationGateLockHeld(t *testing.T) {
 	root := t.TempDir()
 	now := time.Now()
-	env := Env{PID: 100, Now: func() time.Time { return now }, ProcessAlive: func(p int) bool { return p == 200 }}
+	env := memcore.Env{PID: 100, Now: func() time.Time { return now }, ProcessAlive: func(p int) bool { return p == 200 }}
 	g := NewConsolidationGate(env, filepath.Join(root, "memory"), filepath.Join(root, "t"), "")
 	for _, id := range []string{"1", "2", "3", "4", "5"} {
 		touch(t, filepath.Join(root, "t", id+".jsonl"), now)
@@ -90,7 +93,7 @@ func TestConsolidationGateLockHeld(t *testing.T) {
 	// Live pid 200 took the lock 30 minutes ago (a shorter interval lets
 	// the gate get that far).
 	lock := filepath.Join(root, "memory", ConsolidateLockName)
-	memWrite(t, lock, "200")
+	memtest.Write(t, lock, "200")
 	if err := os.Chtimes(lock, now.Add(-30*time.Minute), now.Add(-30*time.Minute)); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/teammem/teammem/memcore"
 )
 
 // agentFolder is an agent memory or snapshot folder: a base folder
@@ -31,7 +33,7 @@ func (f agentFolder) path() string {
 // is an error wrapping fs.ErrNotExist, unless create, which makes it.
 func (f agentFolder) open(create bool) (*os.Root, error) {
 	if create {
-		if err := os.MkdirAll(f.base, DefaultDirPerm); err != nil {
+		if err := os.MkdirAll(f.base, memcore.DefaultDirPerm); err != nil {
 			return nil, fmt.Errorf("open agent memory folder: %w", err)
 		}
 	}
@@ -49,7 +51,7 @@ func (f agentFolder) open(create bool) (*os.Root, error) {
 	}
 	root, err := base.OpenRoot(rel)
 	if err != nil {
-		return nil, fmt.Errorf("open agent memory folder: %w", rootError("open", rel, err))
+		return nil, fmt.Errorf("open agent memory folder: %w", memcore.RootError("open", rel, err))
 	}
 	return root, nil
 }
@@ -59,7 +61,7 @@ func (f agentFolder) open(create bool) (*os.Root, error) {
 func requirePlainDir(base *os.Root, rel string, create bool) error {
 	fi, err := base.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) && create {
-		if err = base.Mkdir(rel, DefaultDirPerm); err == nil || errors.Is(err, fs.ErrExist) {
+		if err = base.Mkdir(rel, memcore.DefaultDirPerm); err == nil || errors.Is(err, fs.ErrExist) {
 			fi, err = base.Lstat(rel)
 		}
 	}
@@ -67,7 +69,7 @@ func requirePlainDir(base *os.Root, rel string, create bool) error {
 	case err != nil:
 		return err
 	case fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0:
-		return fmt.Errorf("%w: %s is a symlink or reparse point", ErrUnsafePath, rel)
+		return fmt.Errorf("%w: %s is a symlink or reparse point", memcore.ErrUnsafePath, rel)
 	case !fi.IsDir():
 		return fmt.Errorf("%s is not a folder", rel)
 	}

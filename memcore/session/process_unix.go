@@ -1,6 +1,6 @@
 //go:build !windows
 
-package memcore
+package session
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammem/teammem/memcore"
 )
 
 // logsDirName is the daily logs folder in the auto memory folder.
@@ -13,8 +15,8 @@ const logsDirName = "logs"
 
 // DailyLogPath returns <autoMemDir>/logs/YYYY/MM/YYYY-MM-DD.md for the local
 // date of env's clock.
-func DailyLogPath(env Env, autoMemDir string) string {
-	now := env.now()
+func DailyLogPath(env memcore.Env, autoMemDir string) string {
+	now := env.CurrentTime()
 	return filepath.Join(autoMemDir, logsDirName, now.Format("2006"), now.Format("01"), now.Format("2006-01-02")+".md")
 }
 
@@ -23,7 +25,7 @@ func DailyLogPath(env Env, autoMemDir string) string {
 // trailing newline when it has none and is written with one write on a file
 // opened O_APPEND, so concurrent writers never interleave within an entry.
 // An empty entry is refused.
-func AppendDailyLog(env Env, autoMemDir, entry string) (string, error) {
+func AppendDailyLog(env memcore.Env, autoMemDir, entry string) (string, error) {
 	if strings.TrimSpace(entry) == "" {
 		return "", errors.New("append daily log: empty entry")
 	}

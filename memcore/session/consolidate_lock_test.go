@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"bufio"
@@ -11,12 +11,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/internal/memtest"
 )
 
 // lockEnv is an Env whose process ids are given and whose live processes are
 // the set alive.
-func lockEnv(pid int, alive map[int]bool, now time.Time) Env {
-	return Env{
+func lockEnv(pid int, alive map[int]bool, now time.Time) memcore.Env {
+	return memcore.Env{
 		PID:          pid,
 		ProcessAlive: func(p int) bool { return alive[p] },
 		Now:          func() time.Time { return now },
@@ -53,7 +56,7 @@ func TestConsolidationLockLifecycle(t *testing.T) {
 	// A completed consolidation a day ago, then a failed one: rollback
 	// restores the old time and clears the holder.
 	dayAgo := now.Add(-24 * time.Hour).Truncate(time.Second)
-	memWrite(t, a.Path(), "100")
+	memtest.Write(t, a.Path(), "100")
 	if err := os.Chtimes(a.Path(), dayAgo, dayAgo); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +110,7 @@ func TestConsolidationLockHolderRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			l := NewConsolidationLock(lockEnv(100, map[int]bool{100: true, 200: tt.alive}, now), dir)
-			memWrite(t, l.Path(), tt.content)
+			memtest.Write(t, l.Path(), tt.content)
 			mtime := now.Add(-tt.age)
 			if err := os.Chtimes(l.Path(), mtime, mtime); err != nil {
 				t.Fatal(err)
@@ -189,7 +192,7 @@ func TestConsolidationLockHelperProcess(t *testing.T) {
 		at := time.Unix(0, start).Add(time.Duration(i) * raceStep)
 		for time.Now().Before(at) {
 		}
-		_, ok, err := NewConsolidationLock(Env{}, filepath.Join(dir, strconv.Itoa(i))).TryAcquire()
+		_, ok, err := NewConsolidationLock(memcore.Env{}, filepath.Join(dir, strconv.Itoa(i))).TryAcquire()
 		switch {
 		case err != nil:
 			out.WriteString("E")
@@ -207,10 +210,10 @@ func TestConsolidationLockHelperProcess(t *testing.T) {
 func TestConsolidationLockRace(t *testing.T) {
 	dir := t.TempDir()
 	for i := range raceRounds {
-		memMkdir(t, filepath.Join(dir, strconv.Itoa(i)))
+		memtest.Mkdir(t, filepath.Join(dir, strconv.Itoa(i)))
 		if i%2 == 1 {
 			// A stale lock of a dead process: the racers take it over.
-			memWrite(t, filepath.Join(dir, strconv.Itoa(i), ConsolidateLockName), "999999999")
+			memtest.Write(t, filepath.Join(dir, strconv.Itoa(i), ConsolidateLockName), "999999999")
 		}
 	}
 	results := raceForLock(t, dir, 2)

@@ -1,4 +1,4 @@
-package memcore
+package session
 
 // SessionConfig holds the thresholds of the session notes extraction gate.
 type SessionConfig struct {

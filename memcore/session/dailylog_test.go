@@ -1,4 +1,4 @@
-package memcore
+package session
 
 import (
 	"os"
@@ -7,13 +7,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/teammem/teammem/memcore"
 )
 
 func TestAppendDailyLog(t *testing.T) {
 	dir := t.TempDir()
 	// 23:30 local on the last day of March: the local date names the file.
 	at := time.Date(2026, 3, 31, 23, 30, 0, 0, time.FixedZone("UTC+10", 10*3600))
-	env := Env{Now: func() time.Time { return at }}
+	env := memcore.Env{Now: func() time.Time { return at }}
 	path, err := AppendDailyLog(env, dir, "- first")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +42,7 @@ func TestAppendDailyLog(t *testing.T) {
 func TestAppendDailyLogConcurrentEntriesStayWhole(t *testing.T) {
 	dir := t.TempDir()
 	at := time.Now()
-	env := Env{Now: func() time.Time { return at }}
+	env := memcore.Env{Now: func() time.Time { return at }}
 	entry := func(i int) string { return strings.Repeat(string(rune('a'+i%26)), 3000) }
 	var wg sync.WaitGroup
 	for i := range 16 {

@@ -1,4 +1,4 @@
-package agent
+package userconfig
 
 import (
 	"os"
@@ -33,23 +33,23 @@ func TestConfigPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, err := ConfigPath(tt.getenv, tt.home, tt.goos); err != nil || got != tt.want {
+			if got, err := Path(tt.getenv, tt.home, tt.goos); err != nil || got != tt.want {
 				t.Errorf("ConfigPath = %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}
-	if _, err := ConfigPath(env(), "", "linux"); err != ErrNoConfigDir {
+	if _, err := Path(env(), "", "linux"); err != ErrNoConfigDir {
 		t.Errorf("no home: %v", err)
 	}
 }
 
 func TestUserConfigRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "agent.toml")
-	empty, err := LoadUserConfig(path)
+	empty, err := Load(path)
 	if err != nil || len(empty.Checkouts) != 0 {
 		t.Fatalf("missing file = %+v, %v; want the empty configuration", empty, err)
 	}
-	c := UserConfig{Server: "https://m.example.com", Token: `tok"en`}
+	c := Config{Server: "https://m.example.com", Token: `tok"en`}
 	if !c.Add(Checkout{Path: "/src/a"}) || !c.Add(Checkout{Path: "/src/b", Repo: "acme/b"}) || c.Add(Checkout{Path: "/src/a"}) {
 		t.Fatal("Add reported the wrong change")
 	}
@@ -59,7 +59,7 @@ func TestUserConfigRoundTrip(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("saved file: %v, %v; want mode 0600", fi, err)
 	}
-	got, err := LoadUserConfig(path)
+	got, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func TestUserConfigRoundTrip(t *testing.T) {
 		t.Errorf("Remove: %+v", got.Checkouts)
 	}
 	os.WriteFile(path, []byte("server = \"x\"\nsevrer = \"typo\"\n"), 0o600)
-	if _, err := LoadUserConfig(path); err == nil || !strings.Contains(err.Error(), "sevrer") {
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "sevrer") {
 		t.Errorf("a misspelt setting: %v; want an error naming it", err)
 	}
 	os.WriteFile(path, []byte("server = \n"), 0o600)
-	if _, err := LoadUserConfig(path); err == nil {
+	if _, err := Load(path); err == nil {
 		t.Error("a broken file loaded")
 	}
 }
