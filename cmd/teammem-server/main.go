@@ -73,7 +73,8 @@ const usage = `Usage: teammem-server [command] [flags]
 
 Commands:
   serve               run the server (the default)
-  token create        print a new signed token (its id on stderr)
+  token create        print a new signed token (its id on stderr) and record it
+  token list          print the recorded tokens (id, subject, grants, times, state)
   token revoke        revoke a token (--id) or a subject's tokens (--subject --before)
   token list-revoked  print the recorded revocations
   migrate             apply, roll back or report database migrations (up | down N | version)
