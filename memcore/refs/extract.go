@@ -34,7 +34,7 @@ type Options struct {
 // appearance, without duplicates, at most MaxRefs: first the
 // frontmatter's `refs:` list, then the body's code spans and link
 // destinations that Parse accepts, and symbols written next to a path
-// (`` `RetryPush` in client/push.go ``). Code blocks, raw HTML and
+// (“ `RetryPush` in client/push.go “). Code blocks, raw HTML and
 // autolinks are skipped.
 func Extract(content string, opts Options) []Ref {
 	content = strings.TrimPrefix(content, "\uFEFF")

@@ -29,11 +29,11 @@ func TestParse(t *testing.T) {
 		{in: "client/agent", explicit: true, want: Ref{Path: "client/agent"}, ok: true},
 		// Not references: prose, ambiguous names, outside the repository.
 		{in: "main.go"},
-		{in: "client/agent"},         // no extension, no final slash: a package? a slug?
-		{in: "teammem/teammem"},      // a repository slug
-		{in: "application/json"},     // a media type
-		{in: "gopkg.in/yaml.v3"},     // a module path
-		{in: "golang.org/x/text"},    // a module path
+		{in: "client/agent"},           // no extension, no final slash: a package? a slug?
+		{in: "teammem/teammem"},        // a repository slug
+		{in: "application/json"},       // a media type
+		{in: "gopkg.in/yaml.v3"},       // a module path
+		{in: "golang.org/x/text"},      // a module path
 		{in: "https://x.example/a.go"}, // a web address
 		{in: "/etc/passwd"},
 		{in: "../outside/a.go"},
