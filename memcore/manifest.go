@@ -87,6 +87,22 @@ func Manifest(dir string) ([]Topic, error) {
 	return topics, nil
 }
 
+// TopicFiles returns the paths, relative to dir and slash-separated, of
+// every topic file of a memory folder (the files Manifest lists, without
+// its limit), in path order. A missing folder has none.
+func TopicFiles(dir string) ([]string, error) {
+	files, err := findTopicFiles(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list topics: %w", err)
+	}
+	rels := make([]string, len(files))
+	for i, f := range files {
+		rels[i] = f.rel
+	}
+	sort.Strings(rels)
+	return rels, nil
+}
+
 // findTopicFiles walks dir for topic files; a missing dir has none.
 func findTopicFiles(dir string) ([]topicFile, error) {
 	var files []topicFile

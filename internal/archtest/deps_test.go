@@ -101,6 +101,10 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"github.com/golang-jwt/jwt":    {"server/auth"},
 		"github.com/prometheus/":       {"server/httpapi"},
 		"github.com/fsnotify/fsnotify": {"client/watch"},
+		// go-git: the checkout's layout and remote; the references of
+		// memories checked against HEAD; memcore parses .gitignore-style
+		// patterns with its format package.
+		"github.com/go-git/": {"client/gitremote", "client/refcheck", "memcore"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)

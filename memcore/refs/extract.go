@@ -61,7 +61,7 @@ type extractor struct {
 
 // add keeps r unless a reference to the same thing is already kept.
 func (x *extractor) add(r Ref) {
-	id := r.Path + "\x00" + r.Symbol + "\x00" + strconv.Itoa(r.Start) + "-" + strconv.Itoa(r.End)
+	id := r.Path + "\x00" + strconv.FormatBool(r.Dir) + r.Symbol + "\x00" + strconv.Itoa(r.Start) + "-" + strconv.Itoa(r.End)
 	if len(x.refs) >= MaxRefs || x.seen[id] {
 		return
 	}
