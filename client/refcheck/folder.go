@@ -1,6 +1,7 @@
 package refcheck
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -54,4 +55,15 @@ func readHead(name string) (string, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxTopicBytes))
 	return string(data), err
+}
+
+// CheckFolder checks the topics of the memory folder dir against the HEAD
+// of the checkout around checkout, with a new Checker (one check: the
+// command line's lint). Errors: those of ReadFolder and Check.
+func CheckFolder(ctx context.Context, checkout, dir string) (Report, error) {
+	topics, err := ReadFolder(dir)
+	if err != nil {
+		return Report{}, err
+	}
+	return New(checkout).Check(ctx, topics)
 }

@@ -3,13 +3,18 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // memoryFlags are the flags of every memory subcommand.
 type memoryFlags struct {
 	cwd, home, managedDir string
 	json                  bool
+	staleAfter            time.Duration // 0: off
 }
 
 // parseMemoryFlags parses flags anywhere among the arguments and returns the
@@ -31,6 +36,14 @@ func parseMemoryFlags(e *cliEnv, args []string) (memoryFlags, []string, error) {
 	fs.StringVar(&f.cwd, "cwd", "", "working directory")
 	fs.StringVar(&f.home, "home", f.home, "home directory")
 	fs.StringVar(&f.managedDir, "managed-dir", f.managedDir, "managed policy folder")
+	fs.Func("stale-after", "mark topics not changed or confirmed for this many days (90 or 90d)", func(v string) error {
+		days, err := strconv.Atoi(strings.TrimSuffix(v, "d"))
+		if err != nil || days < 1 {
+			return fmt.Errorf("want a number of days, such as 90 or 90d")
+		}
+		f.staleAfter = time.Duration(days) * 24 * time.Hour
+		return nil
+	})
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return f, nil, err
