@@ -45,8 +45,16 @@ const (
 type Topic struct {
 	// Key is the topic's path in its memory folder.
 	Key string
-	// Content is the file's content.
+	// Content is the file's content, when Read is nil.
 	Content string
+	// Version, when set, identifies the content (its checksum): a topic
+	// whose Version and HEAD are those of the previous Check is not read
+	// nor checked again. "" means the SHA-256 of Content.
+	Version string
+	// Read, when set, returns the content; it is called only when the
+	// topic must be checked (a new Version or HEAD). An error leaves the
+	// topic out of the report.
+	Read func() (string, error)
 	// MemoryFile, when set, reports whether a link destination names a
 	// file of the memory folder (a link between topics, not to the code).
 	MemoryFile func(dest string) bool
@@ -97,7 +105,7 @@ type Checker struct {
 // topicResult is what one topic's check found at one HEAD.
 type topicResult struct {
 	head     plumbing.Hash
-	sum      [sha256.Size]byte
+	version  string
 	refs     int
 	findings []Finding
 }
@@ -109,7 +117,7 @@ func New(root string) *Checker {
 }
 
 // Check checks every reference of topics against HEAD. A topic whose
-// content and HEAD are those of the previous Check is not checked again;
+// version (content) and HEAD are those of the previous Check is not checked again;
 // topics absent from this call are forgotten. Errors: ErrNotRepo; an
 // unreadable repository; ctx's error when it is done.
 func (c *Checker) Check(ctx context.Context, topics []Topic) (Report, error) {
@@ -127,11 +135,21 @@ func (c *Checker) Check(ctx context.Context, topics []Topic) (Report, error) {
 		if err := ctx.Err(); err != nil {
 			return Report{}, err
 		}
-		sum := sha256.Sum256([]byte(tp.Content))
+		version := tp.Version
+		if version == "" {
+			sum := sha256.Sum256([]byte(tp.Content))
+			version = string(sum[:])
+		}
 		res, ok := c.topics[tp.Key]
-		if !ok || res.head != head || res.sum != sum {
-			res = topicResult{head: head, sum: sum}
-			rs := refs.Extract(tp.Content, refs.Options{MemoryFile: tp.MemoryFile})
+		if !ok || res.head != head || res.version != version {
+			content := tp.Content
+			if tp.Read != nil {
+				if content, err = tp.Read(); err != nil {
+					continue
+				}
+			}
+			res = topicResult{head: head, version: version}
+			rs := refs.Extract(content, refs.Options{MemoryFile: tp.MemoryFile})
 			res.refs, res.findings = len(rs), t.checkAll(tp.Key, rs)
 		}
 		next[tp.Key] = res

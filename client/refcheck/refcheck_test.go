@@ -191,3 +191,24 @@ func TestHasWord(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckReadsOnlyNewVersions(t *testing.T) {
+	root, _, _ := fixture(t)
+	c := New(root)
+	reads := 0
+	topic := Topic{Key: "a.md", Version: "v1", Read: func() (string, error) { reads++; return "`client/gone.go`", nil }}
+	for range 3 {
+		rep, err := c.Check(context.Background(), []Topic{topic})
+		if err != nil || len(rep.Findings) != 1 {
+			t.Fatalf("%+v %v", rep, err)
+		}
+	}
+	topic.Version = "v2"
+	if _, err := c.Check(context.Background(), []Topic{topic}); err != nil || reads != 2 {
+		t.Errorf("reads %d, want 2 (one per version); err %v", reads, err)
+	}
+	topic.Version, topic.Read = "v3", func() (string, error) { return "", os.ErrNotExist }
+	if rep, err := c.Check(context.Background(), []Topic{topic}); err != nil || len(rep.Findings) != 0 {
+		t.Errorf("unreadable topic: %+v %v", rep, err)
+	}
+}
