@@ -57,7 +57,7 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 	if serr := e.saveJournal(); serr != nil && err == nil {
 		err, r.Err = serr, serr
 	}
-	e.updateBlocks(&r) // after a pull and after a local change of the index alike
+	e.updateBlocks(ctx, &r) // after a pull and after a local change of the index alike
 	e.report(r)
 	return r, err
 }

@@ -108,7 +108,8 @@ type Engine struct {
 	// refusedKeys holds entries the server refused (too large, secret),
 	// left out until their content changes.
 	refusedKeys map[string]refusal
-	blocks      blocks // the team memory block of the checkouts
+	blocks      blocks    // the team memory block of the checkouts
+	stale       staleness // what the block warns may be out of date
 }
 
 // New returns an engine; it does no I/O.
