@@ -3,10 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -36,14 +33,6 @@ func parseMemoryFlags(e *cliEnv, args []string) (memoryFlags, []string, error) {
 	fs.StringVar(&f.cwd, "cwd", "", "working directory")
 	fs.StringVar(&f.home, "home", f.home, "home directory")
 	fs.StringVar(&f.managedDir, "managed-dir", f.managedDir, "managed policy folder")
-	fs.Func("stale-after", "mark topics not changed or confirmed for this many days (90 or 90d)", func(v string) error {
-		days, err := strconv.Atoi(strings.TrimSuffix(v, "d"))
-		if err != nil || days < 1 {
-			return fmt.Errorf("want a number of days, such as 90 or 90d")
-		}
-		f.staleAfter = time.Duration(days) * 24 * time.Hour
-		return nil
-	})
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return f, nil, err
@@ -51,7 +40,7 @@ func parseMemoryFlags(e *cliEnv, args []string) (memoryFlags, []string, error) {
 	if _, err := newLogger(e, common.logLevel); err != nil {
 		return f, nil, err
 	}
-	f.json = common.json
+	f.json, f.staleAfter = common.json, common.staleAfter
 	f.cwd = firstNonEmpty(f.cwd, common.repoDir, getenv("TEAMMEM_CWD"), getenv("TEAMMEM_REPO_DIR"))
 	return f, pos, nil
 }
