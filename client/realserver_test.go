@@ -16,6 +16,7 @@ import (
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -30,7 +31,9 @@ func TestAgainstRealServer(t *testing.T) {
 	}
 	_, key, _ := ed25519.GenerateKey(rand.Reader)
 	v, _ := auth.NewVerifier(key.Public(), auth.VerifierOptions{})
-	svc := server.NewService(db, server.Config{Org: "o", SecretScan: true, Limits: server.Limits{MaxEntries: 3}})
+	hub := events.NewHub(db, nil, events.Options{})
+	t.Cleanup(hub.Close)
+	svc := server.NewService(db, server.Config{Events: hub, Org: "o", SecretScan: true, Limits: server.Limits{MaxEntries: 3}})
 	hs := httptest.NewServer(httpapi.NewHandler(httpapi.Options{Service: svc, Auth: v}))
 	t.Cleanup(func() { hs.Close(); db.Close() })
 	issue := func(sub string, grants ...string) *client.Client {

@@ -51,9 +51,10 @@ type Config struct {
 	SecretScan bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Events is the hub that tells subscribers about writes; nil means a
-	// hub of this process alone over the Service's store.
-	Events *Hub
+	// Events tells subscribers about writes (server/events.Hub); nil
+	// means none: writes are told to nobody and Subscribe fails with
+	// ErrUnavailable.
+	Events Events
 }
 
 // Service is the domain of the server: it canonicalises repositories, makes
@@ -75,7 +76,7 @@ func NewService(store Store, cfg Config) *Service {
 		cfg.Now = time.Now
 	}
 	if cfg.Events == nil {
-		cfg.Events = NewHub(store, nil, HubOptions{})
+		cfg.Events = noEvents{}
 	}
 	return &Service{store: store, cfg: cfg}
 }
@@ -89,14 +90,11 @@ func (s *Service) Limits() Limits { return s.cfg.Limits }
 // Store returns the underlying store (for readiness checks and wiring).
 func (s *Service) Store() Store { return s.store }
 
-// Events returns the hub of the events stream.
-func (s *Service) Events() *Hub { return s.cfg.Events }
-
 // Subscribe opens the events stream of a repository for p, which needs
-// read access (the repository need not exist yet); see Hub.Subscribe for
+// read access (the repository need not exist yet); see Events.Subscribe for
 // after and resume. Errors: invalid repo, ErrForbidden, ErrTooManyStreams,
 // ErrShuttingDown, the store's.
-func (s *Service) Subscribe(ctx context.Context, p Principal, repo string, after int64, resume bool) (*Subscription, error) {
+func (s *Service) Subscribe(ctx context.Context, p Principal, repo string, after int64, resume bool) (Subscription, error) {
 	canon, err := s.authorize(p, repo, PermRead)
 	if err != nil {
 		return nil, err

@@ -99,7 +99,7 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"modernc.org/sqlite":           {"server/sqlite"},
 		"github.com/go-chi/chi":        {"server/httpapi"},
 		"github.com/golang-jwt/jwt":    {"server/auth"},
-		"github.com/prometheus/":       {"server/httpapi"},
+		"github.com/prometheus/":       {"server/metrics"},
 		"github.com/fsnotify/fsnotify": {"client/watch"},
 		// go-git: the checkout's layout and remote; the references of
 		// memories checked against HEAD; memcore parses .gitignore-style

@@ -119,7 +119,7 @@ func (h *handler) observe(next http.Handler) http.Handler {
 			sw.status = http.StatusOK
 		}
 		route := routePattern(r)
-		h.metrics.observeRequest(r.Method, route, sw.status, d)
+		h.metrics.ObserveRequest(r.Method, route, sw.status, d)
 		level := slog.LevelInfo
 		if route == api.PathMetrics || route == api.PathHealthz || route == api.PathReadyz || !h.accessLog {
 			level = slog.LevelDebug // probes and scrapes, or no access log: only at --log-level debug

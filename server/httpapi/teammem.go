@@ -213,7 +213,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h.metrics.recordWrite(in, res)
+	h.metrics.RecordWrite(in, res)
 	h.logSkipped(r, res.Skipped)
 	w.Header().Set("ETag", api.ETag(res.State.Checksum))
 	writeJSON(w, http.StatusOK, api.PutResponse{
@@ -240,7 +240,7 @@ func skippedEntries(skipped []server.Skipped) []api.SkippedEntry {
 // quoted by the JSON handler) and reason, never its content.
 func (h *handler) logSkipped(r *http.Request, skipped []server.Skipped) {
 	for _, sk := range skipped {
-		h.metrics.entriesSkipped.WithLabelValues(string(sk.Reason)).Inc()
+		h.metrics.EntrySkipped(string(sk.Reason))
 		h.log.LogAttrs(r.Context(), slog.LevelInfo, "entry skipped", slog.String("request_id", requestID(r.Context())),
 			slog.String("repo", logRepo(r.URL.Query().Get("repo"))), slog.String("key", truncate(sk.Key)),
 			slog.String("reason", string(sk.Reason)))

@@ -16,7 +16,7 @@ import (
 
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // Options configure Open.
@@ -39,10 +39,10 @@ const DefaultConnectTimeout = 3 * time.Second
 // meanwhile and the pool reconnects.
 type DB struct {
 	pool   *pgxpool.Pool
-	cache  liveset.Cache
+	cache  writeplan.Cache
 	writes writeQueues
 	states stateReads
-	meta   liveset.Meta // entry metadata by version, for the hashes probe
+	meta   writeplan.Meta // entry metadata by version, for the hashes probe
 }
 
 var _ server.Store = (*DB)(nil)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // The statements that store a group's writes, each once per group
@@ -58,7 +58,7 @@ type saveRows struct {
 }
 
 // add adds the rows of one plan.
-func (r *saveRows) add(p *liveset.Plan) {
+func (r *saveRows) add(p *writeplan.Plan) {
 	r.verVersion, r.verSum = append(r.verVersion, p.Version), append(r.verSum, p.Checksum)
 	for _, ch := range p.Changes {
 		r.revKey = append(r.revKey, ch.Key)
@@ -75,7 +75,7 @@ func (r *saveRows) add(p *liveset.Plan) {
 
 // entry sets the entry row of ch's key, replacing the one an earlier plan
 // of the group left.
-func (r *saveRows) entry(ch liveset.Change, p *liveset.Plan) {
+func (r *saveRows) entry(ch writeplan.Change, p *writeplan.Plan) {
 	if r.entIndex == nil {
 		r.entIndex = map[string]int{}
 	}

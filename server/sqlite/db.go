@@ -16,7 +16,7 @@ import (
 	"github.com/teammem/teammem/internal/filelock"
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -39,7 +39,7 @@ type DB struct {
 	read   *sql.DB // query_only connections
 	reads  *readStmts
 	states states
-	meta   liveset.Meta
+	meta   writeplan.Meta
 	writer *writer
 	ckpt   *checkpointer
 }

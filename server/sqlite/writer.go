@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // maxBatch bounds how many queued jobs one transaction commits together.
@@ -51,7 +51,7 @@ type job interface {
 type writer struct {
 	db    *DB
 	stmts *writeStmts
-	cache liveset.Cache
+	cache writeplan.Cache
 	queue chan job
 	quit  chan struct{}
 	done  chan struct{}

@@ -1,4 +1,4 @@
-package server
+package events
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/teammem/teammem/server"
 )
 
 // maxVersion asks a topic to read the Store for whatever it holds.
@@ -18,8 +20,8 @@ const maxOffered = 1024
 // item is one thing a subscriber is told: an event, or a reset to a
 // repository state (pull in full).
 type item struct {
-	event *Event
-	reset *RepoState
+	event *server.Event
+	reset *server.RepoState
 }
 
 // topic is the fan-out of one repository with subscribers: its pump
@@ -37,13 +39,13 @@ type topic struct {
 	mu      sync.Mutex
 	last    int64 // the highest version fanned out
 	want    int64 // the highest version known to exist (maxVersion: unknown)
-	offered map[int64]*Event
+	offered map[int64]*server.Event
 	subs    map[*Subscription]struct{}
 }
 
 func newTopic(h *Hub, repo string) *topic {
 	return &topic{hub: h, repo: repo, ready: make(chan struct{}), wake: make(chan struct{}, 1),
-		quit: make(chan struct{}), offered: map[int64]*Event{},
+		quit: make(chan struct{}), offered: map[int64]*server.Event{},
 		subs: map[*Subscription]struct{}{}}
 }
 
@@ -104,7 +106,7 @@ func (t *topic) notify(version int64) {
 }
 
 // offer hands the pump an event of this process's write.
-func (t *topic) offer(ev *Event) {
+func (t *topic) offer(ev *server.Event) {
 	t.lock()
 	if ev.Version > t.last && len(t.offered) < maxOffered {
 		t.offered[ev.Version] = ev
@@ -199,11 +201,11 @@ func (t *topic) step() (bool, error) {
 	if want <= last {
 		return false, nil
 	}
-	evs := []*Event{ev}
+	evs := []*server.Event{ev}
 	if ev == nil {
 		var err error
 		evs, err = t.hub.store.Events(t.hub.ctx, t.repo, last, eventsPage)
-		if errors.Is(err, ErrSinceTooOld) { // history was cut under the pump: everyone starts afresh
+		if errors.Is(err, server.ErrSinceTooOld) { // history was cut under the pump: everyone starts afresh
 			return true, t.resetAll()
 		}
 		if err != nil {
@@ -253,7 +255,7 @@ func (t *topic) fanout(it item) {
 		default:
 			delete(t.subs, s)
 			t.hub.slow.Add(1)
-			s.end(ErrSlowSubscriber)
+			s.end(server.ErrSlowSubscriber)
 		}
 	}
 }

@@ -1,4 +1,10 @@
-package server
+// Package events is the change-event fan-out of the server: the Hub tells
+// every subscriber of a repository about its writes, those of this process
+// as they commit and those of the other processes as their Broker's notices
+// arrive, reading what it missed from the Store. Hub implements
+// server.Events; LocalBroker is the server.Broker of a store one process
+// uses (server/postgres has the one of processes sharing a database).
+package events
 
 import (
 	"context"
@@ -7,22 +13,11 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+
+	"github.com/teammem/teammem/server"
 )
 
-// Errors of the events stream.
-var (
-	// ErrTooManyStreams: the token subject already holds as many open
-	// streams as HubOptions.MaxPerSubject allows.
-	ErrTooManyStreams = errors.New("too many open event streams for this token")
-	// ErrSlowSubscriber ends a subscription whose reader fell more than
-	// HubOptions.Buffer events behind; it resumes with Last-Event-ID.
-	ErrSlowSubscriber = errors.New("event stream reader too slow")
-	// ErrShuttingDown ends every subscription when the hub closes; it
-	// wraps ErrUnavailable.
-	ErrShuttingDown = fmt.Errorf("server shutting down: %w", ErrUnavailable)
-)
-
-// Defaults of HubOptions.
+// Defaults of Options.
 const (
 	DefaultStreamBuffer      = 64
 	DefaultStreamsPerSubject = 256
@@ -31,8 +26,8 @@ const (
 	eventsPage = 256
 )
 
-// HubOptions tune a Hub. Zero values mean the defaults.
-type HubOptions struct {
+// Options tune a Hub. Zero values mean the defaults.
+type Options struct {
 	// Buffer is how many events may wait for one subscriber before it is
 	// disconnected as too slow.
 	Buffer int
@@ -47,8 +42,8 @@ type HubOptions struct {
 	Logger *slog.Logger
 }
 
-// HubStats are the hub's counters since it was created.
-type HubStats struct {
+// Stats are the hub's counters since it was created.
+type Stats struct {
 	OpenStreams      int64 // subscriptions open now
 	Published        int64 // events of this process's writes announced
 	SlowDisconnects  int64 // subscriptions ended as too slow
@@ -65,9 +60,9 @@ type HubStats struct {
 // disconnected rather than slowing the others. It is safe for concurrent
 // use.
 type Hub struct {
-	store  Store
-	broker Broker
-	opts   HubOptions
+	store  server.Store
+	broker server.Broker
+	opts   Options
 	log    *slog.Logger
 
 	ctx    context.Context // of the pumps; canceled by Close
@@ -83,12 +78,15 @@ type Hub struct {
 	resynced                          atomic.Bool
 }
 
-var _ Receiver = (*Hub)(nil)
+var (
+	_ server.Receiver = (*Hub)(nil)
+	_ server.Events   = (*Hub)(nil)
+)
 
 // NewHub returns a hub over store whose notices come from broker (nil
 // means LocalBroker). Run must be called for the broker's notices to
 // arrive.
-func NewHub(store Store, broker Broker, opts HubOptions) *Hub {
+func NewHub(store server.Store, broker server.Broker, opts Options) *Hub {
 	if broker == nil {
 		broker = LocalBroker{}
 	}
@@ -117,8 +115,8 @@ func (h *Hub) Run(ctx context.Context) error { return h.broker.Listen(ctx, h) }
 func (h *Hub) Ready() error { return h.broker.Ready() }
 
 // Stats returns the hub's counters.
-func (h *Hub) Stats() HubStats {
-	return HubStats{OpenStreams: h.open.Load(), Published: h.published.Load(),
+func (h *Hub) Stats() Stats {
+	return Stats{OpenStreams: h.open.Load(), Published: h.published.Load(),
 		SlowDisconnects: h.slow.Load(), ListenReconnects: h.reconnects.Load()}
 }
 
@@ -128,7 +126,7 @@ func (h *Hub) Stats() HubStats {
 // the write stands. The broker is told in the background: the writer's
 // answer never waits for a database that stopped answering (the broker
 // bounds each notice itself).
-func (h *Hub) Publish(ctx context.Context, ev *Event) {
+func (h *Hub) Publish(ctx context.Context, ev *server.Event) {
 	h.published.Add(1)
 	if t := h.topic(ev.Repo); t != nil {
 		t.offer(ev)
@@ -162,7 +160,7 @@ func (h *Hub) Resync() {
 	}
 }
 
-// Close ends every subscription with ErrShuttingDown and refuses new ones;
+// Close ends every subscription with server.ErrShuttingDown and refuses new ones;
 // it waits for the fan-out goroutines to stop.
 func (h *Hub) Close() {
 	h.mu.Lock()
@@ -172,7 +170,7 @@ func (h *Hub) Close() {
 	h.mu.Unlock()
 	h.cancel()
 	for _, t := range topics {
-		t.end(ErrShuttingDown)
+		t.end(server.ErrShuttingDown)
 	}
 	h.pumps.Wait()
 }
@@ -188,10 +186,15 @@ func (h *Hub) topic(repo string) *topic {
 // (or, when after is before the history the store holds, after the
 // current version, or more than MaxReplay versions behind, one reset);
 // without it, only versions after the current one follow. Errors:
-// ErrTooManyStreams, ErrShuttingDown, the Store's.
-func (h *Hub) Subscribe(ctx context.Context, repo, subject string, after int64, resume bool) (s *Subscription, err error) {
+// server.ErrTooManyStreams, server.ErrShuttingDown, the Store's.
+func (h *Hub) Subscribe(ctx context.Context, repo, subject string, after int64, resume bool) (server.Subscription, error) {
+	var s *Subscription
+	var err error
 	shallow(func() { s, err = h.subscribe(ctx, repo, subject, after, resume) })
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func (h *Hub) subscribe(ctx context.Context, repo, subject string, after int64, resume bool) (*Subscription, error) {
@@ -229,10 +232,10 @@ func (h *Hub) join(repo, subject string) (*topic, bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, false, ErrShuttingDown
+		return nil, false, server.ErrShuttingDown
 	}
 	if h.opts.MaxPerSubject > 0 && h.subjects[subject] >= h.opts.MaxPerSubject {
-		return nil, false, fmt.Errorf("%w (%d)", ErrTooManyStreams, h.opts.MaxPerSubject)
+		return nil, false, fmt.Errorf("%w (%d)", server.ErrTooManyStreams, h.opts.MaxPerSubject)
 	}
 	h.subjects[subject]++
 	h.open.Add(1)
@@ -262,10 +265,10 @@ func (h *Hub) leave(t *topic, subject string) {
 }
 
 // state reads a repository's state; a never-written one is version 0.
-func (h *Hub) state(ctx context.Context, repo string) (RepoState, error) {
+func (h *Hub) state(ctx context.Context, repo string) (server.RepoState, error) {
 	st, err := h.store.RepoState(ctx, repo)
-	if errors.Is(err, ErrNotFound) {
-		return RepoState{Repo: repo}, nil
+	if errors.Is(err, server.ErrNotFound) {
+		return server.RepoState{Repo: repo}, nil
 	}
 	return st, err
 }

@@ -1,4 +1,4 @@
-package liveset
+package writeplan
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package server_test
+package events_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/sqlite"
 )
 
@@ -30,15 +31,15 @@ func openStore(t *testing.T) server.Store {
 	return db
 }
 
-// newService returns a Service whose hub uses broker and opts.
-func newService(t *testing.T, store server.Store, broker server.Broker, opts server.HubOptions) *server.Service {
+// newService returns a Service and its hub, which uses broker and opts.
+func newService(t *testing.T, store server.Store, broker server.Broker, opts events.Options) (*server.Service, *events.Hub) {
 	t.Helper()
-	hub := server.NewHub(store, broker, opts)
+	hub := events.NewHub(store, broker, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); hub.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done; hub.Close() })
-	return server.NewService(store, server.Config{Events: hub})
+	return server.NewService(store, server.Config{Events: hub}), hub
 }
 
 // putN writes n versions of key, one per PUT.
@@ -52,7 +53,7 @@ func putN(t *testing.T, svc *server.Service, key string, n int) {
 }
 
 // next waits for the subscription's next update.
-func next(t *testing.T, s *server.Subscription) (server.Update, error) {
+func next(t *testing.T, s server.Subscription) (server.Update, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -66,7 +67,7 @@ func next(t *testing.T, s *server.Subscription) (server.Update, error) {
 
 // collect reads events until version last and checks that they are
 // exactly first..last in order.
-func collect(t *testing.T, s *server.Subscription, first, last int64) {
+func collect(t *testing.T, s server.Subscription, first, last int64) {
 	t.Helper()
 	want := first
 	for want <= last {
@@ -81,7 +82,7 @@ func collect(t *testing.T, s *server.Subscription, first, last int64) {
 	}
 }
 
-func subscribe(t *testing.T, svc *server.Service, after int64, resume bool) *server.Subscription {
+func subscribe(t *testing.T, svc *server.Service, after int64, resume bool) server.Subscription {
 	t.Helper()
 	s, err := svc.Subscribe(context.Background(), writer, hubRepo, after, resume)
 	if err != nil {
@@ -96,7 +97,7 @@ func subscribe(t *testing.T, svc *server.Service, after int64, resume bool) *ser
 // every version after its own exactly once and in order, whatever the
 // moment it joined.
 func TestHubReplayThenLive(t *testing.T) {
-	svc := newService(t, openStore(t), nil, server.HubOptions{Buffer: 10_000})
+	svc, hub := newService(t, openStore(t), nil, events.Options{Buffer: 10_000})
 	putN(t, svc, "seed.md", 5)
 	const writers, perWriter = 4, 40
 	var wg sync.WaitGroup
@@ -114,7 +115,7 @@ func TestHubReplayThenLive(t *testing.T) {
 		}()
 	}
 	type joined struct {
-		s     *server.Subscription
+		s     server.Subscription
 		first int64
 	}
 	var subs []joined
@@ -150,14 +151,14 @@ func TestHubReplayThenLive(t *testing.T) {
 		t.Fatalf("live subscriber: %+v, %v", u, err)
 	}
 	collect(t, live, u.Event.Version+1, st.Version)
-	if got := svc.Events().Stats().Published; got != st.Version {
+	if got := hub.Stats().Published; got != st.Version {
 		t.Errorf("published %d; want %d", got, st.Version)
 	}
 }
 
 // TestHubEventContent checks what one event says.
 func TestHubEventContent(t *testing.T) {
-	svc := newService(t, openStore(t), nil, server.HubOptions{})
+	svc, _ := newService(t, openStore(t), nil, events.Options{})
 	putN(t, svc, "a.md", 1)
 	s := subscribe(t, svc, 1, true)
 	p := server.Principal{Subject: "bob", Grants: writer.Grants}
@@ -188,7 +189,7 @@ func TestHubEventContent(t *testing.T) {
 // does not have, before the purge floor, or too far behind.
 func TestHubReset(t *testing.T) {
 	store := openStore(t)
-	svc := newService(t, store, nil, server.HubOptions{MaxReplay: 10})
+	svc, _ := newService(t, store, nil, events.Options{MaxReplay: 10})
 	putN(t, svc, "a.md", 3)
 	if _, err := svc.Put(context.Background(), writer, hubRepo, server.PutInput{Deletes: []string{"a.md"}}); err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestHubReset(t *testing.T) {
 // its first write arrives as version 1, and a resume after a version it
 // never had is a reset to the empty state.
 func TestHubNeverWritten(t *testing.T) {
-	svc := newService(t, openStore(t), nil, server.HubOptions{})
+	svc, _ := newService(t, openStore(t), nil, events.Options{})
 	s := subscribe(t, svc, 0, true)
 	r := subscribe(t, svc, 7, true)
 	putN(t, svc, "a.md", 2)
@@ -237,7 +238,7 @@ func TestHubNeverWritten(t *testing.T) {
 // TestHubSlowConsumer fills one subscriber's queue: it is disconnected,
 // counted, and the others keep receiving.
 func TestHubSlowConsumer(t *testing.T) {
-	svc := newService(t, openStore(t), nil, server.HubOptions{Buffer: 3})
+	svc, hub := newService(t, openStore(t), nil, events.Options{Buffer: 3})
 	slow := subscribe(t, svc, 0, false)
 	fast := subscribe(t, svc, 0, false)
 	for i := 1; i <= 8; i++ {
@@ -256,11 +257,11 @@ func TestHubSlowConsumer(t *testing.T) {
 	if !errors.Is(err, server.ErrSlowSubscriber) {
 		t.Errorf("slow subscriber's error %v; want ErrSlowSubscriber", err)
 	}
-	if st := svc.Events().Stats(); st.SlowDisconnects != 1 || st.OpenStreams != 2 {
+	if st := hub.Stats(); st.SlowDisconnects != 1 || st.OpenStreams != 2 {
 		t.Errorf("stats %+v; want 1 slow disconnect and 2 streams still counted until closed", st)
 	}
 	slow.Close()
-	if st := svc.Events().Stats(); st.OpenStreams != 1 {
+	if st := hub.Stats(); st.OpenStreams != 1 {
 		t.Errorf("open streams %d after Close; want 1", st.OpenStreams)
 	}
 }
@@ -268,7 +269,7 @@ func TestHubSlowConsumer(t *testing.T) {
 // TestHubStreamCap refuses a subject's stream beyond the cap, counting
 // streams across repositories, and frees the slot on Close.
 func TestHubStreamCap(t *testing.T) {
-	svc := newService(t, openStore(t), nil, server.HubOptions{MaxPerSubject: 2})
+	svc, _ := newService(t, openStore(t), nil, events.Options{MaxPerSubject: 2})
 	ctx := context.Background()
 	a, err := svc.Subscribe(ctx, writer, "acme/one", 0, false)
 	if err != nil {
@@ -293,7 +294,7 @@ func TestHubStreamCap(t *testing.T) {
 
 // TestHubAuth needs read access, whether or not the repository exists.
 func TestHubAuth(t *testing.T) {
-	svc := newService(t, openStore(t), nil, server.HubOptions{})
+	svc, _ := newService(t, openStore(t), nil, events.Options{})
 	putN(t, svc, "a.md", 1)
 	reader := server.Principal{Subject: "rita", Grants: []server.Grant{{Glob: []string{"acme", "web"}, Perm: server.PermRead}}}
 	for _, repo := range []string{hubRepo, "acme/never"} {
@@ -314,7 +315,7 @@ func TestHubAuth(t *testing.T) {
 // TestHubClose ends every subscription and refuses new ones.
 func TestHubClose(t *testing.T) {
 	store := openStore(t)
-	hub := server.NewHub(store, nil, server.HubOptions{})
+	hub := events.NewHub(store, nil, events.Options{})
 	svc := server.NewService(store, server.Config{Events: hub})
 	s, err := svc.Subscribe(context.Background(), writer, hubRepo, 0, false)
 	if err != nil {
@@ -385,8 +386,10 @@ func TestHubReplicas(t *testing.T) {
 	store := openStore(t)
 	b := &bus{ready: make(chan struct{}, 3)}
 	var svcs []*server.Service
+	var hubs []*events.Hub
 	for i := 0; i < 3; i++ {
-		svcs = append(svcs, newService(t, store, busBroker{b}, server.HubOptions{}))
+		svc, hub := newService(t, store, busBroker{b}, events.Options{})
+		svcs, hubs = append(svcs, svc), append(hubs, hub)
 		<-b.ready
 	}
 	s2, s3 := subscribe(t, svcs[1], 0, true), subscribe(t, svcs[2], 0, false)
@@ -420,7 +423,7 @@ func TestHubReplicas(t *testing.T) {
 	collect(t, s3, 6, 10)
 	putN(t, svcs[0], "a.md", 1)
 	collect(t, s2, 11, 11)
-	if got := svcs[1].Events().Stats().ListenReconnects; got != 1 {
+	if got := hubs[1].Stats().ListenReconnects; got != 1 {
 		t.Errorf("replica 2 counted %d reconnects; want 1", got)
 	}
 }

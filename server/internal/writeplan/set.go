@@ -1,9 +1,9 @@
-// Package liveset keeps a repository's live entries in key byte order,
-// plans a server.Write against them and caches them per repository between
-// writes, so that the SQL stores (server/postgres, server/sqlite) check
+// Package writeplan is the write planner both SQL stores share: it plans a
+// server.Write against a repository's live entries (kept in key byte order)
+// and caches those entries per repository between writes, so that the SQL stores (server/postgres, server/sqlite) check
 // limits, detect case-fold collisions and recompute the dataset checksum
 // identically, without rereading every entry on every write.
-package liveset
+package writeplan
 
 import (
 	"slices"

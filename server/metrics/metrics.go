@@ -1,7 +1,10 @@
-package httpapi
+// Package metrics holds the server's Prometheus collectors: the HTTP
+// surfaces' request and write counters, the events fan-out's counters, the
+// store decorator that times every operation, and the process figures
+// (build, store totals, open connections).
+package metrics
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"sync"
@@ -12,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/events"
 )
 
 // Metrics are the server's Prometheus collectors, in a registry of their own.
@@ -26,14 +30,14 @@ type Metrics struct {
 	authFailures   prometheus.Counter
 	rateLimited    prometheus.Counter
 	// eventsDelivered counts events written to streams; the hub's own
-	// counters are read by watchHub.
+	// counters are read by WatchHub.
 	eventsDelivered prometheus.Counter
 	hubOnce         sync.Once
 }
 
-// NewMetrics creates the collectors and registers them with the Go and
+// New creates the collectors and registers them with the Go and
 // process collectors.
-func NewMetrics() *Metrics {
+func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -60,25 +64,25 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-// watchHub exports the events hub's counters (once per Metrics: the first
+// WatchHub exports the events hub's counters (once per Metrics: the first
 // hub watched is the server's).
-func (m *Metrics) watchHub(hub *server.Hub) {
+func (m *Metrics) WatchHub(hub *events.Hub) {
 	m.hubOnce.Do(func() {
-		stat := func(f func(server.HubStats) int64) func() float64 {
+		stat := func(f func(events.Stats) int64) func() float64 {
 			return func() float64 { return float64(f(hub.Stats())) }
 		}
 		m.reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "teammem_event_streams_open", Help: "Event streams open now."},
-				stat(func(s server.HubStats) int64 { return s.OpenStreams })),
+				stat(func(s events.Stats) int64 { return s.OpenStreams })),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "teammem_events_published_total",
 				Help: "Change events of writes made through this server, announced to the subscribers of every server."},
-				stat(func(s server.HubStats) int64 { return s.Published })),
+				stat(func(s events.Stats) int64 { return s.Published })),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "teammem_event_slow_consumer_disconnects_total",
 				Help: "Event streams closed because their reader fell too far behind."},
-				stat(func(s server.HubStats) int64 { return s.SlowDisconnects })),
+				stat(func(s events.Stats) int64 { return s.SlowDisconnects })),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "teammem_event_listen_reconnects_total",
 				Help: "Times the events broker reconnected and caught subscribers up from history."},
-				stat(func(s server.HubStats) int64 { return s.ListenReconnects })),
+				stat(func(s events.Stats) int64 { return s.ListenReconnects })),
 		)
 	})
 }
@@ -88,7 +92,8 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-func (m *Metrics) observeRequest(method, route string, status int, d time.Duration) {
+// ObserveRequest records one HTTP request's duration under its route.
+func (m *Metrics) ObserveRequest(method, route string, status int, d time.Duration) {
 	m.requests.WithLabelValues(route, methodLabel(method), strconv.Itoa(status)).Observe(d.Seconds())
 }
 
@@ -103,8 +108,8 @@ func methodLabel(m string) string {
 	return "other"
 }
 
-// recordWrite counts what a successful PUT changed.
-func (m *Metrics) recordWrite(in server.PutInput, res server.WriteResult) {
+// RecordWrite counts what a successful PUT changed.
+func (m *Metrics) RecordWrite(in server.PutInput, res server.WriteResult) {
 	m.entriesWritten.Add(float64(len(res.Changed)))
 	var n int
 	for _, k := range res.Changed {
@@ -113,110 +118,17 @@ func (m *Metrics) recordWrite(in server.PutInput, res server.WriteResult) {
 	m.bytesWritten.Add(float64(n))
 }
 
-// InstrumentStore wraps a Store so that every operation's duration is
-// recorded.
-func (m *Metrics) InstrumentStore(s server.Store) server.Store { return &instrumentedStore{s: s, m: m} }
+// AuthFailure counts a request refused with 401.
+func (m *Metrics) AuthFailure() { m.authFailures.Inc() }
 
-type instrumentedStore struct {
-	s server.Store
-	m *Metrics
-}
+// Conflict counts a PUT refused with 412.
+func (m *Metrics) Conflict() { m.conflicts.Inc() }
 
-var _ server.Store = (*instrumentedStore)(nil)
+// RateLimited counts a request refused with 429.
+func (m *Metrics) RateLimited() { m.rateLimited.Inc() }
 
-func (i *instrumentedStore) observe(op string, start time.Time, err error) {
-	outcome := "ok"
-	if err != nil {
-		outcome = "error"
-		if server.IsClientError(err) {
-			outcome = "refused"
-		}
-	}
-	i.m.storeOps.WithLabelValues(op, outcome).Observe(time.Since(start).Seconds())
-}
+// EntrySkipped counts an entry of a PUT left out, by reason.
+func (m *Metrics) EntrySkipped(reason string) { m.entriesSkipped.WithLabelValues(reason).Inc() }
 
-func (i *instrumentedStore) RepoState(ctx context.Context, repo string) (server.RepoState, error) {
-	start := time.Now()
-	st, err := i.s.RepoState(ctx, repo)
-	i.observe("repo_state", start, err)
-	return st, err
-}
-
-func (i *instrumentedStore) Precondition(ctx context.Context, repo string, c server.Preconditions) error {
-	start := time.Now()
-	err := i.s.Precondition(ctx, repo, c)
-	i.observe("precondition", start, err)
-	return err
-}
-
-func (i *instrumentedStore) Snapshot(ctx context.Context, repo string, o server.ReadOptions) (server.Snapshot, error) {
-	start := time.Now()
-	s, err := i.s.Snapshot(ctx, repo, o)
-	i.observe("snapshot", start, err)
-	return s, err
-}
-
-func (i *instrumentedStore) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
-	start := time.Now()
-	r, err := i.s.Apply(ctx, w)
-	i.observe("apply", start, err)
-	return r, err
-}
-
-func (i *instrumentedStore) History(ctx context.Context, repo, key string, before int64, limit int) ([]server.Revision, error) {
-	start := time.Now()
-	r, err := i.s.History(ctx, repo, key, before, limit)
-	i.observe("history", start, err)
-	return r, err
-}
-
-func (i *instrumentedStore) Revision(ctx context.Context, repo, key string, version int64) (server.Revision, error) {
-	start := time.Now()
-	r, err := i.s.Revision(ctx, repo, key, version)
-	i.observe("revision", start, err)
-	return r, err
-}
-
-func (i *instrumentedStore) Activity(ctx context.Context, repo string, before int64, limit int) (server.ActivityPage, error) {
-	start := time.Now()
-	p, err := i.s.Activity(ctx, repo, before, limit)
-	i.observe("activity", start, err)
-	return p, err
-}
-
-func (i *instrumentedStore) Events(ctx context.Context, repo string, after int64, limit int) ([]*server.Event, error) {
-	start := time.Now()
-	evs, err := i.s.Events(ctx, repo, after, limit)
-	i.observe("events", start, err)
-	return evs, err
-}
-
-func (i *instrumentedStore) Repos(ctx context.Context) ([]server.RepoState, error) {
-	start := time.Now()
-	r, err := i.s.Repos(ctx)
-	i.observe("repos", start, err)
-	return r, err
-}
-
-func (i *instrumentedStore) PurgeTombstones(ctx context.Context, before time.Time) (int, error) {
-	start := time.Now()
-	n, err := i.s.PurgeTombstones(ctx, before)
-	i.observe("purge_tombstones", start, err)
-	return n, err
-}
-
-func (i *instrumentedStore) Ping(ctx context.Context) error {
-	start := time.Now()
-	err := i.s.Ping(ctx)
-	i.observe("ping", start, err)
-	return err
-}
-
-func (i *instrumentedStore) Close() error { return i.s.Close() }
-
-func (i *instrumentedStore) LastAuthors(ctx context.Context, repo string) (map[string]string, error) {
-	start := time.Now()
-	a, err := i.s.LastAuthors(ctx, repo)
-	i.observe("last_authors", start, err)
-	return a, err
-}
+// EventDelivered counts an event written to one stream.
+func (m *Metrics) EventDelivered() { m.eventsDelivered.Inc() }

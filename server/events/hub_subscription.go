@@ -1,4 +1,4 @@
-package server
+package events
 
 import (
 	"context"
@@ -7,20 +7,10 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/server"
 )
 
-// Update is what a subscriber is told next: an event, or a reset to the
-// repository's current state (the subscriber must pull in full; the
-// events after it follow).
-type Update struct {
-	Event *Event
-	Reset *RepoState
-}
-
-// IsZero reports an update that tells nothing (Next's idle return).
-func (u Update) IsZero() bool { return u.Event == nil && u.Reset == nil }
-
-// Subscription is one subscriber of a repository's events. Next must be
+// Subscription is one subscriber of a repository's events (server.Subscription). Next must be
 // called by one goroutine; Close may be called from any, also to
 // interrupt Next.
 type Subscription struct {
@@ -41,21 +31,21 @@ type Subscription struct {
 
 // Next returns the next update in version order: first those replayed
 // from the Store, then live ones, each version once and none skipped. It
-// returns the zero Update when idle fires first (time for a heartbeat).
-// Errors: ctx's; ErrSlowSubscriber or ErrShuttingDown when the hub ended
+// returns the zero server.Update when idle fires first (time for a heartbeat).
+// Errors: ctx's; server.ErrSlowSubscriber or server.ErrShuttingDown when the hub ended
 // the subscription; the Store's while replaying.
-func (s *Subscription) Next(ctx context.Context, idle <-chan time.Time) (Update, error) {
+func (s *Subscription) Next(ctx context.Context, idle <-chan time.Time) (server.Update, error) {
 	for {
 		if len(s.pending) > 0 {
 			it := s.pending[0]
 			s.pending = s.pending[1:]
-			return Update{Event: it.event, Reset: it.reset}, nil
+			return server.Update{Event: it.event, Reset: it.reset}, nil
 		}
 		if s.replaying {
 			var err error
 			shallow(func() { err = s.fill(ctx) })
 			if err != nil {
-				return Update{}, err
+				return server.Update{}, err
 			}
 			continue
 		}
@@ -63,11 +53,11 @@ func (s *Subscription) Next(ctx context.Context, idle <-chan time.Time) (Update,
 		case it := <-s.ch:
 			s.take(it)
 		case <-s.done:
-			return Update{}, s.endErr
+			return server.Update{}, s.endErr
 		case <-ctx.Done():
-			return Update{}, ctx.Err()
+			return server.Update{}, ctx.Err()
 		case <-idle:
-			return Update{}, nil
+			return server.Update{}, nil
 		}
 	}
 }
@@ -95,7 +85,7 @@ func (s *Subscription) take(it item) {
 // history becomes a reset.
 func (s *Subscription) fill(ctx context.Context) error {
 	evs, err := s.hub.store.Events(ctx, s.t.repo, s.cursor, eventsPage)
-	if errors.Is(err, ErrSinceTooOld) {
+	if errors.Is(err, server.ErrSinceTooOld) {
 		st, err := s.hub.state(ctx, s.t.repo)
 		if err != nil {
 			return err
@@ -117,7 +107,7 @@ func (s *Subscription) fill(ctx context.Context) error {
 }
 
 // reset queues a reset to st, after which only later versions follow.
-func (s *Subscription) reset(st RepoState) {
+func (s *Subscription) reset(st server.RepoState) {
 	if st.Version == 0 && st.Checksum == "" {
 		st.Checksum = protocol.EmptyDatasetChecksum
 	}
