@@ -21,8 +21,9 @@ func staleProblems(ctx context.Context, r *memoryRun) ([]memcore.LintProblem, er
 	rep, err := refcheck.CheckFolder(ctx, r.layout.ProjectRoot, dir)
 	switch {
 	case errors.Is(err, refcheck.ErrNotRepo):
-	case err != nil:
-		return nil, err
+	case err != nil: // a damaged repository: say so, and lint the rest
+		out = append(out, memcore.LintProblem{Path: r.layout.ProjectRoot, Line: 1, Rule: "unreadable",
+			Message: "cannot check the memories' code references: " + err.Error()})
 	default:
 		out = append(out, refcheck.LintProblems(dir, rep)...)
 	}

@@ -106,3 +106,18 @@ func TestMemoryConfirmAndStaleAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestMemoryLintDamagedRepository(t *testing.T) {
+	f := staleFixture(t)
+	head := strings.TrimSpace(gittest.Run(t, f.project, "rev-parse", "HEAD"))
+	obj := filepath.Join(f.project, ".git", "objects", head[:2], head[2:])
+	if err := os.Chmod(obj, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, obj, "not a git object")
+	out, _, err := f.run(t, nil, "lint")
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 1 || !strings.Contains(out, "unreadable: cannot check the memories' code references") {
+		t.Errorf("lint with a damaged repository: %v\n%s", err, out)
+	}
+}
