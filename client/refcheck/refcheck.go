@@ -123,7 +123,16 @@ func New(root string) *Checker {
 func (c *Checker) Check(ctx context.Context, topics []Topic) (Report, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	defer c.closePacks()
+	rep, err := c.check(ctx, topics)
+	c.closePacks()
+	if err != nil && ctx.Err() == nil {
+		c.repo, c.store = nil, nil // opened again next time: a git gc may have replaced the packs
+	}
+	return rep, err
+}
+
+// check is Check under the lock.
+func (c *Checker) check(ctx context.Context, topics []Topic) (Report, error) {
 	head, tree, err := c.head()
 	if err != nil || tree == nil {
 		return Report{}, err

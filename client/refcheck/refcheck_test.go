@@ -212,3 +212,27 @@ func TestCheckReadsOnlyNewVersions(t *testing.T) {
 		t.Errorf("unreadable topic: %+v %v", rep, err)
 	}
 }
+
+func TestCheckSurvivesRepack(t *testing.T) {
+	root, _, _ := fixture(t)
+	c := New(root)
+	topics := []Topic{{Key: "a.md", Content: "`client/push.go:RetryPush` `client/legacy.go`"}}
+	if rep, err := c.Check(context.Background(), topics); err != nil || len(rep.Findings) != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	writeFile(t, root, "client/new.go", "package client\n")
+	gittest.Run(t, root, "add", "client/new.go")
+	gittest.Run(t, root, "commit", "-q", "-m", "new")
+	gittest.Run(t, root, "gc", "-q", "--prune=now")
+	topics[0].Content += " `client/new.go`"
+	for range 2 { // the first may fail on packs gc removed; then the repository is opened again
+		rep, err := c.Check(context.Background(), topics)
+		if err == nil {
+			if len(rep.Findings) != 1 || rep.Findings[0].Since == "" {
+				t.Errorf("after gc: %+v", rep.Findings)
+			}
+			return
+		}
+	}
+	t.Error("checks after git gc keep failing")
+}
