@@ -6,7 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
+
+// MaxSeenEntries is the largest number of entries one SeenChecksums may ask
+// about (api.MaxSeenEntries on the wire).
+const MaxSeenEntries = 1000
 
 // Limits bound what one repository and one request may hold. Zero means the
 // default.
@@ -282,4 +288,35 @@ func (s *Service) LastAuthors(ctx context.Context, p Principal, repo string) (ma
 		return nil, err
 	}
 	return s.store.LastAuthors(ctx, canon)
+}
+
+// ServerID returns the identity of the database the service keeps (see
+// Store.ServerID).
+func (s *Service) ServerID() string { return s.store.ServerID() }
+
+// SeenChecksums tells, for each key of want (key → entry checksum), the
+// newest version of the repository at which the key held, or was deleted
+// holding, that content (see Store.SeenChecksums). Errors: invalid repo,
+// ErrForbidden, more than api.MaxSeenEntries keys or an invalid key or
+// checksum (ErrInvalid), the store's errors.
+func (s *Service) SeenChecksums(ctx context.Context, p Principal, repo string, want map[string]string) (map[string]int64, error) {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return nil, err
+	}
+	if len(want) > MaxSeenEntries {
+		return nil, invalidf(ReasonInvalidBody, "at most %d entries may be asked about at once, not %d", MaxSeenEntries, len(want))
+	}
+	for k, c := range want {
+		if err := protocol.ValidateKey(k); err != nil {
+			return nil, invalidf(ReasonInvalidKey, "entry %q: %v", k, err)
+		}
+		if !protocol.ValidChecksum(c) {
+			return nil, invalidf(ReasonInvalidBody, "entry %q: checksum %q is not sha256:<64 hex digits>", k, c)
+		}
+	}
+	if len(want) == 0 {
+		return map[string]int64{}, nil
+	}
+	return s.store.SeenChecksums(ctx, canon, want)
 }

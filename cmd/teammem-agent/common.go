@@ -16,6 +16,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/userconfig"
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/memcore"
 	"github.com/teammem/teammem/memcore/protocol"
@@ -30,6 +31,9 @@ type commonFlags struct {
 	noInject                 bool
 	config                   string
 	staleAfter               time.Duration // 0: off
+	// noRepo: the command is about no one repository (search --all), so
+	// the session resolves none, nor its folders.
+	noRepo bool
 }
 
 // register adds the common flags to fs.
@@ -88,6 +92,9 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 		return nil, err
 	}
 	s := &session{e: e, flags: c, log: log, out: newPrinter(e, name, c.json), server: strings.TrimRight(c.server, "/")}
+	if c.noRepo { // a command about no one repository (search --all)
+		return s, nil
+	}
 	if s.slug, err = resolveSlug(e, c); err != nil {
 		return nil, err
 	}
@@ -187,7 +194,7 @@ func resolveStateDir(e *cliEnv, c commonFlags) (string, error) {
 	if c.stateDir != "" {
 		return filepath.Abs(c.stateDir)
 	}
-	d, err := agent.StateDir(e.Getenv, e.Home, runtime.GOOS)
+	d, err := userconfig.StateDir(e.Getenv, e.Home, runtime.GOOS)
 	if err != nil {
 		return "", fmt.Errorf("find the state directory: %w; pass --state-dir DIR", err)
 	}

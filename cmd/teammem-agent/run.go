@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/userconfig"
 )
 
 func init() {
@@ -108,7 +109,7 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 			return nil, fmt.Errorf("read the configuration: %w", err)
 		}
 		if st := fmt.Sprint(fi.ModTime().UnixNano(), fi.Size()); st != stamp {
-			uc, err := agent.LoadUserConfig(path)
+			uc, err := userconfig.Load(path)
 			if err != nil {
 				return nil, err
 			}
@@ -133,7 +134,7 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 // keyed by folder, repository, server and token, so that a change of any
 // of them restarts the folder's engine. A checkout that cannot be
 // resolved is logged and left out.
-func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc agent.UserConfig, out *printer, log *slog.Logger) map[string]agent.Runner {
+func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
 	groups := map[string]*session{}
 	var order []string
 	for _, co := range uc.Checkouts {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/teammem/teammem/client/service"
+	"github.com/teammem/teammem/client/autostart"
 )
 
 func init() {
@@ -38,7 +38,7 @@ func runService(_ context.Context, e *cliEnv, args []string) error {
 	if real, err := filepath.EvalSymlinks(self); err == nil {
 		self = real
 	}
-	svc, err := service.New(runtime.GOOS, e.Getenv, e.Home, self, config)
+	svc, err := autostart.New(runtime.GOOS, e.Getenv, e.Home, self, config)
 	if err != nil {
 		return err
 	}

@@ -287,7 +287,27 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	defer stopJanitor()
 	go runJanitor(jctx, store, c.tombstoneRetention, log)
 	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "tls", c.tlsCert != "", "version", buildinfo.Version(version))
+	ui := uiURL(ln.Addr(), c.tlsCert != "")
+	log.Info("web UI at "+ui+" (sign in with a token; the admin's is in "+dataPath(c, adminTokenName)+")", "url", ui, "admin_token", dataPath(c, adminTokenName))
 	return runServers(ctx, servers, listeners, c.shutdownTimeout, hub.Close, log)
+}
+
+// uiURL is the web UI's address for the start log: the listener's, with a
+// loopback host in place of an unspecified one (0.0.0.0 is not an address
+// a browser opens).
+func uiURL(addr net.Addr, tls bool) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "/ui/"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	return scheme + "://" + net.JoinHostPort(host, port) + "/ui/"
 }
 
 // newHTTPServer applies the timeouts and the 64 KiB header limit.

@@ -120,6 +120,7 @@ func NewHandler(o Options) http.Handler {
 
 	r.Get(api.PathHealthz, h.healthz)
 	r.Get(api.PathReadyz, h.readyz(o.Ready, o.Events))
+	r.Get(api.PathServer, h.getServer)
 	if o.ServeMetrics {
 		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
 	}
@@ -135,6 +136,8 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathRevision, h.wrap(h.getRevision))
 		r.Get(api.PathRepos, h.wrap(h.getRepos))
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
+		r.Post(api.PathSeen, h.wrap(h.postSeen))
+		r.Get(api.PathSearch, h.wrap(h.getSearch))
 	})
 	return r
 }

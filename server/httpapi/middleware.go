@@ -62,14 +62,17 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// requestIDs takes X-Request-ID from the request or makes one, and echoes it.
+// requestIDs takes X-Request-ID from the request or makes one, and echoes
+// it; every answer also names the server (api.HeaderServerID).
 func (h *handler) requestIDs(next http.Handler) http.Handler {
+	serverID := h.svc.ServerID()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(api.HeaderRequestID)
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
 		w.Header().Set(api.HeaderRequestID, id)
+		w.Header().Set(api.HeaderServerID, serverID)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyRequest, &requestInfo{id: id})))
 	})
 }

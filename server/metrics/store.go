@@ -85,6 +85,13 @@ func (i *instrumentedStore) Events(ctx context.Context, repo string, after int64
 	return evs, err
 }
 
+func (i *instrumentedStore) Search(ctx context.Context, q server.SearchRequest) ([]server.SearchHit, error) {
+	start := time.Now()
+	h, err := i.s.Search(ctx, q)
+	i.observe("search", start, err)
+	return h, err
+}
+
 func (i *instrumentedStore) Repos(ctx context.Context) ([]server.RepoState, error) {
 	start := time.Now()
 	r, err := i.s.Repos(ctx)
@@ -114,3 +121,12 @@ func (i *instrumentedStore) LastAuthors(ctx context.Context, repo string) (map[s
 	i.observe("last_authors", start, err)
 	return a, err
 }
+
+func (i *instrumentedStore) SeenChecksums(ctx context.Context, repo string, want map[string]string) (map[string]int64, error) {
+	start := time.Now()
+	seen, err := i.s.SeenChecksums(ctx, repo, want)
+	i.observe("seen_checksums", start, err)
+	return seen, err
+}
+
+func (i *instrumentedStore) ServerID() string { return i.s.ServerID() }

@@ -40,13 +40,16 @@ const (
 // transaction by in.
 type writeStmts struct {
 	state, live, repo, put, del, rev, ver, savepoint, release, rollbackTo *sql.Stmt
+	search                                                                searchStmts
 }
 
 func (s *writeStmts) all() []**sql.Stmt {
-	return []**sql.Stmt{&s.state, &s.live, &s.repo, &s.put, &s.del, &s.rev, &s.ver, &s.savepoint, &s.release, &s.rollbackTo}
+	return append([]**sql.Stmt{&s.state, &s.live, &s.repo, &s.put, &s.del, &s.rev, &s.ver, &s.savepoint, &s.release, &s.rollbackTo},
+		s.search.all()...)
 }
 
-var writeSQL = []string{stateSQL, liveSQL, repoSQL, putSQL, deleteSQL, revisionSQL, versionSQL, savepointSQL, releaseSQL, rollbackToSQL}
+var writeSQL = append([]string{stateSQL, liveSQL, repoSQL, putSQL, deleteSQL, revisionSQL, versionSQL, savepointSQL, releaseSQL, rollbackToSQL},
+	searchWriteSQL...)
 
 func prepareWrites(ctx context.Context, pool *sql.DB) (*writeStmts, error) {
 	s := &writeStmts{}
@@ -88,6 +91,7 @@ type batch struct {
 	stmts   *writeStmts
 	pending map[string]server.RepoState // states written by this batch
 	plans   []*writeplan.Plan           // the writes committed by this batch, in order
+	docs    searchDocs                  // the search text of the running job's puts
 	purged  bool                        // tombstones were removed
 	changed bool                        // something to commit
 	broken  error                       // the transaction is unusable
@@ -210,6 +214,9 @@ func (c *change) save(ctx context.Context, p *writeplan.Plan) error {
 		}
 		if _, err := st.rev.ExecContext(ctx, p.Repo, ch.Key, p.Version, string(ch.Op), ch.Checksum, ch.Size, p.Author, at, ch.Content); err != nil {
 			return wrap("save revision", err)
+		}
+		if err := st.search.index(ctx, p.Repo, ch, c.b.docs); err != nil {
+			return err
 		}
 	}
 	return nil
