@@ -173,6 +173,10 @@ func (st *Status) readJournal() (*Journal, error) {
 
 // scanFolder fills the pending changes, conflict copies and skipped files.
 func (st *Status) scanFolder(j *Journal, explain func(error) error) {
+	if _, err := os.Lstat(st.Dir); errors.Is(err, fs.ErrNotExist) {
+		st.FolderError = "not created yet: the first sync makes it (teammem-agent sync, or the running agent)"
+		return
+	}
 	snap, err := ScanDir(st.Dir, ScanOptions{})
 	if err != nil {
 		st.FolderError = explain(err).Error()

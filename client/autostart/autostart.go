@@ -118,6 +118,15 @@ func (s *Service) Uninstall(stop bool) error {
 	return nil
 }
 
+// StartCommand is the command that starts the installed service now and
+// at every login, for a person who installed it with start false.
+func (s *Service) StartCommand() string {
+	if s.kind == "launchd" {
+		return "launchctl bootstrap " + s.domain() + " " + s.Path
+	}
+	return "systemctl --user daemon-reload && systemctl --user enable --now " + unitName
+}
+
 // State says whether the definition is installed and what the service
 // manager reports of it ("" when asked not to ask it).
 func (s *Service) State(ask bool) (installed bool, state string) {

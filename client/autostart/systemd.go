@@ -12,7 +12,7 @@ func (s *Service) unit() string {
 	}
 	return `[Unit]
 Description=teammem agent: keeps the team memory of the registered checkouts in step
-Documentation=https://github.com/teammem/teammem#the-agent-on-a-workstation
+Documentation=https://github.com/teammem/teammem/blob/main/docs/cli/teammem-agent.md#service
 
 [Service]
 Type=simple

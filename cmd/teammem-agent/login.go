@@ -61,7 +61,7 @@ func runLogin(ctx context.Context, e *cliEnv, args []string) error {
 		newPrinter(e, "login", true).object(map[string]any{"server": uc.Server, "config": path, "readableRepos": len(repos.Repos)})
 		return nil
 	}
-	fmt.Fprintf(e.Stdout, "logged in to %s (the token can read %d repositories); saved in %s\n", uc.Server, len(repos.Repos), path)
+	fmt.Fprintf(e.Stdout, "logged in to %s (the token can read %s); saved in %s\n", uc.Server, plural(len(repos.Repos), "repository", "repositories"), path)
 	return nil
 }
 

@@ -65,5 +65,8 @@ func runService(_ context.Context, e *cliEnv, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(e.Stdout, "service:   %s\nstate:     %s\n", svc.Path, state)
+	if pos[0] == "install" && *noStart {
+		fmt.Fprintf(e.Stdout, "start it:  %s\n", svc.StartCommand())
+	}
 	return nil
 }
