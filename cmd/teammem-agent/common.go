@@ -38,17 +38,28 @@ type commonFlags struct {
 
 // register adds the common flags to fs.
 func (c *commonFlags) register(fs *flag.FlagSet) {
+	c.registerConnection(fs)
+	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
+	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
+	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
+	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
+	c.registerStale(fs)
+}
+
+// registerConnection adds the flags that say which server, token and
+// repository to talk to, the configuration file and the log level.
+func (c *commonFlags) registerConnection(fs *flag.FlagSet) {
 	fs.StringVar(&c.server, "server", "", "teammem server `URL`, e.g. https://memory.example.com")
 	fs.StringVar(&c.token, "token", "", "bearer `TOKEN` (prefer --token-file or TEAMMEM_TOKEN: flags show in ps)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "read the bearer token from `FILE` (re-read on every request)")
 	fs.StringVar(&c.repo, "repo", "", "repository `SLUG` such as acme/api (default: from the git remote)")
 	fs.StringVar(&c.repoDir, "repo-dir", "", "git working tree `DIR` (default: the working directory)")
-	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
-	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
-	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	fs.StringVar(&c.config, "config", "", "the agent's configuration `FILE` (default: agent.toml in the user's config directory, teammem/)")
-	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
+}
+
+// registerStale adds --stale-after.
+func (c *commonFlags) registerStale(fs *flag.FlagSet) {
 	fs.Func("stale-after", "mark team memories nobody changed or confirmed for more than `DAYS` days (90 or 90d; default off)", c.parseStaleAfter)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
+	servermcp "github.com/teammem/teammem/server/mcp"
 	"github.com/teammem/teammem/server/metrics"
 )
 
@@ -234,7 +235,9 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	}
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret,
-		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog})
+		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
+		MCP: servermcp.New(servermcp.Options{Service: svc, Principal: httpapi.RequestPrincipal, RequestID: httpapi.RequestID,
+			Logger: log, ObserveToolCall: prom.ObserveToolCall, Version: buildinfo.Version(version), NoAccessLog: !c.accessLog})})
 	main := newHTTPServer(h, log)
 	servers := []*http.Server{main}
 	listeners := []net.Listener{}

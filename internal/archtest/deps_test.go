@@ -35,6 +35,10 @@ func TestImportRules(t *testing.T) {
 		{pkg: "server/sqlite", forbidden: []string{"github.com/jackc/", "github.com/go-chi/"}},
 		{pkg: "server/postgres", forbidden: []string{"modernc.org/", "github.com/go-chi/"}},
 		{pkg: "server/httpapi", forbidden: []string{"github.com/jackc/", "modernc.org/"}},
+		{pkg: "mcptools", ownAllow: []string{"memcore/protocol", "memcore/secrets"}},
+		{pkg: "server/mcp", forbidden: []string{"github.com/jackc/", "modernc.org/", "github.com/go-chi/"}, ownAllow: []string{"server", "mcptools", "memcore/protocol", "memcore/secrets"}},
+		{pkg: "client/mcpinstall", ownAllow: []string{"internal/atomicfile", "internal/linediff"}},
+		{pkg: "client/mcprest", ownAllow: []string{"api", "client", "mcptools", "memcore/protocol", "memcore/secrets"}},
 	}
 	for _, r := range rules {
 		t.Run(r.pkg, func(t *testing.T) {
@@ -95,12 +99,13 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		t.Fatal(err)
 	}
 	owners := map[string][]string{
-		"github.com/jackc/pgx":         {"server/postgres", "migrations"},
-		"modernc.org/sqlite":           {"server/sqlite"},
-		"github.com/go-chi/chi":        {"server/httpapi"},
-		"github.com/golang-jwt/jwt":    {"server/auth"},
-		"github.com/prometheus/":       {"server/metrics"},
-		"github.com/fsnotify/fsnotify": {"client/watch"},
+		"github.com/jackc/pgx":                   {"server/postgres", "migrations"},
+		"modernc.org/sqlite":                     {"server/sqlite"},
+		"github.com/go-chi/chi":                  {"server/httpapi"},
+		"github.com/golang-jwt/jwt":              {"server/auth"},
+		"github.com/prometheus/":                 {"server/metrics"},
+		"github.com/fsnotify/fsnotify":           {"client/watch"},
+		"github.com/modelcontextprotocol/go-sdk": {"mcptools", "server/mcp"},
 		// go-git: the checkout's layout and remote; the references of
 		// memories checked against HEAD; memcore parses .gitignore-style
 		// patterns with its format package.

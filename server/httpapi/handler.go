@@ -54,6 +54,9 @@ type Options struct {
 	// Heartbeat is how long an events stream may stay silent before a
 	// comment line is sent (default 15 s).
 	Heartbeat time.Duration
+	// MCP, when not nil, is served at /mcp behind the authentication
+	// (server/mcp builds it; RequestPrincipal gives it the caller).
+	MCP http.Handler
 	// StreamWriteTimeout bounds the write of one event or heartbeat: a
 	// reader that takes longer is disconnected (default 10 s).
 	StreamWriteTimeout time.Duration
@@ -138,6 +141,7 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
 		r.Post(api.PathSeen, h.wrap(h.postSeen))
 		r.Get(api.PathSearch, h.wrap(h.getSearch))
+		h.mountMCP(r, o.MCP)
 	})
 	return r
 }

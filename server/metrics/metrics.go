@@ -32,6 +32,7 @@ type Metrics struct {
 	// eventsDelivered counts events written to streams; the hub's own
 	// counters are read by WatchHub.
 	eventsDelivered prometheus.Counter
+	toolCalls       *prometheus.HistogramVec
 	hubOnce         sync.Once
 }
 
@@ -57,9 +58,10 @@ func New() *Metrics {
 		rateLimited:  prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_rate_limited_total", Help: "Requests refused with 429."}),
 		eventsDelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_events_delivered_total",
 			Help: "Change events written to event streams (one per stream per event)."}),
+		toolCalls: newToolCalls(),
 	}
 	m.reg.MustRegister(m.requests, m.storeOps, m.conflicts, m.entriesWritten, m.entriesSkipped, m.bytesWritten, m.authFailures, m.rateLimited,
-		m.eventsDelivered,
+		m.eventsDelivered, m.toolCalls,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
