@@ -14,6 +14,12 @@ type LintProblem struct {
 	Line    int    `json:"line"` // 1-based; for over-budget, the first line that is not loaded
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
+	// Key, Reference and Reason are set for a stale reference: the topic's
+	// key in its memory folder, the reference as written, and why it is
+	// stale (refcheck's reasons).
+	Key       string `json:"key,omitempty"`
+	Reference string `json:"reference,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // Lint rule identifiers.
@@ -21,6 +27,12 @@ const (
 	RuleDeadLink   = "dead-link"
 	RuleLongLine   = "long-line"
 	RuleOverBudget = "over-budget"
+	// RuleStaleReference: a topic names a path, line range or symbol that
+	// the checkout's HEAD does not hold (client/refcheck).
+	RuleStaleReference = "stale-reference"
+	// RuleStaleAge: nobody changed or confirmed a topic for longer than
+	// --stale-after.
+	RuleStaleAge = "stale-age"
 )
 
 // LintIndex checks a MEMORY.md index: links to files that do not exist
@@ -40,8 +52,7 @@ func LintIndex(path, content string, exists func(rel string) bool) []LintProblem
 			inFence = !inFence
 		}
 		if c := utf8.RuneCountInString(line); c >= MaxIndexLineChars {
-			problems = append(problems, LintProblem{path, n, RuleLongLine,
-				fmt.Sprintf("line has %d characters; keep index entries under %d", c, MaxIndexLineChars)})
+			problems = append(problems, LintProblem{Path: path, Line: n, Rule: RuleLongLine, Message: fmt.Sprintf("line has %d characters; keep index entries under %d", c, MaxIndexLineChars)})
 		}
 		if !inFence && exists != nil {
 			problems = append(problems, deadLinks(path, n, line, exists)...)
@@ -58,7 +69,7 @@ func deadLinks(path string, n int, line string, exists func(string) bool) []Lint
 	var out []LintProblem
 	for _, target := range protocol.IndexLinks(line) {
 		if !exists(target) {
-			out = append(out, LintProblem{path, n, RuleDeadLink, "link to missing file " + target})
+			out = append(out, LintProblem{Path: path, Line: n, Rule: RuleDeadLink, Message: "link to missing file " + target})
 		}
 	}
 	return out
@@ -79,7 +90,7 @@ func budgetProblem(path, content string) (LintProblem, bool) {
 	fmLines := strings.Count(content[:len(content)-len(body)], "\n")
 	cut := a.sourceOffset(len(firstLines(a.content, countLines(kept))))
 	line := fmLines + strings.Count(body[:cut], "\n") + 1
-	return LintProblem{path, line, RuleOverBudget, fmt.Sprintf(
+	return LintProblem{Path: path, Line: line, Rule: RuleOverBudget, Message: fmt.Sprintf(
 		"index loads as %d lines and %d bytes; only %d lines and %d bytes are loaded, the rest is cut",
 		countLines(a.content), len(a.content), MaxIndexLines, MaxIndexBytes)}, true
 }

@@ -111,8 +111,8 @@ func TestLintIndex(t *testing.T) {
 	exists := func(rel string) bool { return rel == "build.md" || rel == "my notes.md" || rel == "long.md" }
 	got := LintIndex("MEMORY.md", content, exists)
 	want := []LintProblem{
-		{"MEMORY.md", 3, RuleDeadLink, "link to missing file gone.md"},
-		{"MEMORY.md", 6, RuleLongLine, "line has 160 characters; keep index entries under 150"},
+		{Path: "MEMORY.md", Line: 3, Rule: RuleDeadLink, Message: "link to missing file gone.md"},
+		{Path: "MEMORY.md", Line: 6, Rule: RuleLongLine, Message: "line has 160 characters; keep index entries under 150"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("LintIndex (-want +got):\n%s", diff)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -87,6 +88,33 @@ func Manifest(dir string) ([]Topic, error) {
 	return topics, nil
 }
 
+// TopicFiles returns the paths, relative to dir and slash-separated, of
+// every topic file of a memory folder (the files Manifest lists, without
+// its limit), in path order. A missing folder has none.
+func TopicFiles(dir string) ([]string, error) {
+	files, err := findTopicFiles(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list topics: %w", err)
+	}
+	rels := make([]string, len(files))
+	for i, f := range files {
+		rels[i] = f.rel
+	}
+	sort.Strings(rels)
+	return rels, nil
+}
+
+// IsTopicFile reports whether rel, a slash-separated path in a memory
+// folder, names a topic file: a *.md file but MEMORY.md and the daily logs.
+func IsTopicFile(rel string) bool {
+	return isTopicName(path.Base(rel)) && !dailyLogRe.MatchString(rel)
+}
+
+// isTopicName reports whether a file name may be a topic file's.
+func isTopicName(name string) bool {
+	return strings.EqualFold(filepath.Ext(name), ".md") && name != indexFileName
+}
+
 // findTopicFiles walks dir for topic files; a missing dir has none.
 func findTopicFiles(dir string) ([]topicFile, error) {
 	var files []topicFile
@@ -94,8 +122,7 @@ func findTopicFiles(dir string) ([]topicFile, error) {
 		if err != nil {
 			return err
 		}
-		name := e.Name()
-		if !e.Type().IsRegular() || !strings.EqualFold(filepath.Ext(name), ".md") || name == indexFileName {
+		if !e.Type().IsRegular() || !isTopicName(e.Name()) {
 			return nil
 		}
 		info, err := e.Info()
@@ -106,7 +133,7 @@ func findTopicFiles(dir string) ([]topicFile, error) {
 		if err != nil {
 			return err
 		}
-		if rel = filepath.ToSlash(rel); !dailyLogRe.MatchString(rel) {
+		if rel = filepath.ToSlash(rel); IsTopicFile(rel) {
 			files = append(files, topicFile{rel: rel, modTime: info.ModTime()})
 		}
 		return nil

@@ -44,22 +44,21 @@ func lintTopic(path string) []LintProblem {
 	fm, block, err := readTopicFrontmatter(path)
 	switch {
 	case err != nil && fm == nil && block == "":
-		return []LintProblem{{path, 1, RuleTopicBadFrontmatter, fmt.Sprintf("cannot read frontmatter: %v", err)}}
+		return []LintProblem{{Path: path, Line: 1, Rule: RuleTopicBadFrontmatter, Message: fmt.Sprintf("cannot read frontmatter: %v", err)}}
 	case err != nil:
-		return []LintProblem{{path, 1, RuleTopicBadFrontmatter, fmt.Sprintf("frontmatter is not valid YAML: %v", err)}}
+		return []LintProblem{{Path: path, Line: 1, Rule: RuleTopicBadFrontmatter, Message: fmt.Sprintf("frontmatter is not valid YAML: %v", err)}}
 	case fm == nil:
-		return []LintProblem{{path, 1, RuleTopicNoFrontmatter, "topic file has no frontmatter; add name, description and type"}}
+		return []LintProblem{{Path: path, Line: 1, Rule: RuleTopicNoFrontmatter, Message: "topic file has no frontmatter; add name, description and type"}}
 	}
 	var problems []LintProblem
 	if fmString(fm, "name") == "" {
-		problems = append(problems, LintProblem{path, 1, RuleTopicMissingName, "frontmatter has no name"})
+		problems = append(problems, LintProblem{Path: path, Line: 1, Rule: RuleTopicMissingName, Message: "frontmatter has no name"})
 	}
 	if fmString(fm, "description") == "" {
-		problems = append(problems, LintProblem{path, 1, RuleTopicMissingDescription, "frontmatter has no description"})
+		problems = append(problems, LintProblem{Path: path, Line: 1, Rule: RuleTopicMissingDescription, Message: "frontmatter has no description"})
 	}
 	if t := fmString(fm, "type"); t != "" && topicType(t) == "" {
-		problems = append(problems, LintProblem{path, keyLine(block, typeLineRe), RuleTopicUnknownType,
-			fmt.Sprintf("type %q is not one of user, feedback, project, reference", t)})
+		problems = append(problems, LintProblem{Path: path, Line: keyLine(block, typeLineRe), Rule: RuleTopicUnknownType, Message: fmt.Sprintf("type %q is not one of user, feedback, project, reference", t)})
 	}
 	return problems
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/teamblock"
@@ -23,6 +25,9 @@ type BlockConfig struct {
 	Checkouts func() ([]string, error)
 	// Remove takes the block out of the checkouts instead (--no-inject).
 	Remove bool
+	// StaleAfter, when positive, marks the index lines of topics nobody
+	// changed or confirmed for longer (--stale-after).
+	StaleAfter time.Duration
 }
 
 // StaticCheckouts is a BlockConfig.Checkouts that always lists roots.
@@ -47,7 +52,7 @@ type blocks struct {
 // updateBlocks renders the block from the team folder and writes it to
 // every checkout where it changed, or removes it when configured so; what
 // cannot be done is said in r.Block, once per checkout and reason.
-func (e *Engine) updateBlocks(r *Report) {
+func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	b := &e.blocks
 	if b.cfg.Checkouts == nil {
 		return
@@ -62,7 +67,7 @@ func (e *Engine) updateBlocks(r *Report) {
 	}
 	text := ""
 	if !b.cfg.Remove {
-		text = e.renderBlock()
+		text = e.renderBlock(ctx, roots)
 	}
 	// When the same text went into the same checkouts without a failure,
 	// each file is only read to check that the block is still as written
@@ -105,8 +110,10 @@ func (e *Engine) updateBlocks(r *Report) {
 
 // renderBlock renders the block from the team folder's index. A link to a
 // file the agent does not share (a credential in it, not UTF-8, too large,
-// refused by the server, not a regular file) is left out.
-func (e *Engine) renderBlock() string {
+// refused by the server, not a regular file) is left out. An index line
+// whose topic names code that the first checkout's HEAD does not hold, or
+// is too old, ends with a warning.
+func (e *Engine) renderBlock(ctx context.Context, roots []string) string {
 	index, err := memcore.SafeRead(e.cfg.Dir, teamblock.IndexKey)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		index = nil // unreadable: shown as empty rather than guessed
@@ -122,8 +129,12 @@ func (e *Engine) renderBlock() string {
 		fi, err := root.Lstat(filepath.FromSlash(key))
 		return err == nil && fi.Mode().IsRegular()
 	}
+	var stale func(string) teamblock.Stale
+	if len(roots) > 0 {
+		stale = e.staleInfo(ctx, roots[0])
+	}
 	return teamblock.Render(teamblock.Input{Repo: e.cfg.Repo, TeamDir: e.cfg.Dir, Index: string(index),
-		Exists: exists, Refused: e.withheld}).Text
+		Exists: exists, Refused: e.withheld, Stale: stale}).Text
 }
 
 // withheld reports whether the agent does not share key: the server

@@ -74,7 +74,7 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 			err, r.Err = ferr, ferr
 		}
 	}
-	e.updateBlocks(&r) // after a pull and after a local change of the index alike
+	e.updateBlocks(ctx, &r) // after a pull and after a local change of the index alike
 	e.report(r)
 	return r, err
 }

@@ -108,7 +108,8 @@ type Engine struct {
 	// refusedKeys holds entries the server refused (too large, secret),
 	// left out until their content changes.
 	refusedKeys map[string]refusal
-	blocks      blocks // the team memory block of the checkouts
+	blocks      blocks    // the team memory block of the checkouts
+	stale       staleness // what the block warns may be out of date
 	// noHistoryLookup says the server cannot look up its history (older
 	// than POST /api/v1/seen); see oldCopies.
 	noHistoryLookup bool

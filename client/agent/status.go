@@ -49,6 +49,10 @@ type Status struct {
 	FolderError string    `json:"folderError,omitempty"`
 	// TeamBlock is the team memory block of each checkout.
 	TeamBlock []BlockStatus `json:"teamBlock"`
+	// StaleReferences counts the code references of the team folder's
+	// topics that the first checkout's HEAD does not hold (`memory lint`
+	// names them); 0 without a checkout.
+	StaleReferences int `json:"staleReferences"`
 	// Stream is the running agent's event stream; nil when no agent runs.
 	Stream *StreamState `json:"stream,omitempty"`
 }
@@ -123,6 +127,7 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 	}
 	if o.Checkouts != nil {
 		st.TeamBlock = blockStates(o.Checkouts, o.NoInject)
+		st.StaleReferences = staleCount(ctx, o.Checkouts, o.Dir)
 	}
 	return st, nil
 }

@@ -51,6 +51,20 @@ type Input struct {
 	// that links to such a key is left out; when the index itself is
 	// refused, no index line is shown. Nil means none is refused.
 	Refused func(key string) bool
+	// Stale, when set, says what may be out of date in the topic key: an
+	// index line that links to it ends with a warning naming it, so that
+	// the model checks the code before trusting the memory. Nil: nothing.
+	Stale func(key string) Stale
+}
+
+// Stale is what may be out of date in one topic.
+type Stale struct {
+	// Refs are its code references that the checkout's HEAD does not
+	// hold, as written (teammate-controlled text: the block escapes it).
+	Refs []string
+	// Days is how long nobody changed or confirmed it, when that is over
+	// the configured limit; 0 otherwise.
+	Days int
 }
 
 // Block is a rendered block.
@@ -98,7 +112,7 @@ func renderIndex(in Input, teamDir string) (string, int) {
 		return "", 0
 	}
 	_, body, _ := memcore.ParseFrontmatter(strings.TrimPrefix(in.Index, "\uFEFF"))
-	r := lineRenderer{teamDir: teamDir, exists: in.Exists, refused: in.Refused}
+	r := lineRenderer{teamDir: teamDir, exists: in.Exists, refused: in.Refused, stale: in.Stale}
 	var lines []string
 	omitted := 0
 	for _, line := range strings.Split(body, "\n") {

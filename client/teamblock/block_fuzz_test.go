@@ -36,6 +36,9 @@ func FuzzRender(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, index string) {
 		checkBlock(t, index)
+		// The same text as a stale reference of every linked topic.
+		stale := func(string) Stale { return Stale{Refs: []string{index, "a/b.go"}, Days: 3} }
+		checkBlockWith(t, Input{Repo: "acme/api", TeamDir: testTeam, Index: "- [A](a.md) — a\n" + index, Stale: stale})
 	})
 }
 
@@ -53,8 +56,14 @@ func TestRenderHostileStructure(t *testing.T) {
 // the user's text after the block is still an ordinary paragraph.
 func checkBlock(t *testing.T, index string) {
 	t.Helper()
-	b := Render(Input{Repo: "acme/api", TeamDir: testTeam, Index: index,
-		Refused: func(k string) bool { return strings.Contains(k, "secret") }})
+	checkBlockWith(t, Input{Repo: "acme/api", TeamDir: testTeam, Index: index})
+}
+
+// checkBlockWith is checkBlock for any input (secret keys refused).
+func checkBlockWith(t *testing.T, in Input) {
+	t.Helper()
+	in.Refused = func(k string) bool { return strings.Contains(k, "secret") }
+	b := Render(in)
 	inner := strings.TrimSuffix(strings.TrimPrefix(b.Text, Begin+"\n"), End+"\n")
 	if strings.Contains(inner, "<!--") || strings.Contains(inner, Begin) || strings.Contains(inner, End) {
 		t.Fatalf("the block's text holds a comment or a marker:\n%s", b.Text)

@@ -13,6 +13,8 @@ type lineRenderer struct {
 	teamDir string // slash-separated, no trailing slash
 	exists  func(string) bool
 	refused func(string) bool
+	stale   func(string) Stale
+	linked  *[]string // keys the line being rendered links to
 }
 
 // render renders one index line. It returns ok false for a line to leave
@@ -25,7 +27,13 @@ func (r lineRenderer) render(line string) (string, bool) {
 	if t := strings.TrimSpace(line); strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->") {
 		return "", true
 	}
-	return r.inline(line, true)
+	var linked []string
+	r.linked = &linked
+	out, ok := r.inline(line, true)
+	if ok && r.stale != nil {
+		out += staleWarning(r.stale, linked)
+	}
+	return out, ok
 }
 
 // inline renders a run of text: links into the team folder become links
@@ -147,6 +155,9 @@ func (r lineRenderer) resolve(target string) (dest string, keep bool) {
 	d, ok := destination(r.teamDir + "/" + key)
 	if !ok {
 		return "", true
+	}
+	if r.linked != nil {
+		*r.linked = append(*r.linked, key)
 	}
 	return d, true
 }

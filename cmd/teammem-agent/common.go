@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
@@ -28,6 +30,7 @@ type commonFlags struct {
 	json                     bool
 	noInject                 bool
 	config                   string
+	staleAfter               time.Duration // 0: off
 	// noRepo: the command is about no one repository (search --all), so
 	// the session resolves none, nor its folders.
 	noRepo bool
@@ -40,6 +43,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
 	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
+	c.registerStale(fs)
 }
 
 // registerConnection adds the flags that say which server, token and
@@ -52,6 +56,22 @@ func (c *commonFlags) registerConnection(fs *flag.FlagSet) {
 	fs.StringVar(&c.repoDir, "repo-dir", "", "git working tree `DIR` (default: the working directory)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	fs.StringVar(&c.config, "config", "", "the agent's configuration `FILE` (default: agent.toml in the user's config directory, teammem/)")
+}
+
+// registerStale adds --stale-after.
+func (c *commonFlags) registerStale(fs *flag.FlagSet) {
+	fs.Func("stale-after", "mark team memories nobody changed or confirmed for more than `DAYS` days (90 or 90d; default off)", c.parseStaleAfter)
+}
+
+// parseStaleAfter reads --stale-after: a number of days, with or without
+// a final d.
+func (c *commonFlags) parseStaleAfter(v string) error {
+	days, err := strconv.Atoi(strings.TrimSuffix(v, "d"))
+	if err != nil || days < 1 || days > 100_000 {
+		return fmt.Errorf("want a number of days, such as 90 or 90d")
+	}
+	c.staleAfter = time.Duration(days) * 24 * time.Hour
+	return nil
 }
 
 // session is what a sync subcommand resolved from its flags: the repo,

@@ -18,14 +18,20 @@ func init() {
 }
 
 // memoryUsage is the help text of `teammem-agent memory`.
-const memoryUsage = `Usage: teammem-agent memory <prompt|files|paths|rules PATH|lint> [flags]
+const memoryUsage = `Usage: teammem-agent memory <prompt|files|paths|rules PATH|lint|confirm KEY> [flags]
 
   prompt       print the assembled memory prompt
   files        list the memory files in load order, with diagnostics
   paths        print the project root, canonical root and memory folders
   rules PATH   list the conditional rules that apply to PATH
-  lint         check the auto and team MEMORY.md indexes and the topic files'
-               frontmatter (exit 1 when there is any problem)
+  lint         check the auto and team MEMORY.md indexes, the topic files'
+               frontmatter, and the code references of the topics against
+               the checkout's HEAD (stale-reference); with --stale-after,
+               topics nobody changed or confirmed for that long (stale-age)
+               (exit 1 when there is any problem)
+  confirm KEY  record in the topic's frontmatter (verified: today) that it
+               was checked and still holds; KEY is a topic of the team
+               folder (deploys.md), else of the auto memory folder
 
 Flags (each with an environment twin):
   --cwd DIR          working directory (TEAMMEM_CWD; default: --repo-dir, else
@@ -33,6 +39,8 @@ Flags (each with an environment twin):
   --home DIR         home directory (TEAMMEM_HOME; default: the user's home)
   --managed-dir DIR  managed policy folder (TEAMMEM_MANAGED_DIR; default: /etc/claude-code)
   --json             print one JSON object (TEAMMEM_JSON)
+  --stale-after DAYS lint: mark topics not changed or confirmed for more
+                     than DAYS days (90 or 90d; default off)
 
 The common agent flags (--server, --token, --token-file, --repo, --repo-dir,
 --dir, --state-dir, --log-level) are accepted too; --repo-dir stands in for
@@ -58,11 +66,11 @@ func runMemory(ctx context.Context, e *cliEnv, args []string) error {
 		return err
 	}
 	if len(pos) == 0 {
-		return errUsage("memory: a subcommand is required (prompt, files, paths, rules PATH, lint)")
+		return errUsage("memory: a subcommand is required (prompt, files, paths, rules PATH, lint, confirm KEY)")
 	}
 	sub, rest := pos[0], pos[1:]
 	want := 0
-	if sub == "rules" {
+	if sub == "rules" || sub == "confirm" {
 		want = 1
 	}
 	if len(rest) != want {
@@ -70,6 +78,7 @@ func runMemory(ctx context.Context, e *cliEnv, args []string) error {
 	}
 	handlers := map[string]func(context.Context, *memoryRun, []string) error{
 		"prompt": memoryPrompt, "files": memoryFiles, "paths": memoryPaths, "rules": memoryRules, "lint": memoryLint,
+		"confirm": memoryConfirm,
 	}
 	h, ok := handlers[sub]
 	if !ok {

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"time"
 )
 
 // memoryFlags are the flags of every memory subcommand.
 type memoryFlags struct {
 	cwd, home, managedDir string
 	json                  bool
+	staleAfter            time.Duration // 0: off
 }
 
 // parseMemoryFlags parses flags anywhere among the arguments and returns the
@@ -38,7 +40,7 @@ func parseMemoryFlags(e *cliEnv, args []string) (memoryFlags, []string, error) {
 	if _, err := newLogger(e, common.logLevel); err != nil {
 		return f, nil, err
 	}
-	f.json = common.json
+	f.json, f.staleAfter = common.json, common.staleAfter
 	f.cwd = firstNonEmpty(f.cwd, common.repoDir, getenv("TEAMMEM_CWD"), getenv("TEAMMEM_REPO_DIR"))
 	return f, pos, nil
 }

@@ -165,7 +165,7 @@ func memoryRules(ctx context.Context, r *memoryRun, args []string) error {
 
 // memoryLint checks both MEMORY.md indexes and the topic files; exit 1 when
 // there is any problem.
-func memoryLint(_ context.Context, r *memoryRun, _ []string) error {
+func memoryLint(ctx context.Context, r *memoryRun, _ []string) error {
 	problems := []memcore.LintProblem{}
 	for _, dir := range []string{r.layout.AutoMemDir, r.layout.TeamDir} {
 		problems = append(problems, lintIndexFile(filepath.Join(dir, protocol.IndexName))...)
@@ -175,6 +175,11 @@ func memoryLint(_ context.Context, r *memoryRun, _ []string) error {
 		return fmt.Errorf("memory lint: %w", err)
 	}
 	problems = append(problems, topics...)
+	stale, err := staleProblems(ctx, r)
+	if err != nil {
+		return fmt.Errorf("memory lint: %w", err)
+	}
+	problems = append(problems, stale...)
 	if r.flags.json {
 		if err := r.emitJSON(map[string][]memcore.LintProblem{"problems": problems}); err != nil {
 			return err

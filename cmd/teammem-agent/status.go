@@ -160,6 +160,9 @@ func printStatus(s *session, st *agent.Status) {
 			fmt.Fprintf(w, "           to fix: %s\n", b.Fix)
 		}
 	}
+	if st.StaleReferences > 0 {
+		fmt.Fprintf(w, "stale:     %d code references of team memories not in HEAD (teammem-agent memory lint names them)\n", st.StaleReferences)
+	}
 }
 
 // printStream writes the running agent's event stream state.

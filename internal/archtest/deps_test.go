@@ -115,7 +115,7 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"github.com/prometheus/":                 {"server/metrics"},
 		"github.com/modelcontextprotocol/go-sdk": {"mcptools", "server/mcp"},
 		"github.com/fsnotify/fsnotify":           {"client/watch"},
-		"github.com/go-git/":                     {"client/gitremote", "memcore"},
+		"github.com/go-git/":                     {"client/gitremote", "client/refcheck", "memcore"},
 		"github.com/yuin/goldmark":               {"memcore", "server/httpapi"},
 		"github.com/BurntSushi/toml":             {"client/userconfig", "client/mcpinstall"},
 		"gopkg.in/yaml":                          {"memcore"},

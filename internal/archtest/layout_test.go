@@ -29,6 +29,7 @@ var layout = []room{
 	{"memcore/secrets", nil},
 	{"memcore", with(prim, "memcore/protocol")},
 	{"memcore/session", with(prim, "memcore", "memcore/protocol")},
+	{"memcore/refs", []string{"memcore"}},
 	{"memcore/internal/memtest", nil},
 	{"migrations", nil},
 	// Both sides' MCP tools, over a Backend each side implements.
@@ -37,12 +38,13 @@ var layout = []room{
 	{"client", []string{"api"}},
 	{"client/watch", []string{"memcore/protocol"}},
 	{"client/gitremote", []string{"memcore/protocol"}},
+	{"client/refcheck", []string{"client/gitremote", "memcore", "memcore/refs"}},
 	{"client/autostart", prim},
 	{"client/userconfig", prim},
 	{"client/teamblock", with(prim, "memcore", "memcore/protocol")},
 	{"client/mcpinstall", prim},
 	{"client/mcprest", []string{"api", "client", "mcptools"}},
-	{"client/agent", with(prim, "api", "client", "client/watch", "client/teamblock", "client/gitremote",
+	{"client/agent", with(prim, "api", "client", "client/watch", "client/teamblock", "client/gitremote", "client/refcheck",
 		"memcore", "memcore/protocol", "memcore/secrets")},
 
 	// The server's domain knows no wire and no driver; its technologies

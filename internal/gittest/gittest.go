@@ -3,6 +3,7 @@
 package gittest
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +14,16 @@ import (
 // failure fails the test.
 func Run(t testing.TB, dir string, args ...string) string {
 	t.Helper()
+	return RunInput(t, dir, nil, args...)
+}
+
+// RunInput is Run with stdin as git's standard input (git fast-import
+// builds a large fixture repository in a second).
+func RunInput(t testing.TB, dir string, stdin io.Reader, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
+	cmd.Stdin = stdin
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@example.com", "GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@example.com")
 	out, err := cmd.CombinedOutput()
