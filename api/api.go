@@ -13,6 +13,9 @@ const (
 	PathRevision        = PathTeamMemory + "/revision"
 	PathRepos           = "/api/v1/repos"
 	PathActivity        = "/api/v1/activity"
+	PathServer          = "/api/v1/server"
+	PathSeen            = "/api/v1/seen"
+	PathSearch          = "/api/v1/search"
 	PathHealthz         = "/healthz"
 	PathReadyz          = "/readyz"
 	PathMetrics         = "/metrics"
@@ -20,6 +23,37 @@ const (
 
 // HeaderRequestID carries the request id in requests and responses.
 const HeaderRequestID = "X-Request-ID"
+
+// HeaderServerID carries the server's identity (ServerInfo.ServerID) in
+// every response.
+const HeaderServerID = "Teammem-Server-Id"
+
+// ServerInfo is the body of GET /api/v1/server.
+type ServerInfo struct {
+	// ServerID names the database the server keeps: made once, when the
+	// database is created or migrated to it, and the same on every replica
+	// sharing it, whatever URL the server is reached by.
+	ServerID string `json:"serverId"`
+}
+
+// MaxSeenEntries is the largest number of entries one POST /api/v1/seen
+// may ask about.
+const MaxSeenEntries = 1000
+
+// SeenRequest is the body of POST /api/v1/seen?repo=R: for each key, one
+// checksum ("sha256:<hex>") to look for in the key's history.
+type SeenRequest struct {
+	Entries map[string]string `json:"entries"`
+}
+
+// SeenResponse is the body of a successful POST /api/v1/seen: for each key
+// asked about whose history holds a revision with the checksum asked (the
+// content put, or for a delete the content deleted), the newest such
+// version. Keys whose history holds no such revision are left out.
+type SeenResponse struct {
+	Repo string           `json:"repo"`
+	Seen map[string]int64 `json:"seen"`
+}
 
 // Content is the entries part of a full pull.
 type Content struct {
@@ -188,6 +222,32 @@ type Activity struct {
 	Repo  string         `json:"repo"`
 	Items []ActivityItem `json:"items"`
 	Next  *int64         `json:"next"`
+}
+
+// SearchResults is the body of GET /api/v1/search: live entries best
+// first. Next, when not nil, is the cursor of the next page (pass it as
+// cursor with the same q and repo).
+type SearchResults struct {
+	Results []SearchResult `json:"results"`
+	Next    *string        `json:"next"`
+}
+
+// SearchResult is one entry matching a search. Score orders the results
+// of one query (higher is better) and means nothing across queries.
+type SearchResult struct {
+	Repo    string  `json:"repo"`
+	Key     string  `json:"key"`
+	Version int64   `json:"version"`
+	Score   float64 `json:"score"`
+	Snippet Snippet `json:"snippet"`
+}
+
+// Snippet is a plain-text excerpt of an entry around its first match;
+// Matches are the [start, end) offsets of each match in Text, counted in
+// Unicode code points.
+type Snippet struct {
+	Text    string   `json:"text"`
+	Matches [][2]int `json:"matches"`
 }
 
 // Health is the body of /healthz and /readyz.

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -30,7 +32,9 @@ func TestAgainstRealServer(t *testing.T) {
 	}
 	_, key, _ := ed25519.GenerateKey(rand.Reader)
 	v, _ := auth.NewVerifier(key.Public(), auth.VerifierOptions{})
-	svc := server.NewService(db, server.Config{Org: "o", SecretScan: true, Limits: server.Limits{MaxEntries: 3}})
+	hub := events.NewHub(db, nil, events.Options{})
+	t.Cleanup(hub.Close)
+	svc := server.NewService(db, server.Config{Events: hub, Org: "o", SecretScan: true, Limits: server.Limits{MaxEntries: 3}})
 	hs := httptest.NewServer(httpapi.NewHandler(httpapi.Options{Service: svc, Auth: v}))
 	t.Cleanup(func() { hs.Close(); db.Close() })
 	issue := func(sub string, grants ...string) *client.Client {
@@ -69,6 +73,20 @@ func TestAgainstRealServer(t *testing.T) {
 	}
 	if _, err := c.Put(ctx, "acme/api", api.PutRequest{SoftDeleteKeys: []string{"b.md"}}, put.Checksum); err != nil {
 		t.Fatal(err)
+	}
+	if info, err := c.ServerInfo(ctx); err != nil || info.ServerID != db.ServerID() {
+		t.Errorf("ServerInfo = %+v, %v; want %q", info, err, db.ServerID())
+	}
+	// More keys than one request may ask about: asked in several.
+	ask := map[string]string{"a.md": protocol.EntryChecksum([]byte("a")), "b.md": protocol.EntryChecksum([]byte("b"))}
+	for i := range api.MaxSeenEntries + 5 {
+		ask[fmt.Sprintf("n%04d.md", i)] = protocol.EntryChecksum([]byte("a"))
+	}
+	if seen, err := c.Seen(ctx, "acme/api", ask); err != nil || len(seen) != 2 || seen["a.md"] != 1 || seen["b.md"] != 2 {
+		t.Errorf("Seen = %v, %v; want a.md at 1, b.md (deleted) at 2", seen, err)
+	}
+	if _, err := issue("bob", "other/*:read").Seen(ctx, "acme/api", ask); !errors.Is(err, client.ErrForbidden) {
+		t.Errorf("Seen without a grant: %v; want ErrForbidden", err)
 	}
 	_, err = c.Put(ctx, "acme/api", api.PutRequest{Entries: map[string]string{"c.md": "c"}}, put.Checksum)
 	var ae *client.APIError

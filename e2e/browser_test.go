@@ -220,7 +220,7 @@ type authServer struct {
 
 // startAuthServer starts teammem-server with authentication (its own
 // signing key, admin.token written at first start).
-func startAuthServer(t *testing.T) *authServer {
+func startAuthServer(t testing.TB) *authServer {
 	t.Helper()
 	dir := t.TempDir()
 	s := launchServer(t, dir, "--addr", "127.0.0.1:0", "--rate-limit", "0")

@@ -191,6 +191,16 @@ func launchServer(t testing.TB, dataDir string, args ...string) *serverProc {
 	return s
 }
 
+// id returns the server's identity.
+func (s *serverProc) id(t testing.TB) string {
+	t.Helper()
+	info, err := s.api.ServerInfo(context.Background())
+	if err != nil {
+		t.Fatalf("server identity: %v", err)
+	}
+	return info.ServerID
+}
+
 // url is the server's base URL.
 func (s *serverProc) url() string { return "http://" + s.addr }
 
@@ -234,7 +244,7 @@ func runArgs(srv *serverProc, dir, state string) []string {
 func startAgent(t testing.TB, srv *serverProc, dir, state string, extra ...string) *agentProc {
 	t.Helper()
 	args := append([]string{"run", "--debounce", "300ms", "--max-delay", "2s", "--poll", "1s"}, runArgs(srv, dir, state)...)
-	journal := agent.JournalPath(state, srv.url(), repo, dir)
+	journal := agent.ServerJournalPath(state, srv.id(t), repo, dir)
 	var before time.Time
 	if fi, err := os.Stat(journal); err == nil {
 		before = fi.ModTime()

@@ -83,9 +83,17 @@ func TestTeamBlockReachesTeammate(t *testing.T) {
 	for _, co := range []string{aCheckout, bCheckout} {
 		waitFor(t, "the new index in "+co, func() bool { return strings.Contains(blockOf(co), "runbook, v2") })
 	}
-	if !strings.Contains(read(b.dir, "MEMORY.md"), "Keys") {
-		t.Error("the index line of the refused file did not travel (the test proves nothing)")
+	// Its index line is held back with it: kept in A's index, never sent
+	// to B (no dead link at any teammate's), said once by A's agent.
+	if got := read(b.dir, "MEMORY.md"); strings.Contains(got, "Keys") {
+		t.Errorf("the index line of the refused file reached B:\n%s", got)
 	}
+	if !strings.Contains(read(a.dir, "MEMORY.md"), "Keys") {
+		t.Error("A's own index lost the line held back")
+	}
+	waitFor(t, "A saying the line is held back", func() bool {
+		return strings.Count(a.stdout.String(), "index lines held back") == 1
+	})
 	for _, co := range []string{aCheckout, bCheckout} {
 		if strings.Contains(blockOf(co), "Keys") || strings.Contains(blockOf(co), "keys.md") {
 			t.Errorf("the refused file shows in %s's block:\n%s", co, blockOf(co))

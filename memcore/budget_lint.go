@@ -2,10 +2,10 @@ package memcore
 
 import (
 	"fmt"
-	"net/url"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // LintProblem is one finding of LintIndex.
@@ -23,9 +23,6 @@ const (
 	RuleOverBudget = "over-budget"
 )
 
-// indexLinkRe matches an inline Markdown link target: [text](target "title").
-var indexLinkRe = regexp.MustCompile(`\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
-
 // LintIndex checks a MEMORY.md index: links to files that do not exist
 // (exists is asked with the link target relative to the index's folder,
 // URL-unescaped and without #fragment; nil skips the check; web, mail and
@@ -39,7 +36,7 @@ func LintIndex(path, content string, exists func(rel string) bool) []LintProblem
 	inFence := false
 	for i, line := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
 		n := i + 1
-		if t := strings.TrimLeft(line, " "); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		if protocol.IndexFenceToggle(line) {
 			inFence = !inFence
 		}
 		if c := utf8.RuneCountInString(line); c >= MaxIndexLineChars {
@@ -59,28 +56,12 @@ func LintIndex(path, content string, exists func(rel string) bool) []LintProblem
 // deadLinks reports the local link targets of one line that do not exist.
 func deadLinks(path string, n int, line string, exists func(string) bool) []LintProblem {
 	var out []LintProblem
-	for _, m := range indexLinkRe.FindAllStringSubmatch(line, -1) {
-		target, ok := localTarget(m[1])
-		if ok && !exists(target) {
+	for _, target := range protocol.IndexLinks(line) {
+		if !exists(target) {
 			out = append(out, LintProblem{path, n, RuleDeadLink, "link to missing file " + target})
 		}
 	}
 	return out
-}
-
-// localTarget strips the fragment and unescapes a link target; ok is false
-// for URLs with a scheme and in-page anchors.
-func localTarget(t string) (string, bool) {
-	if strings.HasPrefix(t, "#") || strings.Contains(t, "://") || strings.HasPrefix(strings.ToLower(t), "mailto:") {
-		return "", false
-	}
-	if i := strings.IndexByte(t, '#'); i >= 0 {
-		t = t[:i]
-	}
-	if u, err := url.PathUnescape(t); err == nil {
-		t = u
-	}
-	return t, t != ""
 }
 
 // budgetProblem reports an index over the line or byte budget. It measures

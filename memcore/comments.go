@@ -33,7 +33,7 @@ func (w *mdWalker) stripCommentBlock(n *ast.HTMLBlock) {
 	residue = strings.TrimLeft(residue, " \t")
 	w.edits = append(w.edits, edit{start: start, stop: stop, repl: residue})
 	for _, line := range strings.Split(residue, "\n") {
-		w.includes = scanIncludeTokens(w.includes, strings.TrimSpace(line))
+		w.includes = scanIncludeTokens(w.includes, strings.TrimSpace(line), true)
 	}
 }
 

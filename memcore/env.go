@@ -1,9 +1,9 @@
 // Package memcore is the local memory core of AI coding assistants: it finds and
 // loads layered instruction files, resolves @includes, applies conditional rules,
 // locates the private and team memory directories, validates every path written
-// into them, keeps the MEMORY.md index inside its budget, and implements the small
+// into them, and keeps the MEMORY.md index inside its budget. The small
 // file-based protocols around them (session notes, the consolidation lock, agent
-// memory scopes, daily logs). See spec/memcore.md.
+// memory scopes, daily logs) live in memcore/session. See spec/memcore.md.
 //
 // memcore never logs and never reads global state implicitly: the roots, the
 // environment and the clock are injected through Env.
@@ -55,8 +55,8 @@ func (e Env) getenv(key string) string {
 	return e.Getenv(key)
 }
 
-// now returns the injected clock's time, or the real time.
-func (e Env) now() time.Time {
+// CurrentTime returns the injected clock's time, or the real time.
+func (e Env) CurrentTime() time.Time {
 	if e.Now == nil {
 		return time.Now()
 	}

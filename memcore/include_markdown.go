@@ -40,9 +40,12 @@ func (a analysis) sourceOffset(off int) int {
 }
 
 // analyzeMarkdown parses src once and both strips block-level HTML comments
-// and collects include tokens from text nodes (never from code blocks, code
-// spans, autolinks or raw HTML, except the text left after a stripped
-// comment). Documents with neither `<!--` nor `@` skip the parse.
+// and collects include tokens as Claude Code's scan reads them (see
+// scanIncludeTokens): from text nodes, and from the raw text of every
+// paragraph in a list item (link destinations and code spans included);
+// never from code blocks, nor outside list items from code spans,
+// autolinks, link destinations or raw HTML, except the text left after a
+// stripped comment. Documents with neither `<!--` nor `@` skip the parse.
 func analyzeMarkdown(src string) analysis {
 	if !strings.Contains(src, "<!--") && !strings.Contains(src, "@") {
 		return analysis{content: src}
@@ -92,7 +95,36 @@ func (w *mdWalker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 	if n.Type() == ast.TypeBlock {
 		w.flushRun()
 	}
+	if k := n.Kind(); (k == ast.KindParagraph || k == ast.KindTextBlock) && inListItem(n) {
+		w.scanRawLines(n)
+	}
 	return ast.WalkContinue, nil
+}
+
+// inListItem reports whether n lies inside a list item. Claude Code scans
+// the raw text of a list item's paragraphs; a paragraph of a block quote
+// inside an item is scanned raw too, which reads more than the client (it
+// scans only the quote's inline text) but never less.
+func inListItem(n ast.Node) bool {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if p.Kind() == ast.KindListItem {
+			return true
+		}
+	}
+	return false
+}
+
+// scanRawLines scans the source lines of a paragraph as written: code
+// spans, link destinations and titles, escapes and all. Its inline text is
+// scanned as well, by the walk of its children.
+func (w *mdWalker) scanRawLines(n ast.Node) {
+	lines := n.Lines()
+	var b strings.Builder
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.WriteString(w.src[seg.Start:seg.Stop])
+	}
+	w.includes = scanIncludeTokens(w.includes, b.String(), true)
 }
 
 // addText extends the current run when the segment is contiguous with it,
@@ -111,7 +143,7 @@ func (w *mdWalker) addText(start, stop int, lineEnd bool) {
 // flushRun scans the current text run for include tokens.
 func (w *mdWalker) flushRun() {
 	if w.runStart >= 0 && w.runStop > w.runStart {
-		w.includes = scanIncludeTokens(w.includes, w.src[w.runStart:w.runStop])
+		w.includes = scanIncludeTokens(w.includes, w.src[w.runStart:w.runStop], false)
 	}
 	w.runStart, w.runStop = -1, -1
 }
@@ -151,8 +183,9 @@ func dedupe(in []string) []string {
 
 // ExtractIncludes returns the raw include paths of a Markdown document in
 // order of appearance, without duplicates: tokens such as `@docs/a.md`,
-// `@./a.md`, `@../a.md`, `@~/a.md` or `@/abs/a.md` found in text nodes (a
-// CommonMark parse; code blocks and code spans are ignored). `\ ` in a token
+// `@./a.md`, `@../a.md`, `@~/a.md` or `@/abs/a.md` where Claude Code's scan
+// finds them (a CommonMark parse; text nodes, and the raw text of list
+// items, link destinations and code spans included; never code blocks). `\ ` in a token
 // is returned as a space and a `#fragment` is dropped. Paths are not
 // resolved.
 func ExtractIncludes(markdown string) []string {

@@ -10,7 +10,7 @@ import (
 // includer is a User file or external includes are allowed.
 func (l *loader) include(includer string, typ MemoryType, tok string, depth int) {
 	target := l.resolveInclude(includer, tok)
-	if ext := filepath.Ext(target); ext != "" && !IsTextExtension(target) {
+	if ext := nodeExt(target); ext != "" && !IsTextExtension(target) {
 		l.diag(target, "not loaded: include of a non-text file type "+ext+" (included by "+includer+")")
 		return
 	}

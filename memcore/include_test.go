@@ -30,6 +30,17 @@ func TestExtractIncludes(t *testing.T) {
 		{"unicode start", "@文档.md", []string{"文档.md"}},
 		{"link text", "[@l.md](http://x)", []string{"l.md"}},
 		{"backslash ends token", `@a\b.md`, []string{"a"}},
+		// What Claude Code reads that a scan of text nodes alone missed
+		// (issue 22): a list item's raw text, destinations and code
+		// spans included; the token after an escape; U+FEFF as a space.
+		{"list item destination", "- [Runbook](</t/a @.env#.md>) — runbook\n", []string{".env"}},
+		{"list item padded code span", "- note `` @.env#` ``\n", []string{".env"}},
+		{"list item code span", "* see `x @secrets.yml` here", []string{"secrets.yml`"}},
+		{"list in a quote", "> - x `` @q.md ``", []string{"q.md"}},
+		{"paragraph destination not read", "[R](</t/a @.env#.md>) and `` @c.md ``", nil},
+		{"after an escaped backslash", `x \\@esc.md and \@not.md`, []string{"esc.md"}},
+		{"BOM is a space", "x\ufeff@bom.md", []string{"bom.md"}},
+		{"escaped at sign in a list", `- x \@no.md`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

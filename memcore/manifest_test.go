@@ -8,13 +8,15 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/memcore/internal/memtest"
 )
 
 // writeTopic writes a file under dir with a given modification time.
 func writeTopic(t *testing.T, dir, rel, content string, mtime time.Time) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
-	memWrite(t, p, content)
+	memtest.Write(t, p, content)
 	if err := os.Chtimes(p, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/memcore/internal/memtest"
 )
 
 func TestResolvePathsDefault(t *testing.T) {
@@ -35,7 +37,7 @@ func TestResolvePathsConfigDir(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "cfg")
 	env := memTestEnv(t, map[string]string{"CLAUDE_CONFIG_DIR": cfg})
 	// User settings live in the config dir too; one there is honoured.
-	memWrite(t, filepath.Join(env.Home, ".claude", "settings.json"), `{"autoMemoryDirectory": "/ignored/home/settings"}`)
+	memtest.Write(t, filepath.Join(env.Home, ".claude", "settings.json"), `{"autoMemoryDirectory": "/ignored/home/settings"}`)
 	got, err := ResolvePaths(env)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +82,7 @@ func TestResolvePathsSettingsPrecedence(t *testing.T) {
 			env := memTestEnv(t, map[string]string{envMemoryOverride: tt.override})
 			write := func(path, dir string) {
 				if dir != "" {
-					memWrite(t, path, setting(dir))
+					memtest.Write(t, path, setting(dir))
 				}
 			}
 			write(filepath.Join(env.ManagedDir, "managed-settings.json"), tt.policy)
@@ -132,14 +134,14 @@ func TestResolvePathsWorktreesShareMemory(t *testing.T) {
 	}
 	root := t.TempDir()
 	main := filepath.Join(root, "main")
-	memMkdir(t, main)
+	memtest.Mkdir(t, main)
 	memGit(t, main, "init", "-q")
 	memGit(t, main, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "init")
 	sibling := filepath.Join(root, "wt-sibling")
 	nested := filepath.Join(main, ".claude", "worktrees", "x")
 	memGit(t, main, "worktree", "add", "-q", "-b", "sib", sibling)
 	memGit(t, main, "worktree", "add", "-q", "-b", "nest", nested)
-	memMkdir(t, filepath.Join(nested, "pkg", "deep"))
+	memtest.Mkdir(t, filepath.Join(nested, "pkg", "deep"))
 
 	tests := []struct {
 		name, cwd, wantProject string
@@ -187,28 +189,28 @@ func memGit(t *testing.T, dir string, args ...string) {
 func TestCanonicalGitRootHandBuilt(t *testing.T) {
 	root := t.TempDir()
 	main := filepath.Join(root, "main")
-	memMkdir(t, filepath.Join(main, ".git", "worktrees", "wt"))
-	memMkdir(t, filepath.Join(main, ".git", "modules", "sub"))
+	memtest.Mkdir(t, filepath.Join(main, ".git", "worktrees", "wt"))
+	memtest.Mkdir(t, filepath.Join(main, ".git", "modules", "sub"))
 	wt := filepath.Join(root, "wt")
-	memWrite(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
-	memWrite(t, filepath.Join(main, ".git", "worktrees", "wt", "commondir"), "../..\n")
-	memWrite(t, filepath.Join(main, ".git", "worktrees", "wt", "gitdir"), filepath.Join(wt, ".git")+"\n")
+	memtest.Write(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
+	memtest.Write(t, filepath.Join(main, ".git", "worktrees", "wt", "commondir"), "../..\n")
+	memtest.Write(t, filepath.Join(main, ".git", "worktrees", "wt", "gitdir"), filepath.Join(wt, ".git")+"\n")
 	// A forged link: claims main's worktree entry but main's back-link names wt.
 	forged := filepath.Join(root, "forged")
-	memWrite(t, filepath.Join(forged, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
+	memtest.Write(t, filepath.Join(forged, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n")
 	// A submodule: a gitdir link without commondir.
 	sub := filepath.Join(main, "sub")
-	memWrite(t, filepath.Join(sub, ".git"), "gitdir: ../.git/modules/sub\n")
+	memtest.Write(t, filepath.Join(sub, ".git"), "gitdir: ../.git/modules/sub\n")
 	// A bare repository's worktree.
 	bare := filepath.Join(root, "repo.git")
-	memMkdir(t, filepath.Join(bare, "worktrees", "b"))
+	memtest.Mkdir(t, filepath.Join(bare, "worktrees", "b"))
 	bwt := filepath.Join(root, "bwt")
-	memWrite(t, filepath.Join(bwt, ".git"), "gitdir: "+filepath.Join(bare, "worktrees", "b")+"\n")
-	memWrite(t, filepath.Join(bare, "worktrees", "b", "commondir"), "../..\n")
-	memWrite(t, filepath.Join(bare, "worktrees", "b", "gitdir"), filepath.Join(bwt, ".git")+"\n")
+	memtest.Write(t, filepath.Join(bwt, ".git"), "gitdir: "+filepath.Join(bare, "worktrees", "b")+"\n")
+	memtest.Write(t, filepath.Join(bare, "worktrees", "b", "commondir"), "../..\n")
+	memtest.Write(t, filepath.Join(bare, "worktrees", "b", "gitdir"), filepath.Join(bwt, ".git")+"\n")
 	// Not a gitdir link at all.
 	junk := filepath.Join(root, "junk")
-	memWrite(t, filepath.Join(junk, ".git"), "hello\n")
+	memtest.Write(t, filepath.Join(junk, ".git"), "hello\n")
 
 	tests := []struct {
 		name, root, want string
@@ -238,11 +240,11 @@ func TestCanonicalGitRootHandBuilt(t *testing.T) {
 func TestFindGitRoot(t *testing.T) {
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	memMkdir(t, filepath.Join(repo, ".git"))
-	memMkdir(t, filepath.Join(repo, "a", "b"))
+	memtest.Mkdir(t, filepath.Join(repo, ".git"))
+	memtest.Mkdir(t, filepath.Join(repo, "a", "b"))
 	wt := filepath.Join(repo, "a", "wt")
-	memWrite(t, filepath.Join(wt, ".git"), "gitdir: x\n")
-	memMkdir(t, filepath.Join(wt, "c"))
+	memtest.Write(t, filepath.Join(wt, ".git"), "gitdir: x\n")
+	memtest.Mkdir(t, filepath.Join(wt, "c"))
 	tests := []struct {
 		name, dir, want string
 		ok              bool

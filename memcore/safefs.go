@@ -59,16 +59,16 @@ func SafeWriteWith(dir, key string, data []byte, opts WriteOptions) error {
 		return fmt.Errorf("write key: %w", err)
 	}
 	defer root.Close()
-	return writeAtomic(root, key, data, opts)
+	return WriteInRoot(root, key, data, opts)
 }
 
-// writeAtomic writes data to key through root, creating its folders, with
+// WriteInRoot writes data to key through root, creating its folders, with
 // the project's one atomic write (temporary file, fsync, rename, folder
 // fsync).
-func writeAtomic(root *os.Root, key string, data []byte, opts WriteOptions) error {
+func WriteInRoot(root *os.Root, key string, data []byte, opts WriteOptions) error {
 	if parent := path.Dir(key); parent != "." {
 		if err := root.MkdirAll(filepath.FromSlash(parent), opts.DirPerm); err != nil {
-			return rootError("create folder of", key, err)
+			return RootError("create folder of", key, err)
 		}
 	}
 	if err := atomicfile.WriteIn(root, filepath.FromSlash(key), opts.Perm, atomicfile.Bytes(data)); err != nil {
@@ -87,12 +87,12 @@ func SafeRead(dir, key string) ([]byte, error) {
 	}
 	defer root.Close()
 	name := filepath.FromSlash(key)
-	if err := requireRegular(root, name); err != nil {
-		return nil, rootError("read key", key, err)
+	if err := RequireRegular(root, name); err != nil {
+		return nil, RootError("read key", key, err)
 	}
 	f, err := root.Open(name)
 	if err != nil {
-		return nil, rootError("read key", key, err)
+		return nil, RootError("read key", key, err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
@@ -116,19 +116,19 @@ func SafeRemove(dir, key string) error {
 	}
 	defer root.Close()
 	name := filepath.FromSlash(key)
-	if err := requireRegular(root, name); err != nil {
-		return rootError("remove key", key, err)
+	if err := RequireRegular(root, name); err != nil {
+		return RootError("remove key", key, err)
 	}
 	if err := root.Remove(name); err != nil {
-		return rootError("remove key", key, err)
+		return RootError("remove key", key, err)
 	}
 	return atomicfile.SyncDir(root, filepath.FromSlash(path.Dir(key)))
 }
 
-// requireRegular fails unless name is a regular file (not a folder, symlink,
+// RequireRegular fails unless name is a regular file (not a folder, symlink,
 // FIFO or device) inside root. Checking before opening keeps SafeRead from
 // blocking on a FIFO planted under a key's name.
-func requireRegular(root *os.Root, name string) error {
+func RequireRegular(root *os.Root, name string) error {
 	fi, err := root.Lstat(name)
 	if err != nil {
 		return err

@@ -113,10 +113,10 @@ func within(base, p string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// rootError wraps err from an os.Root operation, adding ErrUnsafePath when the
+// RootError wraps err from an os.Root operation, adding ErrUnsafePath when the
 // root refused to follow a path out of itself: the sign of a symlink swapped
 // in after the checks.
-func rootError(verb, key string, err error) error {
+func RootError(verb, key string, err error) error {
 	if isRootEscape(err) {
 		return fmt.Errorf("%s %q: %w: %w", verb, key, ErrUnsafePath, err)
 	}

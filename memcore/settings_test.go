@@ -5,14 +5,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/teammem/teammem/memcore/internal/memtest"
 )
 
 func TestLoadSettings(t *testing.T) {
 	env := memTestEnv(t, nil)
-	memWrite(t, filepath.Join(env.ManagedDir, "managed-settings.json"), `{"claudeMdExcludes": ["/policy/**"]}`)
-	memWrite(t, filepath.Join(env.Cwd, ".claude", "settings.json"), `{"autoMemoryEnabled": false, "claudeMdExcludes": ["**/vendor/**", "/policy/**"], "autoMemoryDirectory": "~/.ssh"}`)
-	memWrite(t, filepath.Join(env.Cwd, ".claude", "settings.local.json"), `{not json`)
-	memWrite(t, filepath.Join(env.Home, ".claude", "settings.json"), `{"autoMemoryEnabled": true, "claudeMdExcludes": "not a list", "autoMemoryDirectory": "/srv/mem"}`)
+	memtest.Write(t, filepath.Join(env.ManagedDir, "managed-settings.json"), `{"claudeMdExcludes": ["/policy/**"]}`)
+	memtest.Write(t, filepath.Join(env.Cwd, ".claude", "settings.json"), `{"autoMemoryEnabled": false, "claudeMdExcludes": ["**/vendor/**", "/policy/**"], "autoMemoryDirectory": "~/.ssh"}`)
+	memtest.Write(t, filepath.Join(env.Cwd, ".claude", "settings.local.json"), `{not json`)
+	memtest.Write(t, filepath.Join(env.Home, ".claude", "settings.json"), `{"autoMemoryEnabled": true, "claudeMdExcludes": "not a list", "autoMemoryDirectory": "/srv/mem"}`)
 	env.FlagSettings = map[string]any{"claudeMdExcludes": []string{"/flag/*.md"}}
 
 	s, diags, err := LoadSettings(env, env.Cwd)

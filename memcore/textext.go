@@ -31,5 +31,14 @@ func init() {
 // reports false; the loader accepts such files separately and rejects them
 // only when their content is binary.
 func IsTextExtension(path string) bool {
-	return textExtensions[strings.ToLower(filepath.Ext(path))]
+	return textExtensions[strings.ToLower(nodeExt(path))]
+}
+
+// nodeExt returns the extension of path's last element as Node's
+// path.extname does, which is what Claude Code checks: the leading dots of
+// the name are not an extension, so ".env" and "..x" have none, while
+// ".env.local" has ".local" (Go's filepath.Ext gives ".env" for ".env").
+func nodeExt(path string) string {
+	name := strings.TrimLeft(filepath.Base(path), ".")
+	return filepath.Ext(name)
 }

@@ -23,3 +23,11 @@ func TestIsTextExtension(t *testing.T) {
 		t.Errorf("whitelist has %d extensions, want about 100", n)
 	}
 }
+
+func TestNodeExt(t *testing.T) {
+	for in, want := range map[string]string{".env": "", "a/.env": "", "..x": "", ".env.local": ".local", "a.MD": ".MD", "a/b": "", "a.b/c": "", "x.tar.gz": ".gz"} {
+		if got := nodeExt(in); got != want {
+			t.Errorf("nodeExt(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dist.sh — release archives: static teammem-agent and teammem-server
 # binaries for every target, the version linked in, one archive per target
-# (.tar.gz, .zip for windows) and a SHA256SUMS file over the archives.
+# (.tar.gz, .zip for windows) with README.md, LICENSE and the service
+# definitions (deploy/), and a SHA256SUMS file over the archives.
 #
 #   VERSION=v1.2.3 scripts/dist.sh                 # every target, into dist/
 #   DIST_TARGETS="linux/amd64" DIST_DIR=/tmp/d scripts/dist.sh
@@ -34,7 +35,9 @@ for target in $DIST_TARGETS; do
 		CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath \
 			-ldflags "-s -w -X main.version=$VERSION" -o "$work/$name/$cmd$ext" "./cmd/$cmd"
 	done
-	cp README.md "$work/$name/"
+	cp README.md LICENSE "$work/$name/"
+	mkdir -p "$work/$name/deploy"
+	cp deploy/teammem-server.service "$work/$name/deploy/"
 	if [ "$os" = windows ]; then
 		archive="$name.zip"
 		rm -f "$DIST_DIR/$archive"

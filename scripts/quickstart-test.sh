@@ -29,6 +29,8 @@ for _ in $(seq 1 600); do
   sleep 0.2
 done
 [ -n "$addr" ] || { cat "$log"; echo "quickstart: no 'listening on' line"; exit 1; }
+grep -qF "web UI at http://$addr/ui/" "$log" || { cat "$log"; echo "quickstart: the start log does not name the web UI's address"; exit 1; }
+grep -qF "$TEAMMEM_DATA_DIR/admin.token" "$log" || { cat "$log"; echo "quickstart: the start log does not say where admin.token is"; exit 1; }
 curl -fsS "http://$addr/healthz" >/dev/null
 curl -fsS "http://$addr/readyz" >/dev/null
 token=$(cat "$TEAMMEM_DATA_DIR/admin.token")

@@ -3,11 +3,12 @@ package server
 import "context"
 
 // Broker carries change notices between the server processes that share a
-// Store, so that each process's Hub can tell its own subscribers about
-// writes made through the others. A notice is small (a repository and a
-// version); each process reads the events themselves from the Store.
-// Implementations: LocalBroker (one process, the embedded store) and
-// server/postgres's LISTEN/NOTIFY broker.
+// Store, so that each process's events fan-out (server/events.Hub) can
+// tell its own subscribers about writes made through the others. A notice
+// is small (a repository and a version); each process reads the events
+// themselves from the Store. Implementations: server/events.LocalBroker
+// (one process, the embedded store) and server/postgres's LISTEN/NOTIFY
+// broker.
 type Broker interface {
 	// Publish tells the other processes that ev's repository reached
 	// ev.Version. It is called after the write committed, and may be
@@ -29,7 +30,7 @@ type Broker interface {
 	Ready() error
 }
 
-// Receiver is what a Broker delivers notices to (a Hub). Its methods must
+// Receiver is what a Broker delivers notices to (server/events.Hub). Its methods must
 // return quickly and are safe for concurrent use.
 type Receiver interface {
 	// Notify says that repo reached version.
@@ -38,22 +39,3 @@ type Receiver interface {
 	// caught up from the Store.
 	Resync()
 }
-
-// LocalBroker is the Broker of a store only one process uses (the embedded
-// store): there is no other process to tell, and the Hub fans the
-// process's own writes out to its subscribers itself.
-type LocalBroker struct{}
-
-var _ Broker = LocalBroker{}
-
-// Publish does nothing: no other process shares the store.
-func (LocalBroker) Publish(context.Context, *Event) error { return nil }
-
-// Listen waits for ctx to end: no notice ever comes from elsewhere.
-func (LocalBroker) Listen(ctx context.Context, _ Receiver) error {
-	<-ctx.Done()
-	return nil
-}
-
-// Ready is always nil.
-func (LocalBroker) Ready() error { return nil }

@@ -1,9 +1,6 @@
 package server
 
-import (
-	"sync"
-	"time"
-)
+import "time"
 
 // Event is one version of a repository as the events stream tells it: the
 // keys the write that made it changed and deleted, who wrote it, when, and
@@ -17,19 +14,6 @@ type Event struct {
 	Deleted  []string
 	Author   string
 	At       time.Time
-
-	wire struct {
-		once sync.Once
-		b    []byte
-	}
-}
-
-// Encoded returns the event encoded by enc, computed once for every
-// subscriber that sends it (enc is the transport's; it must be the same
-// function for every call on one event).
-func (e *Event) Encoded(enc func(*Event) []byte) []byte {
-	e.wire.once.Do(func() { e.wire.b = enc(e) })
-	return e.wire.b
 }
 
 // EventOf returns the event of a successful write that changed something.

@@ -6,7 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
+
+// MaxSeenEntries is the largest number of entries one SeenChecksums may ask
+// about (api.MaxSeenEntries on the wire).
+const MaxSeenEntries = 1000
 
 // Limits bound what one repository and one request may hold. Zero means the
 // default.
@@ -64,9 +70,10 @@ type Config struct {
 	SecretScan bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Events is the hub that tells subscribers about writes; nil means a
-	// hub of this process alone over the Service's store.
-	Events *Hub
+	// Events tells subscribers about writes (server/events.Hub); nil
+	// means none: writes are told to nobody and Subscribe fails with
+	// ErrUnavailable.
+	Events Events
 }
 
 // Service is the domain of the server: it canonicalises repositories, makes
@@ -88,7 +95,7 @@ func NewService(store Store, cfg Config) *Service {
 		cfg.Now = time.Now
 	}
 	if cfg.Events == nil {
-		cfg.Events = NewHub(store, nil, HubOptions{})
+		cfg.Events = noEvents{}
 	}
 	return &Service{store: store, cfg: cfg}
 }
@@ -102,14 +109,11 @@ func (s *Service) Limits() Limits { return s.cfg.Limits }
 // Store returns the underlying store (for readiness checks and wiring).
 func (s *Service) Store() Store { return s.store }
 
-// Events returns the hub of the events stream.
-func (s *Service) Events() *Hub { return s.cfg.Events }
-
 // Subscribe opens the events stream of a repository for p, which needs
-// read access (the repository need not exist yet); see Hub.Subscribe for
+// read access (the repository need not exist yet); see Events.Subscribe for
 // after and resume. Errors: invalid repo, ErrForbidden, ErrTooManyStreams,
 // ErrShuttingDown, the store's.
-func (s *Service) Subscribe(ctx context.Context, p Principal, repo string, after int64, resume bool) (*Subscription, error) {
+func (s *Service) Subscribe(ctx context.Context, p Principal, repo string, after int64, resume bool) (Subscription, error) {
 	canon, err := s.authorize(p, repo, PermRead)
 	if err != nil {
 		return nil, err
@@ -297,4 +301,35 @@ func (s *Service) LastAuthors(ctx context.Context, p Principal, repo string) (ma
 		return nil, err
 	}
 	return s.store.LastAuthors(ctx, canon)
+}
+
+// ServerID returns the identity of the database the service keeps (see
+// Store.ServerID).
+func (s *Service) ServerID() string { return s.store.ServerID() }
+
+// SeenChecksums tells, for each key of want (key → entry checksum), the
+// newest version of the repository at which the key held, or was deleted
+// holding, that content (see Store.SeenChecksums). Errors: invalid repo,
+// ErrForbidden, more than api.MaxSeenEntries keys or an invalid key or
+// checksum (ErrInvalid), the store's errors.
+func (s *Service) SeenChecksums(ctx context.Context, p Principal, repo string, want map[string]string) (map[string]int64, error) {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return nil, err
+	}
+	if len(want) > MaxSeenEntries {
+		return nil, invalidf(ReasonInvalidBody, "at most %d entries may be asked about at once, not %d", MaxSeenEntries, len(want))
+	}
+	for k, c := range want {
+		if err := protocol.ValidateKey(k); err != nil {
+			return nil, invalidf(ReasonInvalidKey, "entry %q: %v", k, err)
+		}
+		if !protocol.ValidChecksum(c) {
+			return nil, invalidf(ReasonInvalidBody, "entry %q: checksum %q is not sha256:<64 hex digits>", k, c)
+		}
+	}
+	if len(want) == 0 {
+		return map[string]int64{}, nil
+	}
+	return s.store.SeenChecksums(ctx, canon, want)
 }

@@ -79,6 +79,18 @@ type Store interface {
 	// revision of that key at that version.
 	Revision(ctx context.Context, repo, key string, version int64) (Revision, error)
 
+	// SeenChecksums returns, for each key of want (key → entry checksum),
+	// the newest version at which a revision of that key had that checksum
+	// (the content put, or for a delete the content deleted); keys with no
+	// such revision, or that never existed, are left out. A repository
+	// that never held data gives an empty map. The Service bounds len(want).
+	SeenChecksums(ctx context.Context, repo string, want map[string]string) (map[string]int64, error)
+
+	// ServerID returns the database's identity: made once, by the migration
+	// that created its table, and the same through every Store opened on
+	// that database. It does no I/O (it is read when the store opens).
+	ServerID() string
+
 	// LastAuthors returns, for each live entry of the repository, the
 	// author of its last change (the revision at the entry's version),
 	// keyed by entry key. A repository that never held data gives an empty
@@ -102,6 +114,15 @@ type Store interface {
 	// or above its version (the data was reset or restored): the reader
 	// must start again from a full pull.
 	Events(ctx context.Context, repo string, after int64, limit int) ([]*Event, error)
+
+	// Search returns the live entries matching q (see SearchRequest), best
+	// first, at most q.Limit of them after skipping q.Offset, with their
+	// content. Only q.Repos (or, with q.AllRepos, every repository) are
+	// read: the filter is part of the index query. A write is found by
+	// every Search that starts after its Apply returned, on every process:
+	// the index is written in the write's transaction. Ties are ordered by
+	// repository and key.
+	Search(ctx context.Context, q SearchRequest) ([]SearchHit, error)
 
 	// Repos returns the state of every repository that has held data,
 	// sorted by slug.

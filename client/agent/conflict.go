@@ -4,10 +4,12 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // conflictMarker separates a conflict copy's stem from its time and host.
-const conflictMarker = ".conflict-"
+const conflictMarker = protocol.ConflictMarker
 
 // conflictTimeFormat is the UTC time in a conflict copy's name; it holds no
 // character that a key or a Windows file name forbids.

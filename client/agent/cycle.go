@@ -51,11 +51,28 @@ var (
 // no scan, no journal write.
 func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 	var r Report
+	if err := e.checkReplaced(); err != nil { // nothing read, written or saved
+		r.Err = err
+		e.report(r)
+		return r, err
+	}
+	e.skipsNow = nil
 	err := e.cycleLoop(ctx, m, &r)
+	if e.skipsNow != nil { // the folder was scanned: these were said
+		e.skipsSaid = e.skipsNow
+	}
 	e.settled = err == nil
+	applied := err == nil && m.local // the server's changes are in the folder
+	if applied {
+		e.cfg.Journal.settle()
+	}
 	r.Version, r.Checksum, r.Err = e.view.version, e.view.checksum, err
 	if serr := e.saveJournal(); serr != nil && err == nil {
 		err, r.Err = serr, serr
+	} else if applied {
+		if ferr := e.cfg.Journal.forgetReplaced(); ferr != nil {
+			err, r.Err = ferr, ferr
+		}
 	}
 	e.updateBlocks(&r) // after a pull and after a local change of the index alike
 	e.report(r)
@@ -156,13 +173,20 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 	}
 	// A replan reports afresh, but for what the server's answers said.
 	r.Skipped, r.Warnings, r.PendingPull = append(r.Skipped[:0], r.refusals...), r.Warnings[:0], r.PendingPull[:0]
+	e.skipsNow = make(map[string]string, len(snap.Skipped))
 	for _, s := range snap.Skipped {
-		r.Skipped = append(r.Skipped, s.Skip())
+		if e.skipNew(s) {
+			r.Skipped = append(r.Skipped, s.Skip())
+		}
 	}
 	e.cfg.Journal.settleWrites(snap.Checksums)
+	old, err := e.oldCopies(ctx, snap.Checksums, r)
+	if err != nil {
+		return err
+	}
 	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
-		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), Rails: e.cfg.Rails, ServerLost: e.cfg.Reseed,
-		CaseInsensitive: caseInsensitiveFS})
+		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), OldCopies: old, Rails: e.cfg.Rails,
+		ServerLost: e.cfg.Reseed, CaseInsensitive: caseInsensitiveFS})
 	r.Warnings = append(r.Warnings, plan.Warnings...)
 	if !m.local {
 		plan = holdLocalSteps(plan, r)
@@ -205,23 +229,42 @@ func holdLocalSteps(plan Plan, r *Report) Plan {
 // applyLocal carries out the local side of a plan and returns the changes
 // to push, the errors of the keys that failed, one each, and an error
 // wrapping errLocalChanged for the keys left alone because their file
-// changed since the scan.
+// changed since the scan. Topic files are written first, then the indexes
+// (MEMORY.md) that may link them, then files are deleted: a reader of the
+// folder (the model, the block) never sees an index line whose file is
+// not there yet, nor, while a topic and its line go, a line whose file
+// went first.
 func (e *Engine) applyLocal(plan Plan, r *Report) (changes []Change, failed []error, raced error) {
-	var writes []Step
+	var writes, indexWrites, indexMerges, deletes []Step
 	var errs []error
+	apply := func(steps []Step) {
+		for _, st := range steps {
+			ch, err := e.applyStep(st, r)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			changes = append(changes, ch...)
+		}
+	}
 	for _, st := range plan.Steps {
-		if st.Action.WritesLocal() { // written together below
+		switch {
+		case st.Action.WritesLocal() && isIndex(st.Key): // written together below
+			indexWrites = append(indexWrites, st)
+		case st.Action.WritesLocal():
 			writes = append(writes, st)
-			continue
+		case st.Action == ActionMerge && isIndex(st.Key):
+			indexMerges = append(indexMerges, st)
+		case st.Action == ActionDeleteLocal:
+			deletes = append(deletes, st)
+		default:
+			apply([]Step{st})
 		}
-		ch, err := e.applyStep(st, r)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		changes = append(changes, ch...)
 	}
 	errs = append(errs, e.writeLocalAll(writes, r)...)
+	apply(indexMerges)
+	errs = append(errs, e.writeLocalAll(indexWrites, r)...)
+	apply(deletes)
 	slices.Sort(r.Pulled)
 	for _, err := range errs {
 		if errors.Is(err, errLocalChanged) {
@@ -255,12 +298,18 @@ func (e *Engine) applyStep(st Step, r *Report) ([]Change, error) {
 		if err := memcore.SafeRemove(e.cfg.Dir, st.Key); err != nil {
 			return nil, fmt.Errorf("delete %q: %w", st.Key, err)
 		}
+		if e.onLocalChange != nil {
+			e.onLocalChange(st.Key)
+		}
 		j.Forget(st.Key)
 		r.Deleted = append(r.Deleted, st.Key)
 	case ActionPush, ActionResurrect:
 		content, err := e.local.content(e.cfg.Dir, st.Key)
 		if err != nil {
 			return nil, err
+		}
+		if content = e.shareIndex(st.Key, content, r); st.Server != "" && content == e.view.content[st.Key] {
+			return nil, nil // only lines held back differ: nothing to push
 		}
 		return []Change{{Key: st.Key, Content: content}}, nil
 	case ActionPushDelete:
@@ -319,11 +368,12 @@ func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 	if err := e.writeLocal(st.Key, st.Local, merged, r); err != nil {
 		return nil, err
 	}
-	if merged == server {
-		return nil, nil
-	}
+	share := e.shareIndex(st.Key, merged, r)
 	// The journal must keep the server's version as base until the push
 	// succeeds, so that a failed push is merged again, not lost.
 	e.cfg.Journal.Record(st.Key, server)
-	return []Change{{Key: st.Key, Content: merged}}, nil
+	if share == server {
+		return nil, nil
+	}
+	return []Change{{Key: st.Key, Content: share}}, nil
 }

@@ -109,6 +109,20 @@ type Engine struct {
 	// left out until their content changes.
 	refusedKeys map[string]refusal
 	blocks      blocks // the team memory block of the checkouts
+	// noHistoryLookup says the server cannot look up its history (older
+	// than POST /api/v1/seen); see oldCopies.
+	noHistoryLookup bool
+	// heldLines holds, per index key, the lines last held back from its
+	// push (see shareIndex), so that they are said once per change.
+	heldLines map[string]string
+	// skipsSaid holds the local files that may not be pushed as the last
+	// cycle that scanned the folder found them, and skipsNow those the
+	// current cycle found (see skipNew).
+	skipsSaid, skipsNow map[string]string
+	// onLocalChange, when set (by tests), is called with each key once its
+	// file was written or removed; it may be called from several
+	// goroutines at once.
+	onLocalChange func(key string)
 }
 
 // New returns an engine; it does no I/O.

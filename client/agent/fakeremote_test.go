@@ -36,10 +36,17 @@ type fakeRemote struct {
 	beforePut func(f *fakeRemote)
 	puts      []api.PutRequest
 	ifMatches []string
+	// history holds key → checksum → the newest version a revision of the
+	// key had it (put, or the content a delete removed), for Seen; seenErr,
+	// when set, answers every Seen; seenAsks records what Seen was asked.
+	history  map[string]map[string]int64
+	seenErr  error
+	seenAsks []map[string]string
 }
 
 func newFakeRemote(entries map[string]string) *fakeRemote {
-	f := &fakeRemote{entries: map[string]string{}, tombs: map[string]int64{}, changedAt: map[string]int64{}}
+	f := &fakeRemote{entries: map[string]string{}, tombs: map[string]int64{}, changedAt: map[string]int64{},
+		history: map[string]map[string]int64{}}
 	if len(entries) > 0 {
 		f.apply(api.PutRequest{Entries: entries})
 	}
@@ -59,17 +66,44 @@ func (f *fakeRemote) checksum() string {
 func (f *fakeRemote) apply(req api.PutRequest) {
 	f.version++
 	for k, v := range req.Entries {
+		f.remember(k, v)
 		f.entries[k] = v
 		delete(f.tombs, k)
 		f.changedAt[k] = f.version
 	}
 	for _, k := range req.SoftDeleteKeys {
-		if _, ok := f.entries[k]; ok {
+		if v, ok := f.entries[k]; ok {
+			f.remember(k, v)
 			delete(f.entries, k)
 			f.tombs[k] = 1
 			f.changedAt[k] = f.version
 		}
 	}
+}
+
+// remember records in the history that key held content at the current
+// version; callers hold mu.
+func (f *fakeRemote) remember(key, content string) {
+	if f.history[key] == nil {
+		f.history[key] = map[string]int64{}
+	}
+	f.history[key][protocol.EntryChecksum([]byte(content))] = f.version
+}
+
+func (f *fakeRemote) Seen(ctx context.Context, repo string, entries map[string]string) (map[string]int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seenAsks = append(f.seenAsks, maps.Clone(entries))
+	if f.seenErr != nil {
+		return nil, f.seenErr
+	}
+	seen := map[string]int64{}
+	for k, sum := range entries {
+		if v, ok := f.history[k][sum]; ok {
+			seen[k] = v
+		}
+	}
+	return seen, nil
 }
 
 func (f *fakeRemote) Get(ctx context.Context, repo string, opts client.GetOptions) (*api.TeamMemory, error) {
@@ -176,6 +210,7 @@ func (f *fakeRemote) resetData(entries map[string]string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.entries, f.tombs, f.changedAt, f.version = map[string]string{}, map[string]int64{}, map[string]int64{}, 0
+	f.history = map[string]map[string]int64{}
 	f.apply(api.PutRequest{Entries: entries})
 }
 

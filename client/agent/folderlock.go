@@ -53,7 +53,7 @@ func LockFolder(dir string) (*FolderLock, error) {
 	switch {
 	case errors.Is(err, filelock.ErrLocked):
 		holder := "another process"
-		if pid := filelock.HolderPID(path); pid > 0 {
+		if pid := FolderHolder(dir); pid > 0 {
 			holder = fmt.Sprintf("pid %d", pid)
 		}
 		return nil, fmt.Errorf("%w: %s holds %s; stop it first (lock file %s)", ErrFolderLocked, holder, ResolveFolder(dir), path)
@@ -69,6 +69,16 @@ func LockFolder(dir string) (*FolderLock, error) {
 func FolderLocked(dir string) bool {
 	path, err := FolderLockPath(dir)
 	return err == nil && filelock.Held(path)
+}
+
+// FolderHolder returns the pid recorded by the agent holding the lock of
+// the team folder dir, 0 when none is recorded.
+func FolderHolder(dir string) int {
+	path, err := FolderLockPath(dir)
+	if err != nil {
+		return 0
+	}
+	return filelock.HolderPID(path)
 }
 
 // Path returns the lock file.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +72,10 @@ func TestLockFolderSecondProcessFails(t *testing.T) {
 	_, err := LockFolder(dir)
 	if !errors.Is(err, ErrFolderLocked) {
 		t.Fatalf("second lock: %v, want ErrFolderLocked", err)
+	}
+	st, err2 := ReadStatus(context.Background(), StatusOptions{Repo: testRepo, Dir: dir, StateDir: t.TempDir(), Server: "https://x"})
+	if err2 != nil || !st.AgentRunning || st.AgentPID != holder.Process.Pid {
+		t.Errorf("status = running %v, pid %d, %v; want the holder's pid %d", st.AgentRunning, st.AgentPID, err2, holder.Process.Pid)
 	}
 	for _, want := range []string{fmt.Sprintf("pid %d", holder.Process.Pid), ResolveFolder(dir), "stop it first"} {
 		if !strings.Contains(err.Error(), want) {

@@ -45,12 +45,22 @@ type BaseEntry struct {
 // agreed. A Journal is not safe for concurrent use; the engine's goroutine
 // owns it.
 type Journal struct {
-	path     string
-	Server   string `json:"server"`
+	path   string
+	Server string `json:"server"`
+	// ServerID is the server's identity (api.ServerInfo) when the journal
+	// is keyed by it (OpenServerJournal); "" for one keyed by the URL.
+	// Server is then only the URL it was last reached by.
+	ServerID string `json:"serverId,omitempty"`
 	Repo     string `json:"repo"`
 	Folder   string `json:"folder"`
 	Checksum string `json:"checksum"`
 	Version  int64  `json:"version"`
+	// Unsettled says the journal was started afresh (no file, or one that
+	// could not be trusted) and no cycle has yet applied the server's
+	// changes to the folder: until one has, a local file unknown to the
+	// journal is looked up in the server's history (see Input.OldCopies)
+	// instead of being taken for an edit.
+	Unsettled bool `json:"unsettled,omitempty"`
 	// Writing holds the server's content of keys the agent is about to
 	// write into the folder, saved before the first rename: a key whose
 	// file holds exactly that content after a crash was written by the
@@ -60,6 +70,10 @@ type Journal struct {
 	Entries map[string]BaseEntry `json:"entries"`
 	// changed says the journal differs from what was last saved or read.
 	changed bool
+	// replaced, for a new journal, is the journal of the folder that last
+	// reached the same URL when it answered as another identity (see
+	// ErrServerReplaced); nil otherwise.
+	replaced *Journal
 }
 
 // journalFile is the journal's layout on disk.
@@ -105,29 +119,61 @@ func ResolveFolder(dir string) string {
 // is never nil, so that the caller can report the error and carry on.
 func OpenJournal(stateDir, server, repo, dir string) (*Journal, error) {
 	folder := ResolveFolder(dir)
-	j := &Journal{path: journalPath(stateDir, server, repo, folder), Server: server, Repo: repo,
-		Folder: folder, Entries: map[string]BaseEntry{}}
+	j := newJournal(journalPath(stateDir, server, repo, folder), server, "", repo, folder)
+	return j.read(stateDir)
+}
+
+// newJournal returns the empty journal of a folder, started afresh.
+func newJournal(path, server, serverID, repo, folder string) *Journal {
+	return &Journal{path: path, Server: server, ServerID: serverID, Repo: repo, Folder: folder,
+		Entries: map[string]BaseEntry{}, Unsettled: true}
+}
+
+// read reads the journal file of the empty journal j, creating stateDir
+// when needed and cleaning the temporary files a crash left there; see
+// OpenJournal for what it returns.
+func (j *Journal) read(stateDir string) (*Journal, error) {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return j, fmt.Errorf("create state folder: %w", err)
 	}
 	removeStaleTemps(stateDir)
-	data, err := os.ReadFile(j.path)
-	if errors.Is(err, fs.ErrNotExist) {
+	loaded, err := j.load(j.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return j, nil
+	case err != nil:
+		return j, err
 	}
-	if err != nil {
-		return j, fmt.Errorf("read journal: %w", err)
-	}
-	loaded, err := parseJournal(data, server, repo, folder)
-	if err != nil {
-		return j, fmt.Errorf("read journal %s: %w: %v", j.path, ErrCorruptJournal, err)
-	}
-	loaded.path = j.path
 	return loaded, nil
 }
 
-// parseJournal decodes and checks a journal file.
-func parseJournal(data []byte, server, repo, folder string) (*Journal, error) {
+// load reads the journal file at path, which must be the journal of j's
+// server, repo and folder, and returns it bound to j's file with j's
+// server URL. Errors wrap fs.ErrNotExist for a missing file and
+// ErrCorruptJournal for one that cannot be trusted.
+func (j *Journal) load(path string) (*Journal, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	loaded, err := parseJournal(data, j)
+	if err != nil {
+		return nil, fmt.Errorf("read journal %s: %w: %v", path, ErrCorruptJournal, err)
+	}
+	loaded.path = j.path
+	if loaded.Server != j.Server { // the same server by another URL
+		loaded.Server, loaded.changed = j.Server, true
+	}
+	return loaded, nil
+}
+
+// parseJournal decodes and checks a journal file against want's server,
+// repo and folder: a journal keyed by the server's identity matches that
+// identity whatever its URL, one keyed by the URL (no identity) the URL.
+func parseJournal(data []byte, want *Journal) (*Journal, error) {
 	f := journalFile{Journal: &Journal{}}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, err
@@ -135,8 +181,9 @@ func parseJournal(data []byte, server, repo, folder string) (*Journal, error) {
 	switch {
 	case f.Format != journalFormat:
 		return nil, fmt.Errorf("format %d, want %d", f.Format, journalFormat)
-	case f.Server != server || f.Repo != repo || f.Folder != folder:
-		return nil, fmt.Errorf("journal of %q on %q in %q", f.Repo, f.Server, f.Folder)
+	case f.ServerID != want.ServerID || (want.ServerID == "" && f.Server != want.Server) ||
+		f.Repo != want.Repo || f.Folder != want.Folder:
+		return nil, fmt.Errorf("journal of %q on %q (%q) in %q", f.Repo, f.Server, f.ServerID, f.Folder)
 	}
 	for _, m := range []map[string]BaseEntry{f.Entries, f.Writing} {
 		for k, e := range m {
@@ -190,8 +237,9 @@ func (j *Journal) Save() error {
 // whole in memory.
 func (j *Journal) encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
-	head := journalFile{Format: journalFormat, Journal: &Journal{Server: j.Server, Repo: j.Repo, Folder: j.Folder,
-		Checksum: j.Checksum, Version: j.Version, Writing: j.Writing, Entries: map[string]BaseEntry{}}}
+	head := journalFile{Format: journalFormat, Journal: &Journal{Server: j.Server, ServerID: j.ServerID, Repo: j.Repo,
+		Folder: j.Folder, Checksum: j.Checksum, Version: j.Version, Unsettled: j.Unsettled, Writing: j.Writing,
+		Entries: map[string]BaseEntry{}}}
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(head); err != nil {
 		return fmt.Errorf("encode journal: %w", err)
@@ -277,6 +325,14 @@ func (j *Journal) settleWrites(local map[string]string) {
 		}
 	}
 	j.doneWriting()
+}
+
+// settle notes that a cycle applied the server's changes to the folder
+// (see Unsettled).
+func (j *Journal) settle() {
+	if j.Unsettled {
+		j.Unsettled, j.changed = false, true
+	}
 }
 
 // Forget notes that neither side holds key.

@@ -21,28 +21,50 @@ var ErrSeveralServers = errors.New("synced with several servers")
 // have one. Unreadable journals and those of other repos or folders are
 // ignored.
 func FindJournal(stateDir, repo, dir string) (path, server string, ok bool, err error) {
-	names, err := filepath.Glob(filepath.Join(stateDir, "journal-*.json"))
-	if err != nil {
-		return "", "", false, fmt.Errorf("find the journal: %w", err)
-	}
-	folder := ResolveFolder(dir)
-	var servers []string
-	for _, name := range names {
-		var j Journal
-		data, err := os.ReadFile(name)
-		if err != nil || json.Unmarshal(data, &j) != nil || j.Repo != repo || j.Folder != folder {
-			continue // unreadable or someone else's: not this folder's
-		}
-		path, server = name, j.Server
-		servers = append(servers, j.Server)
-	}
-	switch len(servers) {
+	found := folderJournals(stateDir, repo, dir)
+	switch len(found) {
 	case 0:
 		return "", "", false, nil
 	case 1:
-		return path, server, true, nil
+		return found[0].path, found[0].Server, true, nil
+	}
+	var servers []string
+	for _, j := range found {
+		servers = append(servers, j.Server)
 	}
 	slices.Sort(servers)
 	return "", "", false, fmt.Errorf("%s in %s was %w (%s): pass --server URL",
 		repo, dir, ErrSeveralServers, strings.Join(servers, ", "))
+}
+
+// FindServerJournal returns the path of the journal of repo and dir that
+// last reached its server by the URL server (keyed by the server's
+// identity or by that URL), and whether there is one.
+func FindServerJournal(stateDir, server, repo, dir string) (string, bool) {
+	for _, j := range folderJournals(stateDir, repo, dir) {
+		if j.Server == server {
+			return j.path, true
+		}
+	}
+	return "", false
+}
+
+// folderJournals reads the head of every journal in stateDir of repo
+// synced with the team folder dir (entries included; each bound to its
+// file), in file name order. Unreadable journals and those of other repos
+// or folders are left out.
+func folderJournals(stateDir, repo, dir string) []*Journal {
+	names, _ := filepath.Glob(filepath.Join(stateDir, "journal-*.json")) // only a malformed pattern fails
+	folder := ResolveFolder(dir)
+	var out []*Journal
+	for _, name := range names {
+		j := &Journal{}
+		data, err := os.ReadFile(name)
+		if err != nil || json.Unmarshal(data, j) != nil || j.Repo != repo || j.Folder != folder {
+			continue // unreadable or someone else's: not this folder's
+		}
+		j.path = name
+		out = append(out, j)
+	}
+	return out
 }

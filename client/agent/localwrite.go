@@ -57,6 +57,9 @@ func (e *Engine) writeIfUnchanged(key, scanned, content string) error {
 	if err := memcore.SafeWrite(e.cfg.Dir, key, []byte(content)); err != nil {
 		return fmt.Errorf("write %q: %w", key, err)
 	}
+	if e.onLocalChange != nil {
+		e.onLocalChange(key)
+	}
 	return nil
 }
 

@@ -33,6 +33,14 @@ type Input struct {
 	LocalUnavailable bool
 	// Rails tunes the mass-deletion safety rail.
 	Rails Rails
+	// OldCopies holds local keys unknown to the base whose local content
+	// the server's history holds as a past revision of that key (looked
+	// up on a folder's first sync without a journal, see
+	// Journal.Unsettled): such a file is an old copy, not an edit. When the
+	// server changed the key since, its version is written locally; when
+	// it deleted it (a tombstone), the file is deleted. A key the server
+	// neither holds nor lists as deleted is not affected.
+	OldCopies map[string]bool
 	// ServerLost says the server lost the repo's data (sync --reseed): a
 	// key in the base, unchanged locally, that the server neither holds
 	// nor lists as deleted is pushed again instead of deleted locally.
@@ -47,8 +55,9 @@ type Step struct {
 	Local  string
 	Server string
 	Base   string
-	// Reason explains ActionSkip, ActionHold and a Push of a key the server
-	// lost; empty otherwise.
+	// Reason explains ActionSkip, ActionHold, a Push of a key the server
+	// lost and the steps taken for an old copy (Input.OldCopies); empty
+	// otherwise.
 	Reason string
 }
 
@@ -146,6 +155,10 @@ func decide(key string, in Input) Step {
 	switch {
 	case l == s:
 		st.Action = ActionInSync
+	case b == "" && l != "" && in.OldCopies[key] && s != "":
+		st.Action, st.Reason = ActionWriteLocal, "an old copy of a key the server changed since"
+	case b == "" && l != "" && in.OldCopies[key] && in.Tombstones[key]:
+		st.Action, st.Reason = ActionDeleteLocal, "an old copy of a key the server deleted since"
 	case b == "":
 		st.Action = decideDiffering(l, s, ActionWriteLocal, ActionPush)
 	case l == b:

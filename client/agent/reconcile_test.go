@@ -23,6 +23,7 @@ func TestReconcileTable(t *testing.T) {
 		l, s, b string // "-" = absent
 		tomb    bool
 		lost    bool // the server lost its data (reseed)
+		old     bool // L is a past revision of the key (no journal)
 		want    Action
 		reason  string
 	}{
@@ -45,10 +46,21 @@ func TestReconcileTable(t *testing.T) {
 		{name: "server deleted, local edited: resurrect", l: "y", s: "-", b: "x", tomb: true, want: ActionResurrect},
 		{name: "tombstone purged, local edited: resurrect", l: "y", s: "-", b: "x", want: ActionResurrect},
 		{name: "local deleted, tombstone purged: in sync", l: "-", s: "-", b: "x", want: ActionInSync},
+		// No journal: the server's history tells an old copy from an edit.
+		{name: "no base, L an old revision of a tombstoned key: delete locally", l: "x", s: "-", b: "-", tomb: true, old: true,
+			want: ActionDeleteLocal, reason: "an old copy of a key the server deleted since"},
+		{name: "no base, L an old revision of a changed key: write S", l: "x", s: "y", b: "-", old: true,
+			want: ActionWriteLocal, reason: "an old copy of a key the server changed since"},
+		{name: "no base, L an old revision, tombstone purged: push (today's rule)", l: "x", s: "-", b: "-", old: true, want: ActionPush},
+		{name: "no base, L an old revision equal to S: in sync", l: "x", s: "x", b: "-", old: true, want: ActionInSync},
+		{name: "with a base, L an old revision: the base decides (edit wins)", l: "y", s: "-", b: "x", tomb: true, old: true, want: ActionResurrect},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := Input{Local: side(k, tt.l), Server: side(k, tt.s), Base: side(k, tt.b), ServerLost: tt.lost}
+			if tt.old {
+				in.OldCopies = map[string]bool{k: true}
+			}
 			// Keep the folder non-empty so the empty-folder rail stays out of the way.
 			if in.Local == nil {
 				in.Local = map[string]string{"other.md": "o"}

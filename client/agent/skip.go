@@ -87,3 +87,16 @@ func CheckEntry(key string, content []byte, maxBytes int) error {
 	}
 	return nil
 }
+
+// skipNew notes that the scan found s (in skipsNow) and reports whether it
+// is to be said: the file was not skipped, or skipped for another reason
+// or with other content, when the last cycle scanned the folder. A file
+// that may not be pushed is so said once per change, not every cycle.
+func (e *Engine) skipNew(s *SkipError) bool {
+	said := s.Skip().String()
+	if f := e.local.files[s.Key]; f != nil {
+		said += fmt.Sprintf("\x00%s\x00%d", f.checksum, f.id.size)
+	}
+	e.skipsNow[s.Key] = said
+	return e.skipsSaid[s.Key] != said
+}

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Pending is a local change not yet pushed.
@@ -21,12 +24,15 @@ type Pending struct {
 // Status is what `status` shows of one repo and team folder (spec/agent.md
 // §5); its JSON is the command's --json output.
 type Status struct {
-	Repo           string     `json:"repo"`
-	Dir            string     `json:"dir"`
-	StateDir       string     `json:"stateDir"`
-	Server         string     `json:"server"`
-	Journal        string     `json:"journal"`
-	AgentRunning   bool       `json:"agentRunning"`
+	Repo         string `json:"repo"`
+	Dir          string `json:"dir"`
+	StateDir     string `json:"stateDir"`
+	Server       string `json:"server"`
+	Journal      string `json:"journal"`
+	AgentRunning bool   `json:"agentRunning"`
+	// AgentPID is the pid of the agent holding the folder, 0 when none or
+	// unknown.
+	AgentPID       int        `json:"agentPid,omitempty"`
 	LastSync       *time.Time `json:"lastSync"`
 	Version        int64      `json:"version"`
 	Checksum       string     `json:"checksum"`
@@ -60,8 +66,9 @@ type BlockStatus struct {
 // StatusOptions says what ReadStatus looks at.
 type StatusOptions struct {
 	Repo, Dir, StateDir string
-	// Server is the server URL, the journal's identity; "" finds the
-	// folder's only journal (FindJournal) and takes its server.
+	// Server is the server URL: the journal that last reached its server
+	// by it (FindServerJournal); "" finds the folder's only journal
+	// (FindJournal) and takes its server.
 	Server string
 	// Remote, when not nil, is asked for the repo's hashes within
 	// ProbeTimeout (5 s when zero).
@@ -87,6 +94,9 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 	}
 	st := &Status{Repo: o.Repo, Dir: o.Dir, StateDir: o.StateDir, Server: o.Server,
 		Journal: JournalPath(o.StateDir, o.Server, o.Repo, o.Dir), Pending: []Pending{}, Conflicts: []string{}, Skipped: []Skip{}, TeamBlock: []BlockStatus{}}
+	if path, ok := FindServerJournal(o.StateDir, o.Server, o.Repo, o.Dir); o.Server != "" && ok {
+		st.Journal = path // keyed by the server's identity
+	}
 	if o.Server == "" {
 		path, server, ok, err := FindJournal(o.StateDir, o.Repo, o.Dir)
 		if err != nil {
@@ -101,6 +111,9 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 		return nil, err
 	}
 	st.AgentRunning = FolderLocked(o.Dir)
+	if st.AgentRunning {
+		st.AgentPID = FolderHolder(o.Dir)
+	}
 	if st.AgentRunning {
 		st.Stream = readStreamState(StreamStatePath(st.Journal))
 	}
@@ -155,6 +168,10 @@ func (st *Status) readJournal() (*Journal, error) {
 
 // scanFolder fills the pending changes, conflict copies and skipped files.
 func (st *Status) scanFolder(j *Journal, explain func(error) error) {
+	if _, err := os.Lstat(st.Dir); errors.Is(err, fs.ErrNotExist) {
+		st.FolderError = "not created yet: the first sync makes it (teammem-agent sync, or the running agent)"
+		return
+	}
 	snap, err := ScanDir(st.Dir, ScanOptions{})
 	if err != nil {
 		st.FolderError = explain(err).Error()
@@ -226,8 +243,22 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 		return
 	}
 	st.ServerVersion, st.ServerChecksum = &h.Version, h.Checksum
+	st.Skipped = append(st.Skipped, invalidServerKeys(h.EntryChecksums)...)
 	if h.Version < st.Version {
 		st.ServerLost = fmt.Sprintf("the server is at version %d, this folder last synced version %d: it lost data; nothing is pushed until `teammem-agent sync --reseed`",
 			h.Version, st.Version)
 	}
+}
+
+// invalidServerKeys names, sorted, the keys the server holds that fail
+// protocol.ValidateKey (data from before a rule, a hostile server): sync
+// never writes them here and the team block never links them.
+func invalidServerKeys(sums map[string]string) []Skip {
+	var out []Skip
+	for _, k := range slices.Sorted(maps.Keys(sums)) {
+		if err := protocol.ValidateKey(k); err != nil {
+			out = append(out, Skip{Path: k, Reason: "held by the server but not a valid key, so never synced here nor linked from the team block: " + err.Error()})
+		}
+	}
+	return out
 }

@@ -82,12 +82,12 @@ func Render(in Input) Block {
 		b.WriteString("The team index is empty: nobody has shared a team memory for this repository yet.\n")
 	default:
 		indexPath := escapeText(teamDir + "/" + IndexKey)
-		text, cut := memcore.TruncateIndexLines(indexPath, index) // a rendered line cut in two could expose the links inside a destination
+		text, cut := memcore.TruncateIndexLines(indexPath, guardAt(index)) // a rendered line cut in two could expose the links inside a destination
 		out.Truncated = cut
 		b.WriteString(text + "\n")
 	}
 	b.WriteString("\n" + End + "\n")
-	out.Text = b.String()
+	out.Text = guardAt(b.String()) // the index is guarded already (before the cut, to keep to the budget): this guards the rest
 	return out
 }
 

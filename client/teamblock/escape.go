@@ -133,3 +133,63 @@ func destination(p string) (string, bool) {
 	}
 	return d, true
 }
+
+// isAtSign reports whether r is "@" or one of the two characters whose
+// compatibility form is "@" (U+FE6B, U+FF20): what an @-import scan reads,
+// or would after Unicode normalisation.
+func isAtSign(r rune) bool { return r == '@' || r == '\uFE6B' || r == '\uFF20' }
+
+// guardAt puts a backslash before every at sign of s that an @-import
+// scan could read: one that follows neither a letter, digit or mark nor an
+// odd run of backslashes. Claude Code's scan reads an "@" at the start of
+// a token's text or after whitespace, over the raw text of a list item
+// (link destinations and code spans included) and over the text between
+// the inline tokens of other paragraphs. A letter, digit or mark is none
+// of those and ends no inline token (code spans, links, emphasis, HTML
+// and escapes all end in punctuation), so "ana@example.com" and a home
+// folder such as /home/ana@corp stay as they are, links to it still open.
+// Before any other at sign the backslash makes the run odd: a raw scan
+// then finds a backslash, not the start or a space, before the sign; a
+// Markdown scan finds an escaped "@" (the last backslash of an odd run
+// escapes it, the ones before pair up), which no scan reads. Outside a
+// code span the reader sees "@"; in a code span, "\@".
+// guardAt(guardAt(s)) == guardAt(s).
+func guardAt(s string) string {
+	if !strings.ContainsFunc(s, isAtSign) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	run, prev := 0, rune(-1) // backslashes just written; the rune before them
+	for _, r := range s {
+		if isAtSign(r) && !atSignSafe(run, prev) {
+			b.WriteByte('\\')
+		}
+		if r == '\\' {
+			run++
+		} else {
+			run, prev = 0, r
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// atSignSafe reports whether an at sign after run backslashes that follow
+// rune prev (-1 at the start) is one no @-import scan reads.
+func atSignSafe(run int, prev rune) bool {
+	if run > 0 {
+		return run%2 == 1
+	}
+	return prev >= 0 && (unicode.IsLetter(prev) || unicode.IsDigit(prev) || unicode.IsMark(prev))
+}
+
+// linkableKey reports whether a link to key may be written: it holds no
+// at sign and no whitespace but the ASCII space (the key grammar refuses
+// both; this holds even for a key that got past it). Such a key is left
+// out of the block rather than linked.
+func linkableKey(key string) bool {
+	return !strings.ContainsFunc(key, func(r rune) bool {
+		return isAtSign(r) || r != ' ' && (unicode.IsSpace(r) || r == '\uFEFF')
+	})
+}

@@ -130,30 +130,15 @@ var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 // not one (a URL, an absolute path, an anchor); keep is false when the line
 // must be left out: its target names a file of the team folder that is
 // refused or missing (a file refused at its author's never arrives), or is
-// a relative path that is not a valid key.
+// a relative path that is not a valid key or not one a link may name
+// (linkableKey).
 func (r lineRenderer) resolve(target string) (dest string, keep bool) {
-	t := target
-	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
-		t = t[1 : len(t)-1]
-	}
-	t = unescapeMarkdown(t)
-	if t == "" || strings.HasPrefix(t, "#") || schemeRe.MatchString(t) || strings.HasPrefix(t, "/") ||
-		strings.HasPrefix(t, `\`) || strings.HasPrefix(t, "~/") {
+	t, inFolder := linkPath(target)
+	if !inFolder {
 		return "", true
 	}
-	if i := strings.IndexAny(t, "#?"); i >= 0 {
-		t = t[:i]
-	}
-	for strings.HasPrefix(t, "./") {
-		t = t[2:]
-	}
-	key := t
-	if protocol.ValidateKey(key) != nil {
-		if u, err := url.PathUnescape(t); err == nil {
-			key = u
-		}
-	}
-	if protocol.ValidateKey(key) != nil || (r.refused != nil && r.refused(key)) {
+	key, valid := keyOf(t)
+	if !valid || !linkableKey(key) || (r.refused != nil && r.refused(key)) {
 		return "", false
 	}
 	if r.exists != nil && !r.exists(key) {
@@ -164,6 +149,41 @@ func (r lineRenderer) resolve(target string) (dest string, keep bool) {
 		return "", true
 	}
 	return d, true
+}
+
+// linkPath reads a link's target as a relative path: without angle
+// brackets, Markdown escapes, query, fragment and leading "./". inFolder
+// is false for a target that names nothing in the folder: empty, an
+// anchor, a URL, an absolute or home path.
+func linkPath(target string) (p string, inFolder bool) {
+	t := target
+	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
+		t = t[1 : len(t)-1]
+	}
+	t = unescapeMarkdown(t)
+	if t == "" || strings.HasPrefix(t, "#") || schemeRe.MatchString(t) || strings.HasPrefix(t, "/") ||
+		strings.HasPrefix(t, `\`) || strings.HasPrefix(t, "~/") {
+		return "", false
+	}
+	if i := strings.IndexAny(t, "#?"); i >= 0 {
+		t = t[:i]
+	}
+	for strings.HasPrefix(t, "./") {
+		t = t[2:]
+	}
+	return t, true
+}
+
+// keyOf returns the key a relative path names: the path itself when it is
+// a valid key, else its percent-decoding; valid is false when neither is.
+func keyOf(p string) (key string, valid bool) {
+	key = p
+	if protocol.ValidateKey(key) != nil {
+		if u, err := url.PathUnescape(p); err == nil {
+			key = u
+		}
+	}
+	return key, protocol.ValidateKey(key) == nil
 }
 
 // unescapeMarkdown removes the backslash of Markdown's backslash escapes

@@ -25,7 +25,7 @@ func Ignored(rel string, isDir bool) bool {
 		strings.HasSuffix(base, ".swp"),
 		strings.HasSuffix(base, ".swx"),
 		strings.HasSuffix(base, ".tmp"),
-		strings.Contains(base, ".conflict-"):
+		strings.Contains(base, protocol.ConflictMarker):
 		return true
 	}
 	return false

@@ -14,6 +14,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/userconfig"
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/memcore"
 	"github.com/teammem/teammem/memcore/protocol"
@@ -27,21 +28,30 @@ type commonFlags struct {
 	json                     bool
 	noInject                 bool
 	config                   string
+	// noRepo: the command is about no one repository (search --all), so
+	// the session resolves none, nor its folders.
+	noRepo bool
 }
 
 // register adds the common flags to fs.
 func (c *commonFlags) register(fs *flag.FlagSet) {
+	c.registerConnection(fs)
+	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
+	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
+	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
+	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
+}
+
+// registerConnection adds the flags that say which server, token and
+// repository to talk to, the configuration file and the log level.
+func (c *commonFlags) registerConnection(fs *flag.FlagSet) {
 	fs.StringVar(&c.server, "server", "", "teammem server `URL`, e.g. https://memory.example.com")
 	fs.StringVar(&c.token, "token", "", "bearer `TOKEN` (prefer --token-file or TEAMMEM_TOKEN: flags show in ps)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "read the bearer token from `FILE` (re-read on every request)")
 	fs.StringVar(&c.repo, "repo", "", "repository `SLUG` such as acme/api (default: from the git remote)")
 	fs.StringVar(&c.repoDir, "repo-dir", "", "git working tree `DIR` (default: the working directory)")
-	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
-	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
-	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	fs.StringVar(&c.config, "config", "", "the agent's configuration `FILE` (default: agent.toml in the user's config directory, teammem/)")
-	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
 }
 
 // session is what a sync subcommand resolved from its flags: the repo,
@@ -73,6 +83,9 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 		return nil, err
 	}
 	s := &session{e: e, flags: c, log: log, out: newPrinter(e, name, c.json), server: strings.TrimRight(c.server, "/")}
+	if c.noRepo { // a command about no one repository (search --all)
+		return s, nil
+	}
 	if s.slug, err = resolveSlug(e, c); err != nil {
 		return nil, err
 	}
@@ -172,7 +185,7 @@ func resolveStateDir(e *cliEnv, c commonFlags) (string, error) {
 	if c.stateDir != "" {
 		return filepath.Abs(c.stateDir)
 	}
-	d, err := agent.StateDir(e.Getenv, e.Home, runtime.GOOS)
+	d, err := userconfig.StateDir(e.Getenv, e.Home, runtime.GOOS)
 	if err != nil {
 		return "", fmt.Errorf("find the state directory: %w; pass --state-dir DIR", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/userconfig"
 )
 
 // configPath returns --config, else agent.toml in the user's config
@@ -15,7 +15,7 @@ func (c *commonFlags) configPath(e *cliEnv) (string, error) {
 	if c.config != "" {
 		return filepath.Abs(c.config)
 	}
-	p, err := agent.ConfigPath(e.Getenv, e.Home, runtime.GOOS)
+	p, err := userconfig.Path(e.Getenv, e.Home, runtime.GOOS)
 	if err != nil {
 		return "", fmt.Errorf("find the configuration file: %w; pass --config FILE", err)
 	}
@@ -23,12 +23,12 @@ func (c *commonFlags) configPath(e *cliEnv) (string, error) {
 }
 
 // loadConfig reads the configuration file for a command that changes it.
-func (c *commonFlags) loadConfig(e *cliEnv) (string, agent.UserConfig, error) {
+func (c *commonFlags) loadConfig(e *cliEnv) (string, userconfig.Config, error) {
 	path, err := c.configPath(e)
 	if err != nil {
-		return "", agent.UserConfig{}, err
+		return "", userconfig.Config{}, err
 	}
-	uc, err := agent.LoadUserConfig(path)
+	uc, err := userconfig.Load(path)
 	return path, uc, err
 }
 
@@ -36,17 +36,17 @@ func (c *commonFlags) loadConfig(e *cliEnv) (string, agent.UserConfig, error) {
 // token the flags and environment left unset (they win over the file);
 // `inject = false` there turns --no-inject on. It
 // returns the configuration read; a missing file is the empty one.
-func (c *commonFlags) applyConfig(e *cliEnv) (agent.UserConfig, error) {
+func (c *commonFlags) applyConfig(e *cliEnv) (userconfig.Config, error) {
 	path, err := c.configPath(e)
-	if errors.Is(err, agent.ErrNoConfigDir) {
-		return agent.UserConfig{}, nil // no home: nothing to read
+	if errors.Is(err, userconfig.ErrNoConfigDir) {
+		return userconfig.Config{}, nil // no home: nothing to read
 	}
 	if err != nil {
-		return agent.UserConfig{}, err
+		return userconfig.Config{}, err
 	}
-	uc, err := agent.LoadUserConfig(path)
+	uc, err := userconfig.Load(path)
 	if err != nil {
-		return agent.UserConfig{}, err
+		return userconfig.Config{}, err
 	}
 	if c.server == "" {
 		c.server = uc.Server

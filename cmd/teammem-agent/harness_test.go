@@ -18,6 +18,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -37,7 +38,9 @@ func newTestServer(t *testing.T, withAuth bool) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := server.NewService(db, server.Config{Org: "test", SecretScan: true})
+	hub := events.NewHub(db, nil, events.Options{})
+	t.Cleanup(hub.Close)
+	svc := server.NewService(db, server.Config{Events: hub, Org: "test", SecretScan: true})
 	opts := httpapi.Options{Service: svc, NoAuth: !withAuth}
 	ts := &testServer{}
 	if withAuth {

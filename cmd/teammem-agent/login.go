@@ -11,6 +11,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/userconfig"
 )
 
 func init() {
@@ -60,7 +61,7 @@ func runLogin(ctx context.Context, e *cliEnv, args []string) error {
 		newPrinter(e, "login", true).object(map[string]any{"server": uc.Server, "config": path, "readableRepos": len(repos.Repos)})
 		return nil
 	}
-	fmt.Fprintf(e.Stdout, "logged in to %s (the token can read %d repositories); saved in %s\n", uc.Server, len(repos.Repos), path)
+	fmt.Fprintf(e.Stdout, "logged in to %s (the token can read %s); saved in %s\n", uc.Server, plural(len(repos.Repos), "repository", "repositories"), path)
 	return nil
 }
 
@@ -94,7 +95,7 @@ func loginToken(e *cliEnv, c commonFlags) (string, error) {
 
 // checkoutCommand builds add and remove: the checkout is DIR (default: the
 // working directory) resolved to the root of its git working tree.
-func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc *agent.UserConfig, co agent.Checkout) (string, error)) func(context.Context, *cliEnv, []string) error {
+func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc *userconfig.Config, co userconfig.Checkout) (string, error)) func(context.Context, *cliEnv, []string) error {
 	return func(_ context.Context, e *cliEnv, args []string) error {
 		fs := newFlagSet(name, synopsis, e.Stdout)
 		var c commonFlags
@@ -110,7 +111,7 @@ func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(e.Cwd, dir)
 		}
-		co := agent.Checkout{Path: filepath.Clean(dir), Repo: c.repo}
+		co := userconfig.Checkout{Path: filepath.Clean(dir), Repo: c.repo}
 		if root, err := gitremote.FindRepo(co.Path); err == nil {
 			co.Path = root
 		} else if name == "add" {
@@ -138,7 +139,7 @@ func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc
 
 // addCheckout registers co after checking that its repository can be
 // named.
-func addCheckout(e *cliEnv, c commonFlags, uc *agent.UserConfig, co agent.Checkout) (string, error) {
+func addCheckout(e *cliEnv, c commonFlags, uc *userconfig.Config, co userconfig.Checkout) (string, error) {
 	c.repoDir = co.Path
 	slug, err := resolveSlug(e, c)
 	if err != nil {
@@ -155,7 +156,7 @@ func addCheckout(e *cliEnv, c commonFlags, uc *agent.UserConfig, co agent.Checko
 }
 
 // removeCheckout unregisters co.
-func removeCheckout(_ *cliEnv, _ commonFlags, uc *agent.UserConfig, co agent.Checkout) (string, error) {
+func removeCheckout(_ *cliEnv, _ commonFlags, uc *userconfig.Config, co userconfig.Checkout) (string, error) {
 	if !uc.Remove(co.Path) {
 		return "", errors.New(co.Path + " is not registered (see teammem-agent status)")
 	}

@@ -59,3 +59,15 @@ func TestTeamDirNeedsAHome(t *testing.T) {
 		t.Errorf("working directory got %d entries", len(entries))
 	}
 }
+
+// TestStatusBeforeFirstSync: a team folder the first sync has not made yet
+// is said to be so, not reported as unreadable.
+func TestStatusBeforeFirstSync(t *testing.T) {
+	ts := newTestServer(t, false)
+	dir := t.TempDir() + "/team"
+	env := agentEnv(t, ts, dir)
+	st := status(t, env)
+	if !strings.Contains(st.FolderError, "not created yet") || strings.Contains(st.FolderError, "no such file") {
+		t.Errorf("status before the first sync: folder %q; want it said not created yet", st.FolderError)
+	}
+}

@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
-	"syscall"
+
+	"github.com/teammem/teammem/internal/earlysignal"
 )
 
 // cliEnv is what a subcommand may read from the outside world. Tests build one
@@ -61,7 +61,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := earlysignal.Context(context.Background()) // caught since the process started
 	defer stop()
 	cwd, _ := os.Getwd()
 	home, _ := os.UserHomeDir()

@@ -112,21 +112,7 @@ func printText(w io.Writer, repo string, r agent.Report) {
 
 // quoteList quotes keys (so that control characters cannot reach the
 // terminal), at most 20 of them.
-func quoteList(keys []string) string {
-	const most = 20
-	var b strings.Builder
-	for i, k := range keys {
-		if i == most {
-			fmt.Fprintf(&b, " and %d more", len(keys)-most)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(k))
-	}
-	return b.String()
-}
+func quoteList(keys []string) string { return agent.QuoteList(keys, 20) }
 
 // shortSum abbreviates a dataset checksum for people.
 func shortSum(s string) string {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/userconfig"
 )
 
 func init() {
@@ -35,12 +36,12 @@ func runDaemon(ctx context.Context, e *cliEnv, args []string) error {
 	var c commonFlags
 	c.register(fs)
 	var rf runFlags
-	fs.DurationVar(&rf.debounce, "debounce", 2*time.Second, "push once the folder has been quiet this `long`")
-	fs.DurationVar(&rf.maxDelay, "max-delay", 10*time.Second, "push no later than this `long` while the folder keeps changing")
-	fs.DurationVar(&rf.poll, "poll", agent.DefaultPoll, "pull the server this `often` while its event stream is down")
-	fs.DurationVar(&rf.safetyPoll, "safety-poll", agent.DefaultSafetyPoll, "pull the server this `often` while its event stream is connected")
+	fs.DurationVar(&rf.debounce, "debounce", 2*time.Second, "push once the folder has been quiet for this `duration`")
+	fs.DurationVar(&rf.maxDelay, "max-delay", 10*time.Second, "push no later than this `duration` while the folder keeps changing")
+	fs.DurationVar(&rf.poll, "poll", agent.DefaultPoll, "pull the server every `interval` while its event stream is down")
+	fs.DurationVar(&rf.safetyPoll, "safety-poll", agent.DefaultSafetyPoll, "pull the server every `interval` while its event stream is connected")
 	fs.BoolVar(&rf.noStream, "no-stream", false, "do not follow the server's event stream; only poll")
-	fs.DurationVar(&rf.shutdown, "shutdown-timeout", agent.DefaultShutdownTimeout, "on SIGINT/SIGTERM, try this `long` to push what is pending")
+	fs.DurationVar(&rf.shutdown, "shutdown-timeout", agent.DefaultShutdownTimeout, "on SIGINT/SIGTERM, try for this `duration` to push what is pending")
 	fs.BoolVar(&rf.allowMassDelete, "allow-mass-delete", false, "allow deleting more than half of the repo's entries at once (on the server; locally, files the server lacks without a tombstone)")
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
@@ -108,7 +109,7 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 			return nil, fmt.Errorf("read the configuration: %w", err)
 		}
 		if st := fmt.Sprint(fi.ModTime().UnixNano(), fi.Size()); st != stamp {
-			uc, err := agent.LoadUserConfig(path)
+			uc, err := userconfig.Load(path)
 			if err != nil {
 				return nil, err
 			}
@@ -133,7 +134,7 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 // keyed by folder, repository, server and token, so that a change of any
 // of them restarts the folder's engine. A checkout that cannot be
 // resolved is logged and left out.
-func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc agent.UserConfig, out *printer, log *slog.Logger) map[string]agent.Runner {
+func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
 	groups := map[string]*session{}
 	var order []string
 	for _, co := range uc.Checkouts {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/teammem/teammem/client/service"
+	"github.com/teammem/teammem/client/autostart"
 )
 
 func init() {
@@ -38,7 +38,7 @@ func runService(_ context.Context, e *cliEnv, args []string) error {
 	if real, err := filepath.EvalSymlinks(self); err == nil {
 		self = real
 	}
-	svc, err := service.New(runtime.GOOS, e.Getenv, e.Home, self, config)
+	svc, err := autostart.New(runtime.GOOS, e.Getenv, e.Home, self, config)
 	if err != nil {
 		return err
 	}
@@ -65,5 +65,8 @@ func runService(_ context.Context, e *cliEnv, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(e.Stdout, "service:   %s\nstate:     %s\n", svc.Path, state)
+	if pos[0] == "install" && *noStart {
+		fmt.Fprintf(e.Stdout, "start it:  %s\n", svc.StartCommand())
+	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/userconfig"
 )
 
 func init() {
@@ -48,7 +49,7 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 // statusRegistered prints the status of every registered checkout: with
 // --json one object {"checkouts": [...]}, each a status or {"checkout",
 // "error"}.
-func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc agent.UserConfig) error {
+func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc userconfig.Config) error {
 	var all []any
 	for i, co := range uc.Checkouts {
 		cc := c
@@ -126,6 +127,9 @@ func printStatus(s *session, st *agent.Status) {
 	running := "no"
 	if st.AgentRunning {
 		running = "yes"
+		if st.AgentPID > 0 {
+			running = fmt.Sprintf("yes, pid %d holds the folder", st.AgentPID)
+		}
 	}
 	fmt.Fprintf(w, "agent:     running: %s\n", running)
 	if st.Stream != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -68,7 +69,7 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 	if err != nil {
 		s.log.Warn("could not remove every temporary file", "err", err)
 	}
-	j, err := agent.OpenJournal(s.stateDir, s.server, s.slug, s.dir)
+	j, err := agent.OpenServerJournal(s.stateDir, s.server, s.serverID(remote), s.slug, s.dir)
 	switch {
 	case errors.Is(err, agent.ErrCorruptJournal):
 		s.log.Warn("starting from an empty journal: nothing is deleted, local-only files are pushed, server files written", "err", err)
@@ -93,6 +94,22 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 	}
 	sy.eng, err = agent.New(cfg)
 	return err
+}
+
+// identityTimeout bounds asking the server for its identity at start: an
+// unreachable server is then named by the journal last kept for its URL.
+const identityTimeout = 5 * time.Second
+
+// serverID returns the identity of the session's server (see
+// agent.ResolveServerID), "" when it has none or remote cannot tell.
+func (s *session) serverID(remote agent.Remote) string {
+	id, ok := remote.(agent.ServerIdentifier)
+	if !ok {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), identityTimeout)
+	defer cancel()
+	return agent.ResolveServerID(ctx, id, s.stateDir, s.server, s.slug, s.dir)
 }
 
 // Close removes the stream state and releases the lock.

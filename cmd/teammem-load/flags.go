@@ -44,6 +44,8 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	fs.IntVar(&o.cfg.Requests, "n", 0, "run this many iterations instead of -d (cas: acknowledged-write attempts)")
 	fs.IntVar(&o.cfg.Entries, "entries", loadgen.DefaultEntries, "entries seeded before the run")
 	fs.IntVar(&o.cfg.EntryBytes, "entry-bytes", loadgen.DefaultEntryBytes, "bytes per entry")
+	fs.IntVar(&o.cfg.SearchRepos, "search-repos", loadgen.DefaultSearchRepos, "search: repositories of the corpus, each of -entries notes")
+	fs.BoolVar(&o.cfg.SearchAll, "search-all", false, "search: each query across every repository instead of one")
 	fs.IntVar(&o.cfg.ServerPID, "server-pid", 0, "read the server's RSS and CPU time from /proc/PID")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", loadgen.DefaultTimeout, "per-request timeout")
 	fs.BoolVar(&o.all, "all", false, "run the benchmark set, each case -runs times, and report the medians")

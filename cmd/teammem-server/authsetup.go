@@ -54,7 +54,7 @@ func setupAuth(ctx context.Context, c serveConfig, store server.Store, log *slog
 	if created {
 		log.Info("created signing key", "path", dataPath(c, signingKeyName))
 	}
-	if err := ensureAdminToken(c, key, log); err != nil {
+	if err := ensureAdminToken(ctx, c, key, store, log); err != nil {
 		return nil, nil, err
 	}
 	opts := auth.VerifierOptions{Issuer: c.issuer, RevocationRefresh: c.revocationRefresh}
@@ -79,17 +79,23 @@ func setupAuth(ctx context.Context, c serveConfig, store server.Store, log *slog
 // ensureAdminToken writes admin.token (grant **:admin, mode 0600) when it
 // does not exist; an existing one is left untouched (not even a temporary
 // file is written, so a server on a full disk still starts). Its path is
-// logged; the token never is.
-func ensureAdminToken(c serveConfig, key ed25519.PrivateKey, log *slog.Logger) error {
+// logged; the token never is. A new one is recorded in the store (when it
+// records tokens) so that token list shows it.
+func ensureAdminToken(ctx context.Context, c serveConfig, key ed25519.PrivateKey, store server.Store, log *slog.Logger) error {
 	path := dataPath(c, adminTokenName)
 	if _, err := os.Lstat(path); err == nil {
 		log.Info("admin token exists", "path", path)
 		return nil
 	}
 	iss := &auth.Issuer{Key: key, Name: c.issuer}
-	tok, err := iss.Issue("admin", []string{"**:admin"}, adminTokenTTL)
+	tok, rec, err := iss.IssueRecord("admin", []string{"**:admin"}, adminTokenTTL)
 	if err != nil {
 		return fmt.Errorf("admin token: %w", err)
+	}
+	if reg, ok := store.(server.TokenRegistry); ok {
+		if err := reg.RecordToken(ctx, rec); err != nil {
+			return fmt.Errorf("record the admin token: %w", err)
+		}
 	}
 	if err := auth.WriteFileExclusive(path, []byte(tok+"\n")); err != nil {
 		if errors.Is(err, fs.ErrExist) {

@@ -33,6 +33,18 @@ func TestBackupRestore(t *testing.T) {
 	if err := run(context.Background(), []string{"backup", "--data-dir", dir, "--to", copyFile}, e); err != nil {
 		t.Fatalf("backup while serving: %v", err)
 	}
+	if fi, err := os.Stat(copyFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup file mode = %v, %v; want 0600 (it holds every memory and its history)", fi.Mode().Perm(), err)
+	}
+	// Read-only commands work beside the running server (its lock is not
+	// taken); changing the schema does not.
+	out.Reset()
+	if err := run(context.Background(), []string{"migrate", "version", "--data-dir", dir}, e); err != nil || !strings.HasPrefix(out.String(), "schema version ") {
+		t.Errorf("migrate version beside the server: %v, %q", err, out.String())
+	}
+	if err := run(context.Background(), []string{"migrate", "up", "--data-dir", dir}, e); err == nil || !strings.Contains(err.Error(), "locked") {
+		t.Errorf("migrate up beside the server = %v; want it refused as locked", err)
+	}
 	put(`{"entries":{"d.md":"after the backup"}}`) // the server still writes
 	if err := run(context.Background(), []string{"backup", "--data-dir", dir, "--to", copyFile}, e); err == nil {
 		t.Error("backup overwrote an existing file")

@@ -19,7 +19,10 @@ import (
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/connlimit"
+	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
+	servermcp "github.com/teammem/teammem/server/mcp"
+	"github.com/teammem/teammem/server/metrics"
 )
 
 // serveConfig is the configuration of `serve`.
@@ -84,7 +87,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.Int64Var(&c.bodyCacheBytes, "body-cache-bytes", 32<<20, "`BYTES` of encoded GET bodies kept in memory (0 = no cache)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
-	fs.IntVar(&c.streamsPerSubject, "max-streams-per-subject", server.DefaultStreamsPerSubject, "open event streams per token subject (0 = no limit)")
+	fs.IntVar(&c.streamsPerSubject, "max-streams-per-subject", events.DefaultStreamsPerSubject, "open event streams per token subject (0 = no limit)")
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
@@ -206,16 +209,16 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
-	metrics := httpapi.NewMetrics()
-	metrics.SetBuildInfo(buildinfo.Version(version), buildinfo.GoVersion(), storeName(c))
-	metrics.WatchStore(store, storeName(c))
-	conns := metrics.TrackConnections()
-	instrumented := metrics.InstrumentStore(store)
+	prom := metrics.New()
+	prom.SetBuildInfo(buildinfo.Version(version), buildinfo.GoVersion(), storeName(c))
+	prom.WatchStore(store, storeName(c))
+	conns := prom.TrackConnections()
+	instrumented := prom.InstrumentStore(store)
 	perSubject := c.streamsPerSubject
 	if perSubject == 0 {
 		perSubject = -1 // no limit
 	}
-	hub := server.NewHub(instrumented, broker, server.HubOptions{MaxPerSubject: perSubject, Logger: log})
+	hub := events.NewHub(instrumented, broker, events.Options{MaxPerSubject: perSubject, Logger: log})
 	defer hub.Close()
 	hctx, stopHub := context.WithCancel(ctx)
 	hubDone := make(chan struct{})
@@ -229,9 +232,11 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if c.insecureNoAuth {
 		log.Warn("authentication is OFF: every request acts as an admin named anonymous (loopback only)")
 	}
-	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
-		Metrics: metrics, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret,
-		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog})
+	h := httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
+		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret,
+		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
+		MCP: servermcp.New(servermcp.Options{Service: svc, Principal: httpapi.RequestPrincipal, RequestID: httpapi.RequestID,
+			Logger: log, ObserveToolCall: prom.ObserveToolCall, Version: buildinfo.Version(version), NoAccessLog: !c.accessLog})})
 	main := newHTTPServer(h, log)
 	servers := []*http.Server{main}
 	listeners := []net.Listener{}
@@ -266,7 +271,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 			return fmt.Errorf("listen on %s for metrics: %w", c.metricsAddr, err)
 		}
 		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", metrics.Handler())
+		mux.Handle("GET /metrics", prom.Handler())
 		servers = append(servers, newHTTPServer(mux, log))
 		listeners = append(listeners, mln)
 		log.Info("metrics listening on "+mln.Addr().String(), "addr", mln.Addr().String())
@@ -285,7 +290,27 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	defer stopJanitor()
 	go runJanitor(jctx, store, c.tombstoneRetention, log)
 	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "tls", c.tlsCert != "", "version", buildinfo.Version(version))
+	ui := uiURL(ln.Addr(), c.tlsCert != "")
+	log.Info("web UI at "+ui+" (sign in with a token; the admin's is in "+dataPath(c, adminTokenName)+")", "url", ui, "admin_token", dataPath(c, adminTokenName))
 	return runServers(ctx, servers, listeners, c.shutdownTimeout, hub.Close, log)
+}
+
+// uiURL is the web UI's address for the start log: the listener's, with a
+// loopback host in place of an unspecified one (0.0.0.0 is not an address
+// a browser opens).
+func uiURL(addr net.Addr, tls bool) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "/ui/"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	return scheme + "://" + net.JoinHostPort(host, port) + "/ui/"
 }
 
 // newHTTPServer applies the timeouts and the 64 KiB header limit.

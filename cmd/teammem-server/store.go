@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -34,5 +35,5 @@ func openStore(ctx context.Context, c serveConfig, log *slog.Logger) (server.Sto
 		return nil, nil, fmt.Errorf("open embedded store: %w", err)
 	}
 	log.Info("store: embedded", "path", path)
-	return db, server.LocalBroker{}, nil
+	return db, events.LocalBroker{}, nil
 }

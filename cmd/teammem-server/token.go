@@ -20,21 +20,24 @@ import (
 const tokenUsage = `Usage: teammem-server token <command> [flags]
 
 Commands:
-  create        print a new signed token on stdout (its id on stderr)
+  create        print a new signed token on stdout (its id on stderr) and record it
+  list          print the recorded tokens: id, subject, grants, issued, expires, revoked
   revoke        revoke one token (--id) or a subject's tokens issued before a time (--subject, --before)
   list-revoked  print the recorded revocations
 
 Run 'teammem-server token <command> --help' for a command's flags.
 `
 
-// runToken implements `token create|revoke|list-revoked`.
+// runToken implements `token create|list|revoke|list-revoked`.
 func runToken(ctx context.Context, args []string, e env) error {
 	if len(args) == 0 {
-		return usageError{errors.New("token needs a command: create, revoke or list-revoked (see teammem-server token --help)")}
+		return usageError{errors.New("token needs a command: create, list, revoke or list-revoked (see teammem-server token --help)")}
 	}
 	switch args[0] {
 	case "create":
-		return runTokenCreate(args[1:], e)
+		return runTokenCreate(ctx, args[1:], e)
+	case "list":
+		return runTokenList(ctx, args[1:], e)
 	case "revoke":
 		return runTokenRevoke(ctx, args[1:], e)
 	case "list-revoked":
@@ -43,22 +46,24 @@ func runToken(ctx context.Context, args []string, e env) error {
 		fmt.Fprint(e.stdout, tokenUsage)
 		return nil
 	}
-	return usageError{fmt.Errorf("unknown token command %q: want create, revoke or list-revoked", args[0])}
+	return usageError{fmt.Errorf("unknown token command %q: want create, list, revoke or list-revoked", args[0])}
 }
 
 // runTokenCreate implements `token create`: the token alone on stdout, its
-// id (what `token revoke --id` takes) on stderr.
-func runTokenCreate(args []string, e env) error {
+// id (what `token revoke --id` takes) on stderr. The token is recorded in
+// the store (id, subject, grants, times; never the token) before it is
+// printed, so token list shows every token that was handed out.
+func runTokenCreate(ctx context.Context, args []string, e env) error {
 	var (
-		subject, dataDir, keyFile, issuer string
-		grants                            cliflags.List
-		ttl                               time.Duration
+		subject, dataDir, databaseURL, keyFile, issuer string
+		grants                                         cliflags.List
+		ttl                                            time.Duration
 	)
-	fs := newFlagSet("token create", "teammem-server token create --subject NAME --grant GLOB:PERM [--grant ...] [--ttl 720h] [--data-dir DIR]", e.stderr)
+	fs := newFlagSet("token create", "teammem-server token create --subject NAME --grant GLOB:PERM [--grant ...] [--ttl 720h] [--data-dir DIR | --database-url URL]", e.stderr)
 	fs.StringVar(&subject, "subject", "", "the token's subject `NAME` (who it is for; recorded as author)")
 	fs.Var(&grants, "grant", "`GLOB:PERM` with PERM read, write or admin, e.g. acme/*:write (repeatable)")
 	fs.DurationVar(&ttl, "ttl", 720*time.Hour, "how long the token is valid (any positive duration)")
-	fs.StringVar(&dataDir, "data-dir", "./.teammem", "the server's data `DIR` holding signing.key")
+	storeFlags(fs, &dataDir, &databaseURL)
 	fs.StringVar(&keyFile, "signing-key-file", "", "Ed25519 signing key `FILE` (default <data-dir>/signing.key)")
 	fs.StringVar(&issuer, "issuer", auth.DefaultIssuer, "issuer `NAME`; must equal the server's --issuer")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
@@ -89,10 +94,19 @@ func runTokenCreate(args []string, e env) error {
 	if err != nil {
 		return fmt.Errorf("signing key: %w", err)
 	}
-	tok, id, err := (&auth.Issuer{Key: key, Name: issuer}).IssueWithID(subject, grants, ttl)
+	tok, rec, err := (&auth.Issuer{Key: key, Name: issuer}).IssueRecord(subject, grants, ttl)
 	if err != nil {
 		return usageError{err}
 	}
+	store, _, closeStore, err := openTokenStore(ctx, dataDir, databaseURL)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	if err := store.RecordToken(ctx, rec); err != nil {
+		return fmt.Errorf("record the token (nothing was handed out): %w", err)
+	}
+	id := rec.ID
 	fmt.Fprintln(e.stdout, tok)
 	fmt.Fprintf(e.stderr, "token id %s (revoke it with: teammem-server token revoke --id %s)\n", id, id)
 	return nil
@@ -107,10 +121,12 @@ const futureSkew = time.Minute
 // database honours it within its --revocation-refresh.
 func runTokenRevoke(ctx context.Context, args []string, e env) error {
 	var id, subject, before, dataDir, databaseURL string
+	var unrecorded bool
 	fs := newFlagSet("token revoke", "teammem-server token revoke (--id JTI | --subject NAME --before TIME) [--data-dir DIR | --database-url URL]", e.stderr)
 	fs.StringVar(&id, "id", "", "revoke the token with this `JTI` (printed by token create)")
 	fs.StringVar(&subject, "subject", "", "revoke the tokens of this subject `NAME` issued before --before")
 	fs.StringVar(&before, "before", "", "with --subject: an RFC 3339 `TIME` (2026-12-01T09:00:00Z) or now; a token's issue time is in whole seconds")
+	fs.BoolVar(&unrecorded, "unrecorded", false, "with --id: revoke an id that token list does not show (a token created before tokens were recorded)")
 	storeFlags(fs, &dataDir, &databaseURL)
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
@@ -124,6 +140,10 @@ func runTokenRevoke(ctx context.Context, args []string, e env) error {
 		return usageError{errors.New("token revoke needs --id JTI, or --subject NAME with --before TIME")}
 	case id != "" && (subject != "" || before != ""):
 		return usageError{errors.New("--id revokes one token and takes neither --subject nor --before")}
+	case id != "" && !unrecorded:
+		if err := server.CheckTokenID(id); err != nil {
+			return usageError{err}
+		}
 	case subject != "" && before == "":
 		return usageError{errors.New("--subject needs --before TIME: the subject's tokens issued before it are revoked (--before now for all of them)")}
 	case before == "now":
@@ -144,11 +164,16 @@ func runTokenRevoke(ctx context.Context, args []string, e env) error {
 	if err := r.Check(); err != nil {
 		return usageError{err}
 	}
-	store, where, closeStore, err := openRevocations(ctx, dataDir, databaseURL)
+	store, where, closeStore, err := openTokenStore(ctx, dataDir, databaseURL)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
+	if id != "" && !unrecorded {
+		if err := checkIssued(ctx, store, id, where); err != nil {
+			return err
+		}
+	}
 	if err := store.Revoke(ctx, r); err != nil {
 		return fmt.Errorf("revoke: %w", err)
 	}
@@ -178,7 +203,7 @@ func runTokenListRevoked(ctx context.Context, args []string, e env) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("token list-revoked takes no arguments, got %q", fs.Arg(0))}
 	}
-	store, _, closeStore, err := openRevocations(ctx, dataDir, databaseURL)
+	store, _, closeStore, err := openTokenStore(ctx, dataDir, databaseURL)
 	if err != nil {
 		return err
 	}
@@ -207,10 +232,17 @@ func storeFlags(fs flagSet, dataDir, databaseURL *string) {
 	fs.StringVar(databaseURL, "database-url", "", "Postgres `URL` (default: the embedded store in --data-dir)")
 }
 
-// openRevocations opens the revocations of Postgres at databaseURL, else
+// tokenStore is what the token commands need of a store: its revocations
+// and its records of issued tokens.
+type tokenStore interface {
+	server.RevocationStore
+	server.TokenRegistry
+}
+
+// openTokenStore opens the token tables of Postgres at databaseURL, else
 // of the embedded store in dataDir (beside a running server: its lock is
 // not taken). where names it for messages.
-func openRevocations(ctx context.Context, dataDir, databaseURL string) (store server.RevocationStore, where string, closeStore func(), err error) {
+func openTokenStore(ctx context.Context, dataDir, databaseURL string) (store tokenStore, where string, closeStore func(), err error) {
 	if databaseURL != "" {
 		db, err := postgres.Open(ctx, databaseURL, postgres.Options{MaxConns: 2})
 		if err != nil {
@@ -219,5 +251,5 @@ func openRevocations(ctx context.Context, dataDir, databaseURL string) (store se
 		return db, "the Postgres database", func() { _ = db.Close() }, nil
 	}
 	path := filepath.Join(dataDir, embeddedDBName)
-	return sqlite.RevocationsAt(path), path, func() {}, nil
+	return sqlite.TokensAt(path), path, func() {}, nil
 }

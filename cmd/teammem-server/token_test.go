@@ -105,6 +105,54 @@ func TestTokenRevoke(t *testing.T) {
 	}
 }
 
+const validID = "0123456789abcdef01234567"
+
+// TestTokenList: token create records each token (never the token
+// itself) and the first start records admin.token; token list shows them
+// with their grants and state; a revoke of an id no recorded token has is
+// refused (the real token would keep working), unless --unrecorded.
+func TestTokenList(t *testing.T) {
+	dir := t.TempDir()
+	startServer(t, dir)
+	_, ciID := createToken(t, dir, "ci")
+	tok, olgaID := createToken(t, dir, "olga")
+	code, out, errs := cli(t, "token", "list", "--data-dir", dir)
+	if code != 0 {
+		t.Fatalf("token list: exit %d %q", code, errs)
+	}
+	for _, want := range []string{
+		`(?m)^ID\s+SUBJECT\s+GRANTS\s+ISSUED\s+EXPIRES\s+STATE$`,
+		`(?m)^[0-9a-f]{24}\s+admin\s+\*\*:admin\s+\d{4}-\S+\s+\d{4}-\S+\s+valid$`,
+		`(?m)^` + ciID + `\s+ci\s+acme/\*:write\s+\d{4}-\S+\s+\d{4}-\S+\s+valid$`,
+		`(?m)^` + olgaID + `\s+olga\s+acme/\*:write\s+`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("token list lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, tok) || strings.Contains(out, strings.Split(tok, ".")[2]) {
+		t.Errorf("token list shows the token itself:\n%s", out)
+	}
+
+	code, _, errs = cli(t, "token", "revoke", "--data-dir", dir, "--id", validID)
+	if code != 1 || !strings.Contains(errs, "no such token was issued") {
+		t.Errorf("revoke of an id never issued: exit %d, %q; want exit 1 saying no such token was issued", code, errs)
+	}
+	if _, out, _ = cli(t, "token", "list-revoked", "--data-dir", dir); strings.Contains(out, validID) {
+		t.Errorf("the refused revoke was recorded:\n%s", out)
+	}
+	if code, out, errs = cli(t, "token", "revoke", "--data-dir", dir, "--id", ciID); code != 0 {
+		t.Fatalf("revoke %s: exit %d %q %q", ciID, code, out, errs)
+	}
+	if code, out, errs = cli(t, "token", "revoke", "--data-dir", dir, "--unrecorded", "--id", validID); code != 0 || !strings.Contains(out, "revoked token "+validID) {
+		t.Errorf("revoke --unrecorded: exit %d %q %q", code, out, errs)
+	}
+	_, out, _ = cli(t, "token", "list", "--data-dir", dir)
+	if !regexp.MustCompile(`(?m)^`+ciID+`\s.*\srevoked \d{4}-\S+$`).MatchString(out) || !regexp.MustCompile(`(?m)^`+olgaID+`\s.*\svalid$`).MatchString(out) {
+		t.Errorf("token list after revoking %s:\n%s", ciID, out)
+	}
+}
+
 // TestTokenRevokeErrors: bad input is refused with a clear message and
 // exit 2, a database that is not there with exit 1; nothing is created.
 func TestTokenRevokeErrors(t *testing.T) {
@@ -115,7 +163,7 @@ func TestTokenRevokeErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no command", []string{"token"}, 2, "create, revoke or list-revoked"},
+		{"no command", []string{"token"}, 2, "create, list, revoke or list-revoked"},
 		{"unknown command", []string{"token", "destroy"}, 2, `unknown token command "destroy"`},
 		{"unknown flag", []string{"token", "revoke", "--id", "x", "--jti", "y"}, 2, "-jti"},
 		{"neither id nor subject", []string{"token", "revoke", "--data-dir", empty}, 2, "needs --id JTI, or --subject NAME with --before TIME"},
@@ -125,11 +173,16 @@ func TestTokenRevokeErrors(t *testing.T) {
 		{"date without time", []string{"token", "revoke", "--subject", "ci", "--before", "2026-12-01"}, 2, "not an RFC 3339 time"},
 		{"words", []string{"token", "revoke", "--subject", "ci", "--before", "yesterday"}, 2, "not an RFC 3339 time"},
 		{"future", []string{"token", "revoke", "--subject", "ci", "--before", "2999-01-01T00:00:00Z"}, 2, "in the future"},
-		{"control character", []string{"token", "revoke", "--id", "a\x1bb", "--data-dir", empty}, 2, "not a token id or subject"},
+		{"control character", []string{"token", "revoke", "--id", "a\x1bb", "--data-dir", empty}, 2, "is not a token id"},
+		{"id one digit short", []string{"token", "revoke", "--id", "3fa81b066ae4348aaf0e577", "--data-dir", empty}, 2, "is not a token id: an id is the 24 hex digits"},
+		{"id not hex", []string{"token", "revoke", "--id", "deadbeef", "--data-dir", empty}, 2, "is not a token id"},
+		{"unrecorded id still checked", []string{"token", "revoke", "--unrecorded", "--id", "a\x1bb", "--data-dir", empty}, 2, "not a token id or subject"},
 		{"positional", []string{"token", "revoke", "--id", "x", "extra"}, 2, "takes no arguments"},
-		{"no database", []string{"token", "revoke", "--id", "x", "--data-dir", empty}, 1, "no embedded database at " + empty},
-		{"list: no database", []string{"token", "list-revoked", "--data-dir", empty}, 1, "no embedded database at " + empty},
-		{"postgres unreachable", []string{"token", "revoke", "--id", "x", "--database-url", "postgres://x@127.0.0.1:1/db?connect_timeout=2"}, 1, "postgres"},
+		{"no database", []string{"token", "revoke", "--id", validID, "--data-dir", empty}, 1, "no embedded database at " + empty},
+		{"list-revoked: no database", []string{"token", "list-revoked", "--data-dir", empty}, 1, "no embedded database at " + empty},
+		{"list: no database", []string{"token", "list", "--data-dir", empty}, 1, "no embedded database at " + empty},
+		{"list: positional", []string{"token", "list", "x"}, 2, "takes no arguments"},
+		{"postgres unreachable", []string{"token", "revoke", "--id", validID, "--database-url", "postgres://x@127.0.0.1:1/db?connect_timeout=2"}, 1, "postgres"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := cli(t, tt.args...)
@@ -141,7 +194,7 @@ func TestTokenRevokeErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
 		t.Errorf("the commands created %d files in the data dir", len(entries))
 	}
-	for _, help := range [][]string{{"token", "--help"}, {"token", "revoke", "--help"}, {"token", "list-revoked", "--help"}} {
+	for _, help := range [][]string{{"token", "--help"}, {"token", "revoke", "--help"}, {"token", "list", "--help"}, {"token", "list-revoked", "--help"}} {
 		if code, out, errs := cli(t, help...); code != 0 || out+errs == "" {
 			t.Errorf("%v: exit %d", help, code)
 		}

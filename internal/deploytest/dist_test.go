@@ -70,8 +70,12 @@ func TestDist(t *testing.T) {
 			f.Close()
 		}
 	}
-	if _, err := os.Stat(filepath.Join(unpacked, name, "README.md")); err != nil {
-		t.Errorf("archive has no README.md: %v", err)
+	for _, f := range []string{"README.md", "LICENSE", "deploy/teammem-server.service"} {
+		got, err := os.ReadFile(filepath.Join(unpacked, name, f))
+		want, _ := os.ReadFile(filepath.Join(root, f))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("archive's %s differs from the checkout's (%v)", f, err)
+		}
 	}
 }
 

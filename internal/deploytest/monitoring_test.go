@@ -17,7 +17,9 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/metrics"
 	"github.com/teammem/teammem/server/sqlite"
 )
 
@@ -84,14 +86,14 @@ func exportedMetrics(t *testing.T) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := httpapi.NewMetrics()
+	m := metrics.New()
 	m.SetBuildInfo("test", "go", "sqlite")
 	m.WatchStore(store, "sqlite")
 	conns := m.TrackConnections()
-	hub := server.NewHub(store, nil, server.HubOptions{})
+	hub := events.NewHub(store, nil, events.Options{})
 	defer hub.Close()
 	svc := server.NewService(m.InstrumentStore(store), server.Config{Org: "o", Events: hub})
-	hs := httptest.NewUnstartedServer(httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: m, ServeMetrics: true}))
+	hs := httptest.NewUnstartedServer(httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: verifier, Metrics: m, ServeMetrics: true}))
 	hs.Listener = conns.Listener(hs.Listener)
 	hs.Start()
 	defer hs.Close()

@@ -27,11 +27,20 @@ func TestSystemdUnit(t *testing.T) {
 	if u.Get("Service", "CapabilityBoundingSet") != "" {
 		t.Error("want an empty CapabilityBoundingSet")
 	}
-	exec := u.Get("Service", "ExecStart")
-	for _, w := range []string{"teammem-server serve", "--data-dir /var/lib/teammem", "--addr 127.0.0.1:"} {
-		if !strings.Contains(exec, w) {
-			t.Errorf("ExecStart %q lacks %q", exec, w)
+	// Settings come from the environment file, which overrides the
+	// Environment= defaults; a flag on ExecStart would win over both and
+	// make the file's setting dead (the unit's comment promises the file).
+	if exec := u.Get("Service", "ExecStart"); exec != "/usr/local/bin/teammem-server serve" {
+		t.Errorf("ExecStart %q; want the bare serve command, settings in the environment", exec)
+	}
+	env := strings.Join(u["Service"]["Environment"], " ")
+	for _, w := range []string{"TEAMMEM_DATA_DIR=/var/lib/teammem", "TEAMMEM_ADDR=127.0.0.1:"} {
+		if !strings.Contains(env, w) {
+			t.Errorf("Environment %q lacks %q", env, w)
 		}
+	}
+	if f := u.Get("Service", "EnvironmentFile"); f != "-/etc/teammem/teammem.env" {
+		t.Errorf("EnvironmentFile=%q; want -/etc/teammem/teammem.env", f)
 	}
 	if u.Get("Install", "WantedBy") != "multi-user.target" {
 		t.Error("want WantedBy=multi-user.target")

@@ -74,7 +74,11 @@ func reference(t *testing.T, bin, name string, helps map[string]string) []byte {
 		t.Fatalf("%s --help lists no commands:\n%s", name, top)
 	}
 	for _, c := range cmds {
-		section(name+" "+c, helpOf(t, bin, strings.Fields(c)...))
+		help := helpOf(t, bin, strings.Fields(c)...)
+		section(name+" "+c, help)
+		for _, sub := range commandsOf(help) { // a command's own commands, such as `mcp install`
+			section(name+" "+c+" "+sub, helpOf(t, bin, append(strings.Fields(c), sub)...))
+		}
 	}
 	return b.Bytes()
 }

@@ -23,10 +23,11 @@ const (
 	Hashes  = "hashes"   // GET ?view=hashes of a seeded repository
 	Put     = "put"      // single-key PUT of a new EntryBytes entry, rotating over the seeded keys
 	CAS     = "cas"      // GET hashes, then PUT with If-Match, retried on 412; no acknowledged write may be lost
+	Search  = "search"   // GET /api/v1/search over SearchRepos repositories of Entries notes (SearchAll: across all)
 )
 
 // Scenarios lists every scenario name.
-var Scenarios = []string{GetFull, Get304, Hashes, Put, CAS}
+var Scenarios = []string{GetFull, Get304, Hashes, Put, CAS, Search}
 
 // Defaults of Config.
 const (
@@ -35,6 +36,7 @@ const (
 	DefaultEntries     = 20
 	DefaultEntryBytes  = 2048
 	DefaultTimeout     = 30 * time.Second
+	DefaultSearchRepos = 100
 	// MaxSeedBody bounds the JSON body of one seeding PUT.
 	MaxSeedBody = 200_000
 )
@@ -56,6 +58,8 @@ type Config struct {
 	ServerPID   int           // when > 0, the server's RSS and CPU time are read from /proc
 	Timeout     time.Duration // per request
 	HTTPClient  *http.Client  // nil = a keep-alive client sized for Concurrency
+	SearchRepos int           // search: repositories of the corpus (default 100)
+	SearchAll   bool          // search: each query across every repository instead of one
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -75,6 +79,9 @@ func (c Config) withDefaults() Config {
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
 	}
+	if c.SearchRepos == 0 {
+		c.SearchRepos = DefaultSearchRepos
+	}
 	if c.Repo == "" {
 		c.Repo = fmt.Sprintf("loadgen/%s-%d", c.Scenario, c.Entries)
 	}
@@ -91,6 +98,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: unknown scenario %q (want one of %v)", ErrConfig, c.Scenario, Scenarios)
 	case c.Concurrency < 1 || c.Requests < 0 || c.Duration < 0:
 		return fmt.Errorf("%w: concurrency must be positive, duration and requests not negative", ErrConfig)
+	case c.SearchRepos < 1:
+		return fmt.Errorf("%w: search repos must be positive", ErrConfig)
 	case c.Entries < 1:
 		return fmt.Errorf("%w: entries must be positive", ErrConfig)
 	case c.EntryBytes < 64 || c.EntryBytes > MaxSeedBody/2:

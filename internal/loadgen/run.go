@@ -26,6 +26,8 @@ func newScenario(cfg Config, c *client) scenario {
 		return &putScenario{cfg: cfg, c: c}
 	case CAS:
 		return &casScenario{cfg: cfg, c: c}
+	case Search:
+		return &searchScenario{cfg: cfg, c: c}
 	default:
 		return &readScenario{cfg: cfg, c: c}
 	}

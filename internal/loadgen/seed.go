@@ -65,6 +65,11 @@ func (c *client) put(ctx context.Context, req api.PutRequest) error {
 // entryKey(0..n-1), generation 0), deleting any other live key first, in
 // PUTs of at most MaxSeedBody bytes. Entries already right are not sent.
 func (c *client) seed(ctx context.Context, n, size int) error {
+	return c.seedWith(ctx, n, func(key string) string { return entryContent(key, 0, size) })
+}
+
+// seedWith is seed with the content of each key given by content.
+func (c *client) seedWith(ctx context.Context, n int, content func(key string) string) error {
 	h, _, _, err := c.hashes(ctx)
 	if err != nil {
 		return err
@@ -74,7 +79,7 @@ func (c *client) seed(ctx context.Context, n, size int) error {
 	for i := range n {
 		key := entryKey(i)
 		want[key] = true
-		if content := entryContent(key, 0, size); h.EntryChecksums[key] != checksum(content) {
+		if content := content(key); h.EntryChecksums[key] != checksum(content) {
 			upserts = append(upserts, change{key: key, content: content})
 		}
 	}

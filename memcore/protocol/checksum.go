@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"slices"
+	"strings"
 )
 
 // ChecksumPrefix starts every checksum memcore computes.
@@ -21,6 +22,21 @@ const EmptyDatasetChecksum = ChecksumPrefix + "e3b0c44298fc1c149afbf4c8996fb9242
 func EntryChecksum(content []byte) string {
 	sum := sha256.Sum256(content)
 	return ChecksumPrefix + hex.EncodeToString(sum[:])
+}
+
+// ValidChecksum reports whether s has the form of a checksum memcore
+// computes: ChecksumPrefix and 64 lowercase hex digits.
+func ValidChecksum(s string) bool {
+	hexPart, ok := strings.CutPrefix(s, ChecksumPrefix)
+	if !ok || len(hexPart) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range []byte(hexPart) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // DatasetChecksum returns the checksum of a repository's live entries

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -125,5 +126,18 @@ func TestDatasetHasherClone(t *testing.T) {
 	}
 	if got, want := h.Sum(), DatasetChecksum(prefix); got != want {
 		t.Errorf("the original moved with its clone: %s, want %s", got, want)
+	}
+}
+
+func TestValidChecksum(t *testing.T) {
+	good := EntryChecksum([]byte("x"))
+	for s, want := range map[string]bool{
+		good: true, EmptyDatasetChecksum: true,
+		"": false, "sha256:": false, good[:len(good)-1]: false, good + "0": false,
+		strings.ToUpper(good): false, "md5:" + good[7:]: false, good[:70] + "g": false,
+	} {
+		if got := ValidChecksum(s); got != want {
+			t.Errorf("ValidChecksum(%q) = %v; want %v", s, got, want)
+		}
 	}
 }

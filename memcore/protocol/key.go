@@ -56,7 +56,7 @@ var asciiAllowed = func() (t [utf8.RuneSelf]bool) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = true
 	}
-	for _, c := range " !#$%&'()+,-.;=@[]^_`{}~" {
+	for _, c := range " !#$%&'()+,-.;=[]^_`{}~" {
 		t[c] = true
 	}
 	return t
@@ -86,12 +86,14 @@ const (
 //     empty segment and no leading or trailing "/";
 //   - every character is a letter, mark or decimal digit of any script
 //     (Unicode L, M, Nd); the ASCII space; one of the ASCII characters
-//     ! # $ % & ' ( ) + , - . ; = @ [ ] ^ _ ` { } ~; or a non-ASCII dash,
+//     ! # $ % & ' ( ) + , - . ; = [ ] ^ _ ` { } ~; or a non-ASCII dash,
 //     bracket, quotation mark, currency, modifier or other symbol (Pd, Ps,
 //     Pe, Pi, Pf, Sc, Sk, So: emoji included). U+200D (zero-width joiner)
 //     may only join two symbols and U+FE0E/U+FE0F may only follow one, as in
 //     emoji sequences. Refused: control and format characters, every other
-//     space, "\", : * ? " < > |, the other punctuation and math symbols
+//     space, "@" (which starts an @-import in every client's memory files,
+//     so that a key could make a link to it import another file: issue
+//     22), "\", : * ? " < > |, the other punctuation and math symbols
 //     (where the look-alikes "．", "／", "＼", "∕", "⁄", "․", "。" live),
 //     invisible letters and marks (Hangul fillers, U+034F, the other
 //     variation selectors), and the So look-alikes of "/", "\" and "."

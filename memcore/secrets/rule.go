@@ -18,7 +18,7 @@ type Rule struct {
 	// rule's pattern runs only where one of them occurs (case-insensitively).
 	Keywords []string
 
-	re *regexp.Regexp // group 1 is the credential; its start gives the line
+	re func() *regexp.Regexp // compiled on first use; group 1 is the credential; its start gives the line
 	// entropyGroup is the group whose Shannon entropy (bits per byte) must
 	// reach minEntropy; 0 means group 1.
 	entropyGroup int
@@ -81,7 +81,7 @@ func (r *Rule) first(content string, hits []int) (int, bool) {
 // of the first accepted credential.
 func (r *Rule) find(content string, lo, hi int) (int, bool) {
 	window := content[lo:hi]
-	for _, m := range r.re.FindAllStringSubmatchIndex(window, -1) {
+	for _, m := range r.re().FindAllStringSubmatchIndex(window, -1) {
 		if r.accept(window, m) {
 			return lo + m[2], true
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -43,18 +44,26 @@ func (i *Issuer) Issue(subject string, grants []string, ttl time.Duration) (stri
 // IssueWithID is Issue that also returns the token's id (its jti: 24
 // random hex digits), the handle `token revoke --id` takes.
 func (i *Issuer) IssueWithID(subject string, grants []string, ttl time.Duration) (token, id string, err error) {
+	token, rec, err := i.IssueRecord(subject, grants, ttl)
+	return token, rec.ID, err
+}
+
+// IssueRecord is Issue that also returns the record a store keeps of the
+// token (server.TokenRegistry): its id, subject, grants and times exactly
+// as the token's claims carry them.
+func (i *Issuer) IssueRecord(subject string, grants []string, ttl time.Duration) (token string, rec server.IssuedToken, err error) {
 	if subject == "" {
-		return "", "", errors.New("issue token: a subject is required")
+		return "", rec, errors.New("issue token: a subject is required")
 	}
 	if ttl <= 0 {
-		return "", "", fmt.Errorf("issue token: ttl must be positive, got %v", ttl)
+		return "", rec, fmt.Errorf("issue token: ttl must be positive, got %v", ttl)
 	}
 	if len(grants) == 0 {
-		return "", "", errors.New("issue token: at least one grant is required")
+		return "", rec, errors.New("issue token: at least one grant is required")
 	}
 	for _, g := range grants {
 		if _, err := server.ParseGrant(g); err != nil {
-			return "", "", fmt.Errorf("issue token: %w", err)
+			return "", rec, fmt.Errorf("issue token: %w", err)
 		}
 	}
 	now := time.Now
@@ -67,9 +76,9 @@ func (i *Issuer) IssueWithID(subject string, grants []string, ttl time.Duration)
 		rnd = i.random
 	}
 	if _, err := rnd(random); err != nil {
-		return "", "", fmt.Errorf("issue token: %w", err)
+		return "", rec, fmt.Errorf("issue token: %w", err)
 	}
-	id = hex.EncodeToString(random)
+	id := hex.EncodeToString(random)
 	t := now()
 	exp := t.Add(ttl)
 	if r := exp.Truncate(time.Second); r.Before(exp) { // NumericDate keeps seconds: round up, never down
@@ -88,9 +97,11 @@ func (i *Issuer) IssueWithID(subject string, grants []string, ttl time.Duration)
 	}
 	token, err = jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims).SignedString(i.Key)
 	if err != nil {
-		return "", "", fmt.Errorf("issue token: %w", err)
+		return "", rec, fmt.Errorf("issue token: %w", err)
 	}
-	return token, id, nil
+	rec = server.IssuedToken{ID: id, Subject: subject, Grants: slices.Clone(grants),
+		IssuedAt: claims.IssuedAt.UTC(), ExpiresAt: claims.ExpiresAt.UTC()}
+	return token, rec, nil
 }
 
 func (i *Issuer) name() string {

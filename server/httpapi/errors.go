@@ -127,12 +127,12 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	switch f.status {
 	case http.StatusUnauthorized:
-		h.metrics.authFailures.Inc()
+		h.metrics.AuthFailure()
 		w.Header().Set("WWW-Authenticate", `Bearer realm="teammem"`)
 	case http.StatusPreconditionFailed:
-		h.metrics.conflicts.Inc()
+		h.metrics.Conflict()
 	case http.StatusTooManyRequests:
-		h.metrics.rateLimited.Inc()
+		h.metrics.RateLimited()
 	}
 	if f.retryAfter > 0 {
 		w.Header().Set("Retry-After", itoa(int64(f.retryAfter)))

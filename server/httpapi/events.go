@@ -72,7 +72,7 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 // a heartbeat after each idle period, until sub ends, ctx is done or a
 // write fails, or valid (checked once per heartbeat interval) reports
 // false; then it closes both. The client resumes with Last-Event-ID.
-func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameWriter, valid func() bool) {
+func (h *handler) pump(ctx context.Context, sub server.Subscription, out frameWriter, valid func() bool) {
 	defer out.close()
 	defer sub.Close()
 	if !out.send(retryChunk) {
@@ -95,7 +95,7 @@ func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameW
 		var c []byte
 		switch {
 		case u.Event != nil:
-			c = u.Event.Encoded(encodeEventChunk) // once for every stream that sends it
+			c = h.chunks.of(u.Event) // once for every stream that sends it
 		case u.Reset != nil:
 			c = chunk(encodeReset(u.Reset))
 		default:
@@ -105,7 +105,7 @@ func (h *handler) pump(ctx context.Context, sub *server.Subscription, out frameW
 			return
 		}
 		if u.Event != nil {
-			h.metrics.eventsDelivered.Inc()
+			h.metrics.EventDelivered()
 		}
 		idle.Reset(h.heartbeat)
 	}

@@ -12,7 +12,8 @@ import (
 // fixed frames are chunks too.
 func TestEventChunkSharedByStreams(t *testing.T) {
 	e := &server.Event{Repo: "acme/api", Version: 7, Changed: []string{"a.md"}, Author: "ana"}
-	a, b := e.Encoded(encodeEventChunk), e.Encoded(encodeEventChunk)
+	var chunks eventChunks
+	a, b := chunks.of(e), chunks.of(e)
 	if &a[0] != &b[0] {
 		t.Error("the event was framed again for the second stream")
 	}

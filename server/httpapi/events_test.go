@@ -306,7 +306,7 @@ func TestEventsShutdown(t *testing.T) {
 	ts := newTestServer(t, serverOpts{})
 	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin)
 	c.frame()
-	ts.svc.Events().Close()
+	ts.hub.Close()
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.rd.ReadString('\n')

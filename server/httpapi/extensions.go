@@ -7,6 +7,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/events"
 )
 
 // maxHistoryLimit is the largest page of revisions a history request gets.
@@ -130,7 +131,7 @@ func (h *handler) healthz(w http.ResponseWriter, r *http.Request) {
 
 // readyz answers 200 when the store is reachable, its schema current and
 // the events hub receives the other servers' notices.
-func (h *handler) readyz(extra func() error, hub *server.Hub) http.HandlerFunc {
+func (h *handler) readyz(extra func() error, hub *events.Hub) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*1e9)
 		defer cancel()
@@ -138,7 +139,7 @@ func (h *handler) readyz(extra func() error, hub *server.Hub) http.HandlerFunc {
 		if err == nil && extra != nil {
 			err = extra()
 		}
-		if err == nil {
+		if err == nil && hub != nil {
 			err = hub.Ready()
 		}
 		if err != nil {

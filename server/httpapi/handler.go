@@ -1,7 +1,8 @@
 // Package httpapi serves the team memory protocol over HTTP: the chi router,
-// the handlers, JWT authentication, rate limiting, request ids, logging and
-// Prometheus metrics. Handlers return errors; translate turns each into one
-// status and the error envelope.
+// the handlers, JWT authentication, rate limiting, request ids and logging
+// (the Prometheus collectors they feed are server/metrics'). Handlers
+// return errors; translate turns each into one status and the error
+// envelope.
 package httpapi
 
 import (
@@ -14,18 +15,23 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/metrics"
 )
 
 // Options configure the HTTP handler.
 type Options struct {
 	Service *server.Service
+	// Events is the fan-out the Service publishes to: /readyz reports its
+	// readiness and the metrics its counters (nil: neither).
+	Events *events.Hub
 	// Auth verifies bearer tokens; nil with NoAuth set makes every caller an
 	// admin named "anonymous" (loopback demos only; the command enforces it).
 	Auth   server.Authenticator
 	NoAuth bool
 	Logger *slog.Logger
 	// Metrics collects Prometheus metrics; nil creates a private set.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// RateLimit is requests per second per token subject (burst twice
 	// that); 0 disables it.
 	RateLimit float64
@@ -48,6 +54,9 @@ type Options struct {
 	// Heartbeat is how long an events stream may stay silent before a
 	// comment line is sent (default 15 s).
 	Heartbeat time.Duration
+	// MCP, when not nil, is served at /mcp behind the authentication
+	// (server/mcp builds it; RequestPrincipal gives it the caller).
+	MCP http.Handler
 	// StreamWriteTimeout bounds the write of one event or heartbeat: a
 	// reader that takes longer is disconnected (default 10 s).
 	StreamWriteTimeout time.Duration
@@ -58,11 +67,12 @@ type handler struct {
 	auth    server.Authenticator
 	noAuth  bool
 	log     *slog.Logger
-	metrics *Metrics
+	metrics *metrics.Metrics
 	limiter *limiter
 	timeout time.Duration
 	bodies  *bodyCache
 	flights flights
+	chunks  eventChunks
 	ui      *webUI
 	release *releaser
 	// accessLog writes one line per request.
@@ -77,7 +87,7 @@ func NewHandler(o Options) http.Handler {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Metrics == nil {
-		o.Metrics = NewMetrics()
+		o.Metrics = metrics.New()
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
@@ -100,7 +110,9 @@ func NewHandler(o Options) http.Handler {
 		panic(fmt.Sprintf("web UI: %v", err)) // embedded templates that do not parse: a build defect
 	}
 	h.ui = ui
-	o.Metrics.watchHub(o.Service.Events())
+	if o.Events != nil {
+		o.Metrics.WatchHub(o.Events)
+	}
 
 	r := chi.NewRouter()
 	r.Use(h.requestIDs, h.observe, h.recoverPanics)
@@ -110,7 +122,8 @@ func NewHandler(o Options) http.Handler {
 	r.MethodNotAllowed(h.wrap(func(w http.ResponseWriter, r *http.Request) error { return errMethodNotAllowed }))
 
 	r.Get(api.PathHealthz, h.healthz)
-	r.Get(api.PathReadyz, h.readyz(o.Ready, o.Service.Events()))
+	r.Get(api.PathReadyz, h.readyz(o.Ready, o.Events))
+	r.Get(api.PathServer, h.getServer)
 	if o.ServeMetrics {
 		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
 	}
@@ -126,6 +139,9 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathRevision, h.wrap(h.getRevision))
 		r.Get(api.PathRepos, h.wrap(h.getRepos))
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
+		r.Post(api.PathSeen, h.wrap(h.postSeen))
+		r.Get(api.PathSearch, h.wrap(h.getSearch))
+		h.mountMCP(r, o.MCP)
 	})
 	return r
 }

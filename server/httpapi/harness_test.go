@@ -20,7 +20,9 @@ import (
 	"github.com/teammem/teammem/internal/openapitest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/metrics"
 	"github.com/teammem/teammem/server/sqlite"
 )
 
@@ -33,6 +35,7 @@ type testServer struct {
 	doc    *openapi3.T
 	store  server.Store
 	svc    *server.Service
+	hub    *events.Hub
 	client *http.Client
 	h      http.Handler // the handler itself, for benchmarks without the network
 }
@@ -78,14 +81,14 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metrics := httpapi.NewMetrics()
-	instrumented := metrics.InstrumentStore(store)
-	hub := server.NewHub(instrumented, nil, server.HubOptions{MaxPerSubject: o.streamsPerSubject})
+	prom := metrics.New()
+	instrumented := prom.InstrumentStore(store)
+	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.streamsPerSubject})
 	svc := server.NewService(instrumented, server.Config{Org: "acme-org", Limits: o.limits, SecretScan: true, Events: hub})
-	h := httpapi.NewHandler(httpapi.Options{Service: svc, Auth: verifier, Metrics: metrics, RateLimit: o.rateLimit, ServeMetrics: true,
+	h := httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: verifier, Metrics: prom, RateLimit: o.rateLimit, ServeMetrics: true,
 		Logger: o.logger, BodyCacheBytes: o.bodyCache, Heartbeat: o.heartbeat, NoAuth: o.noAuth})
 	hs := httptest.NewUnstartedServer(h)
-	hs.Listener = metrics.TrackConnections().Listener(hs.Listener)
+	hs.Listener = prom.TrackConnections().Listener(hs.Listener)
 	if o.tls {
 		hs.EnableHTTP2 = true
 		hs.StartTLS()
@@ -93,7 +96,7 @@ func newTestServer(t *testing.T, o serverOpts) *testServer {
 		hs.Start()
 	}
 	t.Cleanup(func() { hub.Close(); hs.Close(); store.Close() })
-	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, svc: svc, client: hs.Client(), h: h}
+	ts := &testServer{t: t, url: hs.URL, key: key, doc: openapitest.Load(t), store: store, svc: svc, hub: hub, client: hs.Client(), h: h}
 	ts.admin = ts.token("admin", "**:admin")
 	return ts
 }

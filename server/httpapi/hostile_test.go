@@ -33,12 +33,13 @@ var hostileKeys = []string{
 	strings.Repeat("a", 253) + ".md",
 	strings.Repeat("d/", 16) + "x.md",
 	"\xff\xfe.md",
+	"a @.env#.md", "bob@acme.md", "g ＠x.md", // an at sign starts an @-import (issue 22)
 }
 
 // validKeys must be accepted.
 var validKeys = []string{
 	"MEMORY.md", "decisions/2026-05 db choice.md", "Q&A.md", "决策记录.md", "notes/a.b-c_d.md", "README.TXT", "x.Md",
-	"Заметки.md", "ملاحظات.md", "हिन्दी.md", "con-notes.md", "(draft) [v2] {x} a+b=c; d,e 'f' !g #h @i ^j.md",
+	"Заметки.md", "ملاحظات.md", "हिन्दी.md", "con-notes.md", "(draft) [v2] {x} a+b=c; d,e 'f' !g #h ^j.md",
 	strings.Repeat("d/", 15) + "x.md", strings.Repeat("a", 252) + ".md",
 	// The names the stock client syncs (spec/memcore.md §8).
 	".trash/old.md", "🚀 launch.md", "👩\u200d💻 team.md", "it’s done.md", "50% done.md", "cost $5.md", "~draft.md",

@@ -62,14 +62,17 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// requestIDs takes X-Request-ID from the request or makes one, and echoes it.
+// requestIDs takes X-Request-ID from the request or makes one, and echoes
+// it; every answer also names the server (api.HeaderServerID).
 func (h *handler) requestIDs(next http.Handler) http.Handler {
+	serverID := h.svc.ServerID()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(api.HeaderRequestID)
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
 		w.Header().Set(api.HeaderRequestID, id)
+		w.Header().Set(api.HeaderServerID, serverID)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyRequest, &requestInfo{id: id})))
 	})
 }
@@ -119,7 +122,7 @@ func (h *handler) observe(next http.Handler) http.Handler {
 			sw.status = http.StatusOK
 		}
 		route := routePattern(r)
-		h.metrics.observeRequest(r.Method, route, sw.status, d)
+		h.metrics.ObserveRequest(r.Method, route, sw.status, d)
 		level := slog.LevelInfo
 		if route == api.PathMetrics || route == api.PathHealthz || route == api.PathReadyz || !h.accessLog {
 			level = slog.LevelDebug // probes and scrapes, or no access log: only at --log-level debug

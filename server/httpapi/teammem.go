@@ -213,7 +213,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h.metrics.recordWrite(in, res)
+	h.metrics.RecordWrite(in, res)
 	h.logSkipped(r, res.Skipped)
 	w.Header().Set("ETag", api.ETag(res.State.Checksum))
 	listed, omitted := skippedEntries(res.Skipped)
@@ -245,7 +245,7 @@ func skippedEntries(skipped []server.Skipped) (listed []api.SkippedEntry, omitte
 func (h *handler) logSkipped(r *http.Request, skipped []server.Skipped) {
 	id, repo := slog.String("request_id", requestID(r.Context())), slog.String("repo", logRepo(r.URL.Query().Get("repo")))
 	for i, sk := range skipped {
-		h.metrics.entriesSkipped.WithLabelValues(string(sk.Reason)).Inc()
+		h.metrics.EntrySkipped(string(sk.Reason))
 		if i < api.MaxSkippedListed {
 			h.log.LogAttrs(r.Context(), slog.LevelInfo, "entry skipped", id, repo,
 				slog.String("key", truncate(sk.Key)), slog.String("reason", string(sk.Reason)))

@@ -176,7 +176,7 @@ func (h *handler) uiRestore(w http.ResponseWriter, r *http.Request, repo string)
 	if err != nil {
 		return err
 	}
-	h.metrics.recordWrite(server.PutInput{Entries: map[string]string{key: rev.Content}}, res)
+	h.metrics.RecordWrite(server.PutInput{Entries: map[string]string{key: rev.Content}}, res)
 	http.Redirect(w, r, entryURL(repo, key, 0)+"&"+url.Values{"restored": {itoa(res.State.Version)}}.Encode(), http.StatusSeeOther)
 	return nil
 }

@@ -60,7 +60,7 @@ func (h *handler) uiLogin(w http.ResponseWriter, r *http.Request) {
 			h.uiFail(w, r, err)
 			return
 		}
-		h.metrics.authFailures.Inc()
+		h.metrics.AuthFailure()
 		h.uiLoginRefused(w, r, http.StatusUnauthorized, "That token was not accepted. "+f.message)
 		return
 	}

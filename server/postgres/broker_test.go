@@ -11,12 +11,14 @@ import (
 
 	"github.com/teammem/teammem/internal/pgtest"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/postgres"
 )
 
 // replica is one server process's share of the events machinery.
 type replica struct {
 	svc    *server.Service
+	hub    *events.Hub
 	broker *postgres.Broker
 	mu     sync.Mutex
 	pids   []uint32 // of its LISTEN connections, newest last
@@ -39,12 +41,12 @@ func startReplica(t *testing.T, url string, migrate bool) *replica {
 	r := &replica{broker: db.NewBroker(nil)}
 	r.broker.Backoff = 500 * time.Millisecond // long enough to see it not ready
 	r.broker.OnListen = func(pid uint32) { r.mu.Lock(); r.pids = append(r.pids, pid); r.mu.Unlock() }
-	hub := server.NewHub(db, r.broker, server.HubOptions{})
+	hub := events.NewHub(db, r.broker, events.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); hub.Run(ctx) }()
 	t.Cleanup(func() { hub.Close(); cancel(); <-done })
-	r.svc = server.NewService(db, server.Config{Events: hub})
+	r.svc, r.hub = server.NewService(db, server.Config{Events: hub}), hub
 	waitUntil(t, "the replica to listen", func() bool { return r.broker.Ready() == nil })
 	return r
 }
@@ -64,7 +66,7 @@ var admin = server.Principal{Subject: "ann", Grants: []server.Grant{{Glob: []str
 
 // expectVersions reads s until version last and checks that it saw each
 // of first..last once, in order.
-func expectVersions(t *testing.T, name string, s *server.Subscription, first, last int64) {
+func expectVersions(t *testing.T, name string, s server.Subscription, first, last int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -94,7 +96,7 @@ func TestBrokerReplicas(t *testing.T) {
 	r2 := startReplica(t, url, false)
 	r3 := startReplica(t, url, false)
 	ctx := context.Background()
-	subscribe := func(r *replica) *server.Subscription {
+	subscribe := func(r *replica) server.Subscription {
 		s, err := r.svc.Subscribe(ctx, admin, "acme/api", 0, true)
 		if err != nil {
 			t.Fatal(err)
@@ -149,13 +151,13 @@ func TestBrokerReplicas(t *testing.T) {
 	// Nothing more, nothing twice.
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	for _, s := range []*server.Subscription{s1, s2, s3} {
+	for _, s := range []server.Subscription{s1, s2, s3} {
 		if u, err := s.Next(short, nil); err == nil {
 			t.Errorf("an extra update: %+v", u)
 		}
 	}
 	for i, r := range []*replica{r2, r3} {
-		if n := r.svc.Events().Stats().ListenReconnects; n < 2 {
+		if n := r.hub.Stats().ListenReconnects; n < 2 {
 			t.Errorf("replica %d counted %d LISTEN reconnects; want at least 2", i+2, n)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // Options configure Open.
@@ -39,10 +39,16 @@ const DefaultConnectTimeout = 3 * time.Second
 // meanwhile and the pool reconnects.
 type DB struct {
 	pool   *pgxpool.Pool
-	cache  liveset.Cache
+	cache  writeplan.Cache
 	writes writeQueues
 	states stateReads
-	meta   liveset.Meta // entry metadata by version, for the hashes probe
+	meta   writeplan.Meta // entry metadata by version, for the hashes probe
+	id     string         // the server identity, read at open
+	// stopBackfill ends the search backfill (see backfill); backfilled is
+	// closed when it has ended, with its outcome in backfillErr.
+	stopBackfill context.CancelFunc
+	backfilled   chan struct{}
+	backfillErr  error
 }
 
 var _ server.Store = (*DB)(nil)
@@ -71,10 +77,19 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	} else {
 		err = db.checkSchema(ctx)
 	}
+	if err == nil {
+		err = db.readServerID(ctx)
+	}
 	if err != nil {
 		pool.Close()
 		return nil, err
 	}
+	bctx, stop := context.WithCancel(context.Background())
+	db.stopBackfill, db.backfilled = stop, make(chan struct{})
+	go func() {
+		defer close(db.backfilled)
+		db.backfillErr = db.backfill(bctx)
+	}()
 	return db, nil
 }
 
@@ -124,6 +139,8 @@ func (db *DB) Ping(ctx context.Context) error {
 // Close waits for the writes and reads still queued (their callers gave
 // up) and closes the pool, waiting for connections in use to be released.
 func (db *DB) Close() error {
+	db.stopBackfill()
+	<-db.backfilled
 	db.writes.wait()
 	db.states.wait()
 	db.pool.Close()

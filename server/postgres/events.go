@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // Events reads the changes after a version, one event per version, in one
@@ -20,7 +20,7 @@ func (db *DB) Events(ctx context.Context, repo string, after int64, limit int) (
 		return nil, wrap("begin events", err)
 	}
 	defer rollback(ctx, tx)
-	last, err := liveset.EventsRead{Repo: repo, After: after, Limit: limit}.Last(readState(ctx, tx, repo))
+	last, err := writeplan.EventsRead{Repo: repo, After: after, Limit: limit}.Last(readState(ctx, tx, repo))
 	if err != nil || last == after {
 		return []*server.Event{}, err
 	}
@@ -30,7 +30,7 @@ func (db *DB) Events(ctx context.Context, repo string, after int64, limit int) (
 	if err != nil {
 		return nil, wrap("read events", err)
 	}
-	evs := liveset.EventRows{Repo: repo, Events: []*server.Event{}}
+	evs := writeplan.EventRows{Repo: repo, Events: []*server.Event{}}
 	var version int64
 	var key, op, author, sum string
 	var at time.Time

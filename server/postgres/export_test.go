@@ -23,3 +23,10 @@ func ApplyGroup(db *DB, ws []server.Write) ([]server.WriteResult, []error) {
 	}
 	return res, errs
 }
+
+// WaitBackfill waits until db's search backfill has ended and returns its
+// outcome.
+func WaitBackfill(db *DB) error {
+	<-db.backfilled
+	return db.backfillErr
+}

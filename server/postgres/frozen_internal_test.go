@@ -7,14 +7,14 @@ import (
 
 	"github.com/teammem/teammem/internal/pgtest"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // pausingTx runs pause after a successful Lock: the write's deadline can
 // then pass between two statements, with the transaction open on a
 // connection that is still healthy.
 type pausingTx struct {
-	liveset.Tx
+	writeplan.Tx
 	pause func()
 }
 
@@ -45,7 +45,7 @@ func TestCleanupUnderDeadlineOnFrozenServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	g := db.newGroup(w.Repo)
-	begin := func(ctx context.Context) (liveset.Tx, error) {
+	begin := func(ctx context.Context) (writeplan.Tx, error) {
 		tx, err := g.begin(ctx)
 		if err != nil {
 			return nil, err

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // queryRower is what both the pool and a transaction offer.
@@ -88,7 +88,7 @@ func (db *DB) Precondition(ctx context.Context, repo string, c server.Preconditi
 // by the pool rather than reused. The entries' metadata at the current
 // version (no content, no since: the hashes probe) come from memory when
 // the caller read the current state (opts.Current) and this process read
-// or wrote that version (liveset.Meta).
+// or wrote that version (writeplan.Meta).
 func (db *DB) Snapshot(ctx context.Context, repo string, opts server.ReadOptions) (server.Snapshot, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
@@ -134,7 +134,7 @@ func (db *DB) readSnapshot(ctx context.Context, repo string, opts server.ReadOpt
 	if err != nil {
 		return server.Snapshot{}, err
 	}
-	snap, err := liveset.NewSnapshot(st, floor, opts.Since)
+	snap, err := writeplan.NewSnapshot(st, floor, opts.Since)
 	if err != nil {
 		return server.Snapshot{}, err
 	}

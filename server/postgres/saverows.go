@@ -7,7 +7,8 @@ import (
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/searchtext"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // The statements that store a group's writes, each once per group
@@ -21,13 +22,18 @@ const (
 			$8::timestamptz[], $9::text[])`
 	// A put makes the key's row live with its content; a delete keeps the
 	// checksum and size of the content it removed and empties the content.
-	saveEntries = `INSERT INTO entries (repo, key, folded_key, checksum, size, content, version, updated_at, deleted, deleted_at)
-		SELECT $1, k, f, c, s, t, v, u, d, CASE WHEN d THEN u END
+	// The entry's search vector ($10 its title, $11 its body, normalised
+	// by searchtext; $12 the repository's scope token) is NULL for a
+	// delete.
+	saveEntries = `INSERT INTO entries (repo, key, folded_key, checksum, size, content, version, updated_at, deleted, deleted_at,
+			search)
+		SELECT $1, k, f, c, s, t, v, u, d, CASE WHEN d THEN u END, CASE WHEN NOT d THEN teammem_search_vector($12, ti, bo) END
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::timestamptz[],
-			$9::bool[]) AS x(k, f, c, s, t, v, u, d)
+			$9::bool[], $10::text[], $11::text[]) AS x(k, f, c, s, t, v, u, d, ti, bo)
 		ON CONFLICT (repo, key) DO UPDATE SET folded_key = excluded.folded_key, checksum = excluded.checksum,
 			size = excluded.size, content = excluded.content, version = excluded.version,
-			updated_at = excluded.updated_at, deleted = excluded.deleted, deleted_at = excluded.deleted_at`
+			updated_at = excluded.updated_at, deleted = excluded.deleted, deleted_at = excluded.deleted_at,
+			search = excluded.search`
 )
 
 // saveRows are the rows a group's plans store: one version row per plan,
@@ -55,10 +61,14 @@ type saveRows struct {
 	entVersion []int64
 	entAt      []time.Time
 	entDeleted []bool
+	entTitle   []string
+	entBody    []string
+
+	links searchLinks // the memory indexes changed, as the group leaves them
 }
 
-// add adds the rows of one plan.
-func (r *saveRows) add(p *liveset.Plan) {
+// add adds the rows of one plan; docs holds its puts' search text.
+func (r *saveRows) add(p *writeplan.Plan, docs searchDocs) {
 	r.verVersion, r.verSum = append(r.verVersion, p.Version), append(r.verSum, p.Checksum)
 	for _, ch := range p.Changes {
 		r.revKey = append(r.revKey, ch.Key)
@@ -69,13 +79,13 @@ func (r *saveRows) add(p *liveset.Plan) {
 		r.revAuthor = append(r.revAuthor, p.Author)
 		r.revAt = append(r.revAt, p.At)
 		r.revContent = append(r.revContent, ch.Content)
-		r.entry(ch, p)
+		r.entry(ch, p, docs)
 	}
 }
 
 // entry sets the entry row of ch's key, replacing the one an earlier plan
 // of the group left.
-func (r *saveRows) entry(ch liveset.Change, p *liveset.Plan) {
+func (r *saveRows) entry(ch writeplan.Change, p *writeplan.Plan, docs searchDocs) {
 	if r.entIndex == nil {
 		r.entIndex = map[string]int{}
 	}
@@ -87,7 +97,11 @@ func (r *saveRows) entry(ch liveset.Change, p *liveset.Plan) {
 		r.entFolded = append(r.entFolded, protocol.FoldKey(ch.Key))
 		r.entSum, r.entSize, r.entContent = append(r.entSum, ""), append(r.entSize, 0), append(r.entContent, "")
 		r.entVersion, r.entAt, r.entDeleted = append(r.entVersion, 0), append(r.entAt, time.Time{}), append(r.entDeleted, false)
+		r.entTitle, r.entBody = append(r.entTitle, ""), append(r.entBody, "")
 	}
+	e := docs.of(ch)
+	r.entTitle[i], r.entBody[i] = e.Title, e.Body
+	r.links.set(ch, e)
 	r.entSum[i], r.entSize[i], r.entContent[i] = ch.Checksum, ch.Size, ch.Content
 	r.entVersion[i], r.entAt[i], r.entDeleted[i] = p.Version, p.At, ch.Op == server.OpDelete
 }
@@ -99,5 +113,7 @@ func (r *saveRows) queue(b *pgx.Batch, repo string) {
 		return
 	}
 	b.Queue(saveRevisions, repo, r.revKey, r.revVersion, r.revOp, r.revSum, r.revSize, r.revAuthor, r.revAt, r.revContent)
-	b.Queue(saveEntries, repo, r.entKey, r.entFolded, r.entSum, r.entSize, r.entContent, r.entVersion, r.entAt, r.entDeleted)
+	b.Queue(saveEntries, repo, r.entKey, r.entFolded, r.entSum, r.entSize, r.entContent, r.entVersion, r.entAt, r.entDeleted,
+		r.entTitle, r.entBody, searchtext.Scope(repo))
+	r.links.queue(b, repo)
 }

@@ -67,6 +67,9 @@ func TestTwoReplicas(t *testing.T) {
 	a := open(t, url, postgres.Options{Migrate: true})
 	b := open(t, url, postgres.Options{})
 	t.Run("alternate", func(t *testing.T) { storetest.Alternate(t, a, b) })
+	t.Run("same server", func(t *testing.T) {
+		storetest.SameServer(t, a, b, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
+	})
 	t.Run("concurrent", func(t *testing.T) {
 		url := freshURL(t, pgtest.URL(t))
 		a := open(t, url, postgres.Options{Migrate: true})
@@ -85,6 +88,10 @@ func TestTwoReplicas(t *testing.T) {
 		b := open(t, url, postgres.Options{})
 		storetest.MetaSnapshot(t, a, b)
 	})
+}
+
+func TestTokenRecords(t *testing.T) {
+	storetest.TokenRecords(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
 }
 
 func TestRevocations(t *testing.T) {

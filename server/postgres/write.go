@@ -12,7 +12,7 @@ import (
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // Apply performs one write atomically; see server.Store. The writes of one
@@ -25,7 +25,7 @@ import (
 func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	j := &job{ctx: ctx, w: w, done: make(chan struct{})}
+	j := &job{ctx: ctx, w: w, docs: docsOf(w), done: make(chan struct{})}
 	db.writes.submit(j, db.runGroup)
 	select {
 	case <-j.done:
@@ -98,6 +98,7 @@ func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *ser
 		g.guard(*known)
 	}
 	for _, j := range jobs {
+		g.cur = j.docs
 		j.res, j.err = db.cache.Apply(ctx, g.begin, j.w)
 	}
 	err := g.commit(ctx)
@@ -112,7 +113,7 @@ func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *ser
 }
 
 // newGroup returns an empty group of writes to repo; begin hands each
-// write its liveset.Tx, commit sends everything, end releases the
+// write its writeplan.Tx, commit sends everything, end releases the
 // connection.
 func (db *DB) newGroup(repo string) *group {
 	return &group{db: db, repo: repo, batch: &pgx.Batch{}}
@@ -127,17 +128,19 @@ type group struct {
 	db      *DB
 	repo    string
 	conn    *pgxpool.Conn
-	open    bool             // BEGIN was sent and neither COMMIT nor ROLLBACK since
-	locked  bool             // state holds the locked (or guarded) row and the changes planned since
-	guarded bool             // the batch opens with BEGIN and guardRepo, see guard
-	state   server.RepoState // after the changes queued so far
-	batch   *pgx.Batch       // the queued statements
-	plans   []*liveset.Plan  // the planned writes, in order: commit stores their rows
-	changed bool             // something to commit
-	broken  error            // the transaction is unusable
+	open    bool              // BEGIN was sent and neither COMMIT nor ROLLBACK since
+	locked  bool              // state holds the locked (or guarded) row and the changes planned since
+	guarded bool              // the batch opens with BEGIN and guardRepo, see guard
+	state   server.RepoState  // after the changes queued so far
+	batch   *pgx.Batch        // the queued statements
+	plans   []*writeplan.Plan // the planned writes, in order: commit stores their rows
+	docs    []searchDocs      // the search text of each plan's puts
+	cur     searchDocs        // that of the write being planned
+	changed bool              // something to commit
+	broken  error             // the transaction is unusable
 }
 
-func (g *group) begin(context.Context) (liveset.Tx, error) {
+func (g *group) begin(context.Context) (writeplan.Tx, error) {
 	if g.broken != nil {
 		return nil, g.broken
 	}
@@ -219,7 +222,7 @@ func (g *group) lockRow(ctx context.Context) (server.RepoState, error) {
 	case err != nil:
 		return server.RepoState{}, err
 	case st.Version == 0:
-		return liveset.EmptyState(g.repo), nil
+		return writeplan.EmptyState(g.repo), nil
 	}
 	st.UpdatedAt = st.UpdatedAt.UTC()
 	return st, nil
@@ -254,8 +257,8 @@ func (g *group) commit(ctx context.Context) error {
 	b := g.batch
 	if g.changed {
 		var rows saveRows
-		for _, p := range g.plans {
-			rows.add(p)
+		for i, p := range g.plans {
+			rows.add(p, g.docs[i])
 		}
 		rows.queue(b, g.repo)
 		b.Queue(saveRepo, st.Repo, st.Version, st.Checksum, st.Entries, st.Bytes, st.UpdatedAt)
@@ -314,19 +317,19 @@ func noticeOf(repo string, version int64) string {
 	return string(b)
 }
 
-// change is one write of a group, seen by liveset.Cache as its
+// change is one write of a group, seen by writeplan.Cache as its
 // transaction: it locks through the group, queues its statements in the
 // group's batch and, on Commit, makes its state the group's.
 type change struct {
 	g    *group
-	plan *liveset.Plan
+	plan *writeplan.Plan
 }
 
 func (c *change) Lock(ctx context.Context, _ string) (server.RepoState, error) {
 	return c.g.lock(ctx)
 }
 
-func (c *change) Live(ctx context.Context, repo string, add func(string, liveset.Entry)) error {
+func (c *change) Live(ctx context.Context, repo string, add func(string, writeplan.Entry)) error {
 	if c.g.guarded { // the cached set was evicted meanwhile: read under the lock instead
 		return c.g.fail(errMoved)
 	}
@@ -335,7 +338,7 @@ func (c *change) Live(ctx context.Context, repo string, add func(string, liveset
 		return c.g.fail(wrap("read live entries", err))
 	}
 	var key string
-	var e liveset.Entry
+	var e writeplan.Entry
 	_, err = pgx.ForEachRow(rows, []any{&key, &e.Checksum, &e.Size}, func() error {
 		add(key, e)
 		return nil
@@ -347,8 +350,8 @@ func (c *change) Live(ctx context.Context, repo string, add func(string, liveset
 }
 
 // Save adds the plan to the group's.
-func (c *change) Save(_ context.Context, p *liveset.Plan) error {
-	c.g.plans = append(c.g.plans, p)
+func (c *change) Save(_ context.Context, p *writeplan.Plan) error {
+	c.g.plans, c.g.docs = append(c.g.plans, p), append(c.g.docs, c.g.cur)
 	c.plan = p
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/teammem/teammem/internal/filelock"
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -39,9 +39,15 @@ type DB struct {
 	read   *sql.DB // query_only connections
 	reads  *readStmts
 	states states
-	meta   liveset.Meta
+	meta   writeplan.Meta
 	writer *writer
 	ckpt   *checkpointer
+	id     string // the server identity, read at open
+	// stopBackfill ends the search backfill (see backfill); backfilled is
+	// closed when it has ended, with its outcome in backfillErr.
+	stopBackfill context.CancelFunc
+	backfilled   chan struct{}
+	backfillErr  error
 }
 
 var _ server.Store = (*DB)(nil)
@@ -90,6 +96,9 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 	if err := db.checkSchema(ctx); err != nil {
 		return err
 	}
+	if err := db.readServerID(ctx); err != nil {
+		return err
+	}
 	if db.reads, err = prepareReads(ctx, db.read); err != nil {
 		return err
 	}
@@ -104,8 +113,16 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 	if db.write, err = openPool(ctx, db.path+"?"+pragmas+"&_pragma=wal_autocheckpoint(0)&_txlock=immediate", 1); err != nil {
 		return err
 	}
-	db.writer, err = startWriter(ctx, db)
-	return err
+	if db.writer, err = startWriter(ctx, db); err != nil {
+		return err
+	}
+	bctx, cancel := context.WithCancel(context.Background())
+	db.stopBackfill, db.backfilled = cancel, make(chan struct{})
+	go func() {
+		defer close(db.backfilled)
+		db.backfillErr = db.backfill(bctx)
+	}()
+	return nil
 }
 
 func openPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
@@ -177,6 +194,10 @@ func (db *DB) Close() error {
 
 func (db *DB) closeAll() error {
 	var errs []error
+	if db.stopBackfill != nil {
+		db.stopBackfill()
+		<-db.backfilled
+	}
 	if db.writer != nil {
 		db.writer.stop()
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // eventsSQL reads the revisions of a range of versions with each version's
@@ -17,7 +17,7 @@ const eventsSQL = `SELECT r.version, r.key, r.op, r.author, r.at, coalesce(v.che
 // Events reads the changes after a version, one event per version; see
 // server.Store.
 func (db *DB) Events(ctx context.Context, repo string, after int64, limit int) ([]*server.Event, error) {
-	last, err := liveset.EventsRead{Repo: repo, After: after, Limit: limit}.Last(readState(ctx, db.reads.state, repo))
+	last, err := writeplan.EventsRead{Repo: repo, After: after, Limit: limit}.Last(readState(ctx, db.reads.state, repo))
 	if err != nil || last == after {
 		return []*server.Event{}, err
 	}
@@ -26,7 +26,7 @@ func (db *DB) Events(ctx context.Context, repo string, after int64, limit int) (
 		return nil, wrap("read events", err)
 	}
 	defer rows.Close()
-	evs := liveset.EventRows{Repo: repo, Events: []*server.Event{}}
+	evs := writeplan.EventRows{Repo: repo, Events: []*server.Event{}}
 	for rows.Next() {
 		var version, at int64
 		var key, op, author, sum string

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 
 	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite"
 
@@ -14,11 +15,15 @@ import (
 // Migrate runs a migration command on the database file at path: cmd is
 // migrations.Up (all pending, or at most n when n > 0), migrations.Down
 // (roll back n, in one transaction; see migrations.RollBack) or migrations.Version (change nothing). It returns the
-// resulting schema version and whether it is dirty. It takes the database's
-// exclusive lock, so it fails with ErrLocked while a server uses the file.
+// resulting schema version and whether it is dirty. Up and down take the
+// database's exclusive lock, so they fail with ErrLocked while a server uses
+// the file; version only reads, and works beside a running server.
 // It uses golang-migrate's sqlite driver, which is built on
 // modernc.org/sqlite, and its schema_migrations table.
 func Migrate(ctx context.Context, path, cmd string, n int) (version uint, dirty bool, err error) {
+	if cmd == migrations.Version {
+		return readVersion(ctx, path)
+	}
 	lock, err := lockFile(path)
 	if err != nil {
 		return 0, false, err
@@ -52,4 +57,21 @@ func migrate(ctx context.Context, path, cmd string, n int) (uint, bool, error) {
 		return 0, false, fmt.Errorf("start sqlite migration: %w", err)
 	}
 	return migrations.Run(drv, "sqlite", migrations.SQLite, cmd, n)
+}
+
+// readVersion reads the schema version of the existing database file at
+// path without the store's lock.
+func readVersion(ctx context.Context, path string) (uint, bool, error) {
+	if err := checkPath(path); err != nil {
+		return 0, false, err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return 0, false, fmt.Errorf("read the schema version: %w", err)
+	}
+	pool, err := openPool(ctx, "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)", 1)
+	if err != nil {
+		return 0, false, err
+	}
+	defer pool.Close()
+	return schemaVersion(ctx, pool)
 }

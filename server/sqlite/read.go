@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // Queries of the read path, prepared once per pool (database/sql keeps one
@@ -112,7 +112,7 @@ func (db *DB) readSnapshot(ctx context.Context, repo string, opts server.ReadOpt
 	if err != nil {
 		return server.Snapshot{}, err
 	}
-	snap, err := liveset.NewSnapshot(st, floor, opts.Since)
+	snap, err := writeplan.NewSnapshot(st, floor, opts.Since)
 	if err != nil {
 		return server.Snapshot{}, err
 	}

@@ -22,14 +22,14 @@ func (db *DB) Revocations(ctx context.Context) ([]server.Revocation, error) {
 // Revoke records r (server.RevocationStore) through its own connection,
 // as the command line does.
 func (db *DB) Revoke(ctx context.Context, r server.Revocation) error {
-	return RevocationsAt(db.path).Revoke(ctx, r)
+	return TokensAt(db.path).Revoke(ctx, r)
 }
 
-// RevocationsAt is the server.RevocationStore of the database file at
-// the path it holds, for the command line.
-type RevocationsAt string
+// TokensAt is the server.RevocationStore and server.TokenRegistry of the
+// database file at the path it holds, for the command line.
+type TokensAt string
 
-var _ server.RevocationStore = RevocationsAt("")
+var _ server.RevocationStore = TokensAt("")
 
 // Revoke records r in the database file. It does not take the
 // store's lock, so it works while a server uses the file (which picks the
@@ -37,7 +37,7 @@ var _ server.RevocationStore = RevocationsAt("")
 // of the repository state the server keeps in memory, and SQLite's own
 // locking serialises this write with the server's. The file must exist
 // and its schema be current; Revoke never creates or migrates it.
-func (p RevocationsAt) Revoke(ctx context.Context, r server.Revocation) error {
+func (p TokensAt) Revoke(ctx context.Context, r server.Revocation) error {
 	path := string(p)
 	if err := r.Check(); err != nil {
 		return err
@@ -61,7 +61,7 @@ func (p RevocationsAt) Revoke(ctx context.Context, r server.Revocation) error {
 
 // Revocations reads the revocations recorded in the database file,
 // without the store's lock (see Revoke).
-func (p RevocationsAt) Revocations(ctx context.Context) ([]server.Revocation, error) {
+func (p TokensAt) Revocations(ctx context.Context) ([]server.Revocation, error) {
 	pool, err := openExisting(ctx, string(p))
 	if err != nil {
 		return nil, err

@@ -30,6 +30,10 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) server.Store { return open(t) })
 }
 
+func TestTokenRecords(t *testing.T) {
+	storetest.TokenRecords(t, open(t))
+}
+
 func TestRevocations(t *testing.T) {
 	storetest.Revocations(t, open(t))
 }
@@ -46,7 +50,7 @@ func TestRevokeBesideServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := server.Revocation{TokenID: "abc", At: time.Now()}
-	if err := sqlite.RevocationsAt(path).Revoke(ctx, r); err != nil {
+	if err := sqlite.TokensAt(path).Revoke(ctx, r); err != nil {
 		t.Fatalf("Revoke beside the server: %v", err)
 	}
 	got, err := db.Revocations(ctx)
@@ -56,12 +60,12 @@ func TestRevokeBesideServer(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if list, err := sqlite.RevocationsAt(path).Revocations(ctx); err != nil || len(list) != 1 {
+	if list, err := sqlite.TokensAt(path).Revocations(ctx); err != nil || len(list) != 1 {
 		t.Errorf("ListRevocations = %v, %v; want one", list, err)
 	}
 
 	missing := filepath.Join(dir, "elsewhere", "teammem.db")
-	err = sqlite.RevocationsAt(missing).Revoke(ctx, r)
+	err = sqlite.TokensAt(missing).Revoke(ctx, r)
 	if err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("Revoke on a missing file = %v; want an error naming %s", err, missing)
 	}
@@ -72,8 +76,27 @@ func TestRevokeBesideServer(t *testing.T) {
 	if _, _, err := sqlite.Migrate(ctx, path, migrations.Down, 1); err != nil {
 		t.Fatal(err)
 	}
-	err = sqlite.RevocationsAt(path).Revoke(ctx, server.Revocation{TokenID: "def", At: time.Now()})
+	err = sqlite.TokensAt(path).Revoke(ctx, server.Revocation{TokenID: "def", At: time.Now()})
 	if !errors.Is(err, migrations.ErrSchemaMismatch) || !strings.Contains(err.Error(), "migrate up") {
 		t.Errorf("Revoke on an old schema = %v; want a schema mismatch saying to migrate up", err)
 	}
+}
+
+// TestServerIDKept reopens one database file: the identity made by its
+// migration is kept, and another file has another.
+func TestServerIDKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	a, err := sqlite.Open(context.Background(), path, sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	storetest.SameServer(t, a, b, open(t))
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // Statements of the write path, prepared once on the write pool's one
@@ -40,13 +40,16 @@ const (
 // transaction by in.
 type writeStmts struct {
 	state, live, repo, put, del, rev, ver, savepoint, release, rollbackTo *sql.Stmt
+	search                                                                searchStmts
 }
 
 func (s *writeStmts) all() []**sql.Stmt {
-	return []**sql.Stmt{&s.state, &s.live, &s.repo, &s.put, &s.del, &s.rev, &s.ver, &s.savepoint, &s.release, &s.rollbackTo}
+	return append([]**sql.Stmt{&s.state, &s.live, &s.repo, &s.put, &s.del, &s.rev, &s.ver, &s.savepoint, &s.release, &s.rollbackTo},
+		s.search.all()...)
 }
 
-var writeSQL = []string{stateSQL, liveSQL, repoSQL, putSQL, deleteSQL, revisionSQL, versionSQL, savepointSQL, releaseSQL, rollbackToSQL}
+var writeSQL = append([]string{stateSQL, liveSQL, repoSQL, putSQL, deleteSQL, revisionSQL, versionSQL, savepointSQL, releaseSQL, rollbackToSQL},
+	searchWriteSQL...)
 
 func prepareWrites(ctx context.Context, pool *sql.DB) (*writeStmts, error) {
 	s := &writeStmts{}
@@ -87,7 +90,8 @@ type batch struct {
 	tx      *sql.Tx
 	stmts   *writeStmts
 	pending map[string]server.RepoState // states written by this batch
-	plans   []*liveset.Plan             // the writes committed by this batch, in order
+	plans   []*writeplan.Plan           // the writes committed by this batch, in order
+	docs    searchDocs                  // the search text of the running job's puts
 	purged  bool                        // tombstones were removed
 	changed bool                        // something to commit
 	broken  error                       // the transaction is unusable
@@ -107,7 +111,7 @@ func (b *batch) state(ctx context.Context, repo string) (server.RepoState, error
 	}
 	st, _, err := readState(ctx, b.stmts.state, repo)
 	if errors.Is(err, server.ErrNotFound) {
-		return liveset.EmptyState(repo), nil
+		return writeplan.EmptyState(repo), nil
 	}
 	return st, err
 }
@@ -147,26 +151,26 @@ func (b *batch) inSavepoint(ctx context.Context, fn func() error) error {
 	return errors.Join(err, b.broken)
 }
 
-func (b *batch) begin(context.Context) (liveset.Tx, error) {
+func (b *batch) begin(context.Context) (writeplan.Tx, error) {
 	if b.broken != nil {
 		return nil, b.broken
 	}
 	return &change{b: b}, nil
 }
 
-// change is one Apply inside a batch, seen by liveset.Cache as its
+// change is one Apply inside a batch, seen by writeplan.Cache as its
 // transaction: its rows are saved inside a savepoint and its state becomes
 // the batch's on Commit.
 type change struct {
 	b    *batch
-	plan *liveset.Plan
+	plan *writeplan.Plan
 }
 
 func (c *change) Lock(ctx context.Context, repo string) (server.RepoState, error) {
 	return c.b.state(ctx, repo)
 }
 
-func (c *change) Live(ctx context.Context, repo string, add func(string, liveset.Entry)) error {
+func (c *change) Live(ctx context.Context, repo string, add func(string, writeplan.Entry)) error {
 	rows, err := c.b.stmts.live.QueryContext(ctx, repo)
 	if err != nil {
 		return wrap("read live entries", err)
@@ -174,7 +178,7 @@ func (c *change) Live(ctx context.Context, repo string, add func(string, liveset
 	defer rows.Close()
 	for rows.Next() {
 		var key string
-		var e liveset.Entry
+		var e writeplan.Entry
 		if err := rows.Scan(&key, &e.Checksum, &e.Size); err != nil {
 			return wrap("read live entries", err)
 		}
@@ -183,12 +187,12 @@ func (c *change) Live(ctx context.Context, repo string, add func(string, liveset
 	return wrap("read live entries", rows.Err())
 }
 
-func (c *change) Save(ctx context.Context, p *liveset.Plan) error {
+func (c *change) Save(ctx context.Context, p *writeplan.Plan) error {
 	c.plan = p
 	return c.b.inSavepoint(ctx, func() error { return c.save(ctx, p) })
 }
 
-func (c *change) save(ctx context.Context, p *liveset.Plan) error {
+func (c *change) save(ctx context.Context, p *writeplan.Plan) error {
 	st, at := c.b.stmts, micros(p.At)
 	if p.Version == 1 { // a new repository: its row must exist before its entries
 		if err := c.b.saveRepo(ctx, p.State()); err != nil {
@@ -210,6 +214,9 @@ func (c *change) save(ctx context.Context, p *liveset.Plan) error {
 		}
 		if _, err := st.rev.ExecContext(ctx, p.Repo, ch.Key, p.Version, string(ch.Op), ch.Checksum, ch.Size, p.Author, at, ch.Content); err != nil {
 			return wrap("save revision", err)
+		}
+		if err := st.search.index(ctx, p.Repo, ch, c.b.docs); err != nil {
+			return err
 		}
 	}
 	return nil

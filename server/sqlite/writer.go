@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/liveset"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // maxBatch bounds how many queued jobs one transaction commits together.
@@ -51,7 +51,7 @@ type job interface {
 type writer struct {
 	db    *DB
 	stmts *writeStmts
-	cache liveset.Cache
+	cache writeplan.Cache
 	queue chan job
 	quit  chan struct{}
 	done  chan struct{}
@@ -234,6 +234,7 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 type applyJob struct {
 	ctx  context.Context
 	w    server.Write
+	docs searchDocs
 	res  server.WriteResult
 	err  error
 	done chan struct{}
@@ -245,7 +246,9 @@ func (j *applyJob) conditional() bool { return j.w.IfMatch != "" || j.w.IfNoneMa
 
 func (j *applyJob) run(ctx context.Context, b *batch) error {
 	var err error
+	b.docs = j.docs
 	j.res, err = b.w.cache.Apply(ctx, b.begin, j.w)
+	b.docs = nil
 	return err
 }
 
@@ -259,7 +262,7 @@ func (j *applyJob) finish(err error) {
 // Apply queues one write for the writer and waits until its batch has
 // committed; see server.Store.
 func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
-	j := &applyJob{ctx: ctx, w: w, done: make(chan struct{})}
+	j := &applyJob{ctx: ctx, w: w, docs: docsOf(w), done: make(chan struct{})}
 	if err := db.writer.submit(ctx, j, j.done); err != nil {
 		return server.WriteResult{}, fmt.Errorf("apply write to %s: %w", w.Repo, err)
 	}

@@ -37,6 +37,8 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"History", testHistory},
 		{"Revision", testRevision},
 		{"LastAuthors", testLastAuthors},
+		{"ServerID", testServerID},
+		{"SeenChecksums", testSeenChecksums},
 		{"Activity", testActivity},
 		{"Events", testEvents},
 		{"Repos", testRepos},
@@ -49,6 +51,11 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"Precondition", testPrecondition},
 		{"FreshReads", testFreshReads},
 		{"MetaSnapshot", testMetaSnapshot},
+		{"SearchWords", testSearchWords},
+		{"SearchLive", testSearchLive},
+		{"SearchRanking", testSearchRanking},
+		{"SearchRepos", testSearchRepos},
+		{"SearchHostile", testSearchHostile},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })

@@ -140,6 +140,16 @@ var HostileKeys = []struct {
 	{"ellipsis", "a\u2026.md", "U+2026"},
 	{"small full stop", "a\ufe52md", "U+FE52"},
 	{"Windows ADS", "x.md::$DATA", "':'"},
+	// An at sign would start an @-import in the block's link to the key
+	// (issue 22); the other spaces and look-alikes are refused anyway.
+	{"at sign import", "a @.env#.md", "'@'"},
+	{"at sign in a name", "bob@acme.md", "'@'"},
+	{"fullwidth at sign", "g ＠.env.md", "U+FF20"},
+	{"small at sign", "﹫x.md", "U+FE6B"},
+	{"NBSP", "a\u00a0x.md", "U+00A0"},
+	{"BOM", "a\ufeffx.md", "U+FEFF"},
+	{"line separator", "a\u2028x.md", "U+2028"},
+	{"paragraph separator", "a\u2029x.md", "U+2029"},
 }
 
 // OrdinaryKeys are names people give notes, which ValidateKey must accept.
@@ -158,7 +168,7 @@ var OrdinaryKeys = []struct{ Name, Key string }{
 	{"device-like stem", "con-notes.md"},
 	{"device prefix", "console.md"},
 	{"COM10", "com10.md"},
-	{"allowed ASCII", "a!#&'()+,-.;=@[]^_{}b.txt"},
+	{"allowed ASCII", "a!#&'()+,-.;=[]^_{}b.txt"},
 	{"16 deep", strings.Repeat("a/", 15) + "x.md"},
 	{"exactly 512 bytes", strings.Repeat("a", 200) + "/" + strings.Repeat("b", 200) + "/" + strings.Repeat("c", 107) + ".md"},
 	{"255-byte segment", strings.Repeat("a", 252) + ".md"},

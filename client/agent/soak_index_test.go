@@ -1,0 +1,85 @@
+//go:build soak
+
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammem/teammem/api"
+)
+
+// TestSoakIndexAppends is issue 29's lost MEMORY.md line, reproduced in
+// process (go test -tags soak -run TestSoakIndexAppends ./client/agent/):
+// one program appends 300 lines to MEMORY.md (O_APPEND, every 200 µs)
+// while a teammate appends to the server's and the engine syncs in a loop.
+// It FAILS today: 20–50 of the 300 local lines are lost, from the local
+// file as well as the server, the first already in the first cycle that
+// merges (a line appended while the merged index is written). Closing the
+// check-then-rename window of writeIfUnchanged (the checked file kept open
+// and read again after the rename, late lines merged back) catches some
+// but not all (still 1 line lost of 100–250), so another overwrite path
+// remains; left for the next round, with this test.
+func TestSoakIndexAppends(t *testing.T) {
+	r := newRig(t, map[string]string{"MEMORY.md": "- base\n"}, nil, nil)
+	r.sync(t)
+	path := filepath.Join(r.dir, "MEMORY.md")
+	done := make(chan struct{})
+	var mine []string
+	go func() {
+		defer close(done)
+		for i := range 300 {
+			line := fmt.Sprintf("- local %d\n", i)
+			mine = append(mine, line)
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			f.WriteString(line)
+			f.Close()
+			time.Sleep(200 * time.Microsecond)
+		}
+	}()
+	i := 0
+	for running := true; running; i++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		r.remote.mu.Lock()
+		cur := r.remote.entries["MEMORY.md"]
+		r.remote.apply(api.PutRequest{Entries: map[string]string{"MEMORY.md": cur + fmt.Sprintf("- remote %d\n", i)}})
+		r.remote.mu.Unlock()
+		r.engine.Sync(t.Context())
+	}
+	for range 3 {
+		if _, err := r.engine.Sync(t.Context()); err != nil {
+			t.Log("final sync:", err)
+		}
+	}
+	loc, _ := os.ReadFile(path)
+	lostLocal := 0
+	for _, l := range mine {
+		if !strings.Contains(string(loc), l) {
+			lostLocal++
+		}
+	}
+	t.Log("lost locally:", lostLocal)
+	srv := r.remote.snapshot()["MEMORY.md"]
+	lost := 0
+	for _, l := range mine {
+		if !strings.Contains(srv, l) {
+			lost++
+		}
+	}
+	t.Logf("%d cycles, %d of %d local lines lost", i, lost, len(mine))
+	if lost > 0 {
+		t.Fail()
+	}
+}

@@ -1,0 +1,192 @@
+// Package mcprest is the backend of the team memory MCP tools (mcptools)
+// over the REST client: what `teammem-agent mcp` serves on stdio, so that
+// an assistant that cannot reach /mcp with a header gets the same tools,
+// talking to the server with the agent's token and grants.
+package mcprest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/mcptools"
+)
+
+// Backend is mcptools.Backend over a client.Client; safe for concurrent
+// use.
+type Backend struct {
+	c *client.Client
+}
+
+var _ mcptools.Backend = (*Backend)(nil)
+
+// New returns the backend over c.
+func New(c *client.Client) *Backend { return &Backend{c: c} }
+
+// State reads the repository's hashes view.
+func (b *Backend) State(ctx context.Context, repo string) (mcptools.State, error) {
+	h, err := b.c.Hashes(ctx, repo)
+	if errors.Is(err, client.ErrNotFound) {
+		return mcptools.State{Repo: repo}, nil
+	}
+	if err != nil {
+		return mcptools.State{}, mark(err)
+	}
+	return mcptools.State{Repo: repo, Version: h.Version, Checksum: h.Checksum, Entries: h.EntryChecksums}, nil
+}
+
+// maxAuthorPages bounds the activity pages List reads to name each entry's
+// last author.
+const maxAuthorPages = 10
+
+// List pulls the repository in full and names each entry's last author and
+// time from its activity (the newest versions first, at most
+// maxAuthorPages pages of it; older entries go without).
+func (b *Backend) List(ctx context.Context, repo string) ([]mcptools.Entry, error) {
+	tm, err := b.c.Get(ctx, repo, client.GetOptions{})
+	if errors.Is(err, client.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mark(err)
+	}
+	last, err := b.lastChanges(ctx, repo, len(tm.Content.Entries))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mcptools.Entry, 0, len(tm.Content.Entries))
+	for k, content := range tm.Content.Entries {
+		ch := last[k]
+		out = append(out, mcptools.Entry{Key: k, Checksum: tm.Content.EntryChecksums[k], Size: int64(len(content)), Content: content,
+			Author: ch.Author, At: ch.At})
+	}
+	slices.SortFunc(out, func(a, b mcptools.Entry) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+// lastChanges maps keys to the newest version that put them, reading the
+// activity until want keys are found.
+func (b *Backend) lastChanges(ctx context.Context, repo string, want int) (map[string]mcptools.Change, error) {
+	last := map[string]mcptools.Change{}
+	var before int64
+	for range maxAuthorPages {
+		a, err := b.c.Activity(ctx, repo, client.HistoryOptions{Limit: 100, Before: before})
+		if errors.Is(err, client.ErrNotFound) {
+			return last, nil
+		}
+		if err != nil {
+			return nil, mark(err)
+		}
+		for _, it := range a.Items {
+			for _, k := range it.Changed {
+				if _, seen := last[k]; !seen {
+					last[k] = change(it)
+				}
+			}
+		}
+		if a.Next == nil || len(last) >= want {
+			break
+		}
+		before = *a.Next
+	}
+	return last, nil
+}
+
+// History lists a key's revisions; a key that never existed has none.
+func (b *Backend) History(ctx context.Context, repo, key string, limit int) ([]mcptools.Revision, error) {
+	h, err := b.c.History(ctx, repo, key, client.HistoryOptions{Limit: limit})
+	if errors.Is(err, client.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mark(err)
+	}
+	out := make([]mcptools.Revision, 0, len(h.Revisions))
+	for _, r := range h.Revisions {
+		out = append(out, mcptools.Revision{Version: r.Version, Op: r.Op, Checksum: r.Checksum, Size: r.Size, Author: r.Author, At: parseTime(r.At)})
+	}
+	return out, nil
+}
+
+// Revision reads one revision with its content.
+func (b *Backend) Revision(ctx context.Context, repo, key string, version int64) (mcptools.Revision, error) {
+	r, err := b.c.Revision(ctx, repo, key, version)
+	if err != nil {
+		return mcptools.Revision{}, mark(err)
+	}
+	return mcptools.Revision{Version: r.Version, Op: r.Op, Checksum: r.Checksum, Size: int64(len(r.Content)), Author: r.Author,
+		At: parseTime(r.At), Content: r.Content}, nil
+}
+
+// Activity reads the repository's newest versions.
+func (b *Backend) Activity(ctx context.Context, repo string, limit int) ([]mcptools.Change, error) {
+	a, err := b.c.Activity(ctx, repo, client.HistoryOptions{Limit: limit})
+	if err != nil {
+		return nil, mark(err)
+	}
+	out := make([]mcptools.Change, 0, len(a.Items))
+	for _, it := range a.Items {
+		out = append(out, change(it))
+	}
+	return out, nil
+}
+
+func change(it api.ActivityItem) mcptools.Change {
+	return mcptools.Change{Version: it.Version, At: parseTime(it.At), Author: it.Author, Changed: it.Changed, Deleted: it.Deleted}
+}
+
+// Write is one PUT.
+func (b *Backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcptools.WriteResult, error) {
+	ifMatch := w.IfMatch
+	if ifMatch == mcptools.CreateOnly {
+		ifMatch = client.CreateOnly
+	}
+	res, err := b.c.Put(ctx, repo, api.PutRequest{Entries: w.Entries, SoftDeleteKeys: w.Deletes}, ifMatch)
+	if err != nil {
+		return mcptools.WriteResult{}, mark(err)
+	}
+	out := mcptools.WriteResult{Version: res.Version, Checksum: res.Checksum, Changed: res.Changed, Deleted: res.Deleted}
+	for _, s := range res.Skipped {
+		out.Skipped = append(out.Skipped, mcptools.Skipped{Key: s.Key, Reason: s.Reason, Message: s.Message, RuleID: s.RuleID})
+	}
+	return out, nil
+}
+
+// Search is GET /api/v1/search.
+func (b *Backend) Search(ctx context.Context, query, repo string, limit int) ([]mcptools.Hit, error) {
+	res, err := b.c.Search(ctx, query, client.SearchOptions{Repo: repo, Limit: limit})
+	if err != nil {
+		return nil, mark(err)
+	}
+	out := make([]mcptools.Hit, 0, len(res.Results))
+	for _, r := range res.Results {
+		out = append(out, mcptools.Hit{Repo: r.Repo, Key: r.Key, Snippet: r.Snippet.Text})
+	}
+	return out, nil
+}
+
+// statusKinds are the answers of the server the caller can act on.
+var statusKinds = []mcptools.Kind{
+	{Cause: client.ErrForbidden, Kind: mcptools.ErrForbidden},
+	{Cause: client.ErrNotFound, Kind: mcptools.ErrNotFound},
+	{Cause: client.ErrPreconditionFailed, Kind: mcptools.ErrConflict},
+	{Cause: client.ErrBadRequest, Kind: mcptools.ErrInvalid},
+	{Cause: client.ErrTooLarge, Kind: mcptools.ErrInvalid},
+	{Cause: client.ErrUnprocessable, Kind: mcptools.ErrInvalid},
+	{Cause: client.ErrConflict, Kind: mcptools.ErrInvalid},
+}
+
+// mark gives a client error the kind the tools tell apart.
+func mark(err error) error {
+	marked, _ := mcptools.MarkKind(err, statusKinds)
+	return marked
+}
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}

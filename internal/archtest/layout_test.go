@@ -1,0 +1,145 @@
+package archtest
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// room is one package of the module (or, with a trailing "/...", a package
+// and everything below it) and the packages of ours it may import directly,
+// each a path or a "/..." pattern. Every package of the module must be in
+// exactly one room: a new package is a new line here, which is where the
+// layout is decided.
+type room struct {
+	pkg     string
+	imports []string
+}
+
+// layout is the house (CONTRIBUTING.md shows it as a tree). Reading down:
+// the wire and the memory core import nothing of ours but internal
+// primitives; the client side imports the wire and the core; the server's
+// domain imports the core's protocol and scanner only, its technologies the
+// domain; cmd wires; test kits may import what they test.
+var layout = []room{
+	{"api", nil},
+	{"memcore/protocol", nil},
+	{"memcore/protocol/protocoltest", []string{"memcore/protocol"}},
+	{"memcore/secrets", nil},
+	{"memcore", with(prim, "memcore/protocol")},
+	{"memcore/session", with(prim, "memcore", "memcore/protocol")},
+	{"memcore/internal/memtest", nil},
+	{"migrations", nil},
+	// Both sides' MCP tools, over a Backend each side implements.
+	{"mcptools", []string{"memcore/protocol", "memcore/secrets"}},
+
+	{"client", []string{"api"}},
+	{"client/watch", []string{"memcore/protocol"}},
+	{"client/gitremote", []string{"memcore/protocol"}},
+	{"client/autostart", prim},
+	{"client/userconfig", prim},
+	{"client/teamblock", with(prim, "memcore", "memcore/protocol")},
+	{"client/mcpinstall", prim},
+	{"client/mcprest", []string{"api", "client", "mcptools"}},
+	{"client/agent", with(prim, "api", "client", "client/watch", "client/teamblock", "client/gitremote",
+		"memcore", "memcore/protocol", "memcore/secrets")},
+
+	// The server's domain knows no wire and no driver; its technologies
+	// know the domain, never each other (but for the fan-out's metrics).
+	{"server", []string{"memcore/protocol", "memcore/secrets", "server/internal/searchtext"}},
+	{"server/internal/searchtext", nil},
+	{"server/internal/writeplan", []string{"server", "memcore/protocol"}},
+	{"server/auth", with(prim, "server", "memcore/protocol")},
+	{"server/events", []string{"server", "memcore/protocol"}},
+	{"server/metrics", []string{"server", "server/events"}},
+	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
+	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
+	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/secrets"}},
+	{"server/mcp", []string{"server", "mcptools"}},
+	{"server/httpapi", with(prim, "api", "server", "server/auth", "server/events", "server/metrics", "memcore/protocol", "memcore/secrets")},
+
+	// Wiring.
+	{"cmd/teammem-server", with(prim, "api", "server/...", "migrations", "memcore/protocol")},
+	{"cmd/teammem-agent", with(prim, "api", "client/...", "memcore/...", "mcptools")},
+	{"cmd/teammem-load", with(prim, "internal/loadgen")},
+
+	// Primitives: nothing of ours.
+	{"internal/atomicfile", nil},
+	{"internal/filelock", nil},
+	{"internal/linediff", nil},
+	{"internal/buildinfo", nil},
+	{"internal/cliflags", nil},
+	{"internal/earlysignal", nil},
+	// The load generator and the test kits (their tests import what they
+	// drive; only their non-test code is held here).
+	{"internal/loadgen/...", []string{"api", "client", "memcore/protocol", "internal/loadgen"}},
+	{"internal/archtest", nil},
+	{"internal/pgtest", nil},
+	{"internal/proctest", nil},
+	{"internal/gittest", nil},
+	{"internal/realclient", []string{"internal/proctest"}},
+	{"internal/openapitest", []string{"api"}},
+	{"internal/doctest", nil},
+	{"internal/deploytest", nil},
+	{"e2e", nil},
+}
+
+// prim are the small primitives any package above the leaves may use.
+var prim = []string{"internal/atomicfile", "internal/filelock", "internal/linediff", "internal/buildinfo", "internal/cliflags", "internal/earlysignal"}
+
+// with is prim and more.
+func with(base []string, more ...string) []string { return append(slices.Clone(base), more...) }
+
+// ours lists every package of the module with its direct (non-test)
+// imports of our own packages.
+func ours(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module+"/")
+		pkgs[pkg] = []string{}
+		for _, imp := range fields[1:] {
+			if own, ok := strings.CutPrefix(imp, module+"/"); ok {
+				pkgs[pkg] = append(pkgs[pkg], own)
+			}
+		}
+	}
+	return pkgs
+}
+
+// matches reports whether pkg is pattern, or below it for "x/...".
+func matches(pattern, pkg string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return pkg == pattern
+}
+
+// TestLayout checks that every package of the module is in exactly one room
+// of the layout, and imports only the packages of ours its room allows.
+func TestLayout(t *testing.T) {
+	for pkg, imports := range ours(t) {
+		var in []room
+		for _, r := range layout {
+			if matches(r.pkg, pkg) {
+				in = append(in, r)
+			}
+		}
+		if len(in) != 1 {
+			t.Errorf("%s is in %d rooms of the layout; want exactly one (add it to layout in internal/archtest and to CONTRIBUTING.md's tree)", pkg, len(in))
+			continue
+		}
+		for _, imp := range imports {
+			if matches(in[0].pkg, imp) || slices.ContainsFunc(in[0].imports, func(p string) bool { return matches(p, imp) }) {
+				continue
+			}
+			t.Errorf("%s imports %s; its room allows %v", pkg, imp, in[0].imports)
+		}
+	}
+}

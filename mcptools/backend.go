@@ -1,0 +1,158 @@
+// Package mcptools holds the team memory tools of the Model Context Protocol
+// (list_memories, search_memories, read_memory, write_memory, delete_memory,
+// memory_history) and the server instructions, written once over Backend:
+// teammem-server serves them on /mcp over its domain Service (server/mcp),
+// teammem-agent over stdio through the REST client (client/mcprest). It
+// imports memcore/protocol, memcore/secrets and the MCP SDK only, so the
+// server links no client code and the agent no server code.
+package mcptools
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// IndexKey is the key of a repository's index.
+const IndexKey = "MEMORY.md"
+
+// Kinds of backend errors the tools tell apart, matched with errors.Is. A
+// backend marks its errors with Mark; an error of no kind is a failure of
+// the backend (unreachable, internal), not a refusal.
+var (
+	ErrNotFound  = errors.New("not found")           // the repository or key does not exist
+	ErrForbidden = errors.New("forbidden")           // the token has no grant for the repository
+	ErrConflict  = errors.New("precondition failed") // a conditional write lost a race
+	ErrInvalid   = errors.New("invalid")             // the request is refused for what it holds
+)
+
+// Mark returns err matching kind too (errors.Is), keeping its message.
+func Mark(err, kind error) error {
+	if err == nil {
+		return nil
+	}
+	return &kindError{err: err, kind: kind}
+}
+
+// Kind pairs an error a backend's layer below returns (matched with
+// errors.Is) with the kind the tools tell apart.
+type Kind struct{ Cause, Kind error }
+
+// MarkKind marks err with the kind of the first pair whose cause it
+// matches; ok is false when none does (err is returned as it is).
+func MarkKind(err error, kinds []Kind) (marked error, ok bool) {
+	for _, k := range kinds {
+		if errors.Is(err, k.Cause) {
+			return Mark(err, k.Kind), true
+		}
+	}
+	return err, false
+}
+
+type kindError struct{ err, kind error }
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.err, e.kind} }
+
+// CreateOnly, as Write.IfMatch, applies a write only while the repository
+// has never held data.
+const CreateOnly = "create-only"
+
+// State is a repository's summary with the checksum of each live entry. A
+// repository that never held data has version 0 and no entries.
+type State struct {
+	Repo     string
+	Version  int64
+	Checksum string
+	Entries  map[string]string // key → "sha256:<hex>"
+}
+
+// Entry is one live entry with its content and its last change.
+type Entry struct {
+	Key      string
+	Checksum string
+	Size     int64
+	Content  string
+	Author   string    // "" when the backend cannot tell
+	At       time.Time // zero when the backend cannot tell
+}
+
+// Revision is one change of one key; Content is filled by Backend.Revision
+// only.
+type Revision struct {
+	Version  int64
+	Op       string // "put" or "delete"
+	Checksum string
+	Size     int64
+	Author   string
+	At       time.Time
+	Content  string
+}
+
+// Change is one version of a repository: the keys it put and deleted.
+type Change struct {
+	Version int64
+	At      time.Time
+	Author  string
+	Changed []string
+	Deleted []string
+}
+
+// Write is one atomic write of a repository.
+type Write struct {
+	Entries map[string]string
+	Deletes []string
+	// IfMatch is "" (unconditional), CreateOnly, or the repository checksum
+	// the write needs; a write whose condition fails is ErrConflict.
+	IfMatch string
+}
+
+// WriteResult is the outcome of a Write that was applied, perhaps without
+// some of its entries (Skipped).
+type WriteResult struct {
+	Version  int64
+	Checksum string
+	Changed  []string
+	Deleted  []string
+	Skipped  []Skipped
+}
+
+// Skipped is one entry the backend left out of a write: why, in a sentence
+// that never holds the content, and the credential rule for a secret.
+type Skipped struct {
+	Key     string
+	Reason  string
+	Message string
+	RuleID  string
+}
+
+// Hit is one search result.
+type Hit struct {
+	Repo    string
+	Key     string
+	Snippet string
+}
+
+// Backend is what the tools need of team memory, as seen by one caller
+// (its grants apply). Every method is safe for concurrent use. Errors are
+// marked with the kinds above where they apply.
+type Backend interface {
+	// State returns a repository's summary; a never-written repository is
+	// version 0, not an error.
+	State(ctx context.Context, repo string) (State, error)
+	// List returns the live entries of a repository with their content,
+	// sorted by key (none for a never-written repository).
+	List(ctx context.Context, repo string) ([]Entry, error)
+	// History returns a key's revisions, newest first, at most limit.
+	History(ctx context.Context, repo, key string, limit int) ([]Revision, error)
+	// Revision returns one revision of a key with its content.
+	Revision(ctx context.Context, repo, key string, version int64) (Revision, error)
+	// Activity returns a repository's versions, newest first, at most limit.
+	Activity(ctx context.Context, repo string, limit int) ([]Change, error)
+	// Write applies one write atomically (with the same validation, limits
+	// and secret refusal as any push).
+	Write(ctx context.Context, repo string, w Write) (WriteResult, error)
+	// Search finds memories matching query in repo, or, when repo is "",
+	// in every repository the caller can read; at most limit hits.
+	Search(ctx context.Context, query, repo string, limit int) ([]Hit, error)
+}

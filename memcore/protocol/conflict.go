@@ -1,0 +1,8 @@
+package protocol
+
+// ConflictMarker is the part of a conflict copy's file name
+// (<name>.conflict-<UTC time>-<host>.md, spec/agent.md) that separates its stem
+// from its time and host. It lives here because the agent that names the
+// copies and the watcher that ignores them both read the key rules, and
+// neither may import the other.
+const ConflictMarker = ".conflict-"

@@ -1,0 +1,40 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
+)
+
+// getServer serves GET /api/v1/server: the server's identity, without
+// authentication (every answer carries it in api.HeaderServerID anyway).
+func (h *handler) getServer(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, api.ServerInfo{ServerID: h.svc.ServerID()})
+}
+
+// postSeen serves POST /api/v1/seen?repo=R: which of the checksums asked
+// about each key its history holds (see server.Service.SeenChecksums).
+func (h *handler) postSeen(w http.ResponseWriter, r *http.Request) error {
+	repo := r.URL.Query().Get("repo")
+	setLogRepo(r, logRepo(repo))
+	body, err := readBody(w, r, h.svc.Limits().MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	var in api.SeenRequest
+	if err := json.Unmarshal(body, &in); err != nil {
+		return server.InvalidBody("the request body is not a JSON object of entries: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	seen, err := h.svc.SeenChecksums(ctx, principal(ctx), repo, in.Entries)
+	if err != nil {
+		return err
+	}
+	canon, _ := server.CanonicalRepo(repo)
+	writeJSON(w, http.StatusOK, api.SeenResponse{Repo: canon, Seen: seen})
+	return nil
+}

@@ -1,0 +1,142 @@
+package searchtext
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Doc is what a store indexes for one live entry: Title (the key's words,
+// its frontmatter name and description) ranks above Body (the content's
+// words).
+type Doc struct {
+	Title, Body string
+}
+
+// DocOf returns the indexed text of the entry key holding content.
+func DocOf(key, content string) Doc {
+	title := Normalize(key, 0)
+	name, desc := frontmatter(content)
+	for _, s := range []string{name, desc} {
+		if n := Normalize(s, 4096); n != "" {
+			title += " " + n
+		}
+	}
+	return Doc{Title: title, Body: Normalize(content, MaxBodyBytes)}
+}
+
+// frontmatter returns the name and description of a leading `---` block
+// (plain or quoted one-line values, which is what memory files carry).
+func frontmatter(content string) (name, desc string) {
+	rest, ok := strings.CutPrefix(content, "---\n")
+	if !ok {
+		if rest, ok = strings.CutPrefix(content, "---\r\n"); !ok {
+			return "", ""
+		}
+	}
+	for line := range strings.Lines(rest) {
+		line = strings.TrimRight(line, "\r\n")
+		if line == "---" {
+			break
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"'`)
+		switch strings.TrimSpace(k) {
+		case "name":
+			name = v
+		case "description":
+			desc = v
+		}
+	}
+	return name, desc
+}
+
+// IsIndex reports whether key is a memory index (MEMORY.md in any
+// directory), whose lines link the entries they describe.
+func IsIndex(key string) bool {
+	return path.Base(key) == "MEMORY.md"
+}
+
+// linkRE matches a Markdown link's target.
+var linkRE = regexp.MustCompile(`\]\(\s*(?:<([^>]*)>|([^)\s]+))[^)]*\)`)
+
+// IndexLines returns, for each key an index (see IsIndex) links, the
+// normalised text of the lines linking it, joined. Targets are relative to
+// the index's directory; links leaving the repository or naming a URL are
+// ignored.
+func IndexLines(indexKey, content string) map[string]string {
+	dir := path.Dir(indexKey)
+	out := map[string]string{}
+	for line := range strings.Lines(content) {
+		for _, m := range linkRE.FindAllStringSubmatch(line, -1) {
+			key, ok := linkTarget(dir, m[1]+m[2])
+			if !ok || key == indexKey {
+				continue
+			}
+			n := Normalize(line, 4096)
+			if prev := out[key]; prev != "" {
+				n = prev + " " + n
+			}
+			out[key] = n
+		}
+	}
+	return out
+}
+
+func linkTarget(dir, target string) (string, bool) {
+	if strings.Contains(target, ":") || strings.HasPrefix(target, "/") || strings.HasPrefix(target, "#") {
+		return "", false
+	}
+	target, _, _ = strings.Cut(target, "#")
+	if t, err := url.PathUnescape(target); err == nil {
+		target = t
+	}
+	key := path.Join(dir, target)
+	if key == "." || key == ".." || strings.HasPrefix(key, "../") {
+		return "", false
+	}
+	return key, true
+}
+
+// Entry is the search text of one put: its Doc and, when it is an index,
+// the lines linking each key (see IndexLines).
+type Entry struct {
+	Doc
+	Links map[string]string
+}
+
+// EntryOf returns the search text of a put of key with content.
+func EntryOf(key, content string) Entry {
+	e := Entry{Doc: DocOf(key, content)}
+	if IsIndex(key) {
+		e.Links = IndexLines(key, content)
+	}
+	return e
+}
+
+// Prepare returns the search text of each put, by key; kc gives a put's
+// key and content. Stores call it in the caller's goroutine, before the
+// write is queued, so that the work is not serialised.
+func Prepare[P any](puts []P, kc func(P) (key, content string)) map[string]Entry {
+	m := make(map[string]Entry, len(puts))
+	for _, p := range puts {
+		k, c := kc(p)
+		m[k] = EntryOf(k, c)
+	}
+	return m
+}
+
+// Scope returns the token naming repo in the index: a search of some
+// repositories matches their tokens, so the filter is part of the index
+// lookup. 64 bits of SHA-256 in hex, behind a letter so that no tokeniser
+// splits it; the stores also compare the repository itself.
+func Scope(repo string) string {
+	h := sha256.Sum256([]byte(repo))
+	return "r" + hex.EncodeToString(h[:8])
+}

@@ -1,0 +1,138 @@
+package searchtext
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// SnippetRunes is about how long a snippet is, in code points.
+const SnippetRunes = 200
+
+// Snippet is a plain-text excerpt of an entry around its first match,
+// with each match of a query term marked by its [start, end) offsets in
+// Unicode code points of Text. Whitespace runs and control characters
+// become one space; "…" marks a cut at either end.
+type Snippet struct {
+	Text    string
+	Matches [][2]int
+}
+
+type span struct{ start, end int } // byte offsets in the content
+
+// SnippetOf returns the excerpt of content showing terms.
+func SnippetOf(content string, terms []Term) Snippet {
+	type word struct {
+		w          string
+		start, end int
+	}
+	var words []word
+	eachWord(content, func(w string, s, e int) bool {
+		words = append(words, word{w, s, e})
+		return true
+	})
+	var hits []span
+	for i := range words {
+		for _, t := range terms {
+			if i+len(t) > len(words) {
+				continue
+			}
+			ok := true
+			for j, tw := range t {
+				if words[i+j].w != tw {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				hits = append(hits, span{words[i].start, words[i+len(t)-1].end})
+				break
+			}
+		}
+	}
+	from := 0
+	if len(hits) > 0 {
+		from = backUp(content, hits[0].start, SnippetRunes/4)
+	}
+	return excerpt(content, from, hits)
+}
+
+// backUp returns the offset about n code points before at, at a word's
+// start.
+func backUp(s string, at, n int) int {
+	i := at
+	for ; n > 0 && i > 0; n-- {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	for i > 0 && i < at {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
+}
+
+// excerpt builds the snippet of content from byte offset from, about
+// SnippetRunes long, marking the hits inside it.
+func excerpt(content string, from int, hits []span) Snippet {
+	var b strings.Builder
+	runes := 0
+	if from > 0 {
+		b.WriteString("…")
+		runes++
+	}
+	var matches [][2]int
+	h := 0
+	for h < len(hits) && hits[h].start < from {
+		h++
+	}
+	open := -1 // code point offset where the current hit began
+	space := false
+	i := from
+	for i < len(content) {
+		if h < len(hits) && i == hits[h].start {
+			if space {
+				b.WriteByte(' ')
+				runes++
+				space = false
+			}
+			open = runes
+		}
+		r, size := utf8.DecodeRuneInString(content[i:])
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError {
+			space = b.Len() > 0 && open < 0
+			if open >= 0 { // inside a phrase: keep its separators visible
+				b.WriteByte(' ')
+				runes++
+			}
+		} else {
+			if runes >= SnippetRunes && open < 0 {
+				break
+			}
+			if space {
+				b.WriteByte(' ')
+				runes++
+				space = false
+			}
+			b.WriteRune(r)
+			runes++
+		}
+		i += size
+		if h < len(hits) && i == hits[h].end && open >= 0 {
+			matches = append(matches, [2]int{open, runes})
+			open = -1
+			h++
+			for h < len(hits) && hits[h].start < i {
+				h++
+			}
+		}
+	}
+	if i < len(content) {
+		b.WriteString("…")
+	}
+	return Snippet{Text: b.String(), Matches: matches}
+}

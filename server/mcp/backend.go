@@ -1,0 +1,169 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/teammem/teammem/mcptools"
+	"github.com/teammem/teammem/server"
+)
+
+// backend is mcptools.Backend over the Service, for one caller: every call
+// goes through the Service's authorization, validation, limits and secret
+// scanner, as a REST request would.
+type backend struct {
+	svc *server.Service
+	log *slog.Logger
+	// caller returns the caller of the HTTP request a call came in (its
+	// context carries it) and the request's id.
+	caller func(context.Context) (server.Principal, string)
+}
+
+var _ mcptools.Backend = (*backend)(nil)
+
+func (b *backend) principal(ctx context.Context) server.Principal {
+	p, _ := b.caller(ctx)
+	return p
+}
+
+func (b *backend) requestID(ctx context.Context) string {
+	_, id := b.caller(ctx)
+	return id
+}
+
+func (b *backend) State(ctx context.Context, repo string) (mcptools.State, error) {
+	snap, err := b.svc.Snapshot(ctx, b.principal(ctx), repo, server.ReadOptions{})
+	if errors.Is(err, server.ErrNotFound) {
+		return mcptools.State{Repo: repo}, nil
+	}
+	if err != nil {
+		return mcptools.State{}, b.fail(ctx, "read state", err)
+	}
+	st := mcptools.State{Repo: snap.Repo, Version: snap.Version, Checksum: snap.Checksum, Entries: make(map[string]string, len(snap.Live))}
+	for _, e := range snap.Live {
+		st.Entries[e.Key] = e.Checksum
+	}
+	return st, nil
+}
+
+func (b *backend) List(ctx context.Context, repo string) ([]mcptools.Entry, error) {
+	snap, err := b.svc.Snapshot(ctx, b.principal(ctx), repo, server.ReadOptions{WithContent: true})
+	if errors.Is(err, server.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, b.fail(ctx, "list", err)
+	}
+	authors, err := b.svc.LastAuthors(ctx, b.principal(ctx), repo)
+	if err != nil {
+		return nil, b.fail(ctx, "list authors", err)
+	}
+	out := make([]mcptools.Entry, 0, len(snap.Live))
+	for _, e := range snap.Live {
+		out = append(out, mcptools.Entry{Key: e.Key, Checksum: e.Checksum, Size: e.Size, Content: e.Content, Author: authors[e.Key], At: e.UpdatedAt})
+	}
+	return out, nil
+}
+
+func (b *backend) History(ctx context.Context, repo, key string, limit int) ([]mcptools.Revision, error) {
+	revs, err := b.svc.History(ctx, b.principal(ctx), repo, key, 0, limit)
+	if errors.Is(err, server.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, b.fail(ctx, "read history", err)
+	}
+	out := make([]mcptools.Revision, 0, len(revs))
+	for _, r := range revs {
+		out = append(out, revision(r))
+	}
+	return out, nil
+}
+
+func (b *backend) Revision(ctx context.Context, repo, key string, version int64) (mcptools.Revision, error) {
+	r, err := b.svc.Revision(ctx, b.principal(ctx), repo, key, version)
+	if errors.Is(err, server.ErrNotFound) {
+		return mcptools.Revision{}, mcptools.Mark(fmt.Errorf("%q has no revision at version %d", key, version), mcptools.ErrNotFound)
+	}
+	if err != nil {
+		return mcptools.Revision{}, b.fail(ctx, "read revision", err)
+	}
+	return revision(r), nil
+}
+
+func revision(r server.Revision) mcptools.Revision {
+	return mcptools.Revision{Version: r.Version, Op: string(r.Op), Checksum: r.Checksum, Size: r.Size, Author: r.Author, At: r.At, Content: r.Content}
+}
+
+func (b *backend) Activity(ctx context.Context, repo string, limit int) ([]mcptools.Change, error) {
+	page, err := b.svc.Activity(ctx, b.principal(ctx), repo, 0, limit)
+	if errors.Is(err, server.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, b.fail(ctx, "read activity", err)
+	}
+	out := make([]mcptools.Change, 0, len(page.Items))
+	for _, it := range page.Items {
+		out = append(out, mcptools.Change{Version: it.Version, At: it.At, Author: it.Author, Changed: it.Changed, Deleted: it.Deleted})
+	}
+	return out, nil
+}
+
+func (b *backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcptools.WriteResult, error) {
+	in := server.PutInput{Entries: w.Entries, Deletes: w.Deletes, IfMatch: w.IfMatch}
+	if w.IfMatch == mcptools.CreateOnly {
+		in.IfMatch, in.IfNoneMatch = "", "*"
+	}
+	res, err := b.svc.Put(ctx, b.principal(ctx), repo, in)
+	if err != nil {
+		return mcptools.WriteResult{}, b.fail(ctx, "write", err)
+	}
+	out := mcptools.WriteResult{Version: res.State.Version, Checksum: res.State.Checksum, Changed: res.Changed, Deleted: res.Deleted}
+	for _, s := range res.Skipped {
+		out.Skipped = append(out.Skipped, mcptools.Skipped{Key: s.Key, Reason: string(s.Reason), Message: s.Message, RuleID: s.RuleID})
+	}
+	return out, nil
+}
+
+// domainKinds are the domain's errors the caller can act on.
+var domainKinds = []mcptools.Kind{
+	{Cause: server.ErrForbidden, Kind: mcptools.ErrForbidden},
+	{Cause: server.ErrNotFound, Kind: mcptools.ErrNotFound},
+	{Cause: server.ErrPreconditionFailed, Kind: mcptools.ErrConflict},
+	{Cause: server.ErrInvalid, Kind: mcptools.ErrInvalid},
+	{Cause: server.ErrTooManyEntries, Kind: mcptools.ErrInvalid},
+	{Cause: server.ErrRepoTooLarge, Kind: mcptools.ErrInvalid},
+	{Cause: server.ErrKeyCollision, Kind: mcptools.ErrInvalid},
+	{Cause: server.ErrSinceTooOld, Kind: mcptools.ErrInvalid},
+}
+
+// fail marks a domain error with its kind, keeping its message (written
+// for the caller, never holding content); any other error is logged and
+// answered without its internals.
+func (b *backend) fail(ctx context.Context, op string, err error) error {
+	if marked, ok := mcptools.MarkKind(err, domainKinds); ok {
+		return marked
+	}
+	b.log.ErrorContext(ctx, "mcp tool failed", slog.String("op", op), slog.String("request_id", b.requestID(ctx)), slog.String("error", err.Error()))
+	if errors.Is(err, server.ErrUnavailable) {
+		return fmt.Errorf("the server's store is unavailable; try again shortly (request %s)", b.requestID(ctx))
+	}
+	return fmt.Errorf("the server failed to %s (request %s)", op, b.requestID(ctx))
+}
+
+// Search is the Service's search (issue 23) for the caller: q.Repo alone,
+// or every repository the caller can read.
+func (b *backend) Search(ctx context.Context, query, repo string, limit int) ([]mcptools.Hit, error) {
+	page, err := b.svc.Search(ctx, b.principal(ctx), server.SearchQuery{Text: query, Repo: repo, Limit: limit})
+	if err != nil {
+		return nil, b.fail(ctx, "search", err)
+	}
+	out := make([]mcptools.Hit, 0, len(page.Results))
+	for _, r := range page.Results {
+		out = append(out, mcptools.Hit{Repo: r.Repo, Key: r.Key, Snippet: r.Snippet.Text})
+	}
+	return out, nil
+}

@@ -1,0 +1,102 @@
+// Package mcp serves team memory over the Model Context Protocol on /mcp of
+// teammem-server: the SDK's streamable HTTP transport in stateless mode
+// (every request stands alone, so any replica answers it), with the tools
+// of mcptools over the domain Service for the request's caller. The HTTP
+// layer (server/httpapi) authenticates the bearer token and rate-limits
+// before a request gets here.
+package mcp
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/teammem/teammem/mcptools"
+	"github.com/teammem/teammem/server"
+)
+
+// Options configure the endpoint.
+type Options struct {
+	Service *server.Service
+	// Principal returns the authenticated caller of a request
+	// (httpapi.RequestPrincipal).
+	Principal func(*http.Request) server.Principal
+	// RequestID returns a request's id for log lines (may be nil).
+	RequestID func(*http.Request) string
+	// Logger gets one line per tool call (tool, outcome, repo, key,
+	// subject, duration; never content, queries or tokens) and failures.
+	Logger *slog.Logger
+	// ObserveToolCall records a call's metrics (may be nil).
+	ObserveToolCall func(tool, outcome string, d time.Duration)
+	// Version is reported to clients.
+	Version string
+	// NoAccessLog leaves out the line per tool call.
+	NoAccessLog bool
+}
+
+// New returns the /mcp handler.
+func New(o Options) http.Handler {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.RequestID == nil {
+		o.RequestID = func(*http.Request) string { return "" }
+	}
+	b := &backend{svc: o.Service, log: o.Logger, caller: callerOf}
+	// One server for every request: building one per request costs more
+	// than most calls (the SDK checks each tool's schema as it is added).
+	// The caller travels in the request's context, which the stateless
+	// handler hands to the tools.
+	srv := mcptools.NewServer(b, mcptools.Options{Version: o.Version,
+		Observe: func(ctx context.Context, c mcptools.Call) { o.observe(ctx, c) }})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true,
+		Logger:       o.Logger,
+		// A call's arguments are one entry and an index line at most: the
+		// REST body limit bounds them too.
+		MaxRequestBodyBytes: o.Service.Limits().MaxBodyBytes,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := caller{p: o.Principal(r), requestID: o.RequestID(r)}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	})
+}
+
+// caller is who sent the HTTP request a tool call came in.
+type caller struct {
+	p         server.Principal
+	requestID string
+}
+
+type callerKey struct{}
+
+// callerOf returns the caller in ctx; a context without one is nobody,
+// who may read nothing.
+func callerOf(ctx context.Context) (server.Principal, string) {
+	c, _ := ctx.Value(callerKey{}).(caller)
+	return c.p, c.requestID
+}
+
+// observe records one tool call: metrics and the access log line.
+func (o Options) observe(ctx context.Context, c mcptools.Call) {
+	p, requestID := callerOf(ctx)
+	if o.ObserveToolCall != nil {
+		o.ObserveToolCall(c.Tool, c.Outcome, c.Duration)
+	}
+	if o.NoAccessLog && c.Outcome != mcptools.OutcomeFailed {
+		return
+	}
+	attrs := []slog.Attr{slog.String("tool", c.Tool), slog.String("outcome", c.Outcome), slog.String("repo", c.Repo),
+		slog.String("subject", p.Subject), slog.Duration("duration", c.Duration)}
+	if c.Key != "" {
+		attrs = append(attrs, slog.String("key", c.Key))
+	}
+	if requestID != "" {
+		attrs = append(attrs, slog.String("request_id", requestID))
+	}
+	o.Logger.LogAttrs(ctx, slog.LevelInfo, "mcp tool call", attrs...)
+}

@@ -1,0 +1,174 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/searchtext"
+)
+
+// search runs q (as a person types it) over repos (none: all) and returns
+// "repo:key" of each hit in order.
+func search(t *testing.T, s server.Store, q string, repos ...string) []string {
+	t.Helper()
+	var out []string
+	for _, h := range searchHits(t, s, q, 0, repos...) {
+		out = append(out, h.Repo+":"+h.Key)
+	}
+	return out
+}
+
+func searchHits(t *testing.T, s server.Store, q string, offset int, repos ...string) []server.SearchHit {
+	t.Helper()
+	terms, err := searchtext.Parse(q)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", q, err)
+	}
+	hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, Repos: repos, AllRepos: len(repos) == 0,
+		Limit: 50, Offset: offset})
+	if err != nil {
+		t.Fatalf("Search(%q): %v", q, err)
+	}
+	return hits
+}
+
+func wantHits(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+		t.Errorf("hits %q, want %q", got, want)
+	}
+}
+
+func wantSameHits(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	g, w := slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))
+	if !slices.Equal(g, w) && !(len(g) == 0 && len(w) == 0) {
+		t.Errorf("hits %q, want (in any order) %q", got, want)
+	}
+}
+
+// testSearchWords: words are ANDed, case and accents do not matter,
+// phrases keep order, identifiers and paths are found whole and by parts.
+func testSearchWords(t *testing.T, s server.Store) {
+	apply(t, s, write("acme/web", at(0), contents{
+		"db.md":      "Set pool_max_conns to 16 in server/postgres/write.go before the Café migration.",
+		"release.md": "Run make release from a clean tree; the release notes come from CHANGELOG.md.",
+		"other.md":   "The pool is closed; max out the conns later. Release the make target.",
+	}))
+	wantSameHits(t, search(t, s, "pool"), "acme/web:db.md", "acme/web:other.md")
+	wantHits(t, search(t, s, "pool_max_conns"), "acme/web:db.md")
+	wantHits(t, search(t, s, "POOL_MAX_CONNS"), "acme/web:db.md")
+	wantHits(t, search(t, s, "server/postgres/write.go"), "acme/web:db.md")
+	wantSameHits(t, search(t, s, "postgres"), "acme/web:db.md")
+	wantHits(t, search(t, s, "write.go"), "acme/web:db.md")
+	wantHits(t, search(t, s, "cafe"), "acme/web:db.md")
+	wantHits(t, search(t, s, "CAFÉ migration"), "acme/web:db.md")
+	wantHits(t, search(t, s, `"make release"`), "acme/web:release.md")
+	wantSameHits(t, search(t, s, "make release"), "acme/web:release.md", "acme/web:other.md")
+	wantHits(t, search(t, s, "pool release"), "acme/web:other.md")
+	wantHits(t, search(t, s, "pool nowhere"))
+	wantHits(t, search(t, s, "changelog.md"), "acme/web:release.md")
+}
+
+// testSearchLive: a deleted key is not found, an edited one only by its
+// new text, and a hit carries the entry's current version and content.
+func testSearchLive(t *testing.T, s server.Store) {
+	apply(t, s, write("acme/web", at(0), contents{"a.md": "alpha bravo", "b.md": "alpha charlie"}))
+	res := apply(t, s, write("acme/web", at(1), contents{"a.md": "delta echo"}, "b.md"))
+	wantHits(t, search(t, s, "alpha"))
+	wantHits(t, search(t, s, "bravo"))
+	wantHits(t, search(t, s, "charlie"))
+	hits := searchHits(t, s, "echo", 0)
+	if len(hits) != 1 || hits[0].Key != "a.md" || hits[0].Version != res.State.Version || hits[0].Content != "delta echo" {
+		t.Fatalf("hits %+v, want a.md at version %d with its new content", hits, res.State.Version)
+	}
+	apply(t, s, write("acme/web", at(2), contents{"b.md": "alpha again"}))
+	wantHits(t, search(t, s, "alpha"), "acme/web:b.md")
+	wantHits(t, search(t, s, "charlie"))
+}
+
+// testSearchRanking: a match in the key's name, its frontmatter name or
+// description, or the index line linking it ranks above a body-only one.
+func testSearchRanking(t *testing.T, s server.Store) {
+	body := strings.Repeat("Some words about the deploy pipeline and other things. ", 5)
+	apply(t, s, write("acme/web", at(0), contents{
+		"notes/body.md":     body + "zebra zebra zebra lorem zebra.",
+		"notes/zebra.md":    body,
+		"notes/fm.md":       "---\nname: Quagga\ndescription: how the quagga gets fed\n---\n" + body,
+		"notes/plain.md":    body + "quagga quagga quagga quagga.",
+		"notes/linked.md":   body,
+		"notes/unlinked.md": body + "okapi okapi okapi okapi.",
+		"MEMORY.md":         "# Index\n- [Linked](notes/linked.md) — the okapi runbook\n",
+	}))
+	wantHits(t, search(t, s, "zebra"), "acme/web:notes/zebra.md", "acme/web:notes/body.md")
+	wantHits(t, search(t, s, "quagga"), "acme/web:notes/fm.md", "acme/web:notes/plain.md")
+	got := search(t, s, "okapi")
+	if len(got) == 0 || got[0] != "acme/web:notes/linked.md" {
+		t.Errorf("okapi: hits %q, want notes/linked.md first", got)
+	}
+	wantSameHits(t, got, "acme/web:notes/linked.md", "acme/web:notes/unlinked.md", "acme/web:MEMORY.md")
+	// The index changes: the old line no longer finds the entry, the new
+	// one does; a deleted index finds nothing.
+	apply(t, s, write("acme/web", at(1), contents{"MEMORY.md": "# Index\n- [Plain](notes/plain.md) — capybara\n"}))
+	wantHits(t, search(t, s, "okapi"), "acme/web:notes/unlinked.md")
+	wantHits(t, search(t, s, "capybara"), "acme/web:notes/plain.md", "acme/web:MEMORY.md")
+	apply(t, s, write("acme/web", at(2), nil, "MEMORY.md"))
+	wantHits(t, search(t, s, "capybara"))
+	// A link to a key deleted later finds nothing.
+	apply(t, s, write("acme/web", at(3), contents{"MEMORY.md": "- [Gone](gone.md) tapir\n", "gone.md": "x"}))
+	apply(t, s, write("acme/web", at(4), nil, "gone.md"))
+	wantHits(t, search(t, s, "tapir"), "acme/web:MEMORY.md")
+}
+
+// testSearchRepos: only the repositories asked for are searched; ties
+// are ordered by repository and key and pages follow each other.
+func testSearchRepos(t *testing.T, s server.Store) {
+	for _, r := range []string{"acme/a", "acme/b", "other/c"} {
+		apply(t, s, write(r, at(0), contents{"x.md": "shared word", "y.md": "shared word"}))
+	}
+	wantHits(t, search(t, s, "shared", "acme/b"), "acme/b:x.md", "acme/b:y.md")
+	wantHits(t, search(t, s, "shared", "acme/a", "other/c"), "acme/a:x.md", "acme/a:y.md", "other/c:x.md", "other/c:y.md")
+	wantHits(t, search(t, s, "shared", "never/written"))
+	all := search(t, s, "shared")
+	wantHits(t, all, "acme/a:x.md", "acme/a:y.md", "acme/b:x.md", "acme/b:y.md", "other/c:x.md", "other/c:y.md")
+	var paged []string
+	for off := 0; off < 6; off += 4 {
+		terms, _ := searchtext.Parse("shared")
+		hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, AllRepos: true, Limit: 4, Offset: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			paged = append(paged, h.Repo+":"+h.Key)
+		}
+	}
+	wantHits(t, paged, all...)
+}
+
+// testSearchHostile: what people type is never store syntax; every query
+// that parses is answered without error.
+func testSearchHostile(t *testing.T, s server.Store) {
+	apply(t, s, write("acme/web", at(0), contents{"a.md": "near and or not col x star quote d 2 value"}))
+	for _, q := range []string{
+		`"`, `""""`, `"near`, `NEAR(a b)`, `NEAR/2`, `a AND b`, `a OR b`, `NOT a`, `-a`, `a*`, `*`, `^a`,
+		`col:x`, `{title}: x`, `scope:x`, `title : quote`, `(a`, `a)`, `'a'`, `\"a\"`, `a\x00b`, "x\x01\x7f",
+		`%`, `_`, `'; DROP TABLE entries; --`, `$1`, `?`, `:1`, `@a`, `d^2`, `value::text`, `a & b | !c <-> d`,
+		`'x':*`, `x:A`, `\`, `\\`, strings.Repeat("ab ", 5), strings.Repeat("é", 100),
+	} {
+		terms, err := searchtext.Parse(q)
+		if err != nil {
+			continue // refused before the store, with a message (see searchtext)
+		}
+		if _, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, AllRepos: true, Limit: 10}); err != nil {
+			t.Errorf("Search(%q): %v", q, err)
+		}
+		if _, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, Repos: []string{"acme/web"}, Limit: 10}); err != nil {
+			t.Errorf("Search(%q) in one repository: %v", q, err)
+		}
+	}
+	wantHits(t, search(t, s, `NEAR and OR`), "acme/web:a.md")
+	wantHits(t, search(t, s, `col:x`), "acme/web:a.md")
+}
