@@ -97,9 +97,19 @@ type PutResponse struct {
 	Changed      []string `json:"changed"`
 	Deleted      []string `json:"deleted"`
 	// Skipped lists the entries left out of the push (protocol §4
-	// "Per-entry refusals"); absent when none was.
+	// "Per-entry refusals"), in key order, at most MaxSkippedListed of
+	// them; absent when none was.
 	Skipped []SkippedEntry `json:"skipped,omitempty"`
+	// SkippedOmitted counts the entries left out beyond the first
+	// MaxSkippedListed, which Skipped does not name; absent when 0. A
+	// client that sees it cannot tell which of its other entries applied:
+	// only Changed and Deleted are known, the rest must be pulled.
+	SkippedOmitted int `json:"skippedOmitted,omitempty"`
 }
+
+// MaxSkippedListed bounds PutResponse.Skipped, so that the answer to a
+// push stays small whatever the push holds.
+const MaxSkippedListed = 100
 
 // Reasons of a SkippedEntry.
 const (

@@ -48,6 +48,19 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// CheckEntryCount refuses a push naming n entries when n alone is over the
+// entry limit. Such a push is refused whole before any entry is checked
+// (rather than checked entry by entry to learn how many would be skipped),
+// so what a hostile body costs, and the skipped list it produces, is
+// bounded by the limit. Received is n: the live count the push would
+// produce were its entries all valid.
+func (l Limits) CheckEntryCount(n int) error {
+	if max := l.withDefaults().MaxEntries; n > max {
+		return &TooManyEntriesError{Max: max, Received: n}
+	}
+	return nil
+}
+
 // Config configures a Service.
 type Config struct {
 	Org string // reported as organizationId

@@ -17,10 +17,10 @@ import (
 type PutInput struct {
 	Entries map[string]string
 	Deletes []string
-	// BadContent lists keys of Entries whose content arrived as something
+	// BadContent holds keys of Entries whose content arrived as something
 	// that is not UTF-8 text (for example a JSON string with a lone
 	// surrogate escape); they are skipped as ReasonInvalidContent.
-	BadContent []string
+	BadContent map[string]bool
 	// IfMatch is "" for an unconditional write, else the checksum (or "*")
 	// the repository must currently have.
 	IfMatch string
@@ -35,12 +35,17 @@ type PutInput struct {
 // WriteResult.Skipped (protocol §4 "Per-entry refusals"), as is a
 // soft-delete key that fails ValidateKey; the rest applies. Errors: invalid
 // repo, or a key both upserted and deleted (ErrInvalid), ErrForbidden, and
-// the Store's ErrPreconditionFailed, ErrTooManyEntries, ErrRepoTooLarge.
+// ErrTooManyEntries when Entries alone names more keys than the entry limit
+// (before any entry is checked), and the Store's ErrPreconditionFailed,
+// ErrTooManyEntries, ErrRepoTooLarge.
 // Nothing is written on an error. A write that changed something is
 // published to the events hub once committed.
 func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput) (WriteResult, error) {
 	canon, err := s.authorize(p, repo, PermWrite)
 	if err != nil {
+		return WriteResult{}, err
+	}
+	if err := s.cfg.CheckEntryCount(len(in.Entries)); err != nil {
 		return WriteResult{}, err
 	}
 	if err := checkPutAndDelete(in); err != nil {
@@ -95,7 +100,7 @@ func (s *Service) checkPuts(in PutInput) ([]Put, []Skipped) {
 	var skipped []Skipped
 	for _, k := range keys {
 		content := in.Entries[k]
-		sk := s.checkEntry(k, content, slices.Contains(in.BadContent, k))
+		sk := s.checkEntry(k, content, in.BadContent[k])
 		if sk == nil {
 			f := protocol.FoldKey(k)
 			if other := folded[f]; other != "" {

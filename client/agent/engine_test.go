@@ -282,6 +282,37 @@ func TestEngineServerSkipSurvivesReplan(t *testing.T) {
 	}
 }
 
+// TestEngineSkippedListOmitted: when the server leaves out more entries
+// than its answer lists (skippedOmitted), the agent records only what the
+// answer names as changed, pulls and pushes the rest again, until every
+// refused entry is named: none is recorded as synced, every good one is.
+func TestEngineSkippedListOmitted(t *testing.T) {
+	local := map[string]string{"good-a.md": "a\n", "good-b.md": "b\n"}
+	skips := map[string]string{}
+	for i := range api.MaxSkippedListed + 50 {
+		k := fmt.Sprintf("bad-%03d.md", i)
+		local[k], skips[k] = "refused\n", api.SkipEntryTooLarge
+	}
+	r := newRig(t, nil, local, nil)
+	r.remote.skips = skips
+	rep := r.sync(t)
+	if got := r.remote.snapshot(); len(got) != 2 || got["good-a.md"] != "a\n" || got["good-b.md"] != "b\n" {
+		t.Errorf("server = %q; want the two good entries", got)
+	}
+	if len(rep.Skipped) != len(skips) {
+		t.Errorf("%d skipped reported, want %d", len(rep.Skipped), len(skips))
+	}
+	for k := range skips {
+		if _, ok := r.engine.cfg.Journal.Content(k); ok {
+			t.Errorf("%s is recorded as synced; the server left it out", k)
+		}
+	}
+	puts := len(r.remote.puts)
+	if rep := r.sync(t); len(rep.Pushed) != 0 || len(r.remote.puts) != puts {
+		t.Errorf("a second sync pushed %q (%d puts); the refused entries stay out until they change", rep.Pushed, len(r.remote.puts)-puts)
+	}
+}
+
 func TestEngineRefusedEntryIsLeftOut(t *testing.T) {
 	r := newRig(t, map[string]string{"a.md": "a\n"}, map[string]string{"a.md": "a\n", "s.md": "looks fine\n", "t.md": "t\n"}, nil)
 	r.remote.putFaults = []error{&client.APIError{Status: 422, Code: api.CodeSecretDetected, Message: "a credential was found",

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/teammem/teammem/api"
@@ -181,8 +183,25 @@ func (f *fakeRemote) Put(ctx context.Context, repo string, req api.PutRequest, i
 			}
 		}
 	}
+	resp := &api.PutResponse{Changed: []string{}, Deleted: []string{}}
+	for k, v := range req.Entries {
+		if old, ok := f.entries[k]; !ok || old != v {
+			resp.Changed = append(resp.Changed, k)
+		}
+	}
+	for _, k := range req.SoftDeleteKeys {
+		if _, ok := f.entries[k]; ok {
+			resp.Deleted = append(resp.Deleted, k)
+		}
+	}
 	f.apply(req)
-	return &api.PutResponse{Checksum: f.checksum(), Version: f.version, Skipped: skipped}, nil
+	// Listed in key order, at most api.MaxSkippedListed, as the server does.
+	slices.SortFunc(skipped, func(a, b api.SkippedEntry) int { return strings.Compare(a.Key, b.Key) })
+	if n := len(skipped) - api.MaxSkippedListed; n > 0 {
+		skipped, resp.SkippedOmitted = skipped[:api.MaxSkippedListed], n
+	}
+	resp.Checksum, resp.Version, resp.Skipped = f.checksum(), f.version, skipped
+	return resp, nil
 }
 
 // resetData replaces the repo by a fresh one holding entries, at version

@@ -46,9 +46,23 @@ func (e *Engine) push(ctx context.Context, changes []Change, r *Report) error {
 // pushed records a successful batch in the view and the journal. Entries
 // the server left out (resp.Skipped) are reported, kept out of the journal's
 // synced set and left out of later pushes until their content changes; the
-// rest of the batch counts as pushed.
+// rest of the batch counts as pushed. When the server left out more than it
+// lists (resp.SkippedOmitted), only what it names as changed or deleted
+// counts: the view is pulled in full again and the cycle replans, so that
+// the rest is reconciled against what the server holds.
 func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) error {
 	skipped := make(map[string]bool, len(resp.Skipped))
+	if resp.SkippedOmitted > 0 { // unknown unless named as applied
+		for k := range req.Entries {
+			skipped[k] = true
+		}
+		for _, k := range req.SoftDeleteKeys {
+			skipped[k] = true
+		}
+		for _, k := range slices.Concat(resp.Changed, resp.Deleted) {
+			delete(skipped, k)
+		}
+	}
 	for _, sk := range resp.Skipped {
 		skipped[sk.Key] = true
 		if content, ok := req.Entries[sk.Key]; ok {
@@ -77,7 +91,14 @@ func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) er
 	}
 	e.view.pushed(resp)
 	e.cfg.Journal.SetDataset(resp.Checksum, resp.Version)
-	return e.saveJournal()
+	if err := e.saveJournal(); err != nil {
+		return err
+	}
+	if resp.SkippedOmitted > 0 {
+		e.view.loaded = false
+		return fmt.Errorf("push: %w: the server left out %d entries it did not list", errReplan, resp.SkippedOmitted)
+	}
+	return nil
 }
 
 // refused interprets a failed batch. 412 goes back to the cycle (pull and

@@ -14,12 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/netutil"
-
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/internal/cliflags"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/connlimit"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
 	servermcp "github.com/teammem/teammem/server/mcp"
@@ -82,7 +81,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve HTTPS on --addr with this PEM certificate `FILE` (with --tls-key; default: plain HTTP, e.g. behind a TLS proxy)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
 	fs.BoolVar(&c.accessLog, "access-log", true, "log one line per request (--access-log=false: only errors and refusals)")
-	fs.IntVar(&c.maxConnections, "max-connections", 10000, "client connections served at once on the main address; more wait to be accepted (0 = no cap)")
+	fs.IntVar(&c.maxConnections, "max-connections", 10000, "client connections served at once on the main address; at the cap the longest-idle keep-alive connection (or one silent over 1 s) is closed for a new one, else it waits to be accepted (0 = no cap)")
 	fs.DurationVar(&c.revocationRefresh, "revocation-refresh", auth.DefaultRevocationRefresh, "how stale the list of revoked tokens may be: a revocation (token revoke) is honoured within this long; each server reads the list at most once per period")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work; past it the request is answered 503 with Retry-After")
 	fs.Int64Var(&c.bodyCacheBytes, "body-cache-bytes", 32<<20, "`BYTES` of encoded GET bodies kept in memory (0 = no cache)")
@@ -246,7 +245,8 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("listen on %s: %w", c.addr, err)
 	}
 	if c.maxConnections > 0 {
-		ln = netutil.LimitListener(ln, c.maxConnections)
+		limiter := connlimit.New(c.maxConnections)
+		ln, main.ConnState = limiter.Listener(ln), limiter.ConnState
 	}
 	ln = conns.Listener(ln)
 	if c.tlsCert == "" {

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpapi"
 )
 
 // seedRepo fills acme/bench with n entries of 2 KB.
@@ -78,4 +81,33 @@ func BenchmarkPut20(b *testing.B) {
 			resp.Body.Close()
 		}
 	})
+}
+
+// BenchmarkPutInvalidContent pushes one PUT of N entries whose content is
+// not UTF-8 ("\xff"), through the real server: at the default entry limit
+// (1,000) and with the limit raised above N, where every entry is decoded,
+// checked and listed as skipped. The cost must grow linearly with N.
+func BenchmarkPutInvalidContent(b *testing.B) {
+	for _, n := range []int{1000, 10000, 40000} {
+		for _, limit := range []int{0, 200000} {
+			b.Run(fmt.Sprintf("entries=%d/max=%d", n, limit), func(b *testing.B) {
+				ts := newTestServer(&testing.T{}, serverOpts{limits: server.Limits{MaxEntries: limit}})
+				body := httpapi.InvalidContentBody(n)
+				b.SetBytes(int64(len(body)))
+				b.ResetTimer()
+				for b.Loop() {
+					req, _ := http.NewRequest(http.MethodPut, ts.url+api.PathTeamMemory+"?repo=acme/bench", bytes.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+ts.admin)
+					resp, err := ts.client.Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					size, _ := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					b.ReportMetric(float64(size), "answer-bytes")
+					b.ReportMetric(float64(resp.StatusCode), "status")
+				}
+			})
+		}
+	}
 }

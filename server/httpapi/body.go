@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -40,9 +39,12 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 // matched without regard to case, as encoding/json matches struct fields;
 // anything else malformed is an ErrInvalid RequestError. An entry whose
 // content is not UTF-8 text (invalid bytes, a lone surrogate escape that
-// a decoder would silently turn into U+FFFD) is listed in BadContent for
-// the Service to skip, so one bad file does not refuse the whole push.
-func decodePut(body []byte) (server.PutInput, error) {
+// a decoder would silently turn into U+FFFD) is put in BadContent for the
+// Service to skip, so one bad file does not refuse the whole push. Entries
+// naming more distinct keys than limits allows are a TooManyEntriesError:
+// past the limit the decoder only counts keys, unquoting no more content.
+// The cost is linear in the body's size.
+func decodePut(body []byte, limits server.Limits) (server.PutInput, error) {
 	if first := firstNonSpace(body); first != '{' {
 		return server.PutInput{}, server.InvalidBody("the body must be a JSON object such as {\"entries\": {...}, \"soft_delete_keys\": [...]}")
 	}
@@ -58,7 +60,7 @@ func decodePut(body []byte) (server.PutInput, error) {
 		}
 		switch field := name.String(); {
 		case strings.EqualFold(field, "entries"):
-			err = decodeEntries(d, &in)
+			err = decodeEntries(d, &in, limits)
 		case strings.EqualFold(field, "soft_delete_keys"):
 			err = decodeDeletes(d, &in)
 		default:
@@ -87,8 +89,10 @@ func decodePut(body []byte) (server.PutInput, error) {
 }
 
 // decodeEntries reads the entries object (or null) into in.Entries; a key
-// repeated in the body takes its last value.
-func decodeEntries(d *jsontext.Decoder, in *server.PutInput) error {
+// repeated in the body takes its last value. Once the entries name more
+// distinct keys than the limit, the rest are only counted (their values
+// skipped) and the result is the count's TooManyEntriesError.
+func decodeEntries(d *jsontext.Decoder, in *server.PutInput, limits server.Limits) error {
 	if open, err := openField(d, "entries", '{', "an object of strings"); !open {
 		return err
 	}
@@ -102,13 +106,14 @@ func decodeEntries(d *jsontext.Decoder, in *server.PutInput) error {
 			return err
 		}
 		k := name.String()
+		if _, seen := in.Entries[k]; !seen && limits.CheckEntryCount(len(in.Entries)+1) != nil {
+			return countEntries(d, in, limits)
+		}
 		raw, err := d.ReadValue()
 		if err != nil {
 			return err
 		}
-		if len(in.BadContent) > 0 { // a later duplicate of a refused entry replaces it
-			in.BadContent = slices.DeleteFunc(in.BadContent, func(b string) bool { return b == k })
-		}
+		delete(in.BadContent, k) // a later duplicate of a refused entry replaces it
 		switch raw.Kind() {
 		case '"':
 		case 'n':
@@ -121,13 +126,40 @@ func decodeEntries(d *jsontext.Decoder, in *server.PutInput) error {
 		// escape (which encoding/json would turn into U+FFFD, changing it).
 		if buf, err = jsontext.AppendUnquote(buf[:0], raw); err != nil {
 			in.Entries[k] = ""
-			in.BadContent = append(in.BadContent, k)
+			if in.BadContent == nil {
+				in.BadContent = map[string]bool{}
+			}
+			in.BadContent[k] = true
 			continue
 		}
 		in.Entries[k] = string(buf)
 	}
 	_, err := d.ReadToken()
 	return err
+}
+
+// countEntries reads the rest of an entries object that is over the limit
+// (its first key past it already read): further keys are only counted, not
+// stored (a repeat counted again), their values skipped, and the result is
+// the TooManyEntriesError for that count, or a syntax error.
+func countEntries(d *jsontext.Decoder, in *server.PutInput, limits server.Limits) error {
+	n := len(in.Entries) + 1
+	for {
+		if err := d.SkipValue(); err != nil {
+			return err
+		}
+		if d.PeekKind() == '}' {
+			break
+		}
+		if _, err := d.ReadToken(); err != nil {
+			return err
+		}
+		n++
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return err
+	}
+	return limits.CheckEntryCount(n)
 }
 
 // decodeDeletes reads the soft_delete_keys array (or null) into in.Deletes;
@@ -207,12 +239,13 @@ func firstNonSpace(b []byte) byte {
 
 // describeJSONError turns a decoding error into a message with the byte
 // offset where the body stops being valid JSON; an error that already is a
-// RequestError passes through.
+// RequestError or a TooManyEntriesError passes through.
 func describeJSONError(err error) error {
 	var re *server.RequestError
+	var tooMany *server.TooManyEntriesError
 	var syntaxErr *jsontext.SyntacticError
 	switch {
-	case errors.As(err, &re):
+	case errors.As(err, &re), errors.As(err, &tooMany):
 		return err
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return server.InvalidBody("the body is not valid JSON: it ends before the object does")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func referencePut(body []byte) (entries map[string]string, deletes []string, ok 
 // content that decodePut sets aside as BadContent instead).
 func checkDecodePut(t *testing.T, body []byte) {
 	t.Helper()
-	in, err := decodePut(body)
+	in, err := decodePut(body, server.Limits{})
 	var re *server.RequestError
 	if err != nil && !errors.As(err, &re) {
 		t.Fatalf("decodePut(%q): error %v is not a RequestError", body, err)
@@ -98,7 +99,7 @@ func checkDecodePut(t *testing.T, body []byte) {
 	case !ok:
 		return
 	case len(in.BadContent) > 0:
-		t.Fatalf("decodePut(%q): bad content %q in a valid body", body, in.BadContent)
+		t.Fatalf("decodePut(%q): bad content %q in a valid body", body, slices.Sorted(maps.Keys(in.BadContent)))
 	case fmt.Sprint(in.Entries) != fmt.Sprint(entries) || !slices.Equal(in.Deletes, deletes):
 		t.Fatalf("decodePut(%q) = %q, %q; encoding/json: %q, %q", body, in.Entries, in.Deletes, entries, deletes)
 	}
@@ -124,16 +125,15 @@ func TestDecodePutBadContent(t *testing.T) {
 		"{\"entries\":{\"a.md\":\"\xc3\",\"c.md\":\"\xe2\x82\"}}":   {"a.md", "c.md"},
 		`{"entries":{"a.md":"\ud800"},"soft_delete_keys":["z.md"]}`: {"a.md"},
 	} {
-		in, err := decodePut([]byte(body))
+		in, err := decodePut([]byte(body), server.Limits{})
 		if err != nil {
 			t.Errorf("decodePut(%q): %v", body, err)
 			continue
 		}
-		slices.Sort(in.BadContent)
-		if !slices.Equal(in.BadContent, want) {
-			t.Errorf("decodePut(%q) bad content = %q, want %q", body, in.BadContent, want)
+		if got := slices.Sorted(maps.Keys(in.BadContent)); !slices.Equal(got, want) {
+			t.Errorf("decodePut(%q) bad content = %q, want %q", body, got, want)
 		}
-		for _, k := range in.BadContent {
+		for k := range in.BadContent {
 			if in.Entries[k] != "" {
 				t.Errorf("decodePut(%q): bad %s kept content %q", body, k, in.Entries[k])
 			}
@@ -141,6 +141,47 @@ func TestDecodePutBadContent(t *testing.T) {
 		if got := in.Entries["b.md"]; strings.Contains(body, `"b.md":"ok"`) && got != "ok" {
 			t.Errorf("decodePut(%q): b.md = %q", body, got)
 		}
+	}
+}
+
+// TestDecodePutEntryCount: entries naming more distinct keys than the limit
+// are refused as a TooManyEntriesError counting every key from the first
+// past the limit on (a repeat before it once), whatever their content; at the limit the body decodes, bad
+// content and all.
+func TestDecodePutEntryCount(t *testing.T) {
+	limits := server.Limits{MaxEntries: 3}
+	body := func(keys ...string) []byte {
+		var b strings.Builder
+		b.WriteString(`{"entries":{`)
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%q:\"\xff\"", k)
+		}
+		b.WriteString(`},"soft_delete_keys":["z.md"]}`)
+		return []byte(b.String())
+	}
+	in, err := decodePut(body("a.md", "b.md", "c.md", "a.md"), limits)
+	if err != nil || len(in.Entries) != 3 || len(in.BadContent) != 3 || !slices.Equal(in.Deletes, []string{"z.md"}) {
+		t.Fatalf("decodePut at the limit = %q, %v, %v", in.Entries, in.BadContent, err)
+	}
+	for _, tt := range []struct {
+		keys     []string
+		received int
+	}{
+		{[]string{"a.md", "b.md", "c.md", "d.md"}, 4},
+		{[]string{"a.md", "a.md", "b.md", "c.md", "d.md", "d.md", "e.md"}, 6},
+	} {
+		_, err := decodePut(body(tt.keys...), limits)
+		var tooMany *server.TooManyEntriesError
+		if !errors.As(err, &tooMany) || tooMany.Max != 3 || tooMany.Received != tt.received {
+			t.Errorf("decodePut(%q) = %v; want a TooManyEntriesError with Max 3, Received %d", tt.keys, err, tt.received)
+		}
+	}
+	// Past the limit the values are only skipped, but still checked as JSON.
+	if _, err := decodePut([]byte(`{"entries":{"a":"","b":"","c":"","d":"","e":tru}}`), limits); !errors.Is(err, server.ErrInvalid) {
+		t.Errorf("an over-count body that is not JSON: %v, want ErrInvalid", err)
 	}
 }
 
@@ -161,7 +202,7 @@ func TestDecodePutMessages(t *testing.T) {
 		`{"x":` + strings.Repeat("[", 20000): "not valid JSON",
 		`{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`: "not valid JSON",
 	} {
-		_, err := decodePut([]byte(body))
+		_, err := decodePut([]byte(body), server.Limits{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("decodePut(%.60q) = %v, want an error containing %q", body, err, want)
 		}
@@ -183,8 +224,43 @@ func BenchmarkDecodePut(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decodePut(body); err != nil {
+		if _, err := decodePut(body, server.Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDecodePutInvalid decodes one PUT of n entries whose content is
+// not UTF-8 ("\xff"), with the entry limit above n (every entry decoded
+// and set aside) and at the default limit (the body refused as over the
+// count): the cost is linear in n either way.
+func BenchmarkDecodePutInvalid(b *testing.B) {
+	for _, n := range []int{1000, 10000, 40000, 150000} {
+		body := InvalidContentBody(n)
+		for _, max := range []int{1 << 20, server.DefaultMaxEntries} {
+			limits := server.Limits{MaxEntries: max}
+			b.Run(fmt.Sprintf("entries=%d/max=%d", n, max), func(b *testing.B) {
+				b.SetBytes(int64(len(body)))
+				for b.Loop() {
+					_, _ = decodePut(body, limits)
+				}
+			})
+		}
+	}
+}
+
+// InvalidContentBody is a PUT body of n entries whose content is not UTF-8
+// ("\xff"), which encoding/json cannot produce; exported for the
+// benchmarks of package httpapi_test.
+func InvalidContentBody(n int) []byte {
+	var body strings.Builder
+	body.WriteString(`{"entries":{`)
+	for i := range n {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, "\"bad/%06d.md\":\"\xff\"", i)
+	}
+	body.WriteString(`}}`)
+	return []byte(body.String())
 }

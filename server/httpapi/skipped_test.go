@@ -2,8 +2,10 @@ package httpapi_test
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,4 +126,75 @@ func TestSkippedDeletesAndAllSkipped(t *testing.T) {
 	}
 	ts.get("repo=acme/new", http.StatusNotFound)
 	ts.put("acme/api", map[string]string{"a.md": "x"}, []string{"a.md"}, http.StatusBadRequest)
+}
+
+// TestSkippedListIsBounded: a push with more refused entries and deletions
+// than the answer may list is applied as usual (ok.md), the answer names
+// the first api.MaxSkippedListed in key order and counts the rest; the log
+// has one line per listed entry and one for the rest; metrics count all.
+func TestSkippedListIsBounded(t *testing.T) {
+	var logs bytes.Buffer
+	ts := newTestServer(t, serverOpts{logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	var body strings.Builder
+	body.WriteString(`{"entries":{"ok.md":"fine"`)
+	for i := range 400 {
+		fmt.Fprintf(&body, ",\"bad/%03d.md\":\"\xff\"", i)
+	}
+	body.WriteString(`},"soft_delete_keys":[`)
+	for i := range 300 {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `"../del-%03d.md"`, i)
+	}
+	body.WriteString(`]}`)
+	r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(body.String()))
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	res := decode[api.PutResponse](t, r)
+	if len(res.Skipped) != api.MaxSkippedListed || res.SkippedOmitted != 700-api.MaxSkippedListed {
+		t.Fatalf("skipped %d listed, %d omitted; want %d and %d", len(res.Skipped), res.SkippedOmitted, api.MaxSkippedListed, 700-api.MaxSkippedListed)
+	}
+	if res.Skipped[0].Key != "../del-000.md" || !slices.Equal(res.Changed, []string{"ok.md"}) {
+		t.Errorf("first skipped %q, changed %q; want ../del-000.md (key order) and ok.md", res.Skipped[0].Key, res.Changed)
+	}
+	if len(r.body) > 30_000 {
+		t.Errorf("answer is %d bytes for a %d-byte push", len(r.body), body.Len())
+	}
+	if n := strings.Count(logs.String(), `"msg":"entry skipped"`); n != api.MaxSkippedListed {
+		t.Errorf("%d entry-skipped log lines, want %d", n, api.MaxSkippedListed)
+	}
+	if !strings.Contains(logs.String(), `"msg":"more entries skipped, not listed"`) || !strings.Contains(logs.String(), `"count":600`) {
+		t.Errorf("log lacks the line counting the rest:\n%.2000s", logs.String())
+	}
+	m := ts.do(http.MethodGet, "/metrics", "", nil)
+	if !strings.Contains(string(m.body), `teammem_entries_skipped_total{reason="invalid_content"} 400`) {
+		t.Error("metrics do not count every skipped entry")
+	}
+}
+
+// TestPutOverEntryCountRefusedWhole: a push whose entries name more keys
+// than the entry limit is the too-many-entries 413 the stock client clears
+// after a local delete, whatever the entries hold, and changes nothing; at
+// the limit it applies, its bad entries skipped.
+func TestPutOverEntryCountRefusedWhole(t *testing.T) {
+	ts := newTestServer(t, serverOpts{limits: serverLimits(10, 1000, 1<<20, 1<<20)})
+	entries := map[string]string{"ok.md": "fine"}
+	for i := range 9 {
+		entries[fmt.Sprintf("bad:%d.md", i)] = "x"
+	}
+	res := decode[api.PutResponse](t, ts.put("acme/api", entries, nil, http.StatusOK))
+	if len(res.Skipped) != 9 || len(res.Changed) != 1 {
+		t.Fatalf("at the limit: %+v", res)
+	}
+	entries["bad:9.md"] = "x"
+	r := ts.put("acme/api", entries, nil, http.StatusRequestEntityTooLarge)
+	e := r.errorBody(t)
+	if e.Code() != api.CodeTooManyEntries || e.Details["max_entries"] != float64(10) || e.Details["received_entries"] != float64(11) {
+		t.Errorf("over the count: %s", r.body)
+	}
+	if got := decode[api.TeamMemory](t, ts.get("repo=acme/api", http.StatusOK)); got.Version != res.Version {
+		t.Errorf("version %d after a refused push, want %d", got.Version, res.Version)
+	}
 }

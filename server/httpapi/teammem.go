@@ -204,7 +204,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in, err := decodePut(body)
+	in, err := decodePut(body, h.svc.Limits())
 	if err != nil {
 		return err
 	}
@@ -216,34 +216,43 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	h.metrics.RecordWrite(in, res)
 	h.logSkipped(r, res.Skipped)
 	w.Header().Set("ETag", api.ETag(res.State.Checksum))
+	listed, omitted := skippedEntries(res.Skipped)
 	writeJSON(w, http.StatusOK, api.PutResponse{
 		Checksum: res.State.Checksum, LastModified: formatTime(res.State.UpdatedAt), Version: res.State.Version,
-		Changed: nonNil(res.Changed), Deleted: nonNil(res.Deleted), Skipped: skippedEntries(res.Skipped),
+		Changed: nonNil(res.Changed), Deleted: nonNil(res.Deleted), Skipped: listed, SkippedOmitted: omitted,
 	})
 	return nil
 }
 
-// skippedEntries converts the entries a push left out for the wire.
-func skippedEntries(skipped []server.Skipped) []api.SkippedEntry {
+// skippedEntries converts the entries a push left out for the wire: the
+// first api.MaxSkippedListed, and the count of the rest.
+func skippedEntries(skipped []server.Skipped) (listed []api.SkippedEntry, omitted int) {
 	if len(skipped) == 0 {
-		return nil
+		return nil, 0
 	}
-	out := make([]api.SkippedEntry, len(skipped))
-	for i, sk := range skipped {
-		out[i] = api.SkippedEntry{Key: sk.Key, Reason: string(sk.Reason), Message: sk.Message,
+	n := min(len(skipped), api.MaxSkippedListed)
+	listed = make([]api.SkippedEntry, n)
+	for i, sk := range skipped[:n] {
+		listed[i] = api.SkippedEntry{Key: sk.Key, Reason: string(sk.Reason), Message: sk.Message,
 			RuleID: sk.RuleID, Label: sk.Label, Existing: sk.Existing}
 	}
-	return out
+	return listed, len(skipped) - n
 }
 
-// logSkipped logs and counts each entry a push left out: its key (bounded,
-// quoted by the JSON handler) and reason, never its content.
+// logSkipped counts each entry a push left out and logs the ones the answer
+// lists, by key (bounded, quoted by the JSON handler) and reason, never
+// content; the rest are one line with their number.
 func (h *handler) logSkipped(r *http.Request, skipped []server.Skipped) {
-	for _, sk := range skipped {
+	id, repo := slog.String("request_id", requestID(r.Context())), slog.String("repo", logRepo(r.URL.Query().Get("repo")))
+	for i, sk := range skipped {
 		h.metrics.EntrySkipped(string(sk.Reason))
-		h.log.LogAttrs(r.Context(), slog.LevelInfo, "entry skipped", slog.String("request_id", requestID(r.Context())),
-			slog.String("repo", logRepo(r.URL.Query().Get("repo"))), slog.String("key", truncate(sk.Key)),
-			slog.String("reason", string(sk.Reason)))
+		if i < api.MaxSkippedListed {
+			h.log.LogAttrs(r.Context(), slog.LevelInfo, "entry skipped", id, repo,
+				slog.String("key", truncate(sk.Key)), slog.String("reason", string(sk.Reason)))
+		}
+	}
+	if rest := len(skipped) - api.MaxSkippedListed; rest > 0 {
+		h.log.LogAttrs(r.Context(), slog.LevelInfo, "more entries skipped, not listed", id, repo, slog.Int("count", rest))
 	}
 }
 
