@@ -59,6 +59,7 @@ var layout = []room{
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/secrets"}},
 	{"server/mcp", []string{"server", "mcptools"}},
+	{"server/connlimit", nil},
 	{"server/httpapi", with(prim, "api", "server", "server/auth", "server/events", "server/metrics", "memcore/protocol", "memcore/secrets")},
 
 	// Wiring.
