@@ -29,11 +29,12 @@ func serverCLI(t *testing.T, args ...string) *proc {
 
 var tokenIDRE = regexp.MustCompile(`token id ([0-9a-f]{24})`)
 
-// createToken runs the real `token create` against dataDir's key: the
-// token is alone on stdout, its id on stderr.
-func createToken(t *testing.T, dataDir, subject string) (token, id string) {
+// createToken runs the real `token create` against dataDir's key (and the
+// store named by extra, else dataDir's embedded one, where it records the
+// token): the token is alone on stdout, its id on stderr.
+func createToken(t *testing.T, dataDir, subject string, extra ...string) (token, id string) {
 	t.Helper()
-	p := serverCLI(t, "token", "create", "--data-dir", dataDir, "--subject", subject, "--grant", "acme/**:write")
+	p := serverCLI(t, append([]string{"token", "create", "--data-dir", dataDir, "--subject", subject, "--grant", "acme/**:write"}, extra...)...)
 	out, errs := p.stdout.String(), p.stderr.String()
 	m := tokenIDRE.FindStringSubmatch(errs)
 	if len(p.stdout.snapshot()) != 1 || strings.Count(out, ".") != 2 || m == nil {
@@ -115,8 +116,8 @@ func TestTokenRevocationAcrossReplicas(t *testing.T) {
 	s1 := launchServer(t, d1, "--addr", "127.0.0.1:0", "--rate-limit", "0", "--database-url", url, "--migrate", "--revocation-refresh", "2s")
 	s2 := launchServer(t, d2, "--addr", "127.0.0.1:0", "--rate-limit", "0", "--database-url", url,
 		"--signing-key-file", filepath.Join(d1, "signing.key"), "--revocation-refresh", "2s")
-	token, _ := createToken(t, d1, "laptop")
-	other, _ := createToken(t, d1, "ci")
+	token, _ := createToken(t, d1, "laptop", "--database-url", url)
+	other, _ := createToken(t, d1, "ci", "--database-url", url)
 	for _, s := range []*serverProc{s1, s2} {
 		for _, tok := range []string{token, other} {
 			if code, body := getStatus(t, s, tok); code != 404 { // accepted; the repository does not exist
@@ -132,7 +133,7 @@ func TestTokenRevocationAcrossReplicas(t *testing.T) {
 			t.Errorf("%s refuses another subject's token: %d", s.addr, code)
 		}
 	}
-	fresh, _ := createToken(t, d1, "laptop")
+	fresh, _ := createToken(t, d1, "laptop", "--database-url", url)
 	for _, s := range []*serverProc{s1, s2} {
 		if code, body := getStatus(t, s, fresh); code != 404 {
 			t.Errorf("%s refuses the token created after the revocation: %d %s", s.addr, code, body)

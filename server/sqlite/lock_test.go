@@ -39,7 +39,7 @@ func TestExclusiveLock(t *testing.T) {
 			}
 			return err
 		}},
-		{"migrate", func() error { _, _, err := sqlite.Migrate(ctx, path, migrations.Version, 0); return err }},
+		{"migrate", func() error { _, _, err := sqlite.Migrate(ctx, path, migrations.Up, 0); return err }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,6 +49,9 @@ func TestExclusiveLock(t *testing.T) {
 				t.Errorf("second use = %v; want ErrLocked naming %s and another teammem-server", err, path)
 			}
 		})
+	}
+	if v, _, err := sqlite.Migrate(ctx, path, migrations.Version, 0); err != nil || v == 0 {
+		t.Errorf("migrate version beside the open store = %d, %v; want the schema version (it only reads)", v, err)
 	}
 	if err := first.Ping(ctx); err != nil {
 		t.Errorf("Ping of the first DB after refused opens: %v", err)
