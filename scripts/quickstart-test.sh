@@ -31,6 +31,7 @@ done
 [ -n "$addr" ] || { cat "$log"; echo "quickstart: no 'listening on' line"; exit 1; }
 grep -qF "web UI at http://$addr/ui/" "$log" || { cat "$log"; echo "quickstart: the start log does not name the web UI's address"; exit 1; }
 grep -qF "$TEAMMEM_DATA_DIR/admin.token" "$log" || { cat "$log"; echo "quickstart: the start log does not say where admin.token is"; exit 1; }
+[ "$(curl -sS -o /dev/null -w '%{http_code} %{redirect_url}' "http://$addr/")" = "302 http://$addr/ui/" ] || { echo "quickstart: the server's address does not lead to /ui/"; exit 1; }
 curl -fsS "http://$addr/healthz" >/dev/null
 curl -fsS "http://$addr/readyz" >/dev/null
 token=$(cat "$TEAMMEM_DATA_DIR/admin.token")

@@ -83,6 +83,11 @@ func parsePages() (map[string]*template.Template, error) {
 
 // mountUI serves the web UI under /ui/.
 func (h *handler) mountUI(r chi.Router) {
+	toUI := func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, uiPrefix+"/", http.StatusFound) // a person opening the server's address lands on the UI
+	}
+	r.Get("/", toUI)
+	r.Head("/", toUI)
 	r.Get(uiPrefix, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, uiPrefix+"/", http.StatusMovedPermanently)
 	})
@@ -90,7 +95,13 @@ func (h *handler) mountUI(r chi.Router) {
 		r.Use(uiHeaders)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) { h.uiFail(w, r, notFound("no such page")) })
 		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { h.uiFail(w, r, errMethodNotAllowed) })
-		r.Get("/static/*", h.ui.static.ServeHTTP)
+		r.Get("/static/*", func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/") { // a folder: no listing
+				h.uiFail(w, r, notFound("no such page"))
+				return
+			}
+			h.ui.static.ServeHTTP(w, r)
+		})
 		r.Get("/login", h.uiLoginPage)
 		r.With(crossOriginProtection).Post("/login", h.uiLogin)
 		r.Group(func(r chi.Router) {

@@ -446,3 +446,20 @@ func TestUIWithoutAuthentication(t *testing.T) {
 	form.Set("csrf", "x")
 	ts.browser(t).post("/ui/r/acme/api/~restore", form).must(t, http.StatusBadRequest)
 }
+
+// TestUIFrontDoor: the server's address leads a person to the UI, and the
+// static folder lists nothing.
+func TestUIFrontDoor(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	b := ts.browser(t)
+	root := b.get("/").must(t, http.StatusFound)
+	if loc := root.header.Get("Location"); loc != "/ui/" {
+		t.Errorf("GET / redirects to %q; want /ui/", loc)
+	}
+	for _, path := range []string{"/ui/static/", "/ui/static/nothing.css"} {
+		p := b.get(path).must(t, http.StatusNotFound)
+		if strings.Contains(p.body, "style.css\"") && strings.Contains(p.body, "<pre>") {
+			t.Errorf("%s lists the folder:\n%s", path, p.body)
+		}
+	}
+}
