@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/teammem/teammem/internal/linediff"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 )
 
@@ -16,9 +17,10 @@ const historyShown = 200
 // entryView is what an entry's page shows.
 type entryView struct {
 	Key      string
-	Shown    server.Revision // the revision whose content is shown (a put)
-	Rendered template.HTML
-	Latest   server.Revision // the newest revision (a delete when the entry is deleted)
+	Shown    server.Revision      // the revision whose content is shown (a put)
+	Meta     protocol.Frontmatter // the shown content's frontmatter, shown as metadata above the body
+	Rendered template.HTML        // the shown content without its frontmatter
+	Latest   server.Revision      // the newest revision (a delete when the entry is deleted)
 	Deleted  bool
 	History  []historyRow
 	DiffFrom int64 // the diff form's defaults
@@ -81,7 +83,9 @@ func (h *handler) uiEntryPage(r *http.Request, pg *page, repo string) (string, e
 		if v.Shown.Op != server.OpPut {
 			return "", notFound("no content at this version of this entry")
 		}
-		v.Rendered = h.ui.md.render(repo, key, v.Shown.Content)
+		var body string
+		v.Meta, body, _ = protocol.SplitFrontmatter(v.Shown.Content)
+		v.Rendered = h.ui.md.render(repo, key, body)
 	}
 	revs, err := h.svc.History(ctx, p, repo, key, before, historyShown+1)
 	if err != nil {

@@ -463,3 +463,23 @@ func TestUIFrontDoor(t *testing.T) {
 		}
 	}
 }
+
+// TestUIEntryFrontmatter: a topic's frontmatter is shown as metadata above
+// its body, not rendered as a rule and a heading.
+func TestUIEntryFrontmatter(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"ship.md": "---\nname: ship deploys\ndescription: how we ship <b>deploys</b>\ntype: project\n---\n# Shipping\n\nRun the release.\n"}, nil, http.StatusOK)
+	b := ts.browser(t)
+	b.signIn(ts.admin)
+	p := b.get("/ui/r/acme/api/~entry?key=ship.md").must(t, http.StatusOK)
+	md := p.body[strings.Index(p.body, `<div class="md">`):]
+	md = md[:strings.Index(md, "</div>")]
+	for _, want := range []string{`<dt>Name</dt><dd>ship deploys</dd>`, `<dt>Description</dt><dd>how we ship &lt;b&gt;deploys&lt;/b&gt;</dd>`, `<dt>Type</dt><dd>project</dd>`} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("entry page lacks %s", want)
+		}
+	}
+	if strings.Contains(md, "<hr") || strings.Contains(md, "name: ship deploys") || !strings.Contains(md, "<h1") {
+		t.Errorf("the body renders the frontmatter:\n%s", md)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Doc is what a store indexes for one live entry: Title (the key's words,
@@ -19,42 +21,13 @@ type Doc struct {
 // DocOf returns the indexed text of the entry key holding content.
 func DocOf(key, content string) Doc {
 	title := Normalize(key, 0)
-	name, desc := frontmatter(content)
-	for _, s := range []string{name, desc} {
+	fm, _, _ := protocol.SplitFrontmatter(content)
+	for _, s := range []string{fm.Name, fm.Description} {
 		if n := Normalize(s, 4096); n != "" {
 			title += " " + n
 		}
 	}
 	return Doc{Title: title, Body: Normalize(content, MaxBodyBytes)}
-}
-
-// frontmatter returns the name and description of a leading `---` block
-// (plain or quoted one-line values, which is what memory files carry).
-func frontmatter(content string) (name, desc string) {
-	rest, ok := strings.CutPrefix(content, "---\n")
-	if !ok {
-		if rest, ok = strings.CutPrefix(content, "---\r\n"); !ok {
-			return "", ""
-		}
-	}
-	for line := range strings.Lines(rest) {
-		line = strings.TrimRight(line, "\r\n")
-		if line == "---" {
-			break
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		v = strings.Trim(strings.TrimSpace(v), `"'`)
-		switch strings.TrimSpace(k) {
-		case "name":
-			name = v
-		case "description":
-			desc = v
-		}
-	}
-	return name, desc
 }
 
 // IsIndex reports whether key is a memory index (MEMORY.md in any
