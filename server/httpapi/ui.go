@@ -219,7 +219,7 @@ func (h *handler) uiPage(fn func(w http.ResponseWriter, r *http.Request, pg *pag
 		pg := &page{Subject: c.p.Subject, CSRF: h.ui.sessions.csrfToken(c.sess), NoAuth: h.noAuth}
 		name, err := fn(w, r, pg)
 		if err != nil {
-			h.uiFail(w, r, err)
+			h.uiFailIn(w, r, err, pg.Repo)
 			return
 		}
 		if name != "" {
@@ -261,6 +261,13 @@ type uiError struct {
 // uiFail renders err as an error page, with the status the API's one table
 // gives it. A refused repository reads the same whether or not it exists.
 func (h *handler) uiFail(w http.ResponseWriter, r *http.Request, err error) {
+	h.uiFailIn(w, r, err, "")
+}
+
+// uiFailIn is uiFail on a page of repo: a missing entry or page keeps the
+// repository's breadcrumb and search box (the caller could read the
+// repository to get that far); a refusal does not.
+func (h *handler) uiFailIn(w http.ResponseWriter, r *http.Request, err error, repo string) {
 	f := translate(err)
 	if f.status >= 500 {
 		h.log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", requestID(r.Context())),
@@ -289,6 +296,9 @@ func (h *handler) uiFail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	c := callerOf(r.Context())
 	pg := &page{Title: e.Heading, Subject: c.p.Subject, NoAuth: h.noAuth, Data: e}
+	if f.status == http.StatusNotFound {
+		pg.Repo = repo
+	}
 	if c.sess.Nonce != "" {
 		pg.CSRF = h.ui.sessions.csrfToken(c.sess)
 	}

@@ -483,3 +483,17 @@ func TestUIEntryFrontmatter(t *testing.T) {
 		t.Errorf("the body renders the frontmatter:\n%s", md)
 	}
 }
+
+// TestUIMissingEntryKeepsTheRepository: a link to an entry that does not
+// exist answers 404 with the repository's breadcrumb; a repository without
+// a grant shows none.
+func TestUIMissingEntryKeepsTheRepository(t *testing.T) {
+	ts := newTestServer(t, serverOpts{})
+	ts.put("acme/api", map[string]string{"MEMORY.md": "- [Gone](gone.md)\n"}, nil, http.StatusOK)
+	b := ts.browser(t)
+	b.signIn(ts.admin)
+	p := b.get("/ui/r/acme/api/~entry?key=gone.md").must(t, http.StatusNotFound)
+	if !strings.Contains(p.body, `<a href="/ui/r/acme/api">acme/api</a>`) || !strings.Contains(p.body, "Not found") {
+		t.Errorf("missing entry page lacks the repository breadcrumb:\n%s", p.body)
+	}
+}
