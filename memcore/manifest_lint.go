@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Topic lint rule identifiers.
@@ -15,6 +17,7 @@ const (
 	RuleTopicMissingName        = "topic-missing-name"
 	RuleTopicMissingDescription = "topic-missing-description"
 	RuleTopicUnknownType        = "topic-unknown-type"
+	RuleConflictCopy            = "conflict-copy"
 )
 
 // typeLineRe finds the `type:` key of a frontmatter block.
@@ -25,7 +28,9 @@ var typeLineRe = regexp.MustCompile(`^type\s*:`)
 // malformed block, a missing name or description, a type that is not one of
 // user, feedback, project, reference (a missing type is allowed). Paths in
 // the problems are dir joined with the topic's path; Line is 1 except for an
-// unknown type, where it is the line of the `type:` key.
+// unknown type, where it is the line of the `type:` key. A conflict copy
+// (protocol.IsConflictCopy) is not a topic: it is reported once, as the
+// user's to resolve, and its frontmatter is not checked.
 func LintTopics(dir string) ([]LintProblem, error) {
 	files, err := findTopicFiles(dir)
 	if err != nil {
@@ -34,7 +39,13 @@ func LintTopics(dir string) ([]LintProblem, error) {
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	var problems []LintProblem
 	for _, f := range files {
-		problems = append(problems, lintTopic(filepath.Join(dir, filepath.FromSlash(f.rel)))...)
+		path := filepath.Join(dir, filepath.FromSlash(f.rel))
+		if protocol.IsConflictCopy(f.rel) {
+			problems = append(problems, LintProblem{Path: path, Line: 1, Rule: RuleConflictCopy,
+				Message: "a conflict copy: your version of an edit that collided with a teammate's; merge what you want to keep into the original and delete this file"})
+			continue
+		}
+		problems = append(problems, lintTopic(path)...)
 	}
 	return problems, nil
 }

@@ -80,6 +80,7 @@ func TestLintTopics(t *testing.T) {
 	writeTopic(t, dir, "plain.md", "just text\n", now)
 	writeTopic(t, dir, "bad.md", "---\nname: \"unclosed\n---\n", now)
 	writeTopic(t, dir, "sub/partial.md", "---\ntitle: x\n\ntype: opinion\n---\n", now)
+	writeTopic(t, dir, "good.conflict-20260102T030405Z-laptop.md", "my version, no frontmatter\n", now)
 
 	got, err := LintTopics(dir)
 	if err != nil {
@@ -100,6 +101,7 @@ func TestLintTopics(t *testing.T) {
 	}
 	want := []brief{
 		{p("bad.md"), 1, RuleTopicBadFrontmatter},
+		{p("good.conflict-20260102T030405Z-laptop.md"), 1, RuleConflictCopy},
 		{p("plain.md"), 1, RuleTopicNoFrontmatter},
 		{p("sub/partial.md"), 1, RuleTopicMissingName},
 		{p("sub/partial.md"), 1, RuleTopicMissingDescription},

@@ -25,12 +25,9 @@ func ConflictName(key string, at time.Time, host string) string {
 	return stem + conflictMarker + at.UTC().Format(conflictTimeFormat) + "-" + cleanHost(host) + ext
 }
 
-// IsConflictCopy reports whether the last segment of a slash-separated path
-// is a conflict copy's name (holds ".conflict-"). Conflict copies are never
-// pushed.
-func IsConflictCopy(p string) bool {
-	return strings.Contains(path.Base(p), conflictMarker)
-}
+// IsConflictCopy reports whether p names a conflict copy (see
+// protocol.IsConflictCopy).
+func IsConflictCopy(p string) bool { return protocol.IsConflictCopy(p) }
 
 // cleanHost keeps ASCII letters, digits, "-" and "_" of host (at most 63).
 func cleanHost(host string) string {
