@@ -223,6 +223,11 @@ func runDiff(ctx context.Context, s *session, c *client.Client, _ historyFlags, 
 		s.out.object(diffJSON{Repo: s.slug, Key: key, From: from.label, To: to.label, Identical: d == "", Diff: d})
 		return nil
 	}
+	if d == "" {
+		// Say what was compared: a silent diff reads as a failure.
+		fmt.Fprintf(s.e.Stdout, "no difference: %s and %s hold the same text\n", from.label, to.label)
+		return nil
+	}
 	fmt.Fprint(s.e.Stdout, d)
 	return nil
 }

@@ -71,3 +71,18 @@ func TestStatusBeforeFirstSync(t *testing.T) {
 		t.Errorf("status before the first sync: folder %q; want it said not created yet", st.FolderError)
 	}
 }
+
+// TestEmptyRepositorySaysSo: sync and diff on a repository nobody has
+// written say what happened instead of printing nothing.
+func TestEmptyRepositorySaysSo(t *testing.T) {
+	ts := newTestServer(t, false)
+	dir := t.TempDir()
+	env := agentEnv(t, ts, dir)
+	delete(env, "TEAMMEM_JSON")
+	if res := cli(t, t.Context(), env, "sync"); res.code != 0 || !strings.Contains(res.stdout, "acme/api has no team memory on the server yet") {
+		t.Errorf("sync on an empty repository: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+	}
+	if res := cli(t, t.Context(), env, "diff", "notes.md"); res.code != 0 || !strings.Contains(res.stdout, "no difference: notes.md (not on the server) and notes.md (no local file)") {
+		t.Errorf("diff of a key nowhere: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+	}
+}

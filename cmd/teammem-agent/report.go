@@ -105,8 +105,11 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	for _, s := range r.Block {
 		fmt.Fprintln(w, "warning:", s)
 	}
-	if r.Checksum != "" {
+	switch {
+	case r.Checksum != "":
 		fmt.Fprintf(w, "%s at version %d (%s)\n", repo, r.Version, shortSum(r.Checksum))
+	case len(r.Pulled)+len(r.Pushed)+len(r.Deleted) == 0:
+		fmt.Fprintf(w, "%s has no team memory on the server yet and the team folder holds none: nothing to sync\n", repo)
 	}
 }
 
