@@ -23,6 +23,12 @@ DIST_DIR=$(cd "$DIST_DIR" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# The agent's user service definitions, as `teammem-agent service install`
+# writes them for an agent in /usr/local/bin (examples: install writes the
+# user's own), printed by an agent built for this machine.
+host_agent="$work/host/teammem-agent"
+CGO_ENABLED=0 "$GO" build -trimpath -o "$host_agent" ./cmd/teammem-agent
+
 archives=()
 for target in $DIST_TARGETS; do
 	os=${target%/*} arch=${target#*/}
@@ -38,6 +44,12 @@ for target in $DIST_TARGETS; do
 	cp README.md LICENSE "$work/$name/"
 	mkdir -p "$work/$name/deploy"
 	cp deploy/teammem-server.service "$work/$name/deploy/"
+	case "$os" in
+	linux) HOME=/home/you XDG_CONFIG_HOME= "$host_agent" service print --os linux --agent /usr/local/bin/teammem-agent \
+		--config /home/you/.config/teammem/agent.toml >"$work/$name/deploy/teammem-agent.service" ;;
+	darwin) HOME=/Users/you "$host_agent" service print --os darwin --agent /usr/local/bin/teammem-agent \
+		--config "/Users/you/Library/Application Support/teammem/agent.toml" >"$work/$name/deploy/dev.teammem.agent.plist" ;;
+	esac
 	if [ "$os" = windows ]; then
 		archive="$name.zip"
 		rm -f "$DIST_DIR/$archive"

@@ -12,7 +12,7 @@ func (s *Service) unit() string {
 	}
 	return `[Unit]
 Description=teammem agent: keeps the team memory of the registered checkouts in step
-Documentation=https://github.com/teammem/teammem/blob/main/docs/cli/teammem-agent.md#service
+Documentation=https://github.com/teammem/teammem/blob/main/docs/cli/teammem-agent.md#teammem-agent-service
 
 [Service]
 Type=simple

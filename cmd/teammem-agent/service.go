@@ -15,14 +15,17 @@ func init() {
 		Run: runService})
 }
 
-// runService is `teammem-agent service install|uninstall|status`.
+// runService is `teammem-agent service install|uninstall|status|print`.
 func runService(_ context.Context, e *cliEnv, args []string) error {
-	fs := newFlagSet("service", "service <install|uninstall|status> [--no-start] [flags]\n\n"+
+	fs := newFlagSet("service", "service <install|uninstall|status|print> [--no-start] [flags]\n\n"+
 		"A systemd user unit on Linux, a launchd agent on macOS, running `teammem-agent run`\n"+
-		"for every registered checkout (see login and add).", e.Stdout)
+		"for every registered checkout (see login and add). print writes the definition\n"+
+		"install would write to stdout and changes nothing.", e.Stdout)
 	var c commonFlags
 	c.register(fs)
 	noStart := fs.Bool("no-start", false, "only write (or remove) the definition; do not ask systemctl or launchctl")
+	goos := fs.String("os", runtime.GOOS, "with print: the `system` whose definition to print (linux or darwin)")
+	agentPath := fs.String("agent", "", "with print: the agent's `path` in the definition (default: this program)")
 	pos, err := parseArgs(fs, args, e.Getenv, 1, 1)
 	if err != nil {
 		return helpOK(err)
@@ -37,6 +40,17 @@ func runService(_ context.Context, e *cliEnv, args []string) error {
 	}
 	if real, err := filepath.EvalSymlinks(self); err == nil {
 		self = real
+	}
+	if pos[0] == "print" {
+		if *agentPath != "" {
+			self = *agentPath
+		}
+		svc, err := autostart.New(*goos, e.Getenv, e.Home, self, config)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(e.Stdout, svc.Definition())
+		return nil
 	}
 	svc, err := autostart.New(runtime.GOOS, e.Getenv, e.Home, self, config)
 	if err != nil {
@@ -57,7 +71,7 @@ func runService(_ context.Context, e *cliEnv, args []string) error {
 		}
 	case "status":
 	default:
-		return errUsage("service: want install, uninstall or status, got %q", pos[0])
+		return errUsage("service: want install, uninstall, status or print, got %q", pos[0])
 	}
 	installed, state := svc.State(!*noStart)
 	if c.json {

@@ -70,6 +70,12 @@ func TestDist(t *testing.T) {
 			f.Close()
 		}
 	}
+	if runtime.GOOS == "linux" {
+		unit, err := os.ReadFile(filepath.Join(unpacked, name, "deploy", "teammem-agent.service"))
+		if err != nil || !strings.Contains(string(unit), `ExecStart="/usr/local/bin/teammem-agent" "run" "--config"`) || !strings.Contains(string(unit), "[Install]") {
+			t.Errorf("archive's agent user unit: %v\n%s", err, unit)
+		}
+	}
 	for _, f := range []string{"README.md", "LICENSE", "deploy/teammem-server.service"} {
 		got, err := os.ReadFile(filepath.Join(unpacked, name, f))
 		want, _ := os.ReadFile(filepath.Join(root, f))
