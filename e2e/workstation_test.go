@@ -193,7 +193,9 @@ func TestServiceInstall(t *testing.T) {
 	}
 	w.ok(checkout, w.token, "login", "--server", w.srv.url())
 	w.ok(checkout, "", "add")
-	w.ok(w.home, "", "service", "install", "--no-start")
+	if out := w.ok(w.home, "", "service", "install", "--no-start"); !strings.Contains(out, "start it:  systemctl --user daemon-reload && systemctl --user enable --now teammem-agent.service") {
+		t.Errorf("service install --no-start does not say how to start the service:\n%s", out)
+	}
 	unitPath := filepath.Join(w.home, ".config", "systemd", "user", "teammem-agent.service")
 	unit, err := os.ReadFile(unitPath)
 	if err != nil {
