@@ -108,7 +108,7 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	switch {
 	case r.Checksum != "":
 		fmt.Fprintf(w, "%s at version %d (%s)\n", repo, r.Version, shortSum(r.Checksum))
-	case len(r.Pulled)+len(r.Pushed)+len(r.Deleted) == 0:
+	case r.Err == nil && len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings) == 0:
 		fmt.Fprintf(w, "%s has no team memory on the server yet and the team folder holds none: nothing to sync\n", repo)
 	}
 }
