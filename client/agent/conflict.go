@@ -25,10 +25,6 @@ func ConflictName(key string, at time.Time, host string) string {
 	return stem + conflictMarker + at.UTC().Format(conflictTimeFormat) + "-" + cleanHost(host) + ext
 }
 
-// IsConflictCopy reports whether p names a conflict copy (see
-// protocol.IsConflictCopy).
-func IsConflictCopy(p string) bool { return protocol.IsConflictCopy(p) }
-
 // cleanHost keeps ASCII letters, digits, "-" and "_" of host (at most 63).
 func cleanHost(host string) string {
 	var b strings.Builder

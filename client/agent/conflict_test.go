@@ -29,7 +29,7 @@ func TestConflictName(t *testing.T) {
 			if err := protocol.ValidateKey(got); err != nil {
 				t.Errorf("conflict name is not a valid key: %v", err)
 			}
-			if !IsConflictCopy(got) || IsConflictCopy(tt.key) {
+			if !protocol.IsConflictCopy(got) || protocol.IsConflictCopy(tt.key) {
 				t.Errorf("IsConflictCopy wrong for %q or %q", got, tt.key)
 			}
 		})

@@ -138,7 +138,7 @@ func skipStep(key string, in Input) (Step, string, bool) {
 		step.Reason = "local file not pushable"
 		return step, "", true
 	}
-	if IsConflictCopy(key) {
+	if protocol.IsConflictCopy(key) {
 		step.Reason = "conflict copy"
 		if _, onServer := in.Server[key]; onServer {
 			return step, fmt.Sprintf("skipping %q from the server: conflict copies are never synced", key), true

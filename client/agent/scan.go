@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // ErrFolderUnavailable is wrapped by ScanDir's error when the team folder
@@ -60,7 +62,7 @@ func ScanDir(dir string, opts ScanOptions) (*Snapshot, error) {
 
 // isCandidate reports whether a slash path is a push candidate by name.
 func (o ScanOptions) isCandidate(p string) bool {
-	if IsConflictCopy(p) {
+	if protocol.IsConflictCopy(p) {
 		return false
 	}
 	exts := o.Extensions

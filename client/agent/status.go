@@ -226,7 +226,7 @@ func conflictCopies(dir string) []string {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
-		case d.Type().IsRegular() && IsConflictCopy(p):
+		case d.Type().IsRegular() && protocol.IsConflictCopy(p):
 			out = append(out, p)
 		}
 		return nil
