@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/internal/gittest"
 )
 
@@ -23,7 +24,7 @@ func TestEngineBlockWarnsOfStaleReferences(t *testing.T) {
 	}
 	r := newRig(t, server, nil, func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main)} })
 	r.sync(t)
-	block := readFile(t, filepath.Join(main, LocalMdName))
+	block := readFile(t, filepath.Join(main, teamblock.LocalMdName))
 	want := "— deploy runbook ⚠ stale: `scripts/release.sh`, `client/push.go:RetryPush` — check the code before trusting it\n"
 	if !strings.Contains(block, want) || !strings.Contains(block, "— code style\n") || strings.Contains(block, "example.go") {
 		t.Fatalf("block:\n%s", block)
@@ -38,13 +39,13 @@ func TestEngineBlockWarnsOfStaleReferences(t *testing.T) {
 		os.WriteFile(p, []byte(content), 0o644)
 	}
 	r.sync(t)
-	if block := readFile(t, filepath.Join(main, LocalMdName)); !strings.Contains(block, want) {
+	if block := readFile(t, filepath.Join(main, teamblock.LocalMdName)); !strings.Contains(block, want) {
 		t.Errorf("files in the working tree only must not clear the warning:\n%s", block)
 	}
 	gittest.Run(t, main, "add", "scripts", "client")
 	gittest.Run(t, main, "commit", "-q", "-m", "add")
 	r.sync(t)
-	if block := readFile(t, filepath.Join(main, LocalMdName)); strings.Contains(block, "⚠") {
+	if block := readFile(t, filepath.Join(main, teamblock.LocalMdName)); strings.Contains(block, "⚠") {
 		t.Errorf("after the commit the warning stays:\n%s", block)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
@@ -142,7 +143,7 @@ func blockStates(checkouts func() ([]string, error), noInject bool) []BlockStatu
 	for _, co := range roots {
 		b := BlockStatus{Checkout: co, State: "off (--no-inject)"}
 		if !noInject {
-			b.State, b.Fix = BlockState(co)
+			b.State, b.Fix = teamblock.BlockState(co)
 		}
 		out = append(out, b)
 	}

@@ -11,8 +11,11 @@
 // produced only to a file inside the team folder, every other character
 // that could start a link, an image, HTML, a code fence or an @include is
 // neutralised, and the text between the markers can never hold a marker or
-// an HTML comment. The package is pure: the caller reads the index and says
-// which files exist and which the agent refused to share.
+// an HTML comment. Rendering is pure: the caller reads the index and says
+// which files exist and which the agent refused to share. The package also
+// keeps the block in its place: the checkouts that get it (a repository's
+// worktrees), the splice into CLAUDE.local.md that keeps the user's text
+// byte for byte, and git's info/exclude; the sync engine only calls it.
 package teamblock
 
 import (

@@ -16,6 +16,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/client/userconfig"
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/memcore"
@@ -132,7 +133,7 @@ func checkoutLister(e *cliEnv, c commonFlags, slug string) func() ([]string, err
 		if err != nil {
 			return nil, err
 		}
-		return agent.BlockCheckouts(dir, slug, c.repoDir != "" || c.dir == "")
+		return teamblock.Checkouts(dir, slug, c.repoDir != "" || c.dir == "")
 	}
 }
 

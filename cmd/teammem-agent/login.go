@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/client/userconfig"
 )
 
@@ -165,7 +165,7 @@ func removeCheckout(_ *cliEnv, _ commonFlags, uc *userconfig.Config, co userconf
 	for _, other := range uc.Checkouts {
 		synced = append(synced, other.Path)
 	}
-	removed, keptBy, err := agent.RemoveRepoBlocks(co.Path, synced)
+	removed, keptBy, err := teamblock.RemoveRepoBlocks(co.Path, synced)
 	switch {
 	case err != nil:
 		msg += fmt.Sprintf("; the team memory block could not be taken out everywhere: %v", err)

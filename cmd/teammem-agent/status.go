@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/client/userconfig"
 )
 
@@ -155,7 +156,7 @@ func printStatus(s *session, st *agent.Status) {
 		fmt.Fprintf(w, "skipped:   %q: %s\n", sk.Path, sk.Reason)
 	}
 	for _, b := range st.TeamBlock {
-		fmt.Fprintf(w, "block:     %s: %s\n", filepath.Join(b.Checkout, agent.LocalMdName), b.State)
+		fmt.Fprintf(w, "block:     %s: %s\n", filepath.Join(b.Checkout, teamblock.LocalMdName), b.State)
 		if b.Fix != "" {
 			fmt.Fprintf(w, "           to fix: %s\n", b.Fix)
 		}

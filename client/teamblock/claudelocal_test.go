@@ -1,7 +1,6 @@
-package agent
+package teamblock
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,14 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/internal/gittest"
 )
 
-const testBlock = teamblock.Begin + "\n# Team memory\n\n- [A](/t/a.md)\n" + teamblock.End + "\n"
+const testBlock = Begin + "\n# Team memory\n\n- [A](/t/a.md)\n" + End + "\n"
 
 func TestSpliceBlock(t *testing.T) {
-	other := teamblock.Begin + "\nold\n" + teamblock.End + "\n"
+	other := Begin + "\nold\n" + End + "\n"
 	tests := []struct{ name, in, want string }{
 		{"empty file", "", testBlock},
 		{"user text without final newline", "my notes", testBlock + "my notes"},
@@ -25,8 +23,8 @@ func TestSpliceBlock(t *testing.T) {
 		{"frontmatter", "---\npaths: x\n---\nnotes\n", "---\npaths: x\n---\n" + testBlock + "notes\n"},
 		{"block replaced in place", "top\n" + other + "bottom", "top\n" + testBlock + "bottom"},
 		{"block at end without newline", "top\n" + strings.TrimSuffix(other, "\n"), "top\n" + testBlock},
-		{"crlf markers", "a\r\n" + teamblock.Begin + "\r\nold\r\n" + teamblock.End + "\r\nb\r\n", "a\r\n" + testBlock + "b\r\n"},
-		{"marker text inside a line is not a marker", "see " + teamblock.End + " here\n", testBlock + "see " + teamblock.End + " here\n"},
+		{"crlf markers", "a\r\n" + Begin + "\r\nold\r\n" + End + "\r\nb\r\n", "a\r\n" + testBlock + "b\r\n"},
+		{"marker text inside a line is not a marker", "see " + End + " here\n", testBlock + "see " + End + " here\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,9 +38,9 @@ func TestSpliceBlock(t *testing.T) {
 		})
 	}
 	for _, damaged := range []string{
-		teamblock.Begin + "\nno end\n",
-		"no begin\n" + teamblock.End + "\n",
-		teamblock.End + "\n" + teamblock.Begin + "\n",
+		Begin + "\nno end\n",
+		"no begin\n" + End + "\n",
+		End + "\n" + Begin + "\n",
 		other + other,
 	} {
 		if _, err := spliceBlock(damaged, testBlock); !errors.Is(err, ErrLocalMdDamaged) {
@@ -160,7 +158,7 @@ func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 		t.Errorf("the link's target changed: %q", got)
 	}
 	os.Remove(path)
-	damaged := "mine\n" + teamblock.Begin + "\n"
+	damaged := "mine\n" + Begin + "\n"
 	os.WriteFile(path, []byte(damaged), 0o644)
 	if _, err := WriteBlock(main, testBlock); !errors.Is(err, ErrLocalMdDamaged) {
 		t.Errorf("damaged block: %v", err)
@@ -181,41 +179,5 @@ func TestWriteBlockRespectsIgnore(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(main, ".gitignore")); got != "CLAUDE.local.md\n" {
 		t.Errorf(".gitignore changed: %q", got)
-	}
-}
-
-// TestReadStatusTeamBlock: status tells, per checkout, whether the block
-// is in place, missing, turned off, or why the agent cannot write it.
-func TestReadStatusTeamBlock(t *testing.T) {
-	main, _ := gittest.NewCheckout(t, "")
-	other, _ := gittest.NewCheckout(t, "")
-	if _, err := WriteBlock(main, testBlock); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	read := func(o StatusOptions) []BlockStatus {
-		t.Helper()
-		o.Repo, o.Dir, o.StateDir, o.Server = "acme/api", dir, t.TempDir(), "http://s"
-		st, err := ReadStatus(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.TeamBlock
-	}
-	list := func() ([]string, error) { return []string{main, other}, nil }
-	got := read(StatusOptions{Checkouts: list})
-	if len(got) != 2 || got[0] != (BlockStatus{Checkout: main, State: "in place"}) || got[1] != (BlockStatus{Checkout: other, State: "missing"}) {
-		t.Errorf("status = %+v; want main in place, other missing", got)
-	}
-	got = read(StatusOptions{Checkouts: list, NoInject: true})
-	if len(got) != 2 || got[0].State != "off (--no-inject)" {
-		t.Errorf("with NoInject: %+v", got)
-	}
-	got = read(StatusOptions{Checkouts: func() ([]string, error) { return nil, errors.New("no git") }})
-	if len(got) != 1 || !strings.Contains(got[0].State, "no git") {
-		t.Errorf("checkouts failing: %+v", got)
-	}
-	if got = read(StatusOptions{}); got == nil || len(got) != 0 {
-		t.Errorf("without checkouts: %+v; want an empty list", got)
 	}
 }

@@ -1,19 +1,15 @@
-package agent
+package teamblock
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/teammem/teammem/client/gitremote"
-	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/internal/atomicfile"
-	"github.com/teammem/teammem/memcore"
 )
 
 // LocalMdName is the file at the top of a checkout that holds the team
@@ -67,9 +63,9 @@ func RemoveBlock(checkout string) (bool, error) {
 	return updateLocalMd(co, func(old string) (string, error) { return spliceBlock(old, "") }, false)
 }
 
-// blockCurrent reports whether checkout's CLAUDE.local.md holds exactly
+// Current reports whether checkout's CLAUDE.local.md holds exactly
 // block ("": no block), reading the file only; false when it cannot tell.
-func blockCurrent(checkout, block string) bool {
+func Current(checkout, block string) bool {
 	old, err := readLocalMd(checkout)
 	if err != nil {
 		return false
@@ -208,103 +204,6 @@ func removeIfUnchanged(path, old string) error {
 	}
 	if err := os.Remove(path); err != nil {
 		return fmt.Errorf("remove %s: %w", path, err)
-	}
-	return nil
-}
-
-// spliceBlock returns content with its block replaced by block ("" removes
-// it), or with block inserted at the top when it has none.
-func spliceBlock(content, block string) (string, error) {
-	begin, end, err := findBlock(content)
-	if err != nil {
-		return "", err
-	}
-	if begin >= 0 {
-		return content[:begin] + block + content[end:], nil
-	}
-	at := topOffset(content)
-	return content[:at] + block + content[at:], nil
-}
-
-// findBlock returns the offsets of the block's Begin line and just after
-// its End line (and line break), or -1, -1 when there is no marker line.
-// Marker lines are matched whole (a final CR aside).
-func findBlock(content string) (begin, end int, err error) {
-	begin, end = -1, -1
-	var begins, ends int
-	for off := 0; off < len(content); {
-		line, next := content[off:], len(content)
-		if i := strings.IndexByte(line, '\n'); i >= 0 {
-			line, next = line[:i], off+i+1
-		}
-		at := off
-		if off == 0 && strings.HasPrefix(line, "\uFEFF") {
-			line, at = line[len("\uFEFF"):], len("\uFEFF")
-		}
-		switch strings.TrimSuffix(line, "\r") {
-		case teamblock.Begin:
-			begins++
-			begin = at
-		case teamblock.End:
-			ends++
-			end = next
-		}
-		off = next
-	}
-	switch {
-	case begins == 0 && ends == 0:
-		return -1, -1, nil
-	case begins != 1 || ends != 1 || end <= begin:
-		return -1, -1, ErrLocalMdDamaged
-	}
-	return begin, end, nil
-}
-
-// topOffset is where a new block goes: after a byte order mark and a
-// frontmatter block, which must stay first.
-func topOffset(content string) int {
-	at := 0
-	if strings.HasPrefix(content, "\uFEFF") {
-		at = len("\uFEFF")
-	}
-	if _, body, _ := memcore.ParseFrontmatter(content[at:]); len(body) < len(content[at:]) {
-		at = len(content) - len(body)
-	}
-	return at
-}
-
-// excludeFromGit adds CLAUDE.local.md to the repository's info/exclude
-// (shared by all its worktrees) unless git already ignores it there. A
-// tracked .gitignore is never edited.
-func excludeFromGit(co gitremote.Checkout) error {
-	if co.Ignored(LocalMdName) {
-		return nil
-	}
-	path := co.ExcludeFile()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("keep %s out of git: %w", LocalMdName, err)
-	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("keep %s out of git: %w", LocalMdName, err)
-	}
-	perm := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	add := "# teammem-agent: the team memory block lives in every worktree's " + LocalMdName + "\n" + excludeLine + "\n"
-	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
-		add = "\n" + add
-	}
-	err = atomicfile.Write(path, perm, func(w io.Writer) error {
-		if _, err := w.Write(old); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, add)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("keep %s out of git: %w", LocalMdName, err)
 	}
 	return nil
 }
