@@ -14,13 +14,17 @@ import (
 	"github.com/teammem/teammem/memcore"
 )
 
-// BlockConfig says which checkouts get the team memory block.
+// BlockConfig says which checkouts get the team memory block, and in
+// which assistants' files.
 type BlockConfig struct {
 	// Checkouts lists the top folders of the git working trees of the
-	// repo (each worktree included) whose CLAUDE.local.md holds the block.
-	// It is called after every cycle, so that a worktree added while the
-	// agent runs gets the block too; nil means no block.
+	// repo (each worktree included) that hold the block. It is called
+	// after every cycle, so that a worktree added while the agent runs
+	// gets the block too; nil means no block.
 	Checkouts func() ([]string, error)
+	// Targets says which assistants' files of a checkout hold the block;
+	// the block is taken out of the others. Nil: Claude Code's only.
+	Targets func(checkout string) []teamblock.Target
 	// Remove takes the block out of the checkouts instead (--no-inject).
 	Remove bool
 	// StaleAfter, when positive, marks the index lines of topics nobody
@@ -37,19 +41,20 @@ func StaticCheckouts(roots ...string) func() ([]string, error) {
 // date. It is owned by the engine's goroutine.
 type blocks struct {
 	cfg BlockConfig
-	// last is the block last put in place and roots the checkouts it was
-	// put in; a cycle that renders the same text for the same checkouts
+	// last is the block last put in place and where names the files it
+	// was put in; a cycle that renders the same text for the same files
 	// touches no file.
 	last  string
-	roots []string
-	// failed are the checkouts whose last update failed, with the reason,
-	// so that a warning is given once per reason, not every cycle.
+	where []string
+	// failed are the files whose last update failed, with the reason, so
+	// that a warning is given once per reason, not every cycle.
 	failed map[string]string
 }
 
 // updateBlocks renders the block from the team folder and writes it to
-// every checkout where it changed, or removes it when configured so; what
-// cannot be done is said in r.Block, once per checkout and reason.
+// every chosen target of every checkout where it changed, and takes it out
+// of the other targets (of all of them when configured so); what cannot be
+// done is said in r.Block, once per file and reason.
 func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	b := &e.blocks
 	if b.cfg.Checkouts == nil {
@@ -67,43 +72,67 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	if !b.cfg.Remove {
 		text = e.renderBlock(ctx, roots)
 	}
-	// When the same text went into the same checkouts without a failure,
-	// each file is only read to check that the block is still as written
-	// (a person or a tool may have taken it out): git is not consulted
-	// and nothing is written unless it was.
-	same := text == b.last && slices.Equal(roots, b.roots) && b.failed != nil && len(b.failed) == 0
-	failed := map[string]string{}
+	var where []string
+	wants := map[string]string{}
 	for _, co := range roots {
-		want := text
-		if b.cfg.Remove || teamblock.Nested(co, roots) {
-			// A worktree inside another checkout (Claude Code's own
-			// .claude/worktrees/<name>) gets the block from that
-			// checkout's CLAUDE.local.md, which loads there too: a second
-			// copy would only double it in the prompt.
-			want = ""
+		chosen := []teamblock.Target{teamblock.Claude}
+		if b.cfg.Targets != nil {
+			chosen = b.cfg.Targets(co)
 		}
-		if same && teamblock.Current(co, want) {
-			continue
-		}
-		var err error
-		if want == "" {
-			_, err = teamblock.RemoveBlock(co)
-		} else {
-			_, err = teamblock.WriteBlock(co, want)
-		}
-		if err == nil {
-			continue
-		}
-		failed[co] = err.Error()
-		if b.failed[co] != err.Error() {
-			msg := fmt.Sprintf("team memory block left out of %s: %v", filepath.Join(co, teamblock.LocalMdName), err)
-			if fix := teamblock.LocalMdFix(err); fix != "" {
-				msg += "; to fix: " + fix
+		for _, t := range teamblock.Targets {
+			want := text
+			switch {
+			case b.cfg.Remove || !slices.ContainsFunc(chosen, func(c teamblock.Target) bool { return c.Name == t.Name }):
+				want = ""
+			case t.Name == teamblock.Claude.Name && teamblock.Nested(co, roots):
+				// A worktree inside another checkout (Claude Code's own
+				// .claude/worktrees/<name>) gets the block from that
+				// checkout's CLAUDE.local.md, which Claude Code loads
+				// there too: a second copy would only double it in the
+				// prompt. The other assistants stop at the worktree's
+				// own top.
+				want = ""
 			}
-			r.Block = append(r.Block, msg)
+			key := co + "\x00" + t.Name
+			wants[key] = want
+			if want != "" {
+				where = append(where, key)
+			}
 		}
 	}
-	b.last, b.roots, b.failed = text, roots, failed
+	// When the same text went into the same files without a failure, each
+	// file is only read to check that the block is still as written (a
+	// person or a tool may have taken it out): git is not consulted and
+	// nothing is written unless it was.
+	same := text == b.last && slices.Equal(where, b.where) && b.failed != nil && len(b.failed) == 0
+	failed := map[string]string{}
+	for _, co := range roots {
+		for _, t := range teamblock.Targets {
+			want := wants[co+"\x00"+t.Name]
+			if same && teamblock.Current(co, t, want) {
+				continue
+			}
+			var err error
+			if want == "" {
+				_, err = teamblock.Remove(co, t)
+			} else {
+				_, err = teamblock.Write(co, t, want)
+			}
+			if err == nil {
+				continue
+			}
+			key := co + "\x00" + t.Name
+			failed[key] = err.Error()
+			if b.failed[key] != err.Error() {
+				msg := fmt.Sprintf("team memory block left out of %s (%s): %v", filepath.Join(co, filepath.FromSlash(t.File)), t.Assistant, err)
+				if fix := teamblock.Fix(t, err); fix != "" {
+					msg += "; to fix: " + fix
+				}
+				r.Block = append(r.Block, msg)
+			}
+		}
+	}
+	b.last, b.where, b.failed = text, where, failed
 }
 
 // renderBlock renders the block from the team folder's index. A link to a

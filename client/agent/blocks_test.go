@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,5 +148,42 @@ func TestEngineFindsNewWorktree(t *testing.T) {
 	r.sync(t) // the same index: only the new worktree is written
 	if got := readFile(t, filepath.Join(added, teamblock.LocalMdName)); !strings.Contains(got, "[A](") {
 		t.Errorf("a worktree added while syncing got no block:\n%s", got)
+	}
+}
+
+// TestEngineKeepsEveryChosenTarget: the engine writes the block into each
+// chosen assistant's file, and takes it out of a target no longer chosen,
+// restoring the checkout.
+func TestEngineKeepsEveryChosenTarget(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	main, _ := gittest.NewCheckout(t, "")
+	before := gittest.Tree(t, main)
+	chosen := []teamblock.Target{teamblock.Claude, teamblock.Codex, teamblock.Cursor}
+	cfg := func(c *Config) {
+		c.Block = BlockConfig{Checkouts: StaticCheckouts(main), Targets: func(string) []teamblock.Target { return chosen }}
+	}
+	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — the a line\n", "a.md": "a\n"}, nil, cfg)
+	if rep := r.sync(t); len(rep.Block) != 0 {
+		t.Fatalf("block report %q", rep.Block)
+	}
+	for _, f := range []string{"CLAUDE.local.md", "AGENTS.override.md", ".cursor/rules/teammem.mdc"} {
+		if got := readFile(t, filepath.Join(main, f)); !strings.Contains(got, "the a line") {
+			t.Errorf("%s:\n%s", f, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(main, "GEMINI.md")); !os.IsNotExist(err) {
+		t.Errorf("an assistant not chosen got a file: %v", err)
+	}
+	chosen = []teamblock.Target{teamblock.Claude}
+	e := r.newEngine(t, cfg)
+	if _, err := e.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(main, "AGENTS.override.md")); !os.IsNotExist(err) {
+		t.Errorf("codex's file stays after codex was dropped: %v", err)
+	}
+	os.Remove(filepath.Join(main, "CLAUDE.local.md"))
+	if after := gittest.Tree(t, main); !maps.Equal(before, after) {
+		t.Errorf("checkout after the targets were dropped:\n%q\n%q", before, after)
 	}
 }

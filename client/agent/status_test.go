@@ -15,7 +15,7 @@ import (
 func TestReadStatusTeamBlock(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	other, _ := gittest.NewCheckout(t, "")
-	if _, err := teamblock.WriteBlock(main, testBlock); err != nil {
+	if _, err := teamblock.Write(main, teamblock.Claude, testBlock); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -30,7 +30,7 @@ func TestReadStatusTeamBlock(t *testing.T) {
 	}
 	list := func() ([]string, error) { return []string{main, other}, nil }
 	got := read(StatusOptions{Checkouts: list})
-	if len(got) != 2 || got[0] != (BlockStatus{Checkout: main, State: "in place"}) || got[1] != (BlockStatus{Checkout: other, State: "missing"}) {
+	if len(got) != 2 || got[0] != (BlockStatus{Checkout: main, Assistant: "claude", File: "CLAUDE.local.md", State: "in place"}) || got[1] != (BlockStatus{Checkout: other, Assistant: "claude", File: "CLAUDE.local.md", State: "missing"}) {
 		t.Errorf("status = %+v; want main in place, other missing", got)
 	}
 	got = read(StatusOptions{Checkouts: list, NoInject: true})

@@ -62,7 +62,8 @@ func sameDir(a, b string) bool {
 // repository at path when it stops being synced: unless one of its
 // worktrees is among synced (checkouts still synced, whose engine keeps
 // the block in all of them), which it then returns as keptBy. It returns
-// the checkouts whose CLAUDE.local.md changed. A path that is gone or not
+// the checkouts where a target's file changed (every target is looked at,
+// whichever were chosen). A path that is gone or not
 // in a git working tree has nothing to remove.
 func RemoveRepoBlocks(path string, synced []string) (removed []string, keptBy string, err error) {
 	if _, err := os.Stat(path); err != nil {
@@ -79,9 +80,11 @@ func RemoveRepoBlocks(path string, synced []string) (removed []string, keptBy st
 	}
 	var errs []error
 	for _, co := range roots {
-		changed, err := RemoveBlock(co)
-		if err != nil && !errors.Is(err, ErrLocalMdTracked) {
+		changed := false
+		for _, t := range Targets {
+			did, err := Remove(co, t)
 			errs = append(errs, err)
+			changed = changed || did
 		}
 		if changed {
 			removed = append(removed, co)

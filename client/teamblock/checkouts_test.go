@@ -12,7 +12,7 @@ func TestRemoveRepoBlocks(t *testing.T) {
 	main, linked := gittest.NewCheckout(t, "")
 	other, _ := gittest.NewCheckout(t, "")
 	for _, co := range []string{main, linked} {
-		if _, err := WriteBlock(co, testBlock); err != nil {
+		if _, err := Write(co, Claude, testBlock); err != nil {
 			t.Fatal(err)
 		}
 	}

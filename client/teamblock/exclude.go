@@ -13,26 +13,26 @@ import (
 	"github.com/teammem/teammem/internal/atomicfile"
 )
 
-// excludeFromGit adds CLAUDE.local.md to the repository's info/exclude
-// (shared by all its worktrees) unless git already ignores it there. A
-// tracked .gitignore is never edited.
-func excludeFromGit(co gitremote.Checkout) error {
-	if co.Ignored(LocalMdName) {
+// excludeFromGit adds name (a slash path from the checkout's top) to the
+// repository's info/exclude (shared by all its worktrees) unless git
+// already ignores it there. A .gitignore is never edited.
+func excludeFromGit(co gitremote.Checkout, name string) error {
+	if co.Ignored(name) {
 		return nil
 	}
 	path := co.ExcludeFile()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("keep %s out of git: %w", LocalMdName, err)
+		return fmt.Errorf("keep %s out of git: %w", name, err)
 	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("keep %s out of git: %w", LocalMdName, err)
+		return fmt.Errorf("keep %s out of git: %w", name, err)
 	}
 	perm := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	add := "# teammem-agent: the team memory block lives in every worktree's " + LocalMdName + "\n" + excludeLine + "\n"
+	add := "# teammem-agent keeps this file in every worktree, never shared: " + name + "\n/" + name + "\n"
 	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
 		add = "\n" + add
 	}
@@ -44,7 +44,7 @@ func excludeFromGit(co gitremote.Checkout) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("keep %s out of git: %w", LocalMdName, err)
+		return fmt.Errorf("keep %s out of git: %w", name, err)
 	}
 	return nil
 }

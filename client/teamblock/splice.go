@@ -9,12 +9,23 @@ import (
 // spliceBlock returns content with its block replaced by block ("" removes
 // it), or with block inserted at the top when it has none.
 func spliceBlock(content, block string) (string, error) {
+	return spliceBlockAt(content, block, false)
+}
+
+// spliceBlockAt is spliceBlock; with atEnd a new block goes at the end of
+// content instead, when content is empty or ends in a line feed (else at
+// the top, so that taking the block out again gives content back byte for
+// byte).
+func spliceBlockAt(content, block string, atEnd bool) (string, error) {
 	begin, end, err := findBlock(content)
 	if err != nil {
 		return "", err
 	}
 	if begin >= 0 {
 		return content[:begin] + block + content[end:], nil
+	}
+	if atEnd && (content == "" || strings.HasSuffix(content, "\n")) {
+		return content + block, nil
 	}
 	at := topOffset(content)
 	return content[:at] + block + content[at:], nil
@@ -24,6 +35,11 @@ func spliceBlock(content, block string) (string, error) {
 // its End line (and line break), or -1, -1 when there is no marker line.
 // Marker lines are matched whole (a final CR aside).
 func findBlock(content string) (begin, end int, err error) {
+	return findMarked(content, Begin, End)
+}
+
+// findMarked is findBlock for the marker lines beginLine and endLine.
+func findMarked(content, beginLine, endLine string) (begin, end int, err error) {
 	begin, end = -1, -1
 	var begins, ends int
 	for off := 0; off < len(content); {
@@ -36,10 +52,10 @@ func findBlock(content string) (begin, end int, err error) {
 			line, at = line[len("\uFEFF"):], len("\uFEFF")
 		}
 		switch strings.TrimSuffix(line, "\r") {
-		case Begin:
+		case beginLine:
 			begins++
 			begin = at
-		case End:
+		case endLine:
 			ends++
 			end = next
 		}
@@ -49,7 +65,7 @@ func findBlock(content string) (begin, end int, err error) {
 	case begins == 0 && ends == 0:
 		return -1, -1, nil
 	case begins != 1 || ends != 1 || end <= begin:
-		return -1, -1, ErrLocalMdDamaged
+		return -1, -1, ErrDamaged
 	}
 	return begin, end, nil
 }

@@ -112,6 +112,13 @@ func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc
 			dir = filepath.Join(e.Cwd, dir)
 		}
 		co := userconfig.Checkout{Path: filepath.Clean(dir), Repo: c.repo}
+		if c.assistants != "" {
+			ts, err := teamblock.ParseTargets(c.assistants)
+			if err != nil {
+				return errUsage("--assistants: %v", err)
+			}
+			co.Assistants = teamblock.TargetNames(ts)
+		}
 		if root, err := gitremote.FindRepo(co.Path); err == nil {
 			co.Path = root
 		} else if name == "add" {

@@ -43,8 +43,8 @@ func TestSpliceBlock(t *testing.T) {
 		End + "\n" + Begin + "\n",
 		other + other,
 	} {
-		if _, err := spliceBlock(damaged, testBlock); !errors.Is(err, ErrLocalMdDamaged) {
-			t.Errorf("spliceBlock(%q) error %v, want ErrLocalMdDamaged", damaged, err)
+		if _, err := spliceBlock(damaged, testBlock); !errors.Is(err, ErrDamaged) {
+			t.Errorf("spliceBlock(%q) error %v, want ErrDamaged", damaged, err)
 		}
 	}
 }
@@ -78,7 +78,7 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 	user := "# My own notes\n\nuse tabs\n"
 	os.WriteFile(filepath.Join(linked, LocalMdName), []byte(user), 0o600)
 	for _, co := range []string{main, linked} {
-		wrote, err := WriteBlock(co, testBlock)
+		wrote, err := Write(co, Claude, testBlock)
 		if err != nil || !wrote {
 			t.Fatalf("WriteBlock(%s) = %v, %v", co, wrote, err)
 		}
@@ -97,13 +97,13 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 		t.Errorf("mode %v, want the user's 0600 kept", fi.Mode().Perm())
 	}
 	exclude := readFile(t, filepath.Join(main, ".git", "info", "exclude"))
-	if strings.Count(exclude, "\n"+excludeLine+"\n") != 1 {
+	if strings.Count(exclude, "\n"+"/"+LocalMdName+"\n") != 1 {
 		t.Errorf("info/exclude:\n%s", exclude)
 	}
 
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(path, old, old)
-	if wrote, err := WriteBlock(linked, testBlock); err != nil || wrote {
+	if wrote, err := Write(linked, Claude, testBlock); err != nil || wrote {
 		t.Errorf("the same block again: wrote %v, %v", wrote, err)
 	}
 	if fi, _ := os.Stat(path); !fi.ModTime().Equal(old) {
@@ -111,7 +111,7 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 	}
 
 	for _, co := range []string{main, linked} {
-		if _, err := RemoveBlock(co); err != nil {
+		if _, err := Remove(co, Claude); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -129,19 +129,19 @@ func TestWriteBlockLeavesTrackedFileAlone(t *testing.T) {
 	os.WriteFile(path, []byte("team-wide, committed\n"), 0o644)
 	gittest.Run(t, main, "add", LocalMdName)
 	gittest.Run(t, main, "commit", "-q", "-m", "track it")
-	_, err := WriteBlock(main, testBlock)
-	if !errors.Is(err, ErrLocalMdTracked) || !strings.Contains(LocalMdFix(err), "git rm --cached") {
-		t.Fatalf("WriteBlock on a tracked file: %v (fix %q)", err, LocalMdFix(err))
+	_, err := Write(main, Claude, testBlock)
+	if !errors.Is(err, ErrTracked) || !strings.Contains(Fix(Claude, err), "git rm --cached") {
+		t.Fatalf("WriteBlock on a tracked file: %v (fix %q)", err, Fix(Claude, err))
 	}
 	if got := readFile(t, path); got != "team-wide, committed\n" {
 		t.Errorf("tracked file changed to %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(main, ".git", "info", "exclude")); err == nil &&
-		strings.Contains(readFile(t, filepath.Join(main, ".git", "info", "exclude")), excludeLine) {
+		strings.Contains(readFile(t, filepath.Join(main, ".git", "info", "exclude")), "/"+LocalMdName) {
 		t.Error("info/exclude changed for a tracked file")
 	}
-	if st, fix := BlockState(main); !strings.Contains(st, "tracked by git") || fix == "" {
-		t.Errorf("BlockState = %q", st)
+	if st := State(main, Claude); !strings.Contains(st.State, "tracked by git") || st.Fix == "" {
+		t.Errorf("State = %+v", st)
 	}
 }
 
@@ -151,7 +151,7 @@ func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "elsewhere.md")
 	os.WriteFile(target, []byte("x\n"), 0o644)
 	os.Symlink(target, path)
-	if _, err := WriteBlock(main, testBlock); !errors.Is(err, ErrLocalMdNotRegular) {
+	if _, err := Write(main, Claude, testBlock); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("symlinked file: %v", err)
 	}
 	if got := readFile(t, target); got != "x\n" {
@@ -160,7 +160,7 @@ func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 	os.Remove(path)
 	damaged := "mine\n" + Begin + "\n"
 	os.WriteFile(path, []byte(damaged), 0o644)
-	if _, err := WriteBlock(main, testBlock); !errors.Is(err, ErrLocalMdDamaged) {
+	if _, err := Write(main, Claude, testBlock); !errors.Is(err, ErrDamaged) {
 		t.Errorf("damaged block: %v", err)
 	}
 	if got := readFile(t, path); got != damaged {
@@ -171,10 +171,10 @@ func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 func TestWriteBlockRespectsIgnore(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	os.WriteFile(filepath.Join(main, ".gitignore"), []byte("CLAUDE.local.md\n"), 0o644)
-	if _, err := WriteBlock(main, testBlock); err != nil {
+	if _, err := Write(main, Claude, testBlock); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(filepath.Join(main, ".git", "info", "exclude")); err == nil && strings.Contains(string(data), excludeLine) {
+	if data, err := os.ReadFile(filepath.Join(main, ".git", "info", "exclude")); err == nil && strings.Contains(string(data), "/"+LocalMdName) {
 		t.Error("info/exclude changed although .gitignore already ignores the file")
 	}
 	if got := readFile(t, filepath.Join(main, ".gitignore")); got != "CLAUDE.local.md\n" {
