@@ -10,6 +10,7 @@ import (
 
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
 const testBlock = teamblock.Begin + "\n# Team memory\n\n- [A](/t/a.md)\n" + teamblock.End + "\n"
@@ -27,7 +28,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	main, linked := gittest.NewCheckout(t, "")
 	user := "my own line\n"
 	os.WriteFile(filepath.Join(main, teamblock.LocalMdName), []byte(user), 0o644)
-	token := "ghp_" + strings.Repeat("aB3dE5fG7h", 3) + "J9kLmN"
+	token := secretstest.GitHubToken()
 	server := map[string]string{
 		"MEMORY.md":  "- [Deploys](deploys.md) — deploy runbook\n- [Keys](keys.md) — where the keys are\n",
 		"deploys.md": "---\nname: deploys\n---\nrun make deploy\n",

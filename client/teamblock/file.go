@@ -106,7 +106,7 @@ func Remove(checkout string, t Target) (bool, error) {
 
 // Current reports whether target t's file in checkout holds exactly what
 // Write(checkout, t, block) would leave there ("": what Remove would),
-// reading files only; false when it cannot tell.
+// reading files only (not git's index); false when it cannot tell.
 func Current(checkout string, t Target, block string) bool {
 	if block == "" {
 		for _, name := range []string{t.File, t.Side} {
@@ -123,11 +123,15 @@ func Current(checkout string, t Target, block string) bool {
 		}
 		return t.Side == "" || !isOurGeminiSettings(checkout)
 	}
-	f, err := open(checkout, t)
-	if err != nil {
-		return false
+	// Git is not consulted (an idle agent calls this every cycle): the
+	// side file is the one in use when it exists.
+	f := &file{co: gitremote.Checkout{Root: checkout}, t: t, name: t.File}
+	if t.Side != "" {
+		if _, err := os.Lstat(filepath.Join(checkout, filepath.FromSlash(t.Side))); err == nil {
+			f.name, f.side = t.Side, true
+		}
 	}
-	if f.side && geminiSettingsNames(f) != nil {
+	if realFolders(checkout, f.name) != nil || f.side && geminiSettingsNames(f) != nil {
 		return false
 	}
 	old, err := f.read()
