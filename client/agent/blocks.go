@@ -25,6 +25,10 @@ type BlockConfig struct {
 	// Targets says which assistants' files of a checkout hold the block;
 	// the block is taken out of the others. Nil: Claude Code's only.
 	Targets func(checkout string) []teamblock.Target
+	// MCP reports whether an assistant has the teammem MCP server, so that
+	// its block names the search_memories tool; nil: none has. It is asked
+	// when the block is rendered.
+	MCP func(teamblock.Target) bool
 	// Remove takes the block out of the checkouts instead (--no-inject).
 	Remove bool
 	// StaleAfter, when positive, marks the index lines of topics nobody
@@ -44,8 +48,11 @@ type blocks struct {
 	// last is the block last put in place and where names the files it
 	// was put in; a cycle that renders the same text for the same files
 	// touches no file.
-	last  string
+	last  blockTexts
 	where []string
+	// mcp is, by target name, whether the last render was for an
+	// assistant with the MCP server.
+	mcp map[string]bool
 	// roots are the checkouts of the last update.
 	roots []string
 	// failed are the files whose last update failed, with the reason, so
@@ -72,13 +79,18 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 		b.failed = map[string]string{"": err.Error()}
 		return
 	}
-	text := ""
+	var text blockTexts
+	mcp := b.mcp
 	switch {
 	case b.cfg.Remove:
 	case e.blockUnchanged(roots):
 		text = b.last
 	default:
 		text = e.renderBlock(ctx, roots)
+		mcp = map[string]bool{}
+		for _, t := range teamblock.Targets {
+			mcp[t.Name] = b.cfg.MCP != nil && b.cfg.MCP(t)
+		}
 	}
 	var where []string
 	wants := map[string]string{}
@@ -88,7 +100,7 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 			chosen = b.cfg.Targets(co)
 		}
 		for _, t := range teamblock.Targets {
-			want := text
+			want := text.forTarget(t, mcp)
 			switch {
 			case b.cfg.Remove || !slices.ContainsFunc(chosen, func(c teamblock.Target) bool { return c.Name == t.Name }):
 				want = ""
@@ -140,7 +152,7 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 			}
 		}
 	}
-	b.last, b.where, b.roots, b.failed = text, where, roots, failed
+	b.last, b.mcp, b.where, b.roots, b.failed = text, mcp, where, roots, failed
 }
 
 // blockUnchanged reports whether the block last rendered for roots is still
@@ -162,7 +174,7 @@ func (e *Engine) blockUnchanged(roots []string) bool {
 // refused by the server, not a regular file) is left out. An index line
 // whose topic names code that the first checkout's HEAD does not hold, or
 // is too old, ends with a warning.
-func (e *Engine) renderBlock(ctx context.Context, roots []string) string {
+func (e *Engine) renderBlock(ctx context.Context, roots []string) blockTexts {
 	e.blocks.renders++
 	index, err := memcore.SafeRead(e.cfg.Dir, teamblock.IndexKey)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -183,8 +195,22 @@ func (e *Engine) renderBlock(ctx context.Context, roots []string) string {
 	if len(roots) > 0 {
 		stale = e.staleInfo(ctx, roots[0])
 	}
-	return teamblock.Render(teamblock.Input{Repo: e.cfg.Repo, TeamDir: e.cfg.Dir, Index: string(index),
-		Exists: exists, Refused: e.withheld, Stale: stale}).Text
+	in := teamblock.Input{Repo: e.cfg.Repo, TeamDir: e.cfg.Dir, Index: string(index), Exists: exists, Refused: e.withheld, Stale: stale}
+	plain := teamblock.Render(in).Text
+	in.MCP = true
+	return blockTexts{plain: plain, mcp: teamblock.Render(in).Text}
+}
+
+// blockTexts are the block's two renderings: for an assistant without and
+// with the teammem MCP server (whose guidance names search_memories).
+type blockTexts struct{ plain, mcp string }
+
+// forTarget is the text for t; "" stays "" (no block).
+func (b blockTexts) forTarget(t teamblock.Target, mcp map[string]bool) string {
+	if mcp[t.Name] {
+		return b.mcp
+	}
+	return b.plain
 }
 
 // withheld reports whether the agent does not share key: the server

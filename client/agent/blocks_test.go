@@ -161,7 +161,8 @@ func TestEngineKeepsEveryChosenTarget(t *testing.T) {
 	before := gittest.Tree(t, main)
 	chosen := []teamblock.Target{teamblock.Claude, teamblock.Codex, teamblock.Cursor}
 	cfg := func(c *Config) {
-		c.Block = BlockConfig{Checkouts: StaticCheckouts(main), Targets: func(string) []teamblock.Target { return chosen }}
+		c.Block = BlockConfig{Checkouts: StaticCheckouts(main), Targets: func(string) []teamblock.Target { return chosen },
+			MCP: func(t teamblock.Target) bool { return t.Name == "codex" }}
 	}
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — the a line\n", "a.md": "a\n"}, nil, cfg)
 	if rep := r.sync(t); len(rep.Block) != 0 {
@@ -174,6 +175,10 @@ func TestEngineKeepsEveryChosenTarget(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(main, "GEMINI.md")); !os.IsNotExist(err) {
 		t.Errorf("an assistant not chosen got a file: %v", err)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(main, "AGENTS.override.md")), "search_memories") ||
+		strings.Contains(readFile(t, filepath.Join(main, "CLAUDE.local.md")), "search_memories") {
+		t.Error("search_memories is named for exactly the assistant with the MCP server")
 	}
 	chosen = []teamblock.Target{teamblock.Claude}
 	e := r.newEngine(t, cfg)

@@ -58,6 +58,9 @@ type Input struct {
 	// index line that links to it ends with a warning naming it, so that
 	// the model checks the code before trusting the memory. Nil: nothing.
 	Stale func(key string) Stale
+	// MCP says the assistant has the teammem MCP server: the guidance
+	// names its search_memories tool.
+	MCP bool
 }
 
 // Stale is what may be out of date in one topic.
@@ -89,7 +92,7 @@ func Render(in Input) Block {
 	teamDir := strings.TrimRight(filepath.ToSlash(in.TeamDir), "/")
 	var b strings.Builder
 	b.WriteString(Begin + "\n")
-	writeGuidance(&b, in.Repo, teamDir)
+	writeGuidance(&b, in.Repo, teamDir, in.MCP)
 	index, omitted := renderIndex(in, teamDir)
 	out := Block{Omitted: omitted}
 	switch {

@@ -16,6 +16,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/mcpinstall"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/client/userconfig"
 	"github.com/teammem/teammem/internal/buildinfo"
@@ -131,6 +132,12 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	}
 	s.targets = func(string) []teamblock.Target { return targets }
 	return s, nil
+}
+
+// mcpInstalled reports whether the assistant of t has the teammem MCP
+// server in its user configuration (mcp install).
+func (s *session) mcpInstalled(t teamblock.Target) bool {
+	return mcpinstall.Installed(t.Name, mcpinstall.Env{Home: s.e.Home, Getenv: s.e.Getenv, GOOS: runtime.GOOS})
 }
 
 // chooseTargets returns the assistants whose files get the block in the
