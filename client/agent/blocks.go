@@ -129,7 +129,9 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	for _, co := range roots {
 		for _, t := range teamblock.Targets {
 			want := wants[co+"\x00"+t.Name]
-			if same && teamblock.Current(co, t, want) {
+			// A target without a block is only looked at (no git index
+			// read) when it has none to take out.
+			if (same || want == "") && teamblock.Current(co, t, want) {
 				continue
 			}
 			var err error

@@ -87,12 +87,14 @@ func Remove(checkout string, t Target) (bool, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if err := realFolders(co.Root, name); err != nil {
-			errs = append(errs, err)
-			continue
+		if realFolders(co.Root, name) != nil {
+			continue // the agent never wrote through a link: nothing of its own there
 		}
 		f := &file{co: co, t: t, name: name, side: name == t.Side}
 		did, err := f.update("")
+		if errors.Is(err, ErrNotRegular) {
+			err = nil // nor into a file that is not a regular one
+		}
 		changed = changed || did
 		errs = append(errs, err)
 	}
