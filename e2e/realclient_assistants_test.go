@@ -85,6 +85,13 @@ func firstRequestShows(t *testing.T, rec *realclient.Recorder, client string, wa
 		walk(decoded)
 		body = b.String()
 	}
+	var frame []string // where each file starts and the block's markers, as the client framed them
+	for _, line := range strings.Split(body, "\n") {
+		if strings.Contains(line, "Context from:") || strings.Contains(line, "instructions for") || strings.HasPrefix(line, "<!-- teammem:") {
+			frame = append(frame, line)
+		}
+	}
+	t.Logf("%s, first request %s %s, the files it holds:\n%s", client, reqs[0].Method, reqs[0].Path, strings.Join(frame, "\n"))
 	for _, w := range want {
 		i := strings.Index(body, w)
 		if i < 0 {
