@@ -162,8 +162,8 @@ func (t Target) budgetUnit() string {
 	return "bytes"
 }
 
-// guardHashRefs neutralises the "#file:" and "#tool:" references of
-// GitHub Copilot's instruction files (Visual Studio loads the file a line
+// guardHashRefs neutralises the "#file:", "#tool:", "#sym:" and "#prompt:"
+// references of GitHub Copilot's instruction files (Visual Studio loads the file a line
 // of "#file:'path'" names): a backslash before the "#" (which Markdown
 // shows as "#") unless one is there already.
 func guardHashRefs(s string) string {
@@ -171,7 +171,7 @@ func guardHashRefs(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '#' && (i == 0 || s[i-1] != '\\') {
 			rest := strings.ToLower(s[i+1:])
-			if strings.HasPrefix(rest, "file:") || strings.HasPrefix(rest, "tool:") || strings.HasPrefix(rest, "sym:") {
+			if strings.HasPrefix(rest, "file:") || strings.HasPrefix(rest, "tool:") || strings.HasPrefix(rest, "sym:") || strings.HasPrefix(rest, "prompt:") {
 				b.WriteByte('\\')
 			}
 		}

@@ -292,14 +292,14 @@ func TestTargetRefusesSymlinkedFolder(t *testing.T) {
 // reach Copilot's file only escaped.
 func TestCopilotGuardsHashReferences(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
-	b := Render(Input{Repo: "acme/api", TeamDir: testTeam, Index: "#file:'../../.env'\n- see #FILE:.env and #tool:run\n"})
+	b := Render(Input{Repo: "acme/api", TeamDir: testTeam, Index: "#file:'../../.env'\n- see #FILE:.env and #tool:run #prompt:x\n"})
 	if _, err := Write(main, Copilot, b.Text); err != nil {
 		t.Fatal(err)
 	}
 	got := readFile(t, filepath.Join(main, ".github/instructions/teammem.instructions.md"))
 	for _, line := range strings.Split(got, "\n") {
 		low := strings.ToLower(line)
-		for _, ref := range []string{"#file:", "#tool:"} {
+		for _, ref := range []string{"#file:", "#tool:", "#prompt:"} {
 			if i := strings.Index(low, ref); i >= 0 && (i == 0 || low[i-1] != '\\') {
 				t.Errorf("unguarded %s in %q", ref, line)
 			}
