@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/internal/gittest"
 )
 
@@ -181,3 +182,6 @@ func TestWriteBlockRespectsIgnore(t *testing.T) {
 		t.Errorf(".gitignore changed: %q", got)
 	}
 }
+
+// gitremoteCheckout is a checkout's layout for tests that need no git.
+func gitremoteCheckout(root string) gitremote.Checkout { return gitremote.Checkout{Root: root} }

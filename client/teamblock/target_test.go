@@ -341,3 +341,38 @@ func TestWriteOnlyWhenChanged(t *testing.T) {
 		t.Error("the same block rewrote the file")
 	}
 }
+
+// FuzzTargetRestores: for any text a target's file holds before, putting
+// the block in and taking it out again gives that text back byte for byte
+// (or no file for none), in every target's format, and putting the same
+// block in twice changes nothing. The one text not given back is a file
+// holding exactly the frontmatter the agent writes, which it takes for its
+// own.
+func FuzzTargetRestores(f *testing.F) {
+	for _, s := range []string{"", "x", "x\n", "\uFEFF---\na: b\n---\nbody", "---\nunclosed\n", "\r\n", "mine\n" + End + " not a marker\n", Cursor.Frontmatter + "x\n"} {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, old string) {
+		for _, target := range Targets {
+			if old == target.Frontmatter && old != "" {
+				continue
+			}
+			fl := &file{co: gitremoteCheckout(root), t: target, name: target.File}
+			with, err := fl.compose(old, testBlock)
+			if err != nil {
+				if errors.Is(err, ErrDamaged) {
+					continue
+				}
+				t.Fatalf("%s: %v", target.Name, err)
+			}
+			if again, err := fl.compose(with, testBlock); err != nil || again != with {
+				t.Fatalf("%s: the same block twice changed %q into %q (%v)", target.Name, with, again, err)
+			}
+			back, err := fl.compose(with, "")
+			if err != nil || back != old {
+				t.Fatalf("%s: %q with the block %q, without %q (%v)", target.Name, old, with, back, err)
+			}
+		}
+	})
+}
