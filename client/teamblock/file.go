@@ -116,6 +116,9 @@ func Current(checkout string, t Target, block string) bool {
 				continue
 			}
 			old, err := readRegular(filepath.Join(checkout, filepath.FromSlash(name)))
+			if errors.Is(err, ErrNotRegular) {
+				continue // never the agent's (Remove passes over it too)
+			}
 			if err != nil {
 				return false
 			}
