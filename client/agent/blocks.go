@@ -86,11 +86,13 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	case e.blockUnchanged(roots):
 		text = b.last
 	default:
-		text = e.renderBlock(ctx, roots)
 		mcp = map[string]bool{}
+		anyMCP := false
 		for _, t := range teamblock.Targets {
 			mcp[t.Name] = b.cfg.MCP != nil && b.cfg.MCP(t)
+			anyMCP = anyMCP || mcp[t.Name]
 		}
+		text = e.renderBlock(ctx, roots, anyMCP)
 	}
 	var where []string
 	wants := map[string]string{}
@@ -175,8 +177,9 @@ func (e *Engine) blockUnchanged(roots []string) bool {
 // file the agent does not share (a credential in it, not UTF-8, too large,
 // refused by the server, not a regular file) is left out. An index line
 // whose topic names code that the first checkout's HEAD does not hold, or
-// is too old, ends with a warning.
-func (e *Engine) renderBlock(ctx context.Context, roots []string) blockTexts {
+// is too old, ends with a warning. The text for an assistant with the MCP
+// server is rendered only withMCP (else it is the plain one).
+func (e *Engine) renderBlock(ctx context.Context, roots []string, withMCP bool) blockTexts {
 	e.blocks.renders++
 	index, err := memcore.SafeRead(e.cfg.Dir, teamblock.IndexKey)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -198,9 +201,13 @@ func (e *Engine) renderBlock(ctx context.Context, roots []string) blockTexts {
 		stale = e.staleInfo(ctx, roots[0])
 	}
 	in := teamblock.Input{Repo: e.cfg.Repo, TeamDir: e.cfg.Dir, Index: string(index), Exists: exists, Refused: e.withheld, Stale: stale}
-	plain := teamblock.Render(in).Text
-	in.MCP = true
-	return blockTexts{plain: plain, mcp: teamblock.Render(in).Text}
+	texts := blockTexts{plain: teamblock.Render(in).Text}
+	texts.mcp = texts.plain
+	if withMCP {
+		in.MCP = true
+		texts.mcp = teamblock.Render(in).Text
+	}
+	return texts
 }
 
 // blockTexts are the block's two renderings: for an assistant without and
