@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/base32"
 	"strings"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Personal memory (issue 27) lives in repositories of a reserved
@@ -21,7 +23,7 @@ import (
 // a repository.
 
 // PersonalMark starts the name of every personal repository.
-const PersonalMark = "~"
+const PersonalMark = protocol.PersonalMark
 
 // personalEncoding turns a subject into a name segment: lower-case
 // base32hex ([0-9a-v]), which survives the slug's lower-casing.

@@ -84,6 +84,9 @@ type StatusOptions struct {
 	// memory block (nil: none); NoInject says the block is turned off.
 	Checkouts func() ([]string, error)
 	NoInject  bool
+	// Exclude names the folders below Dir that are not synced
+	// (ScanOptions.Exclude).
+	Exclude []string
 }
 
 // ReadStatus gathers the status of one repo and team folder. It only
@@ -121,7 +124,7 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 	if st.AgentRunning {
 		st.Stream = readStreamState(StreamStatePath(st.Journal))
 	}
-	st.scanFolder(j, explain)
+	st.scanFolder(j, explain, o.Exclude)
 	if o.Remote != nil {
 		st.probeServer(ctx, o, explain)
 	}
@@ -172,12 +175,12 @@ func (st *Status) readJournal() (*Journal, error) {
 }
 
 // scanFolder fills the pending changes, conflict copies and skipped files.
-func (st *Status) scanFolder(j *Journal, explain func(error) error) {
+func (st *Status) scanFolder(j *Journal, explain func(error) error, exclude []string) {
 	if _, err := os.Lstat(st.Dir); errors.Is(err, fs.ErrNotExist) {
 		st.FolderError = "not created yet: the first sync makes it (teammem-agent sync, or the running agent)"
 		return
 	}
-	snap, err := ScanDir(st.Dir, ScanOptions{})
+	snap, err := ScanDir(st.Dir, ScanOptions{Exclude: exclude})
 	if err != nil {
 		st.FolderError = explain(err).Error()
 		return
@@ -186,7 +189,7 @@ func (st *Status) scanFolder(j *Journal, explain func(error) error) {
 		st.Skipped = append(st.Skipped, Skip{Path: sk.Key, Reason: sk.Reason.Error()})
 	}
 	st.Pending = pendingChanges(snap, j.Base())
-	st.Conflicts = conflictCopies(st.Dir)
+	st.Conflicts = slices.DeleteFunc(conflictCopies(st.Dir), func(p string) bool { return excludedKey(exclude, p) })
 }
 
 // pendingChanges compares the folder with the journal's base.

@@ -25,15 +25,35 @@ type Config struct {
 	Token  string `toml:"token,omitempty"`
 	// Inject, when false, keeps no team memory block in the checkouts'
 	// CLAUDE.local.md (as --no-inject does); unset means true.
-	Inject    *bool      `toml:"inject,omitempty"`
+	Inject *bool `toml:"inject,omitempty"`
+	// Personal, when true, also syncs every registered checkout's private
+	// memory (its project's memory folder but team/) with the user's
+	// personal memory on the server; a checkout's own setting wins.
+	Personal  bool       `toml:"personal,omitempty"`
 	Checkouts []Checkout `toml:"checkout,omitempty"`
 }
 
 // Checkout is one registered git working tree; Repo, when set, overrides
-// the slug read from its remote.
+// the slug read from its remote; Personal, when set, says whether its
+// private memory is synced too (unset: the configuration's Personal).
 type Checkout struct {
-	Path string `toml:"path"`
-	Repo string `toml:"repo,omitempty"`
+	Path     string `toml:"path"`
+	Repo     string `toml:"repo,omitempty"`
+	Personal *bool  `toml:"personal,omitempty"`
+}
+
+// PersonalFor reports whether co's private memory is synced.
+func (c Config) PersonalFor(co Checkout) bool {
+	if co.Personal != nil {
+		return *co.Personal
+	}
+	return c.Personal
+}
+
+// same reports whether two registrations say the same.
+func (co Checkout) same(o Checkout) bool {
+	return co.Path == o.Path && co.Repo == o.Repo && (co.Personal == nil) == (o.Personal == nil) &&
+		(co.Personal == nil || *co.Personal == *o.Personal)
 }
 
 // ErrNoConfigDir is returned by Path when no configuration directory
@@ -102,7 +122,7 @@ func (c Config) Save(path string) error {
 func (c *Config) Add(co Checkout) bool {
 	i := slices.IndexFunc(c.Checkouts, func(x Checkout) bool { return x.Path == co.Path })
 	if i >= 0 {
-		if c.Checkouts[i] == co {
+		if c.Checkouts[i].same(co) {
 			return false
 		}
 		c.Checkouts[i] = co

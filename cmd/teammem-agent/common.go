@@ -34,6 +34,10 @@ type commonFlags struct {
 	// noRepo: the command is about no one repository (search --all), so
 	// the session resolves none, nor its folders.
 	noRepo bool
+	// personal: the command is about the user's personal memory of the
+	// repository (~/SLUG on the server) and the private memory folder of
+	// the checkout's project, not the team folder.
+	personal bool
 }
 
 // register adds the common flags to fs.
@@ -43,6 +47,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
 	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
+	fs.BoolVar(&c.personal, "personal", false, "your personal memory instead of the team's: the project's private memory folder (memory/ but team/), synced with ~/SLUG on the server, which only your tokens reach")
 	c.registerStale(fs)
 }
 
@@ -86,8 +91,12 @@ type session struct {
 	stateDir string
 	server   string // the server URL as given, the journal's identity
 	// checkouts lists the checkouts whose CLAUDE.local.md get the team
-	// memory block.
+	// memory block (nil for personal memory: Claude Code loads the
+	// private MEMORY.md itself).
 	checkouts func() ([]string, error)
+	// exclude names the folders below dir that are not synced: the team
+	// folder, for personal memory.
+	exclude []string
 	// lastReport is what run printed last (see onRunReport); run's
 	// reports arrive on the engine's goroutine only.
 	lastReport string
@@ -109,7 +118,10 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if s.slug, err = resolveSlug(e, c); err != nil {
 		return nil, err
 	}
-	if s.dir, err = resolveTeamDir(e, c); err != nil {
+	if c.personal {
+		s.slug = protocol.MyPersonalRepo(s.slug)
+	}
+	if s.dir, s.exclude, err = resolveFolder(e, c); err != nil {
 		return nil, err
 	}
 	if name == "seed" { // seed keeps no journal: it needs no state directory (nor a home)
@@ -118,7 +130,9 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if s.stateDir, err = resolveStateDir(e, c); err != nil {
 		return nil, err
 	}
-	s.checkouts = checkoutLister(e, c, s.slug)
+	if !c.personal {
+		s.checkouts = checkoutLister(e, c, s.slug)
+	}
 	return s, nil
 }
 
@@ -175,30 +189,48 @@ func resolveSlug(e *cliEnv, c commonFlags) (string, error) {
 	return slug, nil
 }
 
-// resolveTeamDir returns --dir, else memcore's team folder of the
-// repository directory.
-func resolveTeamDir(e *cliEnv, c commonFlags) (string, error) {
+// resolveFolder returns the folder the session syncs and the folders below
+// it that it leaves out: --dir, else memcore's team folder of the
+// repository directory; with --personal, the private memory folder that
+// holds it (where the user's settings put it: autoMemoryDirectory),
+// without the team folder.
+func resolveFolder(e *cliEnv, c commonFlags) (dir string, exclude []string, err error) {
 	if c.dir != "" {
 		d, err := filepath.Abs(c.dir)
 		if err != nil {
-			return "", fmt.Errorf("resolve --dir: %w", err)
+			return "", nil, fmt.Errorf("resolve --dir: %w", err)
 		}
-		return filepath.Clean(d), nil
+		if c.personal {
+			exclude = []string{personalExclude}
+		}
+		return filepath.Clean(d), exclude, nil
 	}
 	if e.Home == "" { // memcore would resolve "~" against the working directory
-		return "", errUsage("no home directory: pass --dir or set HOME")
+		return "", nil, errUsage("no home directory: pass --dir or set HOME")
 	}
-	dir, err := repoDir(e, c)
+	repo, err := repoDir(e, c)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	p, err := memcore.ResolvePaths(memcore.Env{Home: e.Home, Cwd: dir, Getenv: e.Getenv, PID: os.Getpid(),
+	p, err := memcore.ResolvePaths(memcore.Env{Home: e.Home, Cwd: repo, Getenv: e.Getenv, PID: os.Getpid(),
 		CaseInsensitive: runtime.GOOS == "darwin" || runtime.GOOS == "windows"})
 	if err != nil {
-		return "", fmt.Errorf("find the team folder of %s: %w; pass --dir DIR", dir, err)
+		return "", nil, fmt.Errorf("find the memory folders of %s: %w; pass --dir DIR", repo, err)
 	}
-	return filepath.Clean(p.TeamDir), nil
+	team := filepath.Clean(p.TeamDir)
+	if !c.personal {
+		return team, nil, nil
+	}
+	mem := filepath.Clean(p.AutoMemDir)
+	if filepath.Dir(team) != mem {
+		return "", nil, fmt.Errorf("the team folder %s is not inside the private memory folder %s; pass --dir DIR", team, mem)
+	}
+	return mem, []string{filepath.Base(team)}, nil
 }
+
+// personalExclude is the team folder's name inside the private memory
+// folder: personal memory never syncs it.
+const personalExclude = "team"
 
 // resolveStateDir returns --state-dir, else the user's state directory.
 func resolveStateDir(e *cliEnv, c commonFlags) (string, error) {

@@ -131,27 +131,36 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 }
 
 // registeredRunners builds one runner per team folder of uc's checkouts,
-// keyed by folder, repository, server and token, so that a change of any
-// of them restarts the folder's engine. A checkout that cannot be
-// resolved is logged and left out.
+// and one per private memory folder of those whose personal memory is
+// synced (Config.PersonalFor), keyed by folder, repository, server and
+// token, so that a change of any of them restarts the folder's engine. A
+// checkout that cannot be resolved is logged and left out.
 func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
 	groups := map[string]*session{}
 	var order []string
 	for _, co := range uc.Checkouts {
 		cc := c
 		cc.repoDir, cc.repo = co.Path, co.Repo
-		s, err := newSession(e, "run", cc)
-		if err != nil {
-			log.Error("cannot sync a registered checkout", "checkout", co.Path, "err", err)
-			continue
+		folders := []commonFlags{cc}
+		if uc.PersonalFor(co) && !c.personal {
+			personal := cc
+			personal.personal = true
+			folders = append(folders, personal)
 		}
-		s.out = out
-		if g, ok := groups[s.dir]; ok {
-			g.checkouts = bothCheckouts(g.checkouts, s.checkouts)
-			continue
+		for _, f := range folders {
+			s, err := newSession(e, "run", f)
+			if err != nil {
+				log.Error("cannot sync a registered checkout", "checkout", co.Path, "personal", f.personal, "err", err)
+				continue
+			}
+			s.out = out
+			if g, ok := groups[s.dir]; ok {
+				g.checkouts = bothCheckouts(g.checkouts, s.checkouts)
+				continue
+			}
+			groups[s.dir] = s
+			order = append(order, s.dir)
 		}
-		groups[s.dir] = s
-		order = append(order, s.dir)
 	}
 	runners := map[string]agent.Runner{}
 	for _, dir := range order {
@@ -199,6 +208,12 @@ func repeatKey(r agent.Report, err error) string {
 
 // bothCheckouts lists the checkouts of a and of b, each once.
 func bothCheckouts(a, b func() ([]string, error)) func() ([]string, error) {
+	switch {
+	case a == nil: // a private memory folder: no block
+		return b
+	case b == nil:
+		return a
+	}
 	return func() ([]string, error) {
 		out, err := a()
 		if err != nil {

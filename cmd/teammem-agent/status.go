@@ -87,7 +87,7 @@ func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *
 		return nil, nil, err
 	}
 	o := agent.StatusOptions{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server, Explain: s.explain,
-		Checkouts: s.checkouts, NoInject: s.flags.noInject}
+		Checkouts: s.checkouts, NoInject: s.flags.noInject, Exclude: s.exclude}
 	var probeErr error
 	if s.server != "" {
 		cl, err := s.newClient()
