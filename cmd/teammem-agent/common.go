@@ -296,6 +296,8 @@ func (s *session) explain(err error) error {
 		return fmt.Errorf("the server %s wants a token and none was given: log in with `teammem-agent login --server %s` (the token on stdin), or pass --token-file FILE or TEAMMEM_TOKEN", s.server, s.server)
 	case errors.Is(err, client.ErrUnauthorized):
 		return fmt.Errorf("the server %s refused the token%s: get a new one from its admin (teammem-server token create) and log in again with `teammem-agent login --server %s`", s.server, serverSaid(err), s.server)
+	case errors.Is(err, client.ErrForbidden) && s.flags.personal:
+		return fmt.Errorf("the server %s refused your personal memory %s%s: only tokens of your own subject reach it", s.server, s.slug, serverSaid(err))
 	case errors.Is(err, client.ErrForbidden):
 		return fmt.Errorf("the token has no grant for %s on %s%s: ask an admin for a token with the grant %s:write (or %s:read to only read)", s.slug, s.server, serverSaid(err), s.slug, s.slug)
 	case errors.Is(err, client.ErrNetwork), errors.Is(err, client.ErrTimeout):
