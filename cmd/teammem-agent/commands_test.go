@@ -192,7 +192,7 @@ func TestStatus(t *testing.T) {
 
 func TestAuthErrorsExplained(t *testing.T) {
 	ts := newTestServer(t, true)
-	past := &auth.Issuer{Key: ts.key, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}
+	past := &auth.Issuer{Key: ts.Key, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}
 	expired, err := past.Issue("old", []string{"**:write"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
