@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 	"github.com/teammem/teammem/server"
 )
 
@@ -19,8 +20,8 @@ import (
 // endpoint for the owner's repository as for one that does not exist, and
 // finds nothing of it by listing or searching.
 func TestPersonalMemory(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	alice := ts.token("alice", "acme/*:write")
+	ts := newTestServer(t, servertest.Options{})
+	alice := ts.Token("alice", "acme/*:write")
 	mine := server.PersonalRepo("alice", "acme/api")
 
 	body, _ := json.Marshal(api.PutRequest{Entries: map[string]string{
@@ -28,31 +29,31 @@ func TestPersonalMemory(t *testing.T) {
 		"plan.md":   "private zebra plan",
 		"secret.md": "post to https://hooks.slack.com/services/T" + randomAlnum(10) + "/B" + randomAlnum(10) + "/" + randomAlnum(24) + "\n",
 	}})
-	r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo="+url.QueryEscape("~/Acme/API.git"), alice, body)
-	if r.status != http.StatusOK {
-		t.Fatalf("owner's PUT: %d %s", r.status, r.body)
+	r := ts.Do(http.MethodPut, api.PathTeamMemory+"?repo="+url.QueryEscape("~/Acme/API.git"), alice, body)
+	if r.Status != http.StatusOK {
+		t.Fatalf("owner's PUT: %d %s", r.Status, r.Body)
 	}
-	put := decode[api.PutResponse](t, r)
+	put := servertest.Decode[api.PutResponse](t, r)
 	if len(put.Skipped) != 1 || put.Skipped[0].Key != "secret.md" {
 		t.Errorf("skipped %+v; want secret.md refused", put.Skipped)
 	}
 	for _, name := range []string{"~/acme/api", mine} {
-		r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo="+url.QueryEscape(name), alice, nil)
-		if r.status != http.StatusOK || !strings.Contains(string(r.body), "private zebra plan") {
-			t.Errorf("owner's GET %s: %d %s", name, r.status, r.body)
+		r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo="+url.QueryEscape(name), alice, nil)
+		if r.Status != http.StatusOK || !strings.Contains(string(r.Body), "private zebra plan") {
+			t.Errorf("owner's GET %s: %d %s", name, r.Status, r.Body)
 		}
 	}
-	if r := ts.do(http.MethodGet, api.PathHistory+"?repo=~/acme/api&key=plan.md", alice, nil); r.status != http.StatusOK {
-		t.Errorf("owner's history: %d %s", r.status, r.body)
+	if r := ts.Do(http.MethodGet, api.PathHistory+"?repo=~/acme/api&key=plan.md", alice, nil); r.Status != http.StatusOK {
+		t.Errorf("owner's history: %d %s", r.Status, r.Body)
 	}
-	if got := hitKeys(decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("zebra"), alice, nil))); !slices.Equal(got, []string{mine + ":plan.md"}) {
+	if got := hitKeys(servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("zebra"), alice, nil))); !slices.Equal(got, []string{mine + ":plan.md"}) {
 		t.Errorf("owner's search: %q", got)
 	}
-	if r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", alice, nil); r.status != http.StatusNotFound {
-		t.Errorf("the team repository acme/api: %d %s; want 404 (never written)", r.status, r.body)
+	if r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", alice, nil); r.Status != http.StatusNotFound {
+		t.Errorf("the team repository acme/api: %d %s; want 404 (never written)", r.Status, r.Body)
 	}
 
-	admin := ts.token("root", "**:admin")
+	admin := ts.Token("root", "**:admin")
 	absent := server.PersonalRepo("alice", "acme/none")
 	nobody := server.PersonalRepo("nobody", "x/y")
 	endpoints := []struct {
@@ -73,12 +74,12 @@ func TestPersonalMemory(t *testing.T) {
 		var seen []string
 		for _, repo := range []string{mine, strings.ToUpper(mine), absent, nobody} {
 			path := strings.Replace(ep.path, "%s", url.QueryEscape(repo), 1)
-			r := ts.do(ep.method, path, admin, ep.body)
-			if r.status != http.StatusForbidden {
-				t.Errorf("admin %s %s: %d %s; want 403", ep.method, path, r.status, r.body)
+			r := ts.Do(ep.method, path, admin, ep.body)
+			if r.Status != http.StatusForbidden {
+				t.Errorf("admin %s %s: %d %s; want 403", ep.method, path, r.Status, r.Body)
 				continue
 			}
-			e := r.errorBody(t)
+			e := r.ErrorBody(t)
 			canon, _ := server.CanonicalRepo(repo)
 			seen = append(seen, e.Code()+" "+strings.ReplaceAll(e.Message, canon, "R"))
 		}
@@ -86,18 +87,18 @@ func TestPersonalMemory(t *testing.T) {
 			t.Errorf("admin %s %s: answers differ between an existing and an absent personal repository: %q", ep.method, ep.path, seen)
 		}
 	}
-	for _, r := range decode[api.RepoList](t, ts.do(http.MethodGet, api.PathRepos, admin, nil)).Repos {
+	for _, r := range servertest.Decode[api.RepoList](t, ts.Do(http.MethodGet, api.PathRepos, admin, nil)).Repos {
 		if server.IsPersonal(r.Repo) {
 			t.Errorf("the admin's repository list names %s", r.Repo)
 		}
 	}
-	if got := hitKeys(decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("zebra"), admin, nil))); len(got) != 0 {
+	if got := hitKeys(servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("zebra"), admin, nil))); len(got) != 0 {
 		t.Errorf("the admin's search found %q", got)
 	}
-	if r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=~/acme/api", admin, nil); r.status != http.StatusNotFound {
-		t.Errorf("the admin's own ~/acme/api: %d %s; want 404 (their own, never written)", r.status, r.body)
+	if r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=~/acme/api", admin, nil); r.Status != http.StatusNotFound {
+		t.Errorf("the admin's own ~/acme/api: %d %s; want 404 (their own, never written)", r.Status, r.Body)
 	}
-	if got := string(ts.do(http.MethodGet, api.PathTeamMemory+"?repo=~/acme/api", alice, nil).body); strings.Contains(got, "overwritten") {
+	if got := string(ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=~/acme/api", alice, nil).Body); strings.Contains(got, "overwritten") {
 		t.Errorf("the admin's PUT reached the owner's memory: %s", got)
 	}
 }
@@ -105,12 +106,12 @@ func TestPersonalMemory(t *testing.T) {
 // TestPersonalRepoNames: malformed personal names are 400 invalid_repo,
 // never a repository of their own.
 func TestPersonalRepoNames(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	alice := ts.token("alice", "**:admin")
+	ts := newTestServer(t, servertest.Options{})
+	alice := ts.Token("alice", "**:admin")
 	for _, repo := range []string{"~", "~/", "~/acme", "~x!/acme/api", "~/~/acme/api", "~w/acme/api", "~/../acme/api"} {
-		r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo="+url.QueryEscape(repo), alice, nil)
-		if r.status != http.StatusBadRequest || r.errorBody(t).Code() != "invalid_repo" {
-			t.Errorf("GET %q: %d %s; want 400 invalid_repo", repo, r.status, r.body)
+		r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo="+url.QueryEscape(repo), alice, nil)
+		if r.Status != http.StatusBadRequest || r.ErrorBody(t).Code() != "invalid_repo" {
+			t.Errorf("GET %q: %d %s; want 400 invalid_repo", repo, r.Status, r.Body)
 		}
 	}
 }
