@@ -33,12 +33,12 @@ func TestUIPersonalMemory(t *testing.T) {
 		!strings.Contains(personal, `href="/ui/r/`+mine+`"`) || !strings.Contains(personal, "~/acme/api") {
 		t.Fatalf("home page does not list the team repository and, apart, the personal memory:\n%s", home.Body)
 	}
-	repo := b.get("/ui/r/" + mine).must(t, http.StatusOK)
+	repo := b.get("/ui/r/"+mine).must(t, http.StatusOK)
 	if !strings.Contains(repo.Body, "~/acme/api") || !strings.Contains(repo.Body, "plan.md") {
 		t.Errorf("personal repository page:\n%s", repo.Body)
 	}
-	b.get("/ui/r/" + mine + "/~entry?key=plan.md").must(t, http.StatusOK)
-	if s := b.get("/ui/r/" + mine + "/~search?q=zebra").must(t, http.StatusOK); !strings.Contains(s.Body, "plan.md") {
+	b.get("/ui/r/"+mine+"/~entry?key=plan.md").must(t, http.StatusOK)
+	if s := b.get("/ui/r/"+mine+"/~search?q=zebra").must(t, http.StatusOK); !strings.Contains(s.Body, "plan.md") {
 		t.Errorf("search of the personal memory finds nothing:\n%s", s.Body)
 	}
 
@@ -49,8 +49,8 @@ func TestUIPersonalMemory(t *testing.T) {
 	}
 	absent := server.PersonalRepo("alice", "acme/none")
 	for _, suffix := range []string{"", "/~entry?key=plan.md", "/~entry?key=plan.md&v=1", "/~search?q=zebra", "/~activity"} {
-		exists := root.get("/ui/r/" + mine + suffix).must(t, http.StatusForbidden)
-		other := root.get("/ui/r/" + absent + suffix).must(t, http.StatusForbidden)
+		exists := root.get("/ui/r/"+mine+suffix).must(t, http.StatusForbidden)
+		other := root.get("/ui/r/"+absent+suffix).must(t, http.StatusForbidden)
 		if strings.ReplaceAll(other.Body, "acme/none", "acme/api") != exists.Body {
 			t.Errorf("%s: the admin's 403 page differs for an existing and an absent personal repository:\n%s\n----\n%s", suffix, exists.Body, other.Body)
 		}
