@@ -113,6 +113,11 @@ func TestPersonalMemoryTwoMachines(t *testing.T) {
 		return p
 	}
 	runA, runB := run(a), run(b)
+	defer func() {
+		if t.Failed() {
+			t.Logf("run A:\n%s\nrun B:\n%s\nserver:\n%s", runA.stderr, runB.stderr, a.srv.stderr)
+		}
+	}()
 
 	index := "- [Build](build.md) — how I build this repo\n"
 	write(t, memA, "MEMORY.md", index)
@@ -178,6 +183,23 @@ func TestPersonalMemoryTwoMachines(t *testing.T) {
 	}
 	if out := a.ok(coA, "", "log", "--personal"); !strings.Contains(out, "deploy.md") {
 		t.Errorf("log --personal does not name deploy.md:\n%s", out)
+	}
+	if out := b.ok(coB, "", "show", "--personal", "deploy.md"); strings.TrimSpace(out) != "deploy with make release" {
+		t.Errorf("show --personal deploy.md on machine B = %q", out)
+	}
+	if out := b.ok(coB, "", "search", "--personal", "release"); !strings.Contains(out, "deploy.md") {
+		t.Errorf("search --personal on machine B:\n%s", out)
+	}
+	if out := a.ok(coA, "", "search", "release"); strings.Contains(out, "deploy.md") {
+		t.Errorf("the team search of acme/e2e finds personal memory:\n%s", out)
+	}
+	var st struct {
+		Repo, Dir string
+		Pending   []any
+	}
+	if err := json.Unmarshal([]byte(a.ok(coA, "", "status", "--personal", "--repo-dir", coA, "--json")), &st); err != nil ||
+		st.Repo != "~/acme/e2e" || filepath.Clean(st.Dir) != filepath.Clean(memA) || len(st.Pending) != 0 {
+		t.Errorf("status --personal = %+v, %v", st, err)
 	}
 
 	// Another subject, admin of everything, sees nothing of it.
