@@ -28,16 +28,6 @@ import (
 // request.
 var requestIDRE = regexp.MustCompile(`"request_id":"[0-9a-f]*"`)
 
-// memDir is the private memory folder the agent derives for a checkout.
-func (w *workstation) memDir(checkout string) string {
-	w.t.Helper()
-	var p struct{ AutoMemDir string }
-	if err := json.Unmarshal([]byte(w.ok(checkout, "", "memory", "paths", "--json")), &p); err != nil || p.AutoMemDir == "" {
-		w.t.Fatalf("memory paths: %v", err)
-	}
-	return p.AutoMemDir
-}
-
 // secondMachine is another home of the same user on w's server, logged in
 // with a token of subject with the grant given.
 func (w *workstation) secondMachine(subject, grant string) *workstation {

@@ -78,13 +78,18 @@ func (w *workstation) ok(dir, stdin string, args ...string) string {
 }
 
 // teamDir is the team folder the agent derives for a checkout.
-func (w *workstation) teamDir(checkout string) string {
+func (w *workstation) teamDir(checkout string) string { return w.paths(checkout).TeamDir }
+
+// memDir is the private memory folder the agent derives for a checkout.
+func (w *workstation) memDir(checkout string) string { return w.paths(checkout).AutoMemDir }
+
+// paths are the memory folders the agent derives for a checkout.
+func (w *workstation) paths(checkout string) (p struct{ TeamDir, AutoMemDir string }) {
 	w.t.Helper()
-	var p struct{ TeamDir string }
-	if err := json.Unmarshal([]byte(w.ok(checkout, "", "memory", "paths", "--json")), &p); err != nil || p.TeamDir == "" {
+	if err := json.Unmarshal([]byte(w.ok(checkout, "", "memory", "paths", "--json")), &p); err != nil || p.TeamDir == "" || p.AutoMemDir == "" {
 		w.t.Fatalf("memory paths: %v", err)
 	}
-	return p.TeamDir
+	return p
 }
 
 // TestWorkstation is the path of a developer: log in once, register
