@@ -39,11 +39,7 @@ func newWorkstation(t *testing.T) *workstation {
 		}
 		return srv.cmd.ProcessState != nil
 	})
-	tok := startProc(t, serverBin, "token", "create", "--data-dir", data, "--subject", "dev", "--grant", "acme/**:write")
-	if err := tok.wait(); err != nil {
-		t.Fatalf("token create: %v\n%s", err, tok.stderr)
-	}
-	w := &workstation{t: t, home: t.TempDir(), srv: srv, token: strings.TrimSpace(tok.stdout.String())}
+	w := &workstation{t: t, home: t.TempDir(), srv: srv, token: issue(t, data, "dev", "acme/**:write")}
 	var err error
 	if srv.api, err = client.New(client.Options{BaseURL: srv.url(), Token: w.token}); err != nil {
 		t.Fatal(err)
