@@ -183,6 +183,11 @@ func TestPersonalMemoryTwoMachines(t *testing.T) {
 	if out := a.ok(coA, "", "search", "release"); strings.Contains(out, "deploy.md") {
 		t.Errorf("the team search of acme/e2e finds personal memory:\n%s", out)
 	}
+	var all struct{ Checkouts []struct{ Repo string } }
+	if err := json.Unmarshal([]byte(b.ok(b.home, "", "status", "--json")), &all); err != nil || len(all.Checkouts) != 2 ||
+		all.Checkouts[0].Repo != "acme/e2e" || all.Checkouts[1].Repo != "~/acme/e2e" {
+		t.Errorf("status of machine B's registered checkout = %+v, %v; want acme/e2e and ~/acme/e2e", all, err)
+	}
 	var st struct {
 		Repo, Dir string
 		Pending   []any
