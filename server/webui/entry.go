@@ -177,7 +177,7 @@ func (h *UI) uiRestore(w http.ResponseWriter, r *http.Request, repo string) erro
 			return err
 		}
 	}
-	res, err := h.svc.Put(ctx, p, repo, server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: base})
+	res, err := h.svc.Put(ctx, p, repo, server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base)})
 	if err != nil {
 		return err
 	}
