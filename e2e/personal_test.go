@@ -21,6 +21,7 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/internal/proctest"
 	"github.com/teammem/teammem/server"
 )
 
@@ -113,12 +114,12 @@ func TestPersonalMemoryTwoMachines(t *testing.T) {
 	write(t, memA, "MEMORY.md", index)
 	write(t, memA, "build.md", lines(6, nil))
 	write(t, teamA, "team-note.md", "for the team\n")
-	waitFor(t, "machine B to get machine A's private memory", func() bool {
+	proctest.WaitFor(t, "machine B to get machine A's private memory", func() bool {
 		return read(memB, "MEMORY.md") == index && read(memB, "build.md") == lines(6, nil)
 	})
 	write(t, memB, "laptop.md", "only on my laptop so far\n")
-	waitFor(t, "machine A to get machine B's note", func() bool { return read(memA, "laptop.md") == "only on my laptop so far\n" })
-	waitFor(t, "the team note on machine B's team folder", func() bool { return read(teamB, "team-note.md") == "for the team\n" })
+	proctest.WaitFor(t, "machine A to get machine B's note", func() bool { return read(memA, "laptop.md") == "only on my laptop so far\n" })
+	proctest.WaitFor(t, "the team note on machine B's team folder", func() bool { return read(teamB, "team-note.md") == "for the team\n" })
 
 	// Both agents stop; both machines edit; both start again.
 	runA.stop(t, syscall.SIGTERM)
@@ -141,7 +142,7 @@ func TestPersonalMemoryTwoMachines(t *testing.T) {
 		}
 		return read(memA, "MEMORY.md") == read(memB, "MEMORY.md")
 	}
-	waitFor(t, "both machines to converge after the concurrent edit", converged)
+	proctest.WaitFor(t, "both machines to converge after the concurrent edit", converged)
 	showFolder(t, "machine A (workstation)", memA)
 	showFolder(t, "machine B (laptop)", memB)
 	if c := conflictCopies(t, memA); len(c) > 0 {
