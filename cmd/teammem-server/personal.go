@@ -61,6 +61,8 @@ func runPersonalDelete(ctx context.Context, args []string, e env) error {
 	case subject == "":
 		return usageError{errors.New("--subject is required")}
 	}
+	// A name no token can carry is a typing mistake: the revocation's
+	// rule for a subject says which.
 	if err := (server.Revocation{Subject: subject, Before: time.Now()}).Check(); err != nil {
 		return usageError{err}
 	}

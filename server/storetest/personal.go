@@ -83,7 +83,7 @@ func testSearchPersonal(t *testing.T, s server.Store) {
 func searchHitsIn(t *testing.T, s server.Store, q string, all bool, repos ...string) []string {
 	t.Helper()
 	var out []string
-	for _, h := range searchRequest(t, s, q, all, repos) {
+	for _, h := range searchPage(t, s, q, all, repos, 0) {
 		out = append(out, h.Repo+":"+h.Key)
 	}
 	return out

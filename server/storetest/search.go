@@ -26,12 +26,7 @@ func searchHits(t *testing.T, s server.Store, q string, offset int, repos ...str
 	return searchPage(t, s, q, len(repos) == 0, repos, offset)
 }
 
-// searchRequest runs q over repos, with AllRepos as given.
-func searchRequest(t *testing.T, s server.Store, q string, all bool, repos []string) []server.SearchHit {
-	t.Helper()
-	return searchPage(t, s, q, all, repos, 0)
-}
-
+// searchPage runs q over repos, with AllRepos as given, from offset.
 func searchPage(t *testing.T, s server.Store, q string, all bool, repos []string, offset int) []server.SearchHit {
 	t.Helper()
 	terms, err := searchtext.Parse(q)
