@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/pgtest"
 	"github.com/teammem/teammem/server"
 )
 
@@ -80,5 +82,44 @@ func TestPersonalDelete(t *testing.T) {
 	}
 	if code, body := request(t, http.MethodGet, base+api.PathHistory+"?repo=~/acme/api&key=plan.md", alice, ""); strings.Contains(body, "alice's plan") {
 		t.Errorf("history after the erase = %d %s", code, body)
+	}
+}
+
+// TestPersonalDeleteOnPostgres: beside a running server on Postgres the
+// erase takes effect at once: the server serves the emptied repository one
+// version on, and the owner writes it again.
+func TestPersonalDeleteOnPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	dir := t.TempDir()
+	quiet := env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	if err := run(context.Background(), []string{"migrate", "up", "--database-url", url}, quiet); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startServer(t, dir, "--database-url", url)
+	var tok bytes.Buffer
+	if err := run(context.Background(), []string{"token", "create", "--data-dir", dir, "--database-url", url, "--subject", "ana", "--grant", "acme/*:read"},
+		env{stdout: &tok, stderr: io.Discard, getenv: quiet.getenv}); err != nil {
+		t.Fatal(err)
+	}
+	ana := strings.TrimSpace(tok.String())
+	for _, body := range []string{`{"entries":{"plan.md":"ana's plan"}}`, `{"entries":{"more.md":"more"}}`} {
+		if code, b := request(t, http.MethodPut, base+api.PathTeamMemory+"?repo=~/acme/pg", ana, body); code != 200 {
+			t.Fatalf("PUT = %d %s", code, b)
+		}
+	}
+	var errs bytes.Buffer
+	if err := run(context.Background(), []string{"personal", "delete", "--subject", "ana", "--yes", "--database-url", url},
+		env{stdout: io.Discard, stderr: &errs, getenv: quiet.getenv}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errs.String(), `"msg":"audit"`) {
+		t.Errorf("no audit line: %s", errs.String())
+	}
+	code, body := request(t, http.MethodGet, base+api.PathTeamMemory+"?repo=~/acme/pg", ana, "")
+	if code != 200 || strings.Contains(body, "ana's plan") || !strings.Contains(body, `"version":3`) {
+		t.Errorf("GET after the erase = %d %s; want version 3, empty", code, body)
+	}
+	if code, b := request(t, http.MethodPut, base+api.PathTeamMemory+"?repo=~/acme/pg", ana, `{"entries":{"again.md":"again"}}`); code != 200 || !strings.Contains(b, `"version":4`) {
+		t.Errorf("PUT after the erase = %d %s; want version 4", code, b)
 	}
 }
