@@ -47,8 +47,16 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
 	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
-	fs.BoolVar(&c.personal, "personal", false, "your personal memory instead of the team's: the project's private memory folder (memory/ but team/), synced with ~/SLUG on the server, which only your tokens reach")
 	c.registerStale(fs)
+}
+
+// personalUsage says what --personal does for a command about one folder.
+const personalUsage = "your personal memory instead of the team's: the project's private memory folder (memory/ but team/), synced with ~/SLUG on the server, which only your tokens reach"
+
+// registerPersonal adds --personal to the commands that work on a folder
+// or a repository's memory.
+func (c *commonFlags) registerPersonal(fs *flag.FlagSet, usage string) {
+	fs.BoolVar(&c.personal, "personal", false, usage)
 }
 
 // registerConnection adds the flags that say which server, token and

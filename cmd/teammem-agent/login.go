@@ -100,6 +100,9 @@ func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc
 		fs := newFlagSet(name, synopsis, e.Stdout)
 		var c commonFlags
 		c.register(fs)
+		if name == "add" {
+			c.registerPersonal(fs, "also sync your personal memory of the repository between your machines (writes personal = true for the checkout)")
+		}
 		pos, err := parseArgs(fs, args, e.Getenv, 0, 1)
 		if err != nil {
 			return helpOK(err)

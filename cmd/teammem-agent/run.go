@@ -35,6 +35,7 @@ func runDaemon(ctx context.Context, e *cliEnv, args []string) error {
 	fs := newFlagSet("run", "run [--debounce 2s] [--max-delay 10s] [--poll 60s] [flags]", e.Stdout)
 	var c commonFlags
 	c.register(fs)
+	c.registerPersonal(fs, personalUsage)
 	var rf runFlags
 	fs.DurationVar(&rf.debounce, "debounce", 2*time.Second, "push once the folder has been quiet for this `duration`")
 	fs.DurationVar(&rf.maxDelay, "max-delay", 10*time.Second, "push no later than this `duration` while the folder keeps changing")

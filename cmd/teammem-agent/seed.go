@@ -27,9 +27,6 @@ func runSeed(ctx context.Context, e *cliEnv, args []string) error {
 	if c.dir == "" {
 		return errUsage("seed: --dir DIR is required")
 	}
-	if c.personal {
-		return errUsage("seed: --personal is not for CI: personal memory is synced from its folder by sync --personal or run")
-	}
 	s, err := newSession(e, "seed", c)
 	if err != nil {
 		return err

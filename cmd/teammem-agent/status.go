@@ -22,6 +22,7 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	fs := newFlagSet("status", "status [flags]", e.Stdout)
 	var c commonFlags
 	c.register(fs)
+	c.registerPersonal(fs, personalUsage)
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}
