@@ -33,8 +33,11 @@ type StreamEvent struct {
 }
 
 // Events opens the change stream of repo (GET .../events, Server-Sent
-// Events). after, when positive, resumes after that version: the server
-// replays the events since then first. The stream lives until ctx ends or
+// Events). after, when not negative, resumes after that version: the
+// server replays the events since then first (0: since the repository's
+// first version, or one reset when that is more than it replays), so that
+// no version committed between a caller's pull and its subscription goes
+// unannounced; negative follows from the current version on. The stream lives until ctx ends or
 // Close; Options.Timeout does not apply to it.
 //
 // Errors: ErrEventsUnsupported (wrapped, with the *APIError when there is
@@ -47,7 +50,7 @@ func (c *Client) Events(ctx context.Context, repo string, after int64) (*EventSt
 		return nil, fmt.Errorf("open events: %w", err)
 	}
 	h := http.Header{"Accept": {"text/event-stream"}, "Cache-Control": {"no-cache"}}
-	if after > 0 {
+	if after >= 0 {
 		q.Set("after", strconv.FormatInt(after, 10))
 		h.Set("Last-Event-ID", strconv.FormatInt(after, 10))
 	}

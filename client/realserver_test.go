@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
@@ -132,4 +133,35 @@ func toAPIError(err error) *client.APIError {
 		return ae
 	}
 	return &client.APIError{}
+}
+
+// TestEventsFromVersionZero: a subscription resuming after version 0 (an
+// agent whose first pull found no repository) announces the first version
+// even when it was written between that pull and the subscription, which
+// one following only from the current version never did (two machines
+// starting at once on a new personal memory missed each other's first
+// push until the five-minute safety poll).
+func TestEventsFromVersionZero(t *testing.T) {
+	ts := servertest.Start(t, servertest.Options{})
+	c, err := client.New(client.Options{BaseURL: ts.URL, Token: ts.Token("ana", "acme/*:write")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Get(ctx, "acme/api", client.GetOptions{}); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("first pull: %v", err)
+	}
+	if _, err := c.Put(ctx, "acme/api", api.PutRequest{Entries: map[string]string{"a.md": "a"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Events(ctx, "acme/api", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ev, err := s.Next()
+	if err != nil || ev.Reset || ev.Version != 1 {
+		t.Fatalf("first event = %+v, %v; want version 1", ev, err)
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/server"
 )
 
 // seedWebUI writes acme/web (an index linking its topics, two versions of
@@ -172,4 +173,58 @@ func TestWebUIWithoutGrant(t *testing.T) {
 		t.Errorf("the refusal shows content")
 	}
 	b.screenshot("forbidden")
+}
+
+// TestWebUIPersonalMemory: signed in, a user finds their personal memory
+// apart from the team repositories and reads it; a second subject holding
+// **:admin finds no trace of it, and its address answers the refusal of a
+// personal repository that does not exist.
+func TestWebUIPersonalMemory(t *testing.T) {
+	ctx := newBrowser(t)
+	a := startAuthServer(t)
+	seedWebUI(t, a)
+	ana := a.token(t, "ana", "acme/web:read")
+	c, err := client.New(client.Options{BaseURL: a.url(), Token: ana})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Put(context.Background(), "~/acme/web", api.PutRequest{Entries: map[string]string{
+		"MEMORY.md": "- [My build](build.md) — how I build it\n", "build.md": "# My build\n\nmake -j8 on the laptop\n"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	mine := server.PersonalRepo("ana", "acme/web")
+
+	b := &tab{t: t, ctx: ctx, base: a.url()}
+	b.signIn(ana)
+	home := b.text()
+	team, personal, ok := strings.Cut(home, "Your personal memory")
+	if !ok || !strings.Contains(team, "acme/web") || !strings.Contains(personal, "~/acme/web") {
+		t.Fatalf("ana's home page:\n%s", home)
+	}
+	b.screenshot("personal-home")
+	if st := b.click(`a[href="/ui/r/` + mine + `"]`); st != 200 {
+		t.Fatalf("personal memory page: %d", st)
+	}
+	if page := b.text(); !strings.Contains(page, "My build") || !strings.Contains(page, "~/acme/web") {
+		t.Errorf("ana's personal memory page:\n%s", page)
+	}
+
+	root := &tab{t: t, ctx: newBrowser(t), base: a.url()}
+	root.signIn(a.token(t, "root", "**:admin"))
+	if home := root.text(); strings.Contains(home, "personal") || strings.Contains(home, "~/") {
+		t.Errorf("the admin's home page:\n%s", home)
+	}
+	if st := root.open("/ui/r/" + mine); st != 403 {
+		t.Errorf("ana's personal memory answers the admin %d, want 403", st)
+	}
+	refused := root.text()
+	if st := root.open("/ui/r/" + server.PersonalRepo("ana", "acme/never")); st != 403 {
+		t.Errorf("an absent personal repository answers %d, want 403", st)
+	}
+	if absent := strings.ReplaceAll(root.text(), "acme/never", "acme/web"); absent != refused {
+		t.Errorf("the refusal of ana's personal memory differs from that of an absent one:\n%s\n----\n%s", refused, absent)
+	}
+	if strings.Contains(refused, "make -j8") || strings.Contains(refused, "My build") {
+		t.Errorf("the refusal shows content")
+	}
 }

@@ -40,11 +40,7 @@ func newWorkstation(t *testing.T) *workstation {
 		}
 		return srv.cmd.ProcessState != nil
 	})
-	tok := startProc(t, serverBin, "token", "create", "--data-dir", data, "--subject", "dev", "--grant", "acme/**:write")
-	if err := tok.wait(); err != nil {
-		t.Fatalf("token create: %v\n%s", err, tok.stderr)
-	}
-	w := &workstation{t: t, home: t.TempDir(), srv: srv, token: strings.TrimSpace(tok.stdout.String())}
+	w := &workstation{t: t, home: t.TempDir(), srv: srv, token: issue(t, data, "dev", "acme/**:write")}
 	var err error
 	if srv.api, err = client.New(client.Options{BaseURL: srv.url(), Token: w.token}); err != nil {
 		t.Fatal(err)
@@ -79,13 +75,18 @@ func (w *workstation) ok(dir, stdin string, args ...string) string {
 }
 
 // teamDir is the team folder the agent derives for a checkout.
-func (w *workstation) teamDir(checkout string) string {
+func (w *workstation) teamDir(checkout string) string { return w.paths(checkout).TeamDir }
+
+// memDir is the private memory folder the agent derives for a checkout.
+func (w *workstation) memDir(checkout string) string { return w.paths(checkout).AutoMemDir }
+
+// paths are the memory folders the agent derives for a checkout.
+func (w *workstation) paths(checkout string) (p struct{ TeamDir, AutoMemDir string }) {
 	w.t.Helper()
-	var p struct{ TeamDir string }
-	if err := json.Unmarshal([]byte(w.ok(checkout, "", "memory", "paths", "--json")), &p); err != nil || p.TeamDir == "" {
+	if err := json.Unmarshal([]byte(w.ok(checkout, "", "memory", "paths", "--json")), &p); err != nil || p.TeamDir == "" || p.AutoMemDir == "" {
 		w.t.Fatalf("memory paths: %v", err)
 	}
-	return p.TeamDir
+	return p
 }
 
 // TestWorkstation is the path of a developer: log in once, register

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/teammem/teammem/internal/atomicfile"
@@ -32,7 +33,9 @@ func IsTempName(name string) bool {
 // met joined; it keeps going after an error. Call it when no SafeWrite into
 // dir is running (at start-up, under the agent's lock): it would remove the
 // temporary file of a write in progress, and that write would then fail.
-func CleanTemp(dir string) (removed []string, err error) {
+// The folders named in skip, directly below dir, are left alone (another
+// agent's, under a lock of their own).
+func CleanTemp(dir string, skip ...string) (removed []string, err error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("clean temporary files: %w", err)
@@ -43,6 +46,9 @@ func CleanTemp(dir string) (removed []string, err error) {
 		if err != nil {
 			errs = append(errs, err)
 			return nil // skip what cannot be read, keep walking
+		}
+		if d.IsDir() && !strings.Contains(p, "/") && slices.ContainsFunc(skip, func(s string) bool { return strings.EqualFold(s, p) }) {
+			return fs.SkipDir
 		}
 		if !d.Type().IsRegular() || !IsTempName(d.Name()) {
 			return nil

@@ -56,3 +56,20 @@ func TestCleanTemp(t *testing.T) {
 		t.Errorf("outside temp file touched: %v", err)
 	}
 }
+
+// TestCleanTempSkips: the folders named, directly below dir and in any
+// case, keep their temporary files (another agent may be writing them);
+// a folder of that name deeper down does not.
+func TestCleanTempSkips(t *testing.T) {
+	f := newSafeFixture(t)
+	for _, p := range []string{".teammem-tmp-A", "team/.teammem-tmp-T", "Team2/.teammem-tmp-U", "a/team/.teammem-tmp-B"} {
+		mustWrite(t, filepath.Join(f.dir, filepath.FromSlash(p)), "x")
+	}
+	removed, err := CleanTemp(f.dir, "TEAM", "team2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{".teammem-tmp-A", "a/team/.teammem-tmp-B"}, removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+}

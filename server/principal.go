@@ -119,8 +119,16 @@ type Principal struct {
 	Grants  []Grant
 }
 
-// Perm returns the highest permission the principal holds on repo.
+// Perm returns the highest permission the principal holds on repo. A
+// personal repository is written and read by its owner alone: no grant,
+// not even **:admin, gives any permission on it.
 func (p Principal) Perm(repo string) Perm {
+	if IsPersonal(repo) {
+		if ownsPersonal(p.Subject, repo) {
+			return PermWrite
+		}
+		return PermNone
+	}
 	best := PermNone
 	for _, g := range p.Grants {
 		if g.Perm > best && g.Matches(repo) {

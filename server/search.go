@@ -59,7 +59,9 @@ type SearchTerm = searchtext.Term
 // memory-index line holds every term.
 type SearchRequest struct {
 	Terms []SearchTerm
-	// Repos are the repositories searched, sorted; ignored when AllRepos.
+	// Repos are the repositories searched, sorted. AllRepos adds every
+	// team repository, never a personal one (IsPersonal) that Repos does
+	// not list.
 	Repos    []string
 	AllRepos bool
 	Limit    int // > 0
@@ -135,11 +137,12 @@ func (s *Service) Search(ctx context.Context, p Principal, q SearchQuery) (Searc
 }
 
 // readable returns the repositories p can read, sorted, or all true when p
-// reads every repository there is or will be (a grant on `**`).
+// reads every team repository there is or will be (a grant on `**`): repos
+// then lists p's own personal repositories only, which no grant reaches.
 func (s *Service) readable(ctx context.Context, p Principal) (repos []string, all bool, err error) {
 	for _, g := range p.Grants {
 		if g.Perm >= PermRead && slices.Equal(g.Glob, []string{"**"}) {
-			return nil, true, nil
+			all = true
 		}
 	}
 	states, err := s.Repos(ctx, p)
@@ -147,9 +150,11 @@ func (s *Service) readable(ctx context.Context, p Principal) (repos []string, al
 		return nil, false, err
 	}
 	for _, st := range states {
-		repos = append(repos, st.Repo)
+		if !all || IsPersonal(st.Repo) {
+			repos = append(repos, st.Repo)
+		}
 	}
-	return repos, false, nil
+	return repos, all, nil
 }
 
 // A cursor is the offset of the next page and a hash binding it to the

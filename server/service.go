@@ -122,9 +122,10 @@ func (s *Service) Subscribe(ctx context.Context, p Principal, repo string, after
 
 // authorize canonicalises repo and checks that p holds perm on it. A caller
 // without read access gets ErrForbidden whatever the repository's existence,
-// so it cannot learn whether it exists.
+// so it cannot learn whether it exists. "~/<slug>" names p's own personal
+// repository of slug.
 func (s *Service) authorize(p Principal, repo string, perm Perm) (string, error) {
-	canon, err := CanonicalRepo(repo)
+	canon, err := ResolveRepo(p, repo)
 	if err != nil {
 		return "", err
 	}

@@ -134,6 +134,17 @@ type Store interface {
 	// tombstones were removed.
 	PurgeTombstones(ctx context.Context, before time.Time) (int, error)
 
+	// EraseRepo removes everything repo holds: its entries, live and
+	// tombstoned, their revisions and their search text. The repository
+	// stays, empty, at its version plus one, with its since-floor there:
+	// no version number is ever used twice (a cache or a reader holding an
+	// older one reads it whole again), and a Snapshot since an older
+	// version answers ErrSinceTooOld. It returns the state before and
+	// after. Errors: ErrNotFound for a repository that never held data.
+	// It is `teammem-server personal delete` (issue 27); safe for
+	// concurrent use with every other method.
+	EraseRepo(ctx context.Context, repo string) (before, after RepoState, err error)
+
 	// Ping reports whether the store is reachable and its schema is at the
 	// version this build expects.
 	Ping(ctx context.Context) error

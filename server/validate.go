@@ -14,6 +14,14 @@ func CanonicalRepo(repo string) (string, error) {
 	if repo == "" {
 		return "", invalidf(ReasonInvalidRepo, "the repo parameter is required (for example repo=acme/api)")
 	}
+	if IsPersonal(repo) {
+		return canonicalPersonal(repo)
+	}
+	return canonicalSlug(repo)
+}
+
+// canonicalSlug canonicalises a team repository's slug.
+func canonicalSlug(repo string) (string, error) {
 	canon, err := protocol.CanonicalSlug(repo)
 	if err != nil {
 		e := invalidf(ReasonInvalidRepo, "repository %q is not a valid slug: %v", RedactRepo(repo), slugReason(err))

@@ -187,7 +187,7 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 	}
 	plan := Reconcile(Input{Local: snap.Checksums, LocalSkipped: snap.SkippedKeys(), Server: e.view.live,
 		Tombstones: e.view.tombs, Base: e.cfg.Journal.Base(), OldCopies: old, Rails: e.cfg.Rails,
-		ServerLost: e.cfg.Reseed, CaseInsensitive: caseInsensitiveFS})
+		ServerLost: e.cfg.Reseed, CaseInsensitive: caseInsensitiveFS, Exclude: e.cfg.Scan.Exclude})
 	r.Warnings = append(r.Warnings, plan.Warnings...)
 	if !m.local {
 		plan = holdLocalSteps(plan, r)

@@ -161,7 +161,7 @@ func (v *localView) refreshPath(root *os.Root, p string) error {
 		return fmt.Errorf("changed path %q: not below the folder", p)
 	}
 	old := v.take(p)
-	if protocol.HiddenFolder(p) {
+	if protocol.HiddenFolder(p) || v.opts.excluded(p) {
 		return nil
 	}
 	if ok, err := realFolders(root, path.Dir(p)); !ok {
@@ -212,7 +212,7 @@ func (v *localView) walk(fsys fs.FS, p string, old, into map[string]*fileScan) e
 			return err
 		case q == ".":
 			return nil
-		case d.IsDir() && protocol.HiddenFolder(q):
+		case d.IsDir() && (protocol.HiddenFolder(q) || v.opts.excluded(q)):
 			return fs.SkipDir
 		case !d.IsDir() && protocol.HiddenFile(q):
 			return nil

@@ -23,6 +23,10 @@ type Input struct {
 	// CheckEntry): nothing moves for them in either direction, so that
 	// neither the local edit nor the server's copy is lost.
 	LocalSkipped map[string]bool
+	// Exclude names the folders (ScanOptions.Exclude) whose keys are not
+	// synced: a server key below one is skipped with a warning, never
+	// written locally (personal memory never writes into the team folder).
+	Exclude []string
 	// CaseInsensitive says the local file system folds case (Windows and
 	// macOS by default): two server keys differing only in case cannot both
 	// be files, so both are skipped with a warning naming them, never
@@ -133,6 +137,13 @@ func skipStep(key string, in Input) (Step, string, bool) {
 	if err := protocol.ValidateKey(key); err != nil {
 		step.Reason = "invalid key"
 		return step, fmt.Sprintf("skipping %q: %v", key, err), true
+	}
+	if excludedKey(in.Exclude, key) {
+		step.Reason = "in an excluded folder"
+		if _, onServer := in.Server[key]; onServer {
+			return step, fmt.Sprintf("skipping %q from the server: its folder is not synced here (personal memory leaves the team folder to the team sync)", key), true
+		}
+		return step, "", true
 	}
 	if in.LocalSkipped[key] {
 		step.Reason = "local file not pushable"

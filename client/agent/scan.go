@@ -24,6 +24,22 @@ type ScanOptions struct {
 	Extensions []string
 	// MaxEntryBytes is the entry size limit; ≤ 0 means DefaultMaxEntryBytes.
 	MaxEntryBytes int
+	// Exclude names folders directly below the synced folder that are not
+	// synced at all, compared case-insensitively: never scanned, and the
+	// server's keys below them never written (personal sync leaves the
+	// team folder, memory/team/, to the team sync; see Input.Exclude).
+	Exclude []string
+}
+
+// excluded reports whether a slash path lies in (or is) an excluded
+// folder.
+func (o ScanOptions) excluded(p string) bool { return excludedKey(o.Exclude, p) }
+
+// excludedKey reports whether the first segment of key is one of folders,
+// compared case-insensitively.
+func excludedKey(folders []string, key string) bool {
+	first, _, _ := strings.Cut(key, "/")
+	return slices.ContainsFunc(folders, func(f string) bool { return strings.EqualFold(f, first) })
 }
 
 // Snapshot is the team folder as read by ScanDir.

@@ -92,6 +92,9 @@ type StatusOptions struct {
 	Checkouts func() ([]string, error)
 	Targets   func(checkout string) []teamblock.Target
 	NoInject  bool
+	// Exclude names the folders below Dir that are not synced
+	// (ScanOptions.Exclude).
+	Exclude []string
 }
 
 // ReadStatus gathers the status of one repo and team folder. It only
@@ -129,7 +132,7 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 	if st.AgentRunning {
 		st.Stream = readStreamState(StreamStatePath(st.Journal))
 	}
-	st.scanFolder(j, explain)
+	st.scanFolder(j, explain, o.Exclude)
 	if o.Remote != nil {
 		st.probeServer(ctx, o, explain)
 	}
@@ -188,12 +191,12 @@ func (st *Status) readJournal() (*Journal, error) {
 }
 
 // scanFolder fills the pending changes, conflict copies and skipped files.
-func (st *Status) scanFolder(j *Journal, explain func(error) error) {
+func (st *Status) scanFolder(j *Journal, explain func(error) error, exclude []string) {
 	if _, err := os.Lstat(st.Dir); errors.Is(err, fs.ErrNotExist) {
 		st.FolderError = "not created yet: the first sync makes it (teammem-agent sync, or the running agent)"
 		return
 	}
-	snap, err := ScanDir(st.Dir, ScanOptions{})
+	snap, err := ScanDir(st.Dir, ScanOptions{Exclude: exclude})
 	if err != nil {
 		st.FolderError = explain(err).Error()
 		return
@@ -202,7 +205,7 @@ func (st *Status) scanFolder(j *Journal, explain func(error) error) {
 		st.Skipped = append(st.Skipped, Skip{Path: sk.Key, Reason: sk.Reason.Error()})
 	}
 	st.Pending = pendingChanges(snap, j.Base())
-	st.Conflicts = conflictCopies(st.Dir)
+	st.Conflicts = slices.DeleteFunc(conflictCopies(st.Dir), func(p string) bool { return excludedKey(exclude, p) })
 }
 
 // pendingChanges compares the folder with the journal's base.

@@ -29,18 +29,38 @@ type Config struct {
 	// Assistants names the assistants whose instruction files get the
 	// block in every checkout (claude, codex, gemini, cursor, copilot,
 	// windsurf), unless a checkout names its own; unset: detected.
-	Assistants []string   `toml:"assistants,omitempty"`
-	Checkouts  []Checkout `toml:"checkout,omitempty"`
+	Assistants []string `toml:"assistants,omitempty"`
+	// Personal, when true, also syncs every registered checkout's private
+	// memory (its project's memory folder but team/) with the user's
+	// personal memory on the server; a checkout's own setting wins.
+	Personal  bool       `toml:"personal,omitempty"`
+	Checkouts []Checkout `toml:"checkout,omitempty"`
 }
 
 // Checkout is one registered git working tree; Repo, when set, overrides
-// the slug read from its remote.
+// the slug read from its remote; Personal, when set, says whether its
+// private memory is synced too (unset: the configuration's Personal).
 type Checkout struct {
 	Path string `toml:"path"`
 	Repo string `toml:"repo,omitempty"`
 	// Assistants, when set, is this checkout's choice of assistants (see
 	// Config.Assistants).
 	Assistants []string `toml:"assistants,omitempty"`
+	Personal   *bool    `toml:"personal,omitempty"`
+}
+
+// PersonalFor reports whether co's private memory is synced.
+func (c Config) PersonalFor(co Checkout) bool {
+	if co.Personal != nil {
+		return *co.Personal
+	}
+	return c.Personal
+}
+
+// same reports whether two registrations say the same.
+func (co Checkout) same(o Checkout) bool {
+	return co.Path == o.Path && co.Repo == o.Repo && slices.Equal(co.Assistants, o.Assistants) &&
+		(co.Personal == nil) == (o.Personal == nil) && (co.Personal == nil || *co.Personal == *o.Personal)
 }
 
 // ErrNoConfigDir is returned by Path when no configuration directory
@@ -109,7 +129,7 @@ func (c Config) Save(path string) error {
 func (c *Config) Add(co Checkout) bool {
 	i := slices.IndexFunc(c.Checkouts, func(x Checkout) bool { return x.Path == co.Path })
 	if i >= 0 {
-		if c.Checkouts[i].Path == co.Path && c.Checkouts[i].Repo == co.Repo && slices.Equal(c.Checkouts[i].Assistants, co.Assistants) {
+		if c.Checkouts[i].same(co) {
 			return false
 		}
 		c.Checkouts[i] = co

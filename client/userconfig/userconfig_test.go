@@ -78,3 +78,36 @@ func TestUserConfigRoundTrip(t *testing.T) {
 		t.Error("a broken file loaded")
 	}
 }
+
+// TestPersonal: a checkout's own personal setting wins over the
+// configuration's; both survive a round trip, and re-adding a checkout
+// with another setting changes it.
+func TestPersonal(t *testing.T) {
+	on, off := true, false
+	c := Config{Personal: true, Checkouts: []Checkout{{Path: "/a"}, {Path: "/b", Personal: &off}, {Path: "/c", Personal: &on}}}
+	for i, want := range []bool{true, false, true} {
+		if got := c.PersonalFor(c.Checkouts[i]); got != want {
+			t.Errorf("PersonalFor(%s) = %v, want %v", c.Checkouts[i].Path, got, want)
+		}
+	}
+	if c.PersonalFor(Checkout{Path: "/d", Personal: &off}) || (Config{}).PersonalFor(Checkout{Path: "/a"}) {
+		t.Error("personal without being asked for")
+	}
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, back); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if back.Add(Checkout{Path: "/b", Personal: &off}) {
+		t.Error("re-adding the same registration changed it")
+	}
+	if !back.Add(Checkout{Path: "/b", Personal: &on}) || !back.PersonalFor(back.Checkouts[1]) {
+		t.Error("re-adding with --personal did not turn it on")
+	}
+}

@@ -38,6 +38,10 @@ type commonFlags struct {
 	// noRepo: the command is about no one repository (search --all), so
 	// the session resolves none, nor its folders.
 	noRepo bool
+	// personal: the command is about the user's personal memory of the
+	// repository (~/SLUG on the server) and the private memory folder of
+	// the checkout's project, not the team folder.
+	personal bool
 }
 
 // register adds the common flags to fs.
@@ -49,6 +53,15 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' assistant files (and take out the one there)")
 	fs.StringVar(&c.assistants, "assistants", "", "comma-separated `LIST` of the assistants whose files get the team memory block: claude, codex, gemini, cursor, copilot, windsurf (default: agent.toml's, else claude and the assistants found in your home)")
 	c.registerStale(fs)
+}
+
+// personalUsage says what --personal does for a command about one folder.
+const personalUsage = "your personal memory instead of the team's: the project's private memory folder (memory/ but team/), synced with ~/SLUG on the server, which only your tokens reach"
+
+// registerPersonal adds --personal to the commands that work on a folder
+// or a repository's memory.
+func (c *commonFlags) registerPersonal(fs *flag.FlagSet, usage string) {
+	fs.BoolVar(&c.personal, "personal", false, usage)
 }
 
 // registerConnection adds the flags that say which server, token and
@@ -90,10 +103,14 @@ type session struct {
 	dir      string // the team folder, absolute, without trailing separator
 	stateDir string
 	server   string // the server URL as given, the journal's identity
-	// checkouts lists the checkouts that get the team memory block, and
-	// targets the assistants' files of each that hold it.
+	// checkouts lists the checkouts that get the team memory block (nil
+	// for personal memory: Claude Code loads the private MEMORY.md
+	// itself), and targets the assistants' files of each that hold it.
 	checkouts func() ([]string, error)
 	targets   func(checkout string) []teamblock.Target
+	// exclude names the folders below dir that are not synced: the team
+	// folder, for personal memory.
+	exclude []string
 	// lastReport is what run printed last (see onRunReport); run's
 	// reports arrive on the engine's goroutine only.
 	lastReport string
@@ -116,7 +133,10 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if s.slug, err = resolveSlug(e, c); err != nil {
 		return nil, err
 	}
-	if s.dir, err = resolveTeamDir(e, c); err != nil {
+	if c.personal {
+		s.slug = protocol.MyPersonalRepo(s.slug)
+	}
+	if s.dir, s.exclude, err = resolveFolder(e, c); err != nil {
 		return nil, err
 	}
 	if name == "seed" { // seed keeps no journal: it needs no state directory (nor a home)
@@ -125,7 +145,9 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if s.stateDir, err = resolveStateDir(e, c); err != nil {
 		return nil, err
 	}
-	s.checkouts = checkoutLister(e, c, s.slug)
+	if !c.personal {
+		s.checkouts = checkoutLister(e, c, s.slug)
+	}
 	targets, err := chooseTargets(e, c, uc)
 	if err != nil {
 		return nil, err
@@ -226,30 +248,48 @@ func resolveSlug(e *cliEnv, c commonFlags) (string, error) {
 	return slug, nil
 }
 
-// resolveTeamDir returns --dir, else memcore's team folder of the
-// repository directory.
-func resolveTeamDir(e *cliEnv, c commonFlags) (string, error) {
+// resolveFolder returns the folder the session syncs and the folders below
+// it that it leaves out: --dir, else memcore's team folder of the
+// repository directory; with --personal, the private memory folder that
+// holds it (where the user's settings put it: autoMemoryDirectory),
+// without the team folder.
+func resolveFolder(e *cliEnv, c commonFlags) (dir string, exclude []string, err error) {
 	if c.dir != "" {
 		d, err := filepath.Abs(c.dir)
 		if err != nil {
-			return "", fmt.Errorf("resolve --dir: %w", err)
+			return "", nil, fmt.Errorf("resolve --dir: %w", err)
 		}
-		return filepath.Clean(d), nil
+		if c.personal {
+			exclude = []string{personalExclude}
+		}
+		return filepath.Clean(d), exclude, nil
 	}
 	if e.Home == "" { // memcore would resolve "~" against the working directory
-		return "", errUsage("no home directory: pass --dir or set HOME")
+		return "", nil, errUsage("no home directory: pass --dir or set HOME")
 	}
-	dir, err := repoDir(e, c)
+	repo, err := repoDir(e, c)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	p, err := memcore.ResolvePaths(memcore.Env{Home: e.Home, Cwd: dir, Getenv: e.Getenv, PID: os.Getpid(),
+	p, err := memcore.ResolvePaths(memcore.Env{Home: e.Home, Cwd: repo, Getenv: e.Getenv, PID: os.Getpid(),
 		CaseInsensitive: runtime.GOOS == "darwin" || runtime.GOOS == "windows"})
 	if err != nil {
-		return "", fmt.Errorf("find the team folder of %s: %w; pass --dir DIR", dir, err)
+		return "", nil, fmt.Errorf("find the memory folders of %s: %w; pass --dir DIR", repo, err)
 	}
-	return filepath.Clean(p.TeamDir), nil
+	team := filepath.Clean(p.TeamDir)
+	if !c.personal {
+		return team, nil, nil
+	}
+	mem := filepath.Clean(p.AutoMemDir)
+	if filepath.Dir(team) != mem {
+		return "", nil, fmt.Errorf("the team folder %s is not inside the private memory folder %s; pass --dir DIR", team, mem)
+	}
+	return mem, []string{filepath.Base(team)}, nil
 }
+
+// personalExclude is the team folder's name inside the private memory
+// folder: personal memory never syncs it.
+const personalExclude = "team"
 
 // resolveStateDir returns --state-dir, else the user's state directory.
 func resolveStateDir(e *cliEnv, c commonFlags) (string, error) {
@@ -315,6 +355,8 @@ func (s *session) explain(err error) error {
 		return fmt.Errorf("the server %s wants a token and none was given: log in with `teammem-agent login --server %s` (the token on stdin), or pass --token-file FILE or TEAMMEM_TOKEN", s.server, s.server)
 	case errors.Is(err, client.ErrUnauthorized):
 		return fmt.Errorf("the server %s refused the token%s: get a new one from its admin (teammem-server token create) and log in again with `teammem-agent login --server %s`", s.server, serverSaid(err), s.server)
+	case errors.Is(err, client.ErrForbidden) && s.flags.personal:
+		return fmt.Errorf("the server %s refused your personal memory %s%s: only tokens of your own subject reach it", s.server, s.slug, serverSaid(err))
 	case errors.Is(err, client.ErrForbidden):
 		return fmt.Errorf("the token has no grant for %s on %s%s: ask an admin for a token with the grant %s:write (or %s:read to only read)", s.slug, s.server, serverSaid(err), s.slug, s.slug)
 	case errors.Is(err, client.ErrNetwork), errors.Is(err, client.ErrTimeout):

@@ -41,6 +41,7 @@ func historyCommand(name, synopsis string, minArgs, maxArgs int,
 		fs := newFlagSet(name, synopsis, e.Stdout)
 		var c commonFlags
 		c.register(fs)
+		c.registerPersonal(fs, personalUsage)
 		var h historyFlags
 		switch name {
 		case "log":

@@ -100,6 +100,9 @@ func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc
 		fs := newFlagSet(name, synopsis, e.Stdout)
 		var c commonFlags
 		c.register(fs)
+		if name == "add" {
+			c.registerPersonal(fs, "also sync your personal memory of the repository between your machines (writes personal = true for the checkout)")
+		}
 		pos, err := parseArgs(fs, args, e.Getenv, 0, 1)
 		if err != nil {
 			return helpOK(err)
@@ -152,14 +155,20 @@ func addCheckout(e *cliEnv, c commonFlags, uc *userconfig.Config, co userconfig.
 	if err != nil {
 		return "", err
 	}
+	what := slug
+	if c.personal {
+		on := true
+		co.Personal = &on
+		what += ", and your personal memory of it"
+	}
 	if !uc.Add(co) {
-		return fmt.Sprintf("%s is already registered (%s)", co.Path, slug), nil
+		return fmt.Sprintf("%s is already registered (%s)", co.Path, what), nil
 	}
 	hint := ""
 	if uc.Server == "" && c.server == "" {
 		hint = "; log in with: teammem-agent login --server URL < token-file"
 	}
-	return fmt.Sprintf("added %s (%s); a running `teammem-agent run` picks it up%s", co.Path, slug, hint), nil
+	return fmt.Sprintf("added %s (%s); a running `teammem-agent run` picks it up%s", co.Path, what, hint), nil
 }
 
 // removeCheckout unregisters co.

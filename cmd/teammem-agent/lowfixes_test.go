@@ -50,9 +50,9 @@ func TestTeamDirNeedsAHome(t *testing.T) {
 	var out, errOut bytes.Buffer
 	e := &cliEnv{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(""), Cwd: t.TempDir(), Home: "",
 		Getenv: func(k string) string { return map[string]string{"TEAMMEM_REPO": "acme/api"}[k] }}
-	_, err := resolveTeamDir(e, commonFlags{repo: "acme/api"})
+	_, _, err := resolveFolder(e, commonFlags{repo: "acme/api"})
 	if err == nil || !strings.Contains(err.Error(), "no home directory: pass --dir or set HOME") {
-		t.Errorf("resolveTeamDir without a home = %v", err)
+		t.Errorf("resolveFolder without a home = %v", err)
 	}
 	entries, _ := os.ReadDir(e.Cwd)
 	if len(entries) != 0 {

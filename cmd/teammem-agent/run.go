@@ -36,6 +36,7 @@ func runDaemon(ctx context.Context, e *cliEnv, args []string) error {
 	fs := newFlagSet("run", "run [--debounce 2s] [--max-delay 10s] [--poll 60s] [flags]", e.Stdout)
 	var c commonFlags
 	c.register(fs)
+	c.registerPersonal(fs, personalUsage)
 	var rf runFlags
 	fs.DurationVar(&rf.debounce, "debounce", 2*time.Second, "push once the folder has been quiet for this `duration`")
 	fs.DurationVar(&rf.maxDelay, "max-delay", 10*time.Second, "push no later than this `duration` while the folder keeps changing")
@@ -132,28 +133,39 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 }
 
 // registeredRunners builds one runner per team folder of uc's checkouts,
-// keyed by folder, repository, server and token, so that a change of any
-// of them restarts the folder's engine. A checkout that cannot be
-// resolved is logged and left out.
+// and one per private memory folder of those whose personal memory is
+// synced (Config.PersonalFor), keyed by folder, repository, server and
+// token, so that a change of any of them restarts the folder's engine. A
+// checkout that cannot be resolved is logged and left out.
 func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
 	groups := map[string]*session{}
 	var order []string
 	for _, co := range uc.Checkouts {
 		cc := c
 		cc.repoDir, cc.repo = co.Path, co.Repo
-		s, err := newSession(e, "run", cc)
-		if err != nil {
-			log.Error("cannot sync a registered checkout", "checkout", co.Path, "err", err)
-			continue
+		folders := []commonFlags{cc}
+		if uc.PersonalFor(co) && !c.personal {
+			personal := cc
+			personal.personal = true
+			folders = append(folders, personal)
 		}
-		s.out = out
-		if g, ok := groups[s.dir]; ok {
-			g.targets = eitherTargets(g.targets, s.targets, s.checkouts)
-			g.checkouts = bothCheckouts(g.checkouts, s.checkouts)
-			continue
+		for _, f := range folders {
+			s, err := newSession(e, "run", f)
+			if err != nil {
+				log.Error("cannot sync a registered checkout", "checkout", co.Path, "personal", f.personal, "err", err)
+				continue
+			}
+			s.out = out
+			if g, ok := groups[s.dir]; ok {
+				if s.checkouts != nil { // a private memory folder has no block, so no targets
+					g.targets = eitherTargets(g.targets, s.targets, s.checkouts)
+				}
+				g.checkouts = bothCheckouts(g.checkouts, s.checkouts)
+				continue
+			}
+			groups[s.dir] = s
+			order = append(order, s.dir)
 		}
-		groups[s.dir] = s
-		order = append(order, s.dir)
 	}
 	runners := map[string]agent.Runner{}
 	for _, dir := range order {
@@ -213,6 +225,12 @@ func eitherTargets(a, b func(string) []teamblock.Target, checkouts func() ([]str
 
 // bothCheckouts lists the checkouts of a and of b, each once.
 func bothCheckouts(a, b func() ([]string, error)) func() ([]string, error) {
+	switch {
+	case a == nil: // a private memory folder: no block
+		return b
+	case b == nil:
+		return a
+	}
 	return func() ([]string, error) {
 		out, err := a()
 		if err != nil {

@@ -19,6 +19,7 @@ func runSearch(ctx context.Context, e *cliEnv, args []string) error {
 	fs := newFlagSet("search", "search QUERY [--repo SLUG | --all] [--limit N] [flags]", e.Stdout)
 	var c commonFlags
 	c.register(fs)
+	c.registerPersonal(fs, personalUsage)
 	var all bool
 	var limit int
 	fs.BoolVar(&all, "all", false, "search every repository the token can read instead of this one")

@@ -22,6 +22,7 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	fs := newFlagSet("status", "status [flags]", e.Stdout)
 	var c commonFlags
 	c.register(fs)
+	c.registerPersonal(fs, personalUsage)
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}
@@ -46,25 +47,33 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	return nil
 }
 
-// statusRegistered prints the status of every registered checkout: with
-// --json one object {"checkouts": [...]}, each a status or {"checkout",
-// "error"}.
+// statusRegistered prints the status of every registered checkout, and of
+// its personal memory when that is synced: with --json one object
+// {"checkouts": [...]}, each a status or {"checkout", "error"}.
 func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc userconfig.Config) error {
 	var all []any
-	for i, co := range uc.Checkouts {
+	var folders []commonFlags
+	for _, co := range uc.Checkouts {
 		cc := c
 		cc.repoDir, cc.repo = co.Path, co.Repo
+		folders = append(folders, cc)
+		if uc.PersonalFor(co) && !c.personal {
+			cc.personal = true
+			folders = append(folders, cc)
+		}
+	}
+	for i, cc := range folders {
 		st, s, err := readStatus(ctx, e, cc)
 		switch {
 		case c.json && err != nil:
-			all = append(all, map[string]string{"checkout": co.Path, "error": err.Error()})
+			all = append(all, map[string]string{"checkout": cc.repoDir, "error": err.Error()})
 		case c.json:
 			all = append(all, st)
 		default:
 			if i > 0 {
 				fmt.Fprintln(e.Stdout)
 			}
-			fmt.Fprintf(e.Stdout, "checkout:  %s\n", co.Path)
+			fmt.Fprintf(e.Stdout, "checkout:  %s\n", cc.repoDir)
 			if err != nil {
 				fmt.Fprintf(e.Stdout, "error:     %v\n", err)
 				continue
@@ -87,7 +96,7 @@ func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *
 		return nil, nil, err
 	}
 	o := agent.StatusOptions{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server, Explain: s.explain,
-		Checkouts: s.checkouts, Targets: s.targets, NoInject: s.flags.noInject}
+		Checkouts: s.checkouts, Targets: s.targets, NoInject: s.flags.noInject, Exclude: s.exclude}
 	var probeErr error
 	if s.server != "" {
 		cl, err := s.newClient()

@@ -19,6 +19,7 @@ func oneShot(name string, pushes bool, op func(*agent.Engine, context.Context) (
 		fs := newFlagSet(name, name+" [flags]", e.Stdout)
 		var c commonFlags
 		c.register(fs)
+		c.registerPersonal(fs, personalUsage)
 		var allowMass, reseed *bool
 		if pushes {
 			allowMass = massDeleteFlag(fs)

@@ -62,7 +62,7 @@ func openSyncer(s *session, o engineOpts) (*syncer, error) {
 
 // open cleans the folder, reads the journal and builds the engine.
 func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
-	removed, err := memcore.CleanTemp(s.dir)
+	removed, err := memcore.CleanTemp(s.dir, s.exclude...)
 	if len(removed) > 0 {
 		s.log.Info("removed temporary files left by a crash", "count", len(removed))
 	}
@@ -80,7 +80,7 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 	sy.journal = j
 	cfg := agent.Config{
 		Remote: withProgress(remote, s.e.Stderr, s.flags.json), Repo: s.slug, Dir: s.dir, Journal: j, Host: host,
-		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete},
+		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete}, Scan: agent.ScanOptions{Exclude: s.exclude},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll,
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport, Reseed: o.reseed,
 		Block: agent.BlockConfig{Checkouts: s.checkouts, Targets: s.targets, MCP: s.mcpInstalled, Remove: s.flags.noInject, StaleAfter: s.flags.staleAfter},

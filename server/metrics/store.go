@@ -106,6 +106,13 @@ func (i *instrumentedStore) PurgeTombstones(ctx context.Context, before time.Tim
 	return n, err
 }
 
+func (i *instrumentedStore) EraseRepo(ctx context.Context, repo string) (before, after server.RepoState, err error) {
+	start := time.Now()
+	before, after, err = i.s.EraseRepo(ctx, repo)
+	i.observe("erase_repo", start, err)
+	return before, after, err
+}
+
 func (i *instrumentedStore) Ping(ctx context.Context) error {
 	start := time.Now()
 	err := i.s.Ping(ctx)

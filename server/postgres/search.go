@@ -44,11 +44,11 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	ctx, cancel := bounded(ctx)
 	defer cancel()
 	args := []any{tsquery(q, true, ""), tsquery(q, false, ":A"), tsquery(q, false, ""), q.Limit, q.Offset}
-	filter := ""
-	if !q.AllRepos {
-		filter = "AND h.repo = ANY($6)"
-		args = append(args, q.Repos)
+	filter := "AND h.repo = ANY($6)"
+	if q.AllRepos { // every team repository, and the personal ones listed
+		filter = "AND (left(h.repo, 1) <> '" + server.PersonalMark + "' OR h.repo = ANY($6))"
 	}
+	args = append(args, nonNilRepos(q.Repos))
 	rows, err := db.pool.Query(ctx, strings.Replace(searchSQL, "%s", filter, 1), args...)
 	if err != nil {
 		return nil, wrap("search", err)
@@ -102,4 +102,13 @@ func lexeme(b *strings.Builder, word, weight string) {
 	b.WriteString(strings.NewReplacer(`'`, `''`, `\`, `\\`).Replace(word))
 	b.WriteByte('\'')
 	b.WriteString(weight)
+}
+
+// nonNilRepos is repos as a Postgres array: nil would be NULL, which ANY
+// treats as unknown rather than empty.
+func nonNilRepos(repos []string) []string {
+	if repos == nil {
+		return []string{}
+	}
+	return repos
 }

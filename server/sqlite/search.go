@@ -51,15 +51,15 @@ const searchSQL = `WITH titled AS (
 // never FTS5 syntax: each term is a quoted phrase of normalised words
 // (letters and digits only), built by matchExpr.
 func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.SearchHit, error) {
-	filter := "1"
 	args := []any{matchExpr(q, "{title body}"), matchExpr(q, "title"), matchExpr(q, "line"), q.Limit, q.Offset, q.Offset + q.Limit}
-	if !q.AllRepos {
-		ps := make([]string, len(q.Repos))
-		for i, r := range q.Repos {
-			ps[i] = "?" + strconv.Itoa(len(args)+1)
-			args = append(args, r)
-		}
-		filter = "h.repo IN (" + strings.Join(ps, ", ") + ")"
+	ps := make([]string, len(q.Repos))
+	for i, r := range q.Repos {
+		ps[i] = "?" + strconv.Itoa(len(args)+1)
+		args = append(args, r)
+	}
+	filter := "h.repo IN (" + strings.Join(ps, ", ") + ")"
+	if q.AllRepos { // every team repository, and the personal ones listed
+		filter = "(substr(h.repo, 1, 1) <> '" + server.PersonalMark + "' OR " + filter + ")"
 	}
 	rows, err := db.read.QueryContext(ctx, strings.Replace(searchSQL, "%s", filter, 1), args...)
 	if err != nil {

@@ -23,11 +23,17 @@ func search(t *testing.T, s server.Store, q string, repos ...string) []string {
 
 func searchHits(t *testing.T, s server.Store, q string, offset int, repos ...string) []server.SearchHit {
 	t.Helper()
+	return searchPage(t, s, q, len(repos) == 0, repos, offset)
+}
+
+// searchPage runs q over repos, with AllRepos as given, from offset.
+func searchPage(t *testing.T, s server.Store, q string, all bool, repos []string, offset int) []server.SearchHit {
+	t.Helper()
 	terms, err := searchtext.Parse(q)
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", q, err)
 	}
-	hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, Repos: repos, AllRepos: len(repos) == 0,
+	hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, Repos: repos, AllRepos: all,
 		Limit: 50, Offset: offset})
 	if err != nil {
 		t.Fatalf("Search(%q): %v", q, err)

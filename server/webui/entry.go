@@ -106,7 +106,7 @@ func (h *UI) uiEntryPage(r *http.Request, pg *page, repo string) (string, error)
 		v.DiffTo = v.History[0].Version
 		v.DiffFrom = v.History[min(1, len(v.History)-1)].Version
 	}
-	pg.Title, pg.Data = key+" · "+repo, v
+	pg.Title, pg.Data = key+" · "+repoName(repo), v
 	return "entry", nil
 }
 

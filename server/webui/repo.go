@@ -26,13 +26,20 @@ type repoRow struct {
 	LastAuthor string
 }
 
+// repoList is the home page: the team repositories the caller can read and,
+// apart, the caller's own personal memory (no one else's is ever listed:
+// the Service lists only the caller's).
+type repoList struct {
+	Team, Personal []repoRow
+}
+
 // uiRepos serves /ui/: the repositories the caller can read.
 func (h *UI) uiRepos(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	repos, err := h.svc.Repos(r.Context(), callerOf(r.Context()).p)
 	if err != nil {
 		return "", err
 	}
-	rows := make([]repoRow, 0, len(repos))
+	var list repoList
 	for _, st := range repos {
 		last, err := h.svc.Activity(r.Context(), callerOf(r.Context()).p, st.Repo, 0, 1)
 		if err != nil && !errors.Is(err, server.ErrNotFound) {
@@ -42,10 +49,23 @@ func (h *UI) uiRepos(w http.ResponseWriter, r *http.Request, pg *page) (string, 
 		if len(last.Items) > 0 {
 			row.LastAuthor = last.Items[0].Author
 		}
-		rows = append(rows, row)
+		if server.IsPersonal(st.Repo) {
+			list.Personal = append(list.Personal, row)
+		} else {
+			list.Team = append(list.Team, row)
+		}
 	}
-	pg.Title, pg.Data = "Repositories", rows
+	pg.Title, pg.Data = "Repositories", list
 	return "repos", nil
+}
+
+// repoName is how a repository is shown: its slug, or "~/<slug>" for the
+// caller's personal memory of a slug (the name the agent takes).
+func repoName(repo string) string {
+	if server.IsPersonal(repo) {
+		return protocol.MyPersonalRepo(server.PersonalSlug(repo))
+	}
+	return repo
 }
 
 // repoPath splits the path after /ui/r/ into the repository and the action
@@ -145,7 +165,7 @@ func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) 
 	}
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })
-	pg.Title, pg.Data = repo, v
+	pg.Title, pg.Data = repoName(repo), v
 	return "repo", nil
 }
 
@@ -163,7 +183,7 @@ func (h *UI) uiActivityPage(r *http.Request, pg *page, repo string) (string, err
 	if err != nil {
 		return "", err
 	}
-	pg.Title, pg.Data = "Activity · "+repo, act
+	pg.Title, pg.Data = "Activity · "+repoName(repo), act
 	return "activity", nil
 }
 
@@ -205,7 +225,7 @@ func (h *UI) uiSearchPage(r *http.Request, pg *page, repo string) (string, error
 		return "", server.InvalidParameter("the search is longer than %d bytes", maxQuery)
 	}
 	v := searchView{Query: q}
-	pg.Title, pg.Data = "Search "+repo, &v
+	pg.Title, pg.Data = "Search "+repoName(repo), &v
 	ctx := r.Context()
 	if q == "" {
 		_, err := h.svc.State(ctx, callerOf(ctx).p, repo)

@@ -354,6 +354,7 @@ func (h *UI) uiFailIn(w http.ResponseWriter, r *http.Request, err error, repo st
 // uiFuncs are the templates' helpers.
 var uiFuncs = template.FuncMap{
 	"repoURL":  repoURL,
+	"repoName": repoName,
 	"entryURL": entryURL,
 	"diffURL":  diffURL,
 	"bytes":    humanBytes,
