@@ -20,6 +20,9 @@ import (
 // secret accepts them and the server keeps no session state. The cookie
 // holds how the browser signed in; the principal is worked out again on
 // every request, so an expired or revoked token ends the session at once.
+// Signing out records the session's id in the store every replica shares
+// (server.SessionStore), read on every page: a copy of the cookie taken
+// before the sign-out is refused from then on, by every server.
 
 // sessionCookie is the session cookie's name.
 const sessionCookie = "teammem_session"
@@ -53,6 +56,7 @@ var errNoSession = errors.New("no valid session")
 type sessions struct {
 	aead    cipher.AEAD
 	csrfKey []byte
+	idKey   []byte
 	now     func() time.Time
 }
 
@@ -73,6 +77,10 @@ func newSessions(secret []byte) (*sessions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("derive csrf key: %w", err)
 	}
+	idKey, err := hkdf.Key(sha256.New, secret, nil, "teammem web ui session id", 32)
+	if err != nil {
+		return nil, fmt.Errorf("derive session id key: %w", err)
+	}
 	block, err := aes.NewCipher(sealKey)
 	if err != nil {
 		return nil, fmt.Errorf("session cipher: %w", err)
@@ -81,7 +89,7 @@ func newSessions(secret []byte) (*sessions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session cipher: %w", err)
 	}
-	return &sessions{aead: aead, csrfKey: csrfKey, now: time.Now}, nil
+	return &sessions{aead: aead, csrfKey: csrfKey, idKey: idKey, now: time.Now}, nil
 }
 
 // start makes a new session for method and token and sets its cookie.
@@ -131,6 +139,15 @@ func (s *sessions) open(r *http.Request) (uiSession, error) {
 // end clears the session cookie.
 func (s *sessions) end(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, sessionCookieFor(r, "", -1))
+}
+
+// id is the session's id in the store of ended sessions: derived from its
+// random nonce (under its own key, so the id gives away neither the nonce
+// nor the CSRF token derived from it).
+func (s *sessions) id(sess uiSession) string {
+	m := hmac.New(sha256.New, s.idKey)
+	m.Write([]byte(sess.Nonce))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // csrfToken is the token a session's forms carry.

@@ -54,6 +54,10 @@ type Options struct {
 	// other's sessions. Nil takes a random secret (sessions then end with
 	// the process).
 	Secret []byte
+	// Sessions records the sessions signed out before they expire, in the
+	// store every replica shares, so a copy of a signed-out cookie is
+	// refused everywhere. Required unless NoAuth.
+	Sessions server.SessionStore
 }
 
 // UI serves the web UI: server-rendered pages over the Service, signed in
@@ -68,6 +72,7 @@ type UI struct {
 	timeout  time.Duration
 	pages    map[string]*template.Template
 	sessions *sessions
+	ended    server.SessionStore
 	md       *markdown
 	static   http.Handler
 }
@@ -84,6 +89,9 @@ func New(o Options) (*UI, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
+	if o.Sessions == nil && !o.NoAuth {
+		return nil, errors.New("the web UI needs a session store to end sessions at sign-out")
+	}
 	s, err := newSessions(o.Secret)
 	if err != nil {
 		return nil, err
@@ -97,7 +105,7 @@ func New(o Options) (*UI, error) {
 		return nil, err
 	}
 	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
-		timeout: o.Timeout, pages: pages, sessions: s, md: newMarkdown(),
+		timeout: o.Timeout, pages: pages, sessions: s, ended: o.Sessions, md: newMarkdown(),
 		static: http.StripPrefix(uiPrefix+"/static/", http.FileServerFS(static))}, nil
 }
 
@@ -202,7 +210,7 @@ func callerOf(ctx context.Context) uiCaller {
 // applies the subject's rate limit, as the API does for bearer tokens.
 func (h *UI) uiAuthenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sess, err := h.sessions.open(r)
+		sess, err := h.openSession(r)
 		if err != nil && h.noAuth {
 			sess, err = h.sessions.start(w, r, methodNone, "")
 		}
