@@ -72,7 +72,7 @@ func (h *UI) uiRepoGet(w http.ResponseWriter, r *http.Request, pg *page) (string
 	case "":
 		return h.uiRepoPage(r, pg, repo)
 	case "entry":
-		return h.uiEntryPage(r, pg, repo)
+		return h.uiEntryPage(w, r, pg, repo)
 	case "diff":
 		return h.uiDiffPage(r, pg, repo)
 	case "search":
@@ -90,6 +90,7 @@ func (h *UI) uiRepoPost(w http.ResponseWriter, r *http.Request, pg *page) (strin
 		return "", err
 	}
 	httpkit.SetLogRepo(r, repo)
+	pg.Repo = repo
 	if action != "restore" {
 		return "", httpkit.NotFound("no such form")
 	}

@@ -322,6 +322,11 @@ func (h *UI) uiFail(w http.ResponseWriter, r *http.Request, err error) {
 // repository's breadcrumb and search box (the caller could read the
 // repository to get that far); a refusal does not.
 func (h *UI) uiFailIn(w http.ResponseWriter, r *http.Request, err error, repo string) {
+	var refused *restoreRefused
+	if errors.As(err, &refused) {
+		h.uiRenderError(w, r, uiError{Status: http.StatusUnprocessableEntity, Heading: "Not restored", Message: refused.message()}, repo)
+		return
+	}
 	f := httpkit.Translate(err)
 	if f.Status >= 500 {
 		h.log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", httpkit.RequestID(r.Context())),
@@ -348,15 +353,21 @@ func (h *UI) uiFailIn(w http.ResponseWriter, r *http.Request, err error, repo st
 	if f.Status == httpkit.StatusClientClosed {
 		return
 	}
-	c := callerOf(r.Context())
-	pg := &page{Title: e.Heading, Subject: c.p.Subject, NoAuth: h.noAuth, Data: e}
-	if f.Status == http.StatusNotFound {
-		pg.Repo = repo
+	if f.Status != http.StatusNotFound {
+		repo = ""
 	}
+	h.uiRenderError(w, r, e, repo)
+}
+
+// uiRenderError renders the error page; repo, when not empty, keeps the
+// repository's breadcrumb and search box.
+func (h *UI) uiRenderError(w http.ResponseWriter, r *http.Request, e uiError, repo string) {
+	c := callerOf(r.Context())
+	pg := &page{Title: e.Heading, Subject: c.p.Subject, NoAuth: h.noAuth, Data: e, Repo: repo}
 	if c.sess.Nonce != "" {
 		pg.CSRF = h.sessions.csrfToken(c.sess)
 	}
-	h.uiRender(w, r, f.Status, "error", pg)
+	h.uiRender(w, r, e.Status, "error", pg)
 }
 
 // uiFuncs are the templates' helpers.
