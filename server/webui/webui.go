@@ -161,6 +161,7 @@ func (h *UI) Mount(r chi.Router) {
 		r.Group(func(r chi.Router) {
 			r.Use(h.uiAuthenticate)
 			r.Get("/", h.uiPage(h.uiRepos))
+			r.Get("/search", h.uiPage(h.uiSearchAll))
 			r.With(crossOriginProtection).Post("/logout", h.uiPage(h.uiLogout))
 			r.Get("/r/*", h.uiPage(h.uiRepoGet))
 			r.With(crossOriginProtection).Post("/r/*", h.uiPage(h.uiRepoPost))
@@ -372,14 +373,15 @@ func (h *UI) uiRenderError(w http.ResponseWriter, r *http.Request, e uiError, re
 
 // uiFuncs are the templates' helpers.
 var uiFuncs = template.FuncMap{
-	"repoURL":  repoURL,
-	"entryURL": entryURL,
-	"diffURL":  diffURL,
-	"bytes":    humanBytes,
-	"ago":      ago,
-	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"feed":     newFeed,
+	"repoURL":   repoURL,
+	"entryURL":  entryURL,
+	"diffURL":   diffURL,
+	"searchURL": searchURL,
+	"bytes":     humanBytes,
+	"ago":       ago,
+	"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"feed":      newFeed,
 }
 
 // feedView is an activity feed of one repository.
