@@ -98,6 +98,10 @@ func TestRevocations(t *testing.T) {
 	storetest.Revocations(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
 }
 
+func TestStaleReports(t *testing.T) {
+	storetest.StaleReports(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
+}
+
 func TestEndedSessions(t *testing.T) {
 	storetest.EndedSessions(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
 }

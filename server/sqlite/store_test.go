@@ -38,6 +38,10 @@ func TestRevocations(t *testing.T) {
 	storetest.Revocations(t, open(t))
 }
 
+func TestStaleReports(t *testing.T) {
+	storetest.StaleReports(t, open(t))
+}
+
 func TestEndedSessions(t *testing.T) {
 	storetest.EndedSessions(t, open(t))
 }
