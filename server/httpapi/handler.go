@@ -146,6 +146,8 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
 		r.Post(api.PathSeen, h.wrap(h.postSeen))
 		r.Get(api.PathSearch, h.wrap(h.getSearch))
+		r.Post(api.PathStaleReferences, h.wrap(h.postStaleReferences))
+		r.Get(api.PathStaleReferences, h.wrap(h.getStaleReferences))
 		h.mountMCP(r, o.MCP)
 	})
 	return r
