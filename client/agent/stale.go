@@ -10,6 +10,7 @@ import (
 	"github.com/teammem/teammem/client/refcheck"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // ageRecheck is how often the ages of the topics are looked at again: they
@@ -26,6 +27,15 @@ type staleness struct {
 	// days are the topics over the age limit, as of ageAt.
 	days  map[string]int
 	ageAt time.Time
+	// The last check: the commit, the entry checksum of each topic checked
+	// and the findings by topic, for the report to the server.
+	head     string
+	checked  map[string]string
+	findings map[string][]refcheck.Finding
+	// sent fingerprints the last report the server recorded; noReport
+	// says the server cannot take reports (older, or no write grant).
+	sent     string
+	noReport bool
 }
 
 // staleInfo checks the team folder's shared topics against the HEAD of
@@ -39,15 +49,24 @@ func (e *Engine) staleInfo(ctx context.Context, checkout string) func(string) te
 	if s.checker == nil || s.root != checkout {
 		s.checker, s.root = refcheck.New(checkout), checkout
 	}
-	rep, err := s.checker.Check(ctx, e.teamTopics())
+	topics := e.teamTopics()
+	rep, err := s.checker.Check(ctx, topics)
 	if err != nil {
-		s.count = 0
+		s.count, s.head = 0, ""
 		return nil // not a checkout, or unreadable: no warnings rather than guessed ones
 	}
 	s.count = len(rep.Findings)
 	refs := map[string][]string{}
+	s.head, s.checked, s.findings = rep.Head, make(map[string]string, len(topics)), map[string][]refcheck.Finding{}
+	for _, t := range topics {
+		if t.Version == "" {
+			t.Version = protocol.EntryChecksum([]byte(t.Content))
+		}
+		s.checked[t.Key] = t.Version
+	}
 	for _, f := range rep.Findings {
 		refs[f.Key] = append(refs[f.Key], f.Ref.Text)
+		s.findings[f.Key] = append(s.findings[f.Key], f)
 	}
 	days := e.topicAges()
 	return func(key string) teamblock.Stale { return teamblock.Stale{Refs: refs[key], Days: days[key]} }

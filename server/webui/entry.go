@@ -26,10 +26,11 @@ type entryView struct {
 	DiffFrom int64 // the diff form's defaults
 	DiffTo   int64
 	CanWrite bool
-	Base     string   // the repository's checksum, the restore's If-Match
-	Notice   *uiFlash // the outcome of the restore this session just made, to confirm it
-	Before   int64    // the history page starts below this version (0: newest)
-	Older    int64    // before for the next history page; 0: none
+	Base     string     // the repository's checksum, the restore's If-Match
+	Notice   *uiFlash   // the outcome of the restore this session just made, to confirm it
+	Stale    *staleView // the latest stale-reference report of the entry, nil when none
+	Before   int64      // the history page starts below this version (0: newest)
+	Older    int64      // before for the next history page; 0: none
 }
 
 // historyRow is one revision in an entry's history.
@@ -68,6 +69,13 @@ func (h *UI) uiEntryPage(w http.ResponseWriter, r *http.Request, pg *page, repo 
 	v := entryView{Key: key, Latest: head[0], Deleted: head[0].Op == server.OpDelete, CanWrite: p.Can(repo, server.PermWrite),
 		Base: st.Checksum, Before: before}
 	v.Notice = h.takeFlash(w, r, repo, key)
+	if !v.Deleted {
+		stale, err := h.staleReports(ctx, p, repo, key)
+		if err != nil {
+			return "", err
+		}
+		v.Stale = stale[key]
+	}
 	if want == 0 {
 		for _, rv := range head {
 			if rv.Op == server.OpPut {

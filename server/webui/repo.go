@@ -3,7 +3,9 @@ package webui
 import (
 	"errors"
 	"html/template"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -106,6 +108,7 @@ type repoView struct {
 	Deleted  []server.Tombstone // most recent first
 	CanWrite bool
 	Activity server.ActivityPage
+	Stale    []*staleView // the live entries whose latest report names stale references, by key
 }
 
 // uiRepoPage serves /ui/r/<repo>: MEMORY.md rendered, the tree of
@@ -119,12 +122,14 @@ func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) 
 		snap    server.Snapshot
 		authors map[string]string
 		act     server.ActivityPage
-		errs    [3]error
+		stale   map[string]*staleView
+		errs    [4]error
 		wg      sync.WaitGroup
 	)
 	wg.Go(func() { snap, errs[0] = h.svc.Snapshot(ctx, p, repo, server.ReadOptions{}) })
 	wg.Go(func() { authors, errs[1] = h.svc.LastAuthors(ctx, p, repo) })
 	wg.Go(func() { act, errs[2] = h.svc.Activity(ctx, p, repo, 0, activityOnRepoPage) })
+	wg.Go(func() { stale, errs[3] = h.staleReports(ctx, p, repo, "") })
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -142,6 +147,11 @@ func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) 
 			return "", err
 		}
 		v.Index, v.HasIndex = h.md.render(repo, e.Key, rev.Content), err == nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(stale)) {
+		if len(stale[k].Findings) > 0 {
+			v.Stale = append(v.Stale, stale[k])
+		}
 	}
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })

@@ -377,6 +377,7 @@ var uiFuncs = template.FuncMap{
 	"entryURL":  entryURL,
 	"diffURL":   diffURL,
 	"searchURL": searchURL,
+	"short":     shortCommit,
 	"bytes":     humanBytes,
 	"ago":       ago,
 	"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
