@@ -32,9 +32,8 @@ type staleness struct {
 	head     string
 	checked  map[string]string
 	findings map[string][]refcheck.Finding
-	// sent fingerprints the last report the server recorded; noReport
-	// says the server cannot take reports (older, or no write grant).
-	sent     string
+	// noReport says the server cannot take reports (older, or no write
+	// grant).
 	noReport bool
 }
 

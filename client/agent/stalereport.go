@@ -25,8 +25,8 @@ var _ StaleReporter = (*client.Client)(nil)
 // server: for each topic checked whose content is the server's live
 // content (the others would be refused, and speak of content nobody else
 // has), at the commit checked. Only a report that differs from the last
-// one the server took is sent, so a cycle that changed nothing sends
-// nothing. A server older than the report, or a token without a write
+// one the server took is sent (its fingerprint is kept in the journal), so
+// a cycle that changed nothing sends nothing, in this process or the next. A server older than the report, or a token without a write
 // grant, stops the reports for the engine's life (said once); another
 // failure is said and retried at the next cycle.
 func (e *Engine) reportStale(ctx context.Context, r *Report) {
@@ -56,7 +56,7 @@ func (e *Engine) reportStale(ctx context.Context, r *Report) {
 	}
 	sum := sha256.Sum256(body)
 	fp := hex.EncodeToString(sum[:])
-	if fp == s.sent {
+	if fp == e.cfg.Journal.StaleReported {
 		return
 	}
 	_, err = reporter.ReportStale(ctx, e.cfg.Repo, req)
@@ -67,6 +67,9 @@ func (e *Engine) reportStale(ctx context.Context, r *Report) {
 	case err != nil:
 		r.Warnings = append(r.Warnings, fmt.Sprintf("report stale references: %v", err))
 	default:
-		s.sent = fp
+		e.cfg.Journal.StaleReported, e.cfg.Journal.changed = fp, true
+		if err := e.saveJournal(); err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("report stale references: %v", err))
+		}
 	}
 }
