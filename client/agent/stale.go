@@ -22,14 +22,15 @@ const ageRecheck = time.Hour
 type staleness struct {
 	checker *refcheck.Checker // of root
 	root    string
-	// count is the number of stale references the last check found.
+	// count is the number of stale references the last check found, at
+	// commit head.
 	count int
+	head  string
 	// days are the topics over the age limit, as of ageAt.
 	days  map[string]int
 	ageAt time.Time
-	// The last check: the commit, the entry checksum of each topic checked
-	// and the findings by topic, for the report to the server.
-	head     string
+	// The last check's entry checksum of each topic checked and its
+	// findings by topic, for the report to the server (at commit head).
 	checked  map[string]string
 	findings map[string][]refcheck.Finding
 	// noReport says the server cannot take reports (older, or no write
@@ -54,9 +55,9 @@ func (e *Engine) staleInfo(ctx context.Context, checkout string) func(string) te
 		s.count, s.head = 0, ""
 		return nil // not a checkout, or unreadable: no warnings rather than guessed ones
 	}
-	s.count = len(rep.Findings)
+	s.count, s.head = len(rep.Findings), rep.Head
 	refs := map[string][]string{}
-	s.head, s.checked, s.findings = rep.Head, make(map[string]string, len(topics)), map[string][]refcheck.Finding{}
+	s.checked, s.findings = make(map[string]string, len(topics)), map[string][]refcheck.Finding{}
 	for _, t := range topics {
 		if t.Version == "" {
 			t.Version = protocol.EntryChecksum([]byte(t.Content))
@@ -69,6 +70,20 @@ func (e *Engine) staleInfo(ctx context.Context, checkout string) func(string) te
 	}
 	days := e.topicAges()
 	return func(key string) teamblock.Stale { return teamblock.Stale{Refs: refs[key], Days: days[key]} }
+}
+
+// staleDue reports whether the stale warnings of checkout could differ from
+// the last ones: another checkout, HEAD moved (or cannot be read), or the
+// topics' ages are due to be looked at again.
+func (e *Engine) staleDue(checkout string) bool {
+	s := &e.stale
+	if s.checker == nil || s.root != checkout {
+		return true
+	}
+	if head, err := s.checker.Head(); err != nil || head != s.head {
+		return true
+	}
+	return e.blocks.cfg.StaleAfter > 0 && e.cfg.Now().Sub(s.ageAt) >= ageRecheck
 }
 
 // teamTopics lists the team folder's topic files that the agent shares.

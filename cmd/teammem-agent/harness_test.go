@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"os"
@@ -127,16 +126,4 @@ func putFile(t *testing.T, dir, key, content string) {
 func agentEnv(t *testing.T, ts *testServer, dir string) map[string]string {
 	return map[string]string{"TEAMMEM_SERVER": ts.url, "TEAMMEM_REPO": "acme/api", "TEAMMEM_DIR": dir,
 		"TEAMMEM_STATE_DIR": t.TempDir(), "TEAMMEM_JSON": "1"}
-}
-
-// fakeToken is a GitHub token shape the secret scanner recognises, made
-// per run so that no real-looking credential sits in the source.
-func fakeToken() string {
-	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 36)
-	rand.Read(b)
-	for i := range b {
-		b[i] = alnum[int(b[i])%len(alnum)]
-	}
-	return "ghp_" + string(b)
 }

@@ -27,6 +27,7 @@ var layout = []room{
 	{"memcore/protocol", nil},
 	{"memcore/protocol/protocoltest", []string{"memcore/protocol"}},
 	{"memcore/secrets", nil},
+	{"memcore/secrets/secretstest", nil},
 	{"memcore", with(prim, "memcore/protocol")},
 	{"memcore/session", with(prim, "memcore", "memcore/protocol")},
 	{"memcore/refs", []string{"memcore"}},

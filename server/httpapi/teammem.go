@@ -258,27 +258,24 @@ func (h *handler) logSkipped(r *http.Request, skipped []server.Skipped) {
 }
 
 // ifMatch reduces an If-Match or If-None-Match header to what the store
-// compares: "" when absent, "*" when it holds *, else the listed checksums
-// without quotes or W/, separated by commas. A present header whose tags
-// are all empty matches nothing.
-func ifMatch(header string) string {
+// compares: none when absent, any when it holds *, else the listed
+// checksums without quotes or W/. A present header whose tags are all
+// empty or unusable names no state, so it matches nothing.
+func ifMatch(header string) server.Tags {
 	if strings.TrimSpace(header) == "" {
-		return ""
+		return server.Tags{}
 	}
 	var sums []string
 	for _, tag := range strings.Split(header, ",") {
 		tag = strings.TrimSpace(tag)
 		if tag == "*" {
-			return "*"
+			return server.AnyTag()
 		}
 		if t := api.ParseETag(tag); t != "" && !strings.Contains(t, ",") {
 			sums = append(sums, t)
 		}
 	}
-	if len(sums) == 0 {
-		return "\x00never-matches"
-	}
-	return strings.Join(sums, ",")
+	return server.TagList(sums...)
 }
 
 // headerList joins every line of a list-valued header.

@@ -184,7 +184,7 @@ func (h *UI) uiRestore(w http.ResponseWriter, r *http.Request, repo string) erro
 			return err
 		}
 	}
-	in := server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: base}
+	in := server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base)}
 	res, err := h.svc.Put(ctx, p, repo, in)
 	if err != nil {
 		return err
