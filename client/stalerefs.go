@@ -11,9 +11,14 @@ import (
 	"github.com/teammem/teammem/api"
 )
 
+// staleReportChunk is how many entries one request carries: at the
+// bounds of a finding (64 an entry, references of 200 bytes), 100 entries
+// stay under the server's 4 MiB body limit.
+const staleReportChunk = 100
+
 // ReportStale sends the stale code references found in repo's topics at
 // commit (POST /api/v1/stale-references), in requests of at most
-// api.MaxStaleReportEntries entries; the answers are merged. Each entry's
+// staleReportChunk entries; the answers are merged. Each entry's
 // report replaces its previous one on the server; an entry the server no
 // longer holds with that checksum is listed in Skipped. Errors: ErrNotFound
 // from a server without the endpoint (older than this client),
@@ -25,7 +30,7 @@ func (c *Client) ReportStale(ctx context.Context, repo string, req api.StaleRepo
 	}
 	out := &api.StaleReportResponse{Recorded: []string{}, Skipped: []api.StaleSkippedEntry{}}
 	keys := slices.Sorted(maps.Keys(req.Entries))
-	for chunk := range slices.Chunk(keys, api.MaxStaleReportEntries) {
+	for chunk := range slices.Chunk(keys, staleReportChunk) {
 		part := api.StaleReportRequest{Commit: req.Commit, Entries: make(map[string]api.StaleReportEntry, len(chunk))}
 		for _, k := range chunk {
 			e := req.Entries[k]

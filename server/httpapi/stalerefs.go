@@ -11,8 +11,9 @@ import (
 	"github.com/teammem/teammem/server/httpkit"
 )
 
-// maxStaleReportBody bounds a report's body: 1,000 entries of 64 findings
-// of 200-byte references fit with room to spare.
+// maxStaleReportBody bounds a report's body: the client's requests of 100
+// entries fit at every bound of a finding (64 an entry, 200-byte
+// references and paths).
 const maxStaleReportBody = 4 << 20
 
 // postStaleReferences serves POST /api/v1/stale-references?repo=R: an
