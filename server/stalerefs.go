@@ -215,16 +215,9 @@ func (s *Service) StaleReports(ctx context.Context, p Principal, repo, key strin
 	if err != nil || len(reports) == 0 {
 		return nil, err
 	}
-	snap, err := s.store.Snapshot(ctx, canon, ReadOptions{})
-	if isNotFound(err) {
-		return nil, nil
-	}
+	live, err := s.liveVersions(ctx, canon, key)
 	if err != nil {
 		return nil, err
-	}
-	live := make(map[string]int64, len(snap.Live))
-	for _, e := range snap.Live {
-		live[e.Key] = e.Version
 	}
 	out := reports[:0]
 	for _, r := range reports {
@@ -239,3 +232,30 @@ func (s *Service) StaleReports(ctx context.Context, p Principal, repo, key strin
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// liveVersions returns the version of each live entry of repo, of key
+// alone when not "" (its newest revision, without reading the others).
+func (s *Service) liveVersions(ctx context.Context, repo, key string) (map[string]int64, error) {
+	if key != "" {
+		revs, err := s.store.History(ctx, repo, key, 0, 1)
+		if isNotFound(err) || (err == nil && (len(revs) == 0 || revs[0].Op != OpPut)) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]int64{key: revs[0].Version}, nil
+	}
+	snap, err := s.store.Snapshot(ctx, repo, ReadOptions{})
+	if isNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	live := make(map[string]int64, len(snap.Live))
+	for _, e := range snap.Live {
+		live[e.Key] = e.Version
+	}
+	return live, nil
+}
