@@ -33,6 +33,9 @@ type staleness struct {
 	// findings by topic, for the report to the server (at commit head).
 	checked  map[string]string
 	findings map[string][]refcheck.Finding
+	// unsent says a check ran whose results have not been reported yet
+	// (or whose report failed and is to be tried again).
+	unsent bool
 	// noReport says the server cannot take reports (older, or no write
 	// grant).
 	noReport bool
@@ -57,7 +60,7 @@ func (e *Engine) staleInfo(ctx context.Context, checkout string) func(string) te
 	}
 	s.count, s.head = len(rep.Findings), rep.Head
 	refs := map[string][]string{}
-	s.checked, s.findings = make(map[string]string, len(topics)), map[string][]refcheck.Finding{}
+	s.checked, s.findings, s.unsent = make(map[string]string, len(topics)), map[string][]refcheck.Finding{}, true
 	for _, t := range topics {
 		if t.Version == "" {
 			t.Version = protocol.EntryChecksum([]byte(t.Content))

@@ -32,8 +32,8 @@ var _ StaleReporter = (*client.Client)(nil)
 func (e *Engine) reportStale(ctx context.Context, r *Report) {
 	s := &e.stale
 	reporter, ok := e.cfg.Remote.(StaleReporter)
-	if !ok || s.noReport || s.head == "" || !e.view.loaded {
-		return
+	if !ok || s.noReport || !s.unsent || s.head == "" || !e.view.loaded {
+		return // nothing checked since the last report: an idle cycle costs nothing here
 	}
 	req := api.StaleReportRequest{Commit: s.head, Entries: map[string]api.StaleReportEntry{}}
 	for key, sum := range s.checked {
@@ -48,6 +48,7 @@ func (e *Engine) reportStale(ctx context.Context, r *Report) {
 		req.Entries[key] = api.StaleReportEntry{Checksum: sum, Findings: findings}
 	}
 	if len(req.Entries) == 0 {
+		s.unsent = false
 		return
 	}
 	body, err := json.Marshal(req) // map keys sorted: the same report, the same bytes
@@ -57,16 +58,18 @@ func (e *Engine) reportStale(ctx context.Context, r *Report) {
 	sum := sha256.Sum256(body)
 	fp := hex.EncodeToString(sum[:])
 	if fp == e.cfg.Journal.StaleReported {
+		s.unsent = false
 		return
 	}
 	_, err = reporter.ReportStale(ctx, e.cfg.Repo, req)
 	switch {
 	case errors.Is(err, client.ErrNotFound) || errors.Is(err, client.ErrForbidden):
-		s.noReport = true
+		s.noReport, s.unsent = true, false
 		r.Warnings = append(r.Warnings, fmt.Sprintf("stale references are not reported to the server (%v): the web UI will not show them", err))
 	case err != nil:
 		r.Warnings = append(r.Warnings, fmt.Sprintf("report stale references: %v", err))
 	default:
+		s.unsent = false
 		e.cfg.Journal.StaleReported, e.cfg.Journal.changed = fp, true
 		if err := e.saveJournal(); err != nil {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("report stale references: %v", err))
