@@ -121,6 +121,19 @@ func (b *tab) click(sel string) int64 {
 	return resp.Status
 }
 
+// submit types text into the field sel, presses Enter and waits for the
+// page the form leads to.
+func (b *tab) submit(sel, text string) int64 {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	resp, err := chromedp.RunResponse(ctx, chromedp.SendKeys(chromedp.CSS(sel), text+"\r"))
+	if err != nil {
+		b.t.Fatalf("submit %s: %v", sel, err)
+	}
+	return resp.Status
+}
+
 // text is the visible text of the page's main element.
 func (b *tab) text() string {
 	b.t.Helper()

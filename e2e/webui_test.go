@@ -119,9 +119,28 @@ func TestWebUIInBrowser(t *testing.T) {
 		t.Errorf("the restored entry is still a tombstone")
 	}
 
+	// The header's search box on the home page searches every repository
+	// ana can read, through the search index: words anywhere in an entry.
+	b.open("/ui/")
+	if st := b.submit(`header form.search input[name=q]`, "postgres SQLITE"); st != 200 {
+		t.Fatalf("search across repositories: %d", st)
+	}
+	if loc := b.location(); !strings.HasPrefix(loc, "/ui/search?q=") {
+		t.Fatalf("the home page's search went to %s", loc)
+	}
+	found := b.text()
+	if !strings.Contains(found, "decisions/database.md") || !strings.Contains(found, "acme/web") || strings.Contains(found, "Secret plan") {
+		t.Errorf("search across repositories:\n%s", found)
+	}
+	if got := b.eval(`[...new Set([...document.querySelectorAll(".hits mark")].map(e => e.textContent.toLowerCase()))].sort().join(",")`); got != "postgres,sqlite" {
+		t.Errorf("marked words: %q; want postgres,sqlite", got)
+	}
+	b.screenshot("search")
+
 	// Script payloads stay inert: no dialog, no assignment ran.
 	b.open("/ui/r/acme/xss")
 	b.open("/ui/r/acme/xss/~search?q=pwned")
+	b.open("/ui/search?q=alert")
 	b.open("/ui/r/acme/xss/~entry?key=payloads.md")
 	if got := b.eval(`String(window.__pwned)`); got != "undefined" {
 		t.Errorf("an entry's script ran: window.__pwned = %s", got)

@@ -124,6 +124,16 @@ type Store interface {
 	// repository and key.
 	Search(ctx context.Context, q SearchRequest) ([]SearchHit, error)
 
+	// SaveStaleReports records each report as the latest of its entry
+	// (repo, Key), replacing the one before; reports are sorted by key and
+	// checked by the Service. It does not need the repository to exist.
+	SaveStaleReports(ctx context.Context, repo string, reports []StaleReport) error
+
+	// StaleReports returns the latest report of every entry of repo that
+	// has one (of key alone when not ""), sorted by key, whatever the
+	// entry's state now.
+	StaleReports(ctx context.Context, repo, key string) ([]StaleReport, error)
+
 	// Repos returns the state of every repository that has held data,
 	// sorted by slug.
 	Repos(ctx context.Context) ([]RepoState, error)

@@ -75,6 +75,9 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 		}
 	}
 	e.updateBlocks(ctx, &r) // after a pull and after a local change of the index alike
+	if err == nil {
+		e.reportStale(ctx, &r) // what the block's check found, when it changed
+	}
 	e.report(r)
 	return r, err
 }

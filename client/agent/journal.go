@@ -67,7 +67,11 @@ type Journal struct {
 	// agent and is agreed (settleWrites), not a local edit. It precedes
 	// Entries, which encode streams last.
 	Writing map[string]BaseEntry `json:"writing,omitempty"`
-	Entries map[string]BaseEntry `json:"entries"`
+	// StaleReported fingerprints the last stale-reference report the
+	// server took (see reportStale), so that a sync that finds the same
+	// sends nothing, whichever process runs it.
+	StaleReported string               `json:"staleReported,omitempty"`
+	Entries       map[string]BaseEntry `json:"entries"`
 	// changed says the journal differs from what was last saved or read.
 	changed bool
 	// replaced, for a new journal, is the journal of the folder that last
@@ -239,7 +243,7 @@ func (j *Journal) encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	head := journalFile{Format: journalFormat, Journal: &Journal{Server: j.Server, ServerID: j.ServerID, Repo: j.Repo,
 		Folder: j.Folder, Checksum: j.Checksum, Version: j.Version, Unsettled: j.Unsettled, Writing: j.Writing,
-		Entries: map[string]BaseEntry{}}}
+		StaleReported: j.StaleReported, Entries: map[string]BaseEntry{}}}
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(head); err != nil {
 		return fmt.Errorf("encode journal: %w", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/teammem/teammem/client/refcheck"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // ageRecheck is how often the ages of the topics are looked at again: they
@@ -28,6 +29,16 @@ type staleness struct {
 	// days are the topics over the age limit, as of ageAt.
 	days  map[string]int
 	ageAt time.Time
+	// The last check's entry checksum of each topic checked and its
+	// findings by topic, for the report to the server (at commit head).
+	checked  map[string]string
+	findings map[string][]refcheck.Finding
+	// unsent says a check ran whose results have not been reported yet
+	// (or whose report failed and is to be tried again).
+	unsent bool
+	// noReport says the server cannot take reports (older, or no write
+	// grant).
+	noReport bool
 }
 
 // staleInfo checks the team folder's shared topics against the HEAD of
@@ -41,15 +52,24 @@ func (e *Engine) staleInfo(ctx context.Context, checkout string) func(string) te
 	if s.checker == nil || s.root != checkout {
 		s.checker, s.root = refcheck.New(checkout), checkout
 	}
-	rep, err := s.checker.Check(ctx, e.teamTopics())
+	topics := e.teamTopics()
+	rep, err := s.checker.Check(ctx, topics)
 	if err != nil {
 		s.count, s.head = 0, ""
 		return nil // not a checkout, or unreadable: no warnings rather than guessed ones
 	}
 	s.count, s.head = len(rep.Findings), rep.Head
 	refs := map[string][]string{}
+	s.checked, s.findings, s.unsent = make(map[string]string, len(topics)), map[string][]refcheck.Finding{}, true
+	for _, t := range topics {
+		if t.Version == "" {
+			t.Version = protocol.EntryChecksum([]byte(t.Content))
+		}
+		s.checked[t.Key] = t.Version
+	}
 	for _, f := range rep.Findings {
 		refs[f.Key] = append(refs[f.Key], f.Ref.Text)
+		s.findings[f.Key] = append(s.findings[f.Key], f)
 	}
 	days := e.topicAges()
 	return func(key string) teamblock.Stale { return teamblock.Stale{Refs: refs[key], Days: days[key]} }

@@ -232,8 +232,9 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if c.insecureNoAuth {
 		log.Warn("authentication is OFF: every request acts as an admin named anonymous (loopback only)")
 	}
+	uiSessions, _ := store.(server.SessionStore) // both stores keep them
 	h := httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
-		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret,
+		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
 		MCP: servermcp.New(servermcp.Options{Service: svc, Principal: httpapi.RequestPrincipal, RequestID: httpapi.RequestID,
 			Logger: log, ObserveToolCall: prom.ObserveToolCall, Version: buildinfo.Version(version), NoAccessLog: !c.accessLog})})

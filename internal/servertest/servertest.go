@@ -51,6 +51,10 @@ type Options struct {
 	RevocationRefresh time.Duration
 	// MCP, when set, is served at /mcp behind the authentication.
 	MCP func(*server.Service) http.Handler
+	// Key is the signing key (nil: a new one). The web UI seals its
+	// sessions with a secret derived from it, as the server does, so
+	// servers sharing a key accept each other's sessions (see Replica).
+	Key ed25519.PrivateKey
 }
 
 // Server is a running server.
@@ -75,6 +79,25 @@ type Server struct {
 // Start starts a server for the test; it stops when the test ends.
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
+	return start(t, o, true)
+}
+
+// Replica starts a second server beside s, as a replica behind a load
+// balancer: the same signing key (so the same tokens and web UI
+// sessions) on o.Store, a store of its own on the same database (closed
+// with the replica), or on s's store when o.Store is nil.
+func (s *Server) Replica(t testing.TB, o Options) *Server {
+	t.Helper()
+	o.Key = s.Key
+	own := o.Store != nil
+	if !own {
+		o.Store = s.Store
+	}
+	return start(t, o, own)
+}
+
+func start(t testing.TB, o Options, closeStore bool) *Server {
+	t.Helper()
 	store := o.Store
 	if store == nil {
 		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "teammem.db"), sqlite.Options{Migrate: true})
@@ -86,9 +109,12 @@ func Start(t testing.TB, o Options) *Server {
 	if o.Org == "" {
 		o.Org = "acme-org"
 	}
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	key := o.Key
+	if key == nil {
+		var err error
+		if _, key, err = ed25519.GenerateKey(rand.Reader); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var verifier server.Authenticator
 	if !o.NoAuth {
@@ -107,7 +133,11 @@ func Start(t testing.TB, o Options) *Server {
 	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.StreamsPerSubject})
 	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub})
 	hopts := httpapi.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
-		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat}
+		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
+		UISecret: key.Seed()}
+	if ss, ok := store.(server.SessionStore); ok {
+		hopts.UISessions = ss
+	}
 	if o.MCP != nil {
 		hopts.MCP = o.MCP(svc)
 	}
@@ -120,7 +150,13 @@ func Start(t testing.TB, o Options) *Server {
 	} else {
 		hs.Start()
 	}
-	t.Cleanup(func() { hub.Close(); hs.Close(); store.Close() })
+	t.Cleanup(func() {
+		hub.Close()
+		hs.Close()
+		if closeStore {
+			store.Close()
+		}
+	})
 	s := &Server{URL: hs.URL, Key: key, Store: store, Service: svc, Hub: hub, Metrics: prom, Client: hs.Client(), Handler: h, t: t}
 	s.Admin = s.Token("admin", "**:admin")
 	return s

@@ -54,6 +54,9 @@ type Options struct {
 	// accept each other's sessions. Nil takes a random secret (sessions
 	// then end with the process).
 	UISecret []byte
+	// UISessions records the web UI's signed-out sessions (the store's,
+	// shared by every replica); required unless NoAuth.
+	UISessions server.SessionStore
 	// Heartbeat is how long an events stream may stay silent before a
 	// comment line is sent (default 15 s).
 	Heartbeat time.Duration
@@ -108,7 +111,7 @@ func NewHandler(o Options) http.Handler {
 		bodies: newBodyCache(o.BodyCacheBytes), heartbeat: o.Heartbeat, streamWriteTimeout: o.StreamWriteTimeout,
 		release: newReleaser(), accessLog: !o.NoAccessLog}
 	ui, err := webui.New(webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger,
-		Metrics: o.Metrics, Limiter: h.limiter, Timeout: o.RequestTimeout, Secret: o.UISecret})
+		Metrics: o.Metrics, Limiter: h.limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions})
 	if err != nil {
 		panic(fmt.Sprintf("web UI: %v", err)) // embedded templates that do not parse: a build defect
 	}
@@ -143,6 +146,8 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
 		r.Post(api.PathSeen, h.wrap(h.postSeen))
 		r.Get(api.PathSearch, h.wrap(h.getSearch))
+		r.Post(api.PathStaleReferences, h.wrap(h.postStaleReferences))
+		r.Get(api.PathStaleReferences, h.wrap(h.getStaleReferences))
 		h.mountMCP(r, o.MCP)
 	})
 	return r

@@ -18,7 +18,8 @@ import (
 // with ErrUnavailable while down is set.
 type flakyStore struct {
 	server.Store
-	down atomic.Bool
+	server.SessionStore // the web UI's, passed through
+	down                atomic.Bool
 }
 
 func (f *flakyStore) fail() error {
@@ -54,7 +55,7 @@ func TestStoreOutageIs503(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := &flakyStore{Store: db}
+	fs := &flakyStore{Store: db, SessionStore: db}
 	ts := newTestServer(t, servertest.Options{Store: fs})
 	ts.Put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
 	fs.down.Store(true)

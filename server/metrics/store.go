@@ -137,3 +137,17 @@ func (i *instrumentedStore) SeenChecksums(ctx context.Context, repo string, want
 }
 
 func (i *instrumentedStore) ServerID() string { return i.s.ServerID() }
+
+func (i *instrumentedStore) SaveStaleReports(ctx context.Context, repo string, reports []server.StaleReport) error {
+	start := time.Now()
+	err := i.s.SaveStaleReports(ctx, repo, reports)
+	i.observe("save_stale_reports", start, err)
+	return err
+}
+
+func (i *instrumentedStore) StaleReports(ctx context.Context, repo, key string) ([]server.StaleReport, error) {
+	start := time.Now()
+	out, err := i.s.StaleReports(ctx, repo, key)
+	i.observe("stale_reports", start, err)
+	return out, err
+}

@@ -98,6 +98,14 @@ func TestRevocations(t *testing.T) {
 	storetest.Revocations(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
 }
 
+func TestStaleReports(t *testing.T) {
+	storetest.StaleReports(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
+}
+
+func TestEndedSessions(t *testing.T) {
+	storetest.EndedSessions(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
+}
+
 // TestRevocationsTwoReplicas records a revocation through one pool and
 // reads it through another, as a CLI and a replica would.
 func TestRevocationsTwoReplicas(t *testing.T) {

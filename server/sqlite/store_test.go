@@ -38,6 +38,14 @@ func TestRevocations(t *testing.T) {
 	storetest.Revocations(t, open(t))
 }
 
+func TestStaleReports(t *testing.T) {
+	storetest.StaleReports(t, open(t))
+}
+
+func TestEndedSessions(t *testing.T) {
+	storetest.EndedSessions(t, open(t))
+}
+
 // TestRevokeBesideServer records revocations through the file while a DB
 // (the server) holds its lock, as `token revoke` does, and refuses a
 // missing file or an old schema without creating or changing anything.

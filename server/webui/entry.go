@@ -3,8 +3,7 @@ package webui
 import (
 	"html/template"
 	"net/http"
-	"net/url"
-	"strconv"
+	"slices"
 
 	"github.com/teammem/teammem/internal/linediff"
 	"github.com/teammem/teammem/memcore/protocol"
@@ -27,10 +26,11 @@ type entryView struct {
 	DiffFrom int64 // the diff form's defaults
 	DiffTo   int64
 	CanWrite bool
-	Base     string // the repository's checksum, the restore's If-Match
-	Restored int64  // the version a restore just made, to confirm it
-	Before   int64  // the history page starts below this version (0: newest)
-	Older    int64  // before for the next history page; 0: none
+	Base     string     // the repository's checksum, the restore's If-Match
+	Notice   *uiFlash   // the outcome of the restore this session just made, to confirm it
+	Stale    *staleView // the latest stale-reference report of the entry, nil when none
+	Before   int64      // the history page starts below this version (0: newest)
+	Older    int64      // before for the next history page; 0: none
 }
 
 // historyRow is one revision in an entry's history.
@@ -43,7 +43,7 @@ type historyRow struct {
 // uiEntryPage serves ~entry?key=K[&v=V][&before=B]: the entry rendered and
 // raw, at version V or its latest, with its history (a page of it, older
 // than B when given) and restore buttons.
-func (h *UI) uiEntryPage(r *http.Request, pg *page, repo string) (string, error) {
+func (h *UI) uiEntryPage(w http.ResponseWriter, r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
 	q := r.URL.Query()
@@ -68,7 +68,14 @@ func (h *UI) uiEntryPage(r *http.Request, pg *page, repo string) (string, error)
 	}
 	v := entryView{Key: key, Latest: head[0], Deleted: head[0].Op == server.OpDelete, CanWrite: p.Can(repo, server.PermWrite),
 		Base: st.Checksum, Before: before}
-	v.Restored, _ = strconv.ParseInt(q.Get("restored"), 10, 64)
+	v.Notice = h.takeFlash(w, r, repo, key)
+	if !v.Deleted {
+		stale, err := h.staleReports(ctx, p, repo, key)
+		if err != nil {
+			return "", err
+		}
+		v.Stale = stale[key]
+	}
 	if want == 0 {
 		for _, rv := range head {
 			if rv.Op == server.OpPut {
@@ -177,11 +184,26 @@ func (h *UI) uiRestore(w http.ResponseWriter, r *http.Request, repo string) erro
 			return err
 		}
 	}
-	res, err := h.svc.Put(ctx, p, repo, server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base)})
+	in := server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base)}
+	res, err := h.svc.Put(ctx, p, repo, in)
 	if err != nil {
 		return err
 	}
-	h.metrics.RecordWrite(server.PutInput{Entries: map[string]string{key: rev.Content}}, res)
-	http.Redirect(w, r, entryURL(repo, key, 0)+"&"+url.Values{"restored": {itoa(res.State.Version)}}.Encode(), http.StatusSeeOther)
+	h.metrics.RecordWrite(in, res)
+	for _, sk := range res.Skipped {
+		if sk.Key == key {
+			e := &restoreRefused{from: rev.Version, skipped: sk}
+			h.logRefused(ctx, repo, e)
+			return e
+		}
+	}
+	f := uiFlash{Repo: repo, Key: key, From: rev.Version, Unchanged: true}
+	if slices.Contains(res.Changed, key) {
+		f.Restored, f.Unchanged = res.State.Version, false
+	}
+	if err := h.setFlash(w, r, f); err != nil {
+		return err
+	}
+	http.Redirect(w, r, entryURL(repo, key, 0), http.StatusSeeOther)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
@@ -18,7 +19,7 @@ type loginForm struct{ Error string }
 
 // uiLoginPage serves the sign-in form, or sends a signed-in browser on.
 func (h *UI) uiLoginPage(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.sessions.open(r); err == nil || h.noAuth {
+	if _, err := h.openSession(r); err == nil || h.noAuth {
 		http.Redirect(w, r, uiPrefix+"/", http.StatusSeeOther)
 		return
 	}
@@ -77,14 +78,41 @@ func (h *UI) uiLoginRefused(w http.ResponseWriter, r *http.Request, status int, 
 	h.uiRender(w, r, status, "login", &page{Title: "Sign in", Data: loginForm{Error: msg}})
 }
 
-// uiLogout ends the session.
+// uiLogout ends the session: in the store every replica reads, so that a
+// copy of the cookie is refused too, then in the browser. When the store
+// cannot record it, the page says so and the browser stays signed in
+// rather than being told it signed out.
 func (h *UI) uiLogout(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	if err := h.checkForm(r); err != nil {
 		return "", err
 	}
+	if sess := callerOf(r.Context()).sess; h.ended != nil {
+		e := server.EndedSession{ID: h.sessions.id(sess), Expires: time.Unix(sess.Expires, 0), At: h.sessions.now()}
+		if err := h.ended.EndSession(r.Context(), e); err != nil {
+			return "", err
+		}
+	}
 	h.sessions.end(w, r)
 	http.Redirect(w, r, uiPrefix+"/login", http.StatusSeeOther)
 	return "", nil
+}
+
+// openSession returns the request's session, or errNoSession when its
+// cookie is absent, forged, damaged, expired or signed out (on any server
+// sharing the store).
+func (h *UI) openSession(r *http.Request) (uiSession, error) {
+	sess, err := h.sessions.open(r)
+	if err != nil || h.ended == nil {
+		return sess, err
+	}
+	ended, err := h.ended.SessionEnded(r.Context(), h.sessions.id(sess))
+	switch {
+	case err != nil:
+		return uiSession{}, err
+	case ended:
+		return uiSession{}, errNoSession
+	}
+	return sess, nil
 }
 
 // checkForm reads a small POST form and checks its CSRF token.

@@ -3,11 +3,12 @@ package webui
 import (
 	"errors"
 	"html/template"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server/httpkit"
@@ -92,11 +93,11 @@ func (h *UI) uiRepoGet(w http.ResponseWriter, r *http.Request, pg *page) (string
 	case "":
 		return h.uiRepoPage(r, pg, repo)
 	case "entry":
-		return h.uiEntryPage(r, pg, repo)
+		return h.uiEntryPage(w, r, pg, repo)
 	case "diff":
 		return h.uiDiffPage(r, pg, repo)
 	case "search":
-		return h.uiSearchPage(r, pg, repo)
+		return h.uiSearchPage(w, r, pg, repo)
 	case "activity":
 		return h.uiActivityPage(r, pg, repo)
 	}
@@ -110,6 +111,7 @@ func (h *UI) uiRepoPost(w http.ResponseWriter, r *http.Request, pg *page) (strin
 		return "", err
 	}
 	httpkit.SetLogRepo(r, repo)
+	pg.Repo = repo
 	if action != "restore" {
 		return "", httpkit.NotFound("no such form")
 	}
@@ -126,6 +128,7 @@ type repoView struct {
 	Deleted  []server.Tombstone // most recent first
 	CanWrite bool
 	Activity server.ActivityPage
+	Stale    []*staleView // the live entries whose latest report names stale references, by key
 }
 
 // uiRepoPage serves /ui/r/<repo>: MEMORY.md rendered, the tree of
@@ -139,12 +142,14 @@ func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) 
 		snap    server.Snapshot
 		authors map[string]string
 		act     server.ActivityPage
-		errs    [3]error
+		stale   map[string]*staleView
+		errs    [4]error
 		wg      sync.WaitGroup
 	)
 	wg.Go(func() { snap, errs[0] = h.svc.Snapshot(ctx, p, repo, server.ReadOptions{}) })
 	wg.Go(func() { authors, errs[1] = h.svc.LastAuthors(ctx, p, repo) })
 	wg.Go(func() { act, errs[2] = h.svc.Activity(ctx, p, repo, 0, activityOnRepoPage) })
+	wg.Go(func() { stale, errs[3] = h.staleReports(ctx, p, repo, "") })
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -162,6 +167,11 @@ func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) 
 			return "", err
 		}
 		v.Index, v.HasIndex = h.md.render(repo, e.Key, rev.Content), err == nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(stale)) {
+		if len(stale[k].Findings) > 0 {
+			v.Stale = append(v.Stale, stale[k])
+		}
 	}
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })
@@ -185,108 +195,4 @@ func (h *UI) uiActivityPage(r *http.Request, pg *page, repo string) (string, err
 	}
 	pg.Title, pg.Data = "Activity · "+repoName(repo), act
 	return "activity", nil
-}
-
-// Search limits: the query's length, the entries and lines shown.
-const (
-	maxQuery      = 200
-	maxSearchHits = 100
-	maxHitLines   = 3
-	maxHitLine    = 240
-)
-
-// searchView is the search page.
-type searchView struct {
-	Query     string
-	Hits      []searchHit
-	Truncated bool
-}
-
-// searchHit is one entry that matched, with some of its matching lines.
-type searchHit struct {
-	Key     string
-	ByKey   bool
-	Lines   []searchLine
-	Version int64
-	At      time.Time
-}
-
-// searchLine is a matching line split around the first match.
-type searchLine struct {
-	N                    int
-	Before, Match, After string
-}
-
-// uiSearchPage serves ~search?q=: a case-insensitive substring search
-// across the keys and contents of a repository's live entries.
-func (h *UI) uiSearchPage(r *http.Request, pg *page, repo string) (string, error) {
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	if len(q) > maxQuery {
-		return "", server.InvalidParameter("the search is longer than %d bytes", maxQuery)
-	}
-	v := searchView{Query: q}
-	pg.Title, pg.Data = "Search "+repoName(repo), &v
-	ctx := r.Context()
-	if q == "" {
-		_, err := h.svc.State(ctx, callerOf(ctx).p, repo)
-		return "search", err
-	}
-	snap, err := h.svc.Snapshot(ctx, callerOf(ctx).p, repo, server.ReadOptions{WithContent: true})
-	if err != nil {
-		return "", err
-	}
-	lq := strings.ToLower(q)
-	for _, e := range snap.Live {
-		hit := searchHit{Key: e.Key, ByKey: strings.Contains(strings.ToLower(e.Key), lq), Version: e.Version, At: e.UpdatedAt}
-		hit.Lines = matchingLines(e.Content, lq)
-		if !hit.ByKey && len(hit.Lines) == 0 {
-			continue
-		}
-		if len(v.Hits) == maxSearchHits {
-			v.Truncated = true
-			break
-		}
-		v.Hits = append(v.Hits, hit)
-	}
-	return "search", nil
-}
-
-// matchingLines returns up to maxHitLines lines of content holding lq
-// (lower case), each cut around its first match.
-func matchingLines(content, lq string) []searchLine {
-	var out []searchLine
-	for i, line := range strings.Split(content, "\n") {
-		ll := strings.ToLower(line)
-		at := strings.Index(ll, lq)
-		if at < 0 {
-			continue
-		}
-		if len(ll) != len(line) { // lower-casing changed the bytes: show the line plain
-			out = append(out, searchLine{N: i + 1, Before: clip(line, maxHitLine)})
-		} else {
-			end := at + len(lq)
-			out = append(out, searchLine{N: i + 1, Before: clipLeft(line[:at], maxHitLine/2), Match: line[at:end],
-				After: clip(line[end:], maxHitLine/2)})
-		}
-		if len(out) == maxHitLines {
-			break
-		}
-	}
-	return out
-}
-
-// clip keeps at most n bytes of s (whole runes), marking a cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
-// clipLeft keeps at most the last n bytes of s (whole runes).
-func clipLeft(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + strings.ToValidUTF8(s[len(s)-n:], "")
 }

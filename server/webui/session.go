@@ -20,6 +20,9 @@ import (
 // secret accepts them and the server keeps no session state. The cookie
 // holds how the browser signed in; the principal is worked out again on
 // every request, so an expired or revoked token ends the session at once.
+// Signing out records the session's id in the store every replica shares
+// (server.SessionStore), read on every page: a copy of the cookie taken
+// before the sign-out is refused from then on, by every server.
 
 // sessionCookie is the session cookie's name.
 const sessionCookie = "teammem_session"
@@ -53,6 +56,7 @@ var errNoSession = errors.New("no valid session")
 type sessions struct {
 	aead    cipher.AEAD
 	csrfKey []byte
+	idKey   []byte
 	now     func() time.Time
 }
 
@@ -73,6 +77,10 @@ func newSessions(secret []byte) (*sessions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("derive csrf key: %w", err)
 	}
+	idKey, err := hkdf.Key(sha256.New, secret, nil, "teammem web ui session id", 32)
+	if err != nil {
+		return nil, fmt.Errorf("derive session id key: %w", err)
+	}
 	block, err := aes.NewCipher(sealKey)
 	if err != nil {
 		return nil, fmt.Errorf("session cipher: %w", err)
@@ -81,7 +89,7 @@ func newSessions(secret []byte) (*sessions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session cipher: %w", err)
 	}
-	return &sessions{aead: aead, csrfKey: csrfKey, now: time.Now}, nil
+	return &sessions{aead: aead, csrfKey: csrfKey, idKey: idKey, now: time.Now}, nil
 }
 
 // start makes a new session for method and token and sets its cookie.
@@ -92,45 +100,67 @@ func (s *sessions) start(w http.ResponseWriter, r *http.Request, method, token s
 	}
 	sess := uiSession{Method: method, Token: token, Nonce: base64.RawURLEncoding.EncodeToString(nonce),
 		Expires: s.now().Add(sessionTTL).Unix()}
-	plain, err := json.Marshal(sess)
-	if err != nil {
-		return uiSession{}, fmt.Errorf("encode session: %w", err)
+	if err := s.seal(w, r, sessionCookie, sess, sessionTTL); err != nil {
+		return uiSession{}, err
 	}
-	iv := make([]byte, s.aead.NonceSize())
-	if _, err := rand.Read(iv); err != nil {
-		return uiSession{}, fmt.Errorf("session nonce: %w", err)
-	}
-	sealed := s.aead.Seal(iv, iv, plain, []byte(sessionCookie))
-	http.SetCookie(w, sessionCookieFor(r, base64.RawURLEncoding.EncodeToString(sealed), int(sessionTTL/time.Second)))
 	return sess, nil
 }
 
 // open returns the request's session, or errNoSession when its cookie is
 // absent, forged, damaged or expired.
 func (s *sessions) open(r *http.Request) (uiSession, error) {
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return uiSession{}, errNoSession
-	}
-	sealed, err := base64.RawURLEncoding.DecodeString(c.Value)
-	ns := s.aead.NonceSize()
-	if err != nil || len(sealed) < ns {
-		return uiSession{}, errNoSession
-	}
-	plain, err := s.aead.Open(nil, sealed[:ns], sealed[ns:], []byte(sessionCookie))
-	if err != nil {
-		return uiSession{}, errNoSession
-	}
 	var sess uiSession
-	if err := json.Unmarshal(plain, &sess); err != nil || sess.Nonce == "" || s.now().Unix() >= sess.Expires {
+	if !s.unseal(r, sessionCookie, &sess) || sess.Nonce == "" || s.now().Unix() >= sess.Expires {
 		return uiSession{}, errNoSession
 	}
 	return sess, nil
 }
 
+// seal sets the cookie name to v, encoded as JSON and sealed (the cookie's
+// name is the sealed data's associated data, so one cookie's value is
+// never accepted as another's).
+func (s *sessions) seal(w http.ResponseWriter, r *http.Request, name string, v any, ttl time.Duration) error {
+	plain, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s cookie: %w", name, err)
+	}
+	iv := make([]byte, s.aead.NonceSize())
+	if _, err := rand.Read(iv); err != nil {
+		return fmt.Errorf("%s cookie nonce: %w", name, err)
+	}
+	sealed := s.aead.Seal(iv, iv, plain, []byte(name))
+	http.SetCookie(w, uiCookie(r, name, base64.RawURLEncoding.EncodeToString(sealed), int(ttl/time.Second)))
+	return nil
+}
+
+// unseal decodes the request's cookie name into v; false when it is
+// absent, forged or damaged.
+func (s *sessions) unseal(r *http.Request, name string, v any) bool {
+	c, err := r.Cookie(name)
+	if err != nil {
+		return false
+	}
+	sealed, err := base64.RawURLEncoding.DecodeString(c.Value)
+	ns := s.aead.NonceSize()
+	if err != nil || len(sealed) < ns {
+		return false
+	}
+	plain, err := s.aead.Open(nil, sealed[:ns], sealed[ns:], []byte(name))
+	return err == nil && json.Unmarshal(plain, v) == nil
+}
+
 // end clears the session cookie.
 func (s *sessions) end(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, sessionCookieFor(r, "", -1))
+	http.SetCookie(w, uiCookie(r, sessionCookie, "", -1))
+}
+
+// id is the session's id in the store of ended sessions: derived from its
+// random nonce (under its own key, so the id gives away neither the nonce
+// nor the CSRF token derived from it).
+func (s *sessions) id(sess uiSession) string {
+	m := hmac.New(sha256.New, s.idKey)
+	m.Write([]byte(sess.Nonce))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // csrfToken is the token a session's forms carry.
@@ -145,11 +175,11 @@ func (s *sessions) checkCSRF(sess uiSession, token string) bool {
 	return hmac.Equal([]byte(token), []byte(s.csrfToken(sess)))
 }
 
-// sessionCookieFor builds the cookie: HttpOnly, SameSite=Strict, scoped to
+// uiCookie builds a cookie of the UI: HttpOnly, SameSite=Strict, scoped to
 // /ui/, and Secure when the browser reached us over TLS (directly or
 // through a proxy that says so).
-func sessionCookieFor(r *http.Request, value string, maxAge int) *http.Cookie {
-	return &http.Cookie{Name: sessionCookie, Value: value, Path: uiPrefix + "/", MaxAge: maxAge,
+func uiCookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: name, Value: value, Path: uiPrefix + "/", MaxAge: maxAge,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"}
 }

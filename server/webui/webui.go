@@ -54,6 +54,10 @@ type Options struct {
 	// other's sessions. Nil takes a random secret (sessions then end with
 	// the process).
 	Secret []byte
+	// Sessions records the sessions signed out before they expire, in the
+	// store every replica shares, so a copy of a signed-out cookie is
+	// refused everywhere. Required unless NoAuth.
+	Sessions server.SessionStore
 }
 
 // UI serves the web UI: server-rendered pages over the Service, signed in
@@ -68,6 +72,7 @@ type UI struct {
 	timeout  time.Duration
 	pages    map[string]*template.Template
 	sessions *sessions
+	ended    server.SessionStore
 	md       *markdown
 	static   http.Handler
 }
@@ -84,6 +89,9 @@ func New(o Options) (*UI, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
+	if o.Sessions == nil && !o.NoAuth {
+		return nil, errors.New("the web UI needs a session store to end sessions at sign-out")
+	}
 	s, err := newSessions(o.Secret)
 	if err != nil {
 		return nil, err
@@ -97,7 +105,7 @@ func New(o Options) (*UI, error) {
 		return nil, err
 	}
 	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
-		timeout: o.Timeout, pages: pages, sessions: s, md: newMarkdown(),
+		timeout: o.Timeout, pages: pages, sessions: s, ended: o.Sessions, md: newMarkdown(),
 		static: http.StripPrefix(uiPrefix+"/static/", http.FileServerFS(static))}, nil
 }
 
@@ -153,6 +161,7 @@ func (h *UI) Mount(r chi.Router) {
 		r.Group(func(r chi.Router) {
 			r.Use(h.uiAuthenticate)
 			r.Get("/", h.uiPage(h.uiRepos))
+			r.Get("/search", h.uiPage(h.uiSearchAll))
 			r.With(crossOriginProtection).Post("/logout", h.uiPage(h.uiLogout))
 			r.Get("/r/*", h.uiPage(h.uiRepoGet))
 			r.With(crossOriginProtection).Post("/r/*", h.uiPage(h.uiRepoPost))
@@ -202,7 +211,7 @@ func callerOf(ctx context.Context) uiCaller {
 // applies the subject's rate limit, as the API does for bearer tokens.
 func (h *UI) uiAuthenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sess, err := h.sessions.open(r)
+		sess, err := h.openSession(r)
 		if err != nil && h.noAuth {
 			sess, err = h.sessions.start(w, r, methodNone, "")
 		}
@@ -314,6 +323,11 @@ func (h *UI) uiFail(w http.ResponseWriter, r *http.Request, err error) {
 // repository's breadcrumb and search box (the caller could read the
 // repository to get that far); a refusal does not.
 func (h *UI) uiFailIn(w http.ResponseWriter, r *http.Request, err error, repo string) {
+	var refused *restoreRefused
+	if errors.As(err, &refused) {
+		h.uiRenderError(w, r, uiError{Status: http.StatusUnprocessableEntity, Heading: "Not restored", Message: refused.message()}, repo)
+		return
+	}
 	f := httpkit.Translate(err)
 	if f.Status >= 500 {
 		h.log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", httpkit.RequestID(r.Context())),
@@ -340,28 +354,36 @@ func (h *UI) uiFailIn(w http.ResponseWriter, r *http.Request, err error, repo st
 	if f.Status == httpkit.StatusClientClosed {
 		return
 	}
-	c := callerOf(r.Context())
-	pg := &page{Title: e.Heading, Subject: c.p.Subject, NoAuth: h.noAuth, Data: e}
-	if f.Status == http.StatusNotFound {
-		pg.Repo = repo
+	if f.Status != http.StatusNotFound {
+		repo = ""
 	}
+	h.uiRenderError(w, r, e, repo)
+}
+
+// uiRenderError renders the error page; repo, when not empty, keeps the
+// repository's breadcrumb and search box.
+func (h *UI) uiRenderError(w http.ResponseWriter, r *http.Request, e uiError, repo string) {
+	c := callerOf(r.Context())
+	pg := &page{Title: e.Heading, Subject: c.p.Subject, NoAuth: h.noAuth, Data: e, Repo: repo}
 	if c.sess.Nonce != "" {
 		pg.CSRF = h.sessions.csrfToken(c.sess)
 	}
-	h.uiRender(w, r, f.Status, "error", pg)
+	h.uiRender(w, r, e.Status, "error", pg)
 }
 
 // uiFuncs are the templates' helpers.
 var uiFuncs = template.FuncMap{
-	"repoURL":  repoURL,
-	"repoName": repoName,
-	"entryURL": entryURL,
-	"diffURL":  diffURL,
-	"bytes":    humanBytes,
-	"ago":      ago,
-	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"feed":     newFeed,
+	"repoURL":   repoURL,
+	"repoName":  repoName,
+	"entryURL":  entryURL,
+	"diffURL":   diffURL,
+	"searchURL": searchURL,
+	"short":     shortCommit,
+	"bytes":     humanBytes,
+	"ago":       ago,
+	"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"feed":      newFeed,
 }
 
 // feedView is an activity feed of one repository.

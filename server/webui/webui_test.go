@@ -378,14 +378,14 @@ func TestUIPages(t *testing.T) {
 		t.Errorf("search page:\n%s", search.Body)
 	}
 	none := b.get("/ui/r/acme/api/~search?q=mysql").must(t, http.StatusOK)
-	if !strings.Contains(none.Body, "No live entry holds") {
+	if !strings.Contains(none.Body, "No live entry matches") {
 		t.Errorf("empty search page:\n%s", none.Body)
 	}
 	b.get("/ui/r/acme/api/~entry?key=missing.md").must(t, http.StatusNotFound)
 	b.get("/ui/r/acme/api/~entry?key=decisions%2Fdb.md&v=9").must(t, http.StatusNotFound)
 	b.get("/ui/r/acme/api/~nothing").must(t, http.StatusNotFound)
 	b.get("/ui/r/acme//api").must(t, http.StatusBadRequest)
-	b.get("/ui/r/acme/api/~search?q="+strings.Repeat("x", 201)).must(t, http.StatusBadRequest)
+	b.get("/ui/r/acme/api/~search?q="+strings.Repeat("x", 1025)).must(t, http.StatusBadRequest)
 }
 
 func TestUIRateLimit(t *testing.T) {

@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
+)
+
+// StaleReporter takes the stale-reference reports of a repo (see
+// client.Client.ReportStale); a Remote that is one gets the engine's
+// findings, so the web UI can show them.
+type StaleReporter interface {
+	ReportStale(ctx context.Context, repo string, req api.StaleReportRequest) (*api.StaleReportResponse, error)
+}
+
+var _ StaleReporter = (*client.Client)(nil)
+
+// reportStale sends the last stale-reference check's findings to the
+// server: for each topic checked whose content is the server's live
+// content (the others would be refused, and speak of content nobody else
+// has), at the commit checked. Only a report that differs from the last
+// one the server took is sent (its fingerprint is kept in the journal), so
+// a cycle that changed nothing sends nothing, in this process or the next. A server older than the report, or a token without a write
+// grant, stops the reports for the engine's life (said once); another
+// failure is said and retried at the next cycle.
+func (e *Engine) reportStale(ctx context.Context, r *Report) {
+	s := &e.stale
+	reporter, ok := e.cfg.Remote.(StaleReporter)
+	if !ok || s.noReport || !s.unsent || s.head == "" || !e.view.loaded {
+		return // nothing checked since the last report: an idle cycle costs nothing here
+	}
+	req := api.StaleReportRequest{Commit: s.head, Entries: map[string]api.StaleReportEntry{}}
+	for key, sum := range s.checked {
+		if e.view.live[key] != sum {
+			continue
+		}
+		findings := make([]api.StaleFinding, 0, len(s.findings[key]))
+		for _, f := range s.findings[key] {
+			findings = append(findings, api.StaleFinding{Reference: f.Ref.Text, Line: f.Ref.Line, Reason: f.Reason,
+				Since: f.Since, RenamedTo: f.RenamedTo})
+		}
+		req.Entries[key] = api.StaleReportEntry{Checksum: sum, Findings: findings}
+	}
+	if len(req.Entries) == 0 {
+		s.unsent = false
+		return
+	}
+	body, err := json.Marshal(req) // map keys sorted: the same report, the same bytes
+	if err != nil {
+		return
+	}
+	sum := sha256.Sum256(body)
+	fp := hex.EncodeToString(sum[:])
+	if fp == e.cfg.Journal.StaleReported {
+		s.unsent = false
+		return
+	}
+	_, err = reporter.ReportStale(ctx, e.cfg.Repo, req)
+	switch {
+	case errors.Is(err, client.ErrNotFound) || errors.Is(err, client.ErrForbidden):
+		s.noReport, s.unsent = true, false
+		r.Warnings = append(r.Warnings, fmt.Sprintf("stale references are not reported to the server (%v): the web UI will not show them", err))
+	case err != nil:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("report stale references: %v", err))
+	default:
+		s.unsent = false
+		e.cfg.Journal.StaleReported, e.cfg.Journal.changed = fp, true
+		if err := e.saveJournal(); err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("report stale references: %v", err))
+		}
+	}
+}
