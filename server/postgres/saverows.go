@@ -22,18 +22,19 @@ const (
 			$8::timestamptz[], $9::text[])`
 	// A put makes the key's row live with its content; a delete keeps the
 	// checksum and size of the content it removed and empties the content.
-	// The entry's search vector ($10 its title, $11 its body, normalised
-	// by searchtext; $12 the repository's scope token) is NULL for a
+	// The entry's search vectors ($10 its title, $11 its body, normalised
+	// by searchtext; $12 the repository's scope token) are NULL for a
 	// delete.
 	saveEntries = `INSERT INTO entries (repo, key, folded_key, checksum, size, content, version, updated_at, deleted, deleted_at,
-			search)
-		SELECT $1, k, f, c, s, t, v, u, d, CASE WHEN d THEN u END, CASE WHEN NOT d THEN teammem_search_vector($12, ti, bo) END
+			search, search_title)
+		SELECT $1, k, f, c, s, t, v, u, d, CASE WHEN d THEN u END, CASE WHEN NOT d THEN teammem_search_vector($12, ti, bo) END,
+			CASE WHEN NOT d THEN to_tsvector('simple', ti) END
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::timestamptz[],
 			$9::bool[], $10::text[], $11::text[]) AS x(k, f, c, s, t, v, u, d, ti, bo)
 		ON CONFLICT (repo, key) DO UPDATE SET folded_key = excluded.folded_key, checksum = excluded.checksum,
 			size = excluded.size, content = excluded.content, version = excluded.version,
 			updated_at = excluded.updated_at, deleted = excluded.deleted, deleted_at = excluded.deleted_at,
-			search = excluded.search`
+			search = excluded.search, search_title = excluded.search_title`
 )
 
 // saveRows are the rows a group's plans store: one version row per plan,

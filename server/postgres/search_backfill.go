@@ -110,7 +110,7 @@ func backfillRepo(ctx context.Context, tx pgx.Tx, repo, after string) (string, e
 	if err != nil || len(keys) == 0 {
 		return after, err
 	}
-	b.Queue(`UPDATE entries e SET search = teammem_search_vector($2, x.ti, x.bo)
+	b.Queue(`UPDATE entries e SET search = teammem_search_vector($2, x.ti, x.bo), search_title = to_tsvector('simple', x.ti)
 		FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, ti, bo) WHERE e.repo = $1 AND e.key = x.k`,
 		repo, searchtext.Scope(repo), keys, titles, bodies)
 	return keys[len(keys)-1], tx.SendBatch(ctx, b).Close()

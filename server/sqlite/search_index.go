@@ -45,18 +45,45 @@ func (s *searchStmts) all() []**sql.Stmt {
 	return []**sql.Stmt{&s.docUpsert, &s.ftsPut, &s.docDelete, &s.ftsDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
 }
 
-// index makes the index hold ch: a put's words replace the key's, a
-// delete removes them; a change of a memory index replaces its lines.
-// docs holds the put's words when the caller prepared them.
-func (s *searchStmts) index(ctx context.Context, repo string, ch writeplan.Change, docs searchDocs) error {
+// indexChange is one change of the search index: the words of a put
+// replace the key's, a delete removes them. A batch collects its writes'
+// changes and makes them at its end, outside the writes' savepoints: FTS5
+// writes its pending terms to a new segment at every savepoint, so
+// indexing inside each write's savepoint wrote one segment per write, and
+// merged them, instead of one per batch.
+type indexChange struct {
+	repo, key string
+	del       bool
+	e         searchtext.Entry
+}
+
+// indexChangeOf returns the index change of ch in repo. docs holds the
+// put's words when the caller prepared them.
+func indexChangeOf(repo string, ch writeplan.Change, docs searchDocs) indexChange {
 	if ch.Op == server.OpDelete {
-		return s.unindex(ctx, repo, ch.Key)
+		return indexChange{repo: repo, key: ch.Key, del: true}
 	}
 	e, ok := docs[ch.Key]
 	if !ok {
 		e = searchtext.EntryOf(ch.Key, ch.Content)
 	}
-	return s.put(ctx, repo, ch.Key, e)
+	return indexChange{repo: repo, key: ch.Key, e: e}
+}
+
+// apply makes the index changes, in order.
+func (s *searchStmts) apply(ctx context.Context, changes []indexChange) error {
+	for _, c := range changes {
+		var err error
+		if c.del {
+			err = s.unindex(ctx, c.repo, c.key)
+		} else {
+			err = s.put(ctx, c.repo, c.key, c.e)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *searchStmts) put(ctx context.Context, repo, key string, e searchtext.Entry) error {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -171,4 +172,32 @@ func testSearchHostile(t *testing.T, s server.Store) {
 	}
 	wantHits(t, search(t, s, `NEAR and OR`), "acme/web:a.md")
 	wantHits(t, search(t, s, `col:x`), "acme/web:a.md")
+}
+
+// testSearchCandidates: a query matching more entries than a store ranks
+// (server.SearchCandidates) pages through at most that many, each once.
+func testSearchCandidates(t *testing.T, s server.Store) {
+	c := contents{}
+	for i := range server.SearchCandidates + 30 {
+		c[fmt.Sprintf("n%04d.md", i)] = fmt.Sprintf("note %d about the common word", i)
+	}
+	apply(t, s, write("acme/web", at(0), c))
+	seen := map[string]bool{}
+	for off := 0; ; off += 50 {
+		hits := searchHits(t, s, "common", off)
+		for _, h := range hits {
+			if seen[h.Key] {
+				t.Fatalf("%s found twice", h.Key)
+			}
+			seen[h.Key] = true
+		}
+		if len(hits) < 50 {
+			break
+		}
+	}
+	if len(seen) != server.SearchCandidates {
+		t.Errorf("paged through %d entries, want the %d candidates", len(seen), server.SearchCandidates)
+	}
+	// A narrower query finds any of them.
+	wantHits(t, search(t, s, "common 3"), "acme/web:n0003.md")
 }

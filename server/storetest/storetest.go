@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"SearchRanking", testSearchRanking},
 		{"SearchRepos", testSearchRepos},
 		{"SearchHostile", testSearchHostile},
+		{"SearchCandidates", testSearchCandidates},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })

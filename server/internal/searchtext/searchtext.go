@@ -69,7 +69,7 @@ func eachWord(text string, fn func(word string, start, end int) bool) {
 			w = fold(w)
 		}
 		start, ascii = -1, true
-		if w == "" || len(w) > MaxWordBytes {
+		if w == "" || len(w) > MaxWordBytes || scopeLike(w) {
 			return true
 		}
 		return fn(w, s, end)

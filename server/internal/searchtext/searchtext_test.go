@@ -17,6 +17,8 @@ func TestWords(t *testing.T) {
 		"决策记录 décision\x00\x1f x":                      "决策记录 decision x",
 		"ﬁle ²":                                        "file 2",
 		"a" + strings.Repeat("b", MaxWordBytes) + " c": "c",
+		// a word shaped like a scope token is left out (see Scope)
+		"x " + Scope("acme/web") + " y R0123456789ABCDEF0 r0123456789abcdeg": "x y r0123456789abcdef0 r0123456789abcdeg",
 	}
 	for in, want := range cases {
 		if got := Normalize(in, 0); got != want {
