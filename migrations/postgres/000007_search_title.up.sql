@@ -9,6 +9,9 @@
 -- before this migration (the search then reads the title from
 -- entries.search as before).
 --
+-- The vectors also hold the parts of camelCase words now (RetryPush is also
+-- "retry push"; server/internal/searchtext.CamelParts).
+--
 -- Adding a NULL column changes no row, so the migration is quick on a large
 -- database; the backfill (see 000006_search) starts again from the first
 -- entry and writes both vectors.

@@ -72,6 +72,11 @@ func testSearchWords(t *testing.T, s server.Store) {
 	wantHits(t, search(t, s, "pool release"), "acme/web:other.md")
 	wantHits(t, search(t, s, "pool nowhere"))
 	wantHits(t, search(t, s, "changelog.md"), "acme/web:release.md")
+	// camelCase: whole, in one piece, by its parts and as their phrase.
+	apply(t, s, write("acme/web", at(1), contents{"retry.md": "Call RetryPush before MySQL starts."}))
+	for _, q := range []string{"RetryPush", "retrypush", "retry push", `"retry push"`, "push", "mysql", "MySQL", "sql"} {
+		wantHits(t, search(t, s, q), "acme/web:retry.md")
+	}
 }
 
 // testSearchLive: a deleted key is not found, an edited one only by its

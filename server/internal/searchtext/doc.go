@@ -18,7 +18,8 @@ type Doc struct {
 	Title, Body string
 }
 
-// DocOf returns the indexed text of the entry key holding content.
+// DocOf returns the indexed text of the entry key holding content: the
+// words of each, then the parts of their camelCase words (see CamelParts).
 func DocOf(key, content string) Doc {
 	title := Normalize(key, 0)
 	fm, _, _ := protocol.SplitFrontmatter(content)
@@ -27,7 +28,18 @@ func DocOf(key, content string) Doc {
 			title += " " + n
 		}
 	}
-	return Doc{Title: title, Body: Normalize(content, MaxBodyBytes)}
+	title = withParts(title, CamelParts(key, 0), CamelParts(fm.Name, 4096), CamelParts(fm.Description, 4096))
+	return Doc{Title: title, Body: withParts(Normalize(content, MaxBodyBytes), CamelParts(content, MaxBodyBytes/4))}
+}
+
+// withParts appends the non-empty parts to words, separated by spaces.
+func withParts(words string, parts ...string) string {
+	for _, p := range parts {
+		if p != "" {
+			words += " " + p
+		}
+	}
+	return words
 }
 
 // IsIndex reports whether key is a memory index (MEMORY.md in any
