@@ -10,7 +10,10 @@
 -- entries.search as before).
 --
 -- The vectors also hold the parts of camelCase words now (RetryPush is also
--- "retry push"; server/internal/searchtext.CamelParts).
+-- "retry push"; server/internal/searchtext.CamelParts), and the server
+-- builds them as tsvector text from its own words (server/postgres,
+-- tsvectorText) instead of calling to_tsvector: teammem_search_vector is no
+-- longer called.
 --
 -- Adding a NULL column changes no row, so the migration is quick on a large
 -- database; the backfill (see 000006_search) starts again from the first

@@ -26,7 +26,7 @@ import (
 // $6 are the repositories searched (NULL: all), also given as scope
 // tokens in $1 for the index lookup.
 const searchSQL = `WITH q AS (
-		SELECT to_tsquery('simple', $1) AS own, to_tsquery('simple', $2) AS title, to_tsquery('simple', $3) AS words
+		SELECT $1::tsquery AS own, $2::tsquery AS title, $3::tsquery AS words
 	), own AS (
 		SELECT e.repo, e.key, e.search_title, e.search FROM entries e, q WHERE e.search @@ q.own LIMIT $7
 	), hits AS (
@@ -107,11 +107,9 @@ func tsquery(q server.SearchRequest, scoped bool, w string) string {
 	return b.String()
 }
 
-// lexeme writes word as a quoted tsquery lexeme. word holds letters and
-// digits only; quotes and backslashes would still be escaped.
+// lexeme writes word as a quoted tsquery lexeme with the weight
+// restriction weight.
 func lexeme(b *strings.Builder, word, weight string) {
-	b.WriteByte('\'')
-	b.WriteString(strings.NewReplacer(`'`, `''`, `\`, `\\`).Replace(word))
-	b.WriteByte('\'')
+	quoteLexeme(b, word)
 	b.WriteString(weight)
 }
