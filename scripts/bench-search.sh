@@ -19,6 +19,11 @@ bench_one() { # store-name extra-server-args...
   local start; start=$(date +%s)
   "${load[@]}" -c 4 -n 1 >/dev/null
   echo "== $name: corpus of $repos × $entries loaded in $(( $(date +%s) - start )) s; data dir $(du -sh "$data" | cut -f1)"
+  if [ "$name" = postgres ] && command -v psql >/dev/null; then
+    echo "== postgres: search index $(psql "$bench_url" -Atc "SELECT 'vectors ' || pg_size_pretty(sum(coalesce(pg_column_size(search), 0)
+      + coalesce(pg_column_size(search_title), 0))) || ', GIN ' || pg_size_pretty(pg_relation_size('entries_search'))
+      || ', links ' || pg_size_pretty(pg_total_relation_size('search_links')) FROM entries")"
+  fi
   echo "== $name: one repository";  "${load[@]}" -c "$C" -d "$D" || true
   echo "== $name: all repositories"; "${load[@]}" -c "$C" -d "$D" -search-all || true
   bench_stop

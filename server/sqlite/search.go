@@ -68,7 +68,9 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 			ps[i] = "?" + strconv.Itoa(len(args)+1)
 			args = append(args, r)
 		}
-		filter = "h.repo IN (" + strings.Join(ps, ", ") + ")"
+		// The unary + keeps the planner from pushing the filter into hits,
+		// where it would read the repository's every search_docs row.
+		filter = "+h.repo IN (" + strings.Join(ps, ", ") + ")"
 	}
 	rows, err := db.read.QueryContext(ctx, strings.Replace(searchSQL, "%s", filter, 1), args...)
 	if err != nil {
