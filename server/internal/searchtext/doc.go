@@ -29,7 +29,7 @@ func DocOf(key, content string) Doc {
 		}
 	}
 	title = withParts(title, CamelParts(key, 0), CamelParts(fm.Name, 4096), CamelParts(fm.Description, 4096))
-	return Doc{Title: title, Body: withParts(Normalize(content, MaxBodyBytes), CamelParts(content, MaxBodyBytes/4))}
+	return Doc{Title: title, Body: WordsAndParts(content, MaxBodyBytes, MaxBodyBytes/4)}
 }
 
 // withParts appends the non-empty parts to words, separated by spaces.

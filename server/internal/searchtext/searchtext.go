@@ -37,10 +37,7 @@ const MaxBodyBytes = 256 << 10
 func Normalize(text string, limit int) string {
 	var b strings.Builder
 	eachWord(text, func(w string, _, _ int) bool {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(w)
+		writeWord(&b, w)
 		return limit <= 0 || b.Len() < limit
 	})
 	return b.String()
@@ -103,22 +100,48 @@ func eachWord(text string, fn func(word string, start, end int) bool) {
 func CamelParts(text string, limit int) string {
 	var b strings.Builder
 	eachWord(text, func(_ string, s, end int) bool {
-		from := s
-		for i := s + 1; i < end; i++ {
-			if text[i] >= utf8.RuneSelf { // camelCase is ASCII
-				return true
-			}
-			if camelBoundary(text, i, end) {
-				writeWord(&b, strings.ToLower(text[from:i]))
-				from = i
-			}
-		}
-		if from > s {
-			writeWord(&b, strings.ToLower(text[from:end]))
-		}
+		writeCamelParts(&b, text[s:end])
 		return limit <= 0 || b.Len() < limit
 	})
 	return b.String()
+}
+
+// WordsAndParts returns Normalize(text, limit) followed by the camelCase
+// parts of those words (at most about partsLimit bytes of them), reading
+// text once.
+func WordsAndParts(text string, limit, partsLimit int) string {
+	var words, parts strings.Builder
+	eachWord(text, func(w string, s, end int) bool {
+		writeWord(&words, w)
+		if parts.Len() < partsLimit {
+			writeCamelParts(&parts, text[s:end])
+		}
+		return limit <= 0 || words.Len() < limit
+	})
+	if parts.Len() == 0 {
+		return words.String()
+	}
+	return words.String() + " " + parts.String()
+}
+
+// writeCamelParts writes the parts of word (as it stands in the text) when
+// it is a camelCase word of ASCII letters and digits.
+func writeCamelParts(b *strings.Builder, word string) {
+	for i := 0; i < len(word); i++ {
+		if word[i] >= utf8.RuneSelf {
+			return
+		}
+	}
+	from := 0
+	for i := 1; i < len(word); i++ {
+		if camelBoundary(word, i, len(word)) {
+			writeWord(b, strings.ToLower(word[from:i]))
+			from = i
+		}
+	}
+	if from > 0 {
+		writeWord(b, strings.ToLower(word[from:]))
+	}
 }
 
 func writeWord(b *strings.Builder, w string) {

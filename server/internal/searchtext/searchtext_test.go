@@ -73,6 +73,9 @@ func TestCamelParts(t *testing.T) {
 			t.Errorf("CamelParts(%q) = %q, want %q", in, got, want)
 		}
 	}
+	if got := WordsAndParts("Call RetryPush, fooBarÉ and MySQL.", 0, 100); got != "call retrypush foobare and mysql retry push my sql" {
+		t.Errorf("WordsAndParts = %q", got)
+	}
 	d := DocOf("notes/RetryPolicy.md", "Call RetryPush first.")
 	if d.Title != "notes retrypolicy md retry policy" || d.Body != "call retrypush first retry push" {
 		t.Errorf("DocOf: %+v", d)
