@@ -183,7 +183,7 @@ func TestTeamBlockLeavesTrackedLocalMdAlone(t *testing.T) {
 	if st := gittest.Run(t, checkout, "status", "--porcelain"); st != "" {
 		t.Errorf("git status:\n%s", st)
 	}
-	code, p = runAgent(t, srv, dir, state, "status", "--repo-dir", checkout)
+	code, p = runAgent(t, srv, dir, state, "status", "--repo-dir", checkout, "--assistants", "claude")
 	var st struct {
 		TeamBlock []struct{ Checkout, State, Fix string } `json:"teamBlock"`
 	}

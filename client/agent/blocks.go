@@ -8,21 +8,27 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore"
 )
 
-// BlockConfig says which checkouts get the team memory block.
+// BlockConfig says which checkouts get the team memory block, and in
+// which assistants' files.
 type BlockConfig struct {
 	// Checkouts lists the top folders of the git working trees of the
-	// repo (each worktree included) whose CLAUDE.local.md holds the block.
-	// It is called after every cycle, so that a worktree added while the
-	// agent runs gets the block too; nil means no block.
+	// repo (each worktree included) that hold the block. It is called
+	// after every cycle, so that a worktree added while the agent runs
+	// gets the block too; nil means no block.
 	Checkouts func() ([]string, error)
+	// Targets says which assistants' files of a checkout hold the block;
+	// the block is taken out of the others. Nil: Claude Code's only.
+	Targets func(checkout string) []teamblock.Target
+	// MCP reports whether an assistant has the teammem MCP server, so that
+	// its block names the search_memories tool; nil: none has. It is asked
+	// when the block is rendered.
+	MCP func(teamblock.Target) bool
 	// Remove takes the block out of the checkouts instead (--no-inject).
 	Remove bool
 	// StaleAfter, when positive, marks the index lines of topics nobody
@@ -39,21 +45,27 @@ func StaticCheckouts(roots ...string) func() ([]string, error) {
 // date. It is owned by the engine's goroutine.
 type blocks struct {
 	cfg BlockConfig
-	// last is the block last put in place and roots the checkouts it was
-	// put in; a cycle that renders the same text for the same checkouts
+	// last is the block last put in place and where names the files it
+	// was put in; a cycle that renders the same text for the same files
 	// touches no file.
-	last  string
+	last  blockTexts
+	where []string
+	// mcp is, by target name, whether the last render was for an
+	// assistant with the MCP server.
+	mcp map[string]bool
+	// roots are the checkouts of the last update.
 	roots []string
-	// failed are the checkouts whose last update failed, with the reason,
-	// so that a warning is given once per reason, not every cycle.
+	// failed are the files whose last update failed, with the reason, so
+	// that a warning is given once per reason, not every cycle.
 	failed map[string]string
 	// renders counts the renders (for tests).
 	renders int
 }
 
 // updateBlocks renders the block from the team folder and writes it to
-// every checkout where it changed, or removes it when configured so; what
-// cannot be done is said in r.Block, once per checkout and reason.
+// every chosen target of every checkout where it changed, and takes it out
+// of the other targets (of all of them when configured so); what cannot be
+// done is said in r.Block, once per file and reason.
 func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	b := &e.blocks
 	if b.cfg.Checkouts == nil {
@@ -67,51 +79,84 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 		b.failed = map[string]string{"": err.Error()}
 		return
 	}
-	text := ""
+	var text blockTexts
+	mcp := b.mcp
 	switch {
 	case b.cfg.Remove:
 	case e.blockUnchanged(roots):
 		text = b.last
 	default:
-		text = e.renderBlock(ctx, roots)
+		mcp = map[string]bool{}
+		anyMCP := false
+		for _, t := range teamblock.Targets {
+			mcp[t.Name] = b.cfg.MCP != nil && b.cfg.MCP(t)
+			anyMCP = anyMCP || mcp[t.Name]
+		}
+		text = e.renderBlock(ctx, roots, anyMCP)
 	}
-	// When the same text went into the same checkouts without a failure,
-	// each file is only read to check that the block is still as written
-	// (a person or a tool may have taken it out): git is not consulted
-	// and nothing is written unless it was.
-	same := text == b.last && slices.Equal(roots, b.roots) && b.failed != nil && len(b.failed) == 0
+	var where []string
+	wants := map[string]string{}
+	for _, co := range roots {
+		chosen := []teamblock.Target{teamblock.Claude}
+		if b.cfg.Targets != nil {
+			chosen = b.cfg.Targets(co)
+		}
+		for _, t := range teamblock.Targets {
+			want := text.forTarget(t, mcp)
+			switch {
+			case b.cfg.Remove || !slices.ContainsFunc(chosen, func(c teamblock.Target) bool { return c.Name == t.Name }):
+				want = ""
+			case t.Name == teamblock.Claude.Name && teamblock.Nested(co, roots):
+				// A worktree inside another checkout (Claude Code's own
+				// .claude/worktrees/<name>) gets the block from that
+				// checkout's CLAUDE.local.md, which Claude Code loads
+				// there too: a second copy would only double it in the
+				// prompt. The other assistants stop at the worktree's
+				// own top.
+				want = ""
+			}
+			key := co + "\x00" + t.Name
+			wants[key] = want
+			if want != "" {
+				where = append(where, key)
+			}
+		}
+	}
+	// When the same text went into the same files without a failure, each
+	// file is only read to check that the block is still as written (a
+	// person or a tool may have taken it out): git is not consulted and
+	// nothing is written unless it was.
+	same := text == b.last && slices.Equal(where, b.where) && b.failed != nil && len(b.failed) == 0
 	failed := map[string]string{}
 	for _, co := range roots {
-		want := text
-		if b.cfg.Remove || nestedCheckout(co, roots) {
-			// A worktree inside another checkout (Claude Code's own
-			// .claude/worktrees/<name>) gets the block from that
-			// checkout's CLAUDE.local.md, which loads there too: a second
-			// copy would only double it in the prompt.
-			want = ""
-		}
-		if same && blockCurrent(co, want) {
-			continue
-		}
-		var err error
-		if want == "" {
-			_, err = RemoveBlock(co)
-		} else {
-			_, err = WriteBlock(co, want)
-		}
-		if err == nil {
-			continue
-		}
-		failed[co] = err.Error()
-		if b.failed[co] != err.Error() {
-			msg := fmt.Sprintf("team memory block left out of %s: %v", filepath.Join(co, LocalMdName), err)
-			if fix := LocalMdFix(err); fix != "" {
-				msg += "; to fix: " + fix
+		for _, t := range teamblock.Targets {
+			want := wants[co+"\x00"+t.Name]
+			// A target without a block is only looked at (no git index
+			// read) when it has none to take out.
+			if (same || want == "") && teamblock.Current(co, t, want) {
+				continue
 			}
-			r.Block = append(r.Block, msg)
+			var err error
+			if want == "" {
+				_, err = teamblock.Remove(co, t)
+			} else {
+				_, err = teamblock.Write(co, t, want)
+			}
+			if err == nil {
+				continue
+			}
+			key := co + "\x00" + t.Name
+			failed[key] = err.Error()
+			if b.failed[key] != err.Error() {
+				msg := fmt.Sprintf("team memory block left out of %s (%s): %v", filepath.Join(co, filepath.FromSlash(t.File)), t.Assistant, err)
+				if fix := teamblock.Fix(t, err); fix != "" {
+					msg += "; to fix: " + fix
+				}
+				r.Block = append(r.Block, msg)
+			}
 		}
 	}
-	b.last, b.roots, b.failed = text, roots, failed
+	b.last, b.mcp, b.where, b.roots, b.failed = text, mcp, where, roots, failed
 }
 
 // blockUnchanged reports whether the block last rendered for roots is still
@@ -132,8 +177,9 @@ func (e *Engine) blockUnchanged(roots []string) bool {
 // file the agent does not share (a credential in it, not UTF-8, too large,
 // refused by the server, not a regular file) is left out. An index line
 // whose topic names code that the first checkout's HEAD does not hold, or
-// is too old, ends with a warning.
-func (e *Engine) renderBlock(ctx context.Context, roots []string) string {
+// is too old, ends with a warning. The text for an assistant with the MCP
+// server is rendered only withMCP (else it is the plain one).
+func (e *Engine) renderBlock(ctx context.Context, roots []string, withMCP bool) blockTexts {
 	e.blocks.renders++
 	index, err := memcore.SafeRead(e.cfg.Dir, teamblock.IndexKey)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -154,8 +200,26 @@ func (e *Engine) renderBlock(ctx context.Context, roots []string) string {
 	if len(roots) > 0 {
 		stale = e.staleInfo(ctx, roots[0])
 	}
-	return teamblock.Render(teamblock.Input{Repo: e.cfg.Repo, TeamDir: e.cfg.Dir, Index: string(index),
-		Exists: exists, Refused: e.withheld, Stale: stale}).Text
+	in := teamblock.Input{Repo: e.cfg.Repo, TeamDir: e.cfg.Dir, Index: string(index), Exists: exists, Refused: e.withheld, Stale: stale}
+	texts := blockTexts{plain: teamblock.Render(in).Text}
+	texts.mcp = texts.plain
+	if withMCP {
+		in.MCP = true
+		texts.mcp = teamblock.Render(in).Text
+	}
+	return texts
+}
+
+// blockTexts are the block's two renderings: for an assistant without and
+// with the teammem MCP server (whose guidance names search_memories).
+type blockTexts struct{ plain, mcp string }
+
+// forTarget is the text for t; "" stays "" (no block).
+func (b blockTexts) forTarget(t teamblock.Target, mcp map[string]bool) string {
+	if mcp[t.Name] {
+		return b.mcp
+	}
+	return b.plain
 }
 
 // withheld reports whether the agent does not share key: the server
@@ -173,84 +237,4 @@ func (e *Engine) withheld(key string) bool {
 		return !errors.Is(err, fs.ErrNotExist)
 	}
 	return CheckEntry(key, data, e.local.maxBytes()) != nil
-}
-
-// BlockCheckouts returns the checkouts that get repo's block: the git
-// working tree at dir and every other existing worktree of its repository.
-// It returns none when dir is not in a git working tree, or when the
-// checkout may belong to another repository: unless trusted (the caller
-// named dir explicitly, or found the team folder from it), its remote's
-// slug must be repo.
-func BlockCheckouts(dir, repo string, trusted bool) ([]string, error) {
-	root, err := gitremote.FindRepo(dir)
-	if errors.Is(err, gitremote.ErrNotRepo) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !trusted {
-		if slug, err := gitremote.Slug(root); err != nil || slug != repo {
-			return nil, nil
-		}
-	}
-	co, err := gitremote.OpenCheckout(root)
-	if err != nil {
-		return nil, err
-	}
-	roots, err := co.Worktrees()
-	if err != nil {
-		return nil, err
-	}
-	if !slices.ContainsFunc(roots, func(r string) bool { return sameDir(r, root) }) {
-		roots = append([]string{root}, roots...)
-	}
-	return roots, nil
-}
-
-// nestedCheckout reports whether co lies inside another of checkouts.
-func nestedCheckout(co string, checkouts []string) bool {
-	return slices.ContainsFunc(checkouts, func(other string) bool {
-		rel, err := filepath.Rel(other, co)
-		return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-	})
-}
-
-// sameDir reports whether two paths name the same folder.
-func sameDir(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
-}
-
-// RemoveRepoBlocks takes the block out of every worktree of the
-// repository at path when it stops being synced: unless one of its
-// worktrees is among synced (checkouts still synced, whose engine keeps
-// the block in all of them), which it then returns as keptBy. It returns
-// the checkouts whose CLAUDE.local.md changed. A path that is gone or not
-// in a git working tree has nothing to remove.
-func RemoveRepoBlocks(path string, synced []string) (removed []string, keptBy string, err error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, "", nil
-	}
-	roots, err := BlockCheckouts(path, "", true)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, s := range synced {
-		if slices.ContainsFunc(roots, func(r string) bool { return sameDir(r, s) }) {
-			return nil, s, nil
-		}
-	}
-	var errs []error
-	for _, co := range roots {
-		changed, err := RemoveBlock(co)
-		if err != nil && !errors.Is(err, ErrLocalMdTracked) {
-			errs = append(errs, err)
-		}
-		if changed {
-			removed = append(removed, co)
-		}
-	}
-	return removed, "", errors.Join(errs...)
 }

@@ -1,20 +1,33 @@
 package agent
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/internal/gittest"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
+const testBlock = teamblock.Begin + "\n# Team memory\n\n- [A](/t/a.md)\n" + teamblock.End + "\n"
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	main, linked := gittest.NewCheckout(t, "")
 	user := "my own line\n"
-	os.WriteFile(filepath.Join(main, LocalMdName), []byte(user), 0o644)
+	os.WriteFile(filepath.Join(main, teamblock.LocalMdName), []byte(user), 0o644)
 	token := secretstest.GitHubToken()
 	server := map[string]string{
 		"MEMORY.md":  "- [Deploys](deploys.md) — deploy runbook\n- [Keys](keys.md) — where the keys are\n",
@@ -25,7 +38,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	rep := r.sync(t)
 	dir := filepath.ToSlash(r.dir)
 	for _, co := range []string{main, linked} {
-		got := readFile(t, filepath.Join(co, LocalMdName))
+		got := readFile(t, filepath.Join(co, teamblock.LocalMdName))
 		if !strings.Contains(got, "- [Deploys]("+dir+"/deploys.md) — deploy runbook") {
 			t.Errorf("%s: block lacks the deploys link:\n%s", co, got)
 		}
@@ -36,7 +49,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 			t.Errorf("git status in %s:\n%s", co, st)
 		}
 	}
-	if got := readFile(t, filepath.Join(main, LocalMdName)); !strings.HasSuffix(got, "\n"+user) {
+	if got := readFile(t, filepath.Join(main, teamblock.LocalMdName)); !strings.HasSuffix(got, "\n"+user) {
 		t.Errorf("the user's text is not kept after the block:\n%s", got)
 	}
 	if len(rep.Warnings)+len(rep.Block) != 0 {
@@ -45,7 +58,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 
 	// A local edit of the index reaches the block at the next cycle; a
 	// cycle that changes nothing writes nothing.
-	path := filepath.Join(linked, LocalMdName)
+	path := filepath.Join(linked, teamblock.LocalMdName)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(path, old, old)
 	r.sync(t)
@@ -54,10 +67,10 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	}
 	// A block someone took out is put back at the next cycle, the rest
 	// of the file kept; so is a deleted file.
-	os.WriteFile(filepath.Join(main, LocalMdName), []byte(user), 0o644)
+	os.WriteFile(filepath.Join(main, teamblock.LocalMdName), []byte(user), 0o644)
 	os.Remove(path)
 	r.sync(t)
-	for _, p := range []string{filepath.Join(main, LocalMdName), path} {
+	for _, p := range []string{filepath.Join(main, teamblock.LocalMdName), path} {
 		if got := readFile(t, p); !strings.Contains(got, "[Deploys]("+dir+"/deploys.md)") || (p != path && !strings.HasSuffix(got, "\n"+user)) {
 			t.Errorf("%s after the block was taken out and a cycle ran:\n%s", p, got)
 		}
@@ -74,7 +87,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	if _, err := e.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, filepath.Join(main, LocalMdName)); got != user {
+	if got := readFile(t, filepath.Join(main, teamblock.LocalMdName)); got != user {
 		t.Errorf("after removal: %q, want %q", got, user)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -84,8 +97,8 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 
 func TestEngineWarnsOnceForTrackedLocalMd(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
-	os.WriteFile(filepath.Join(main, LocalMdName), []byte("committed\n"), 0o644)
-	gittest.Run(t, main, "add", LocalMdName)
+	os.WriteFile(filepath.Join(main, teamblock.LocalMdName), []byte("committed\n"), 0o644)
+	gittest.Run(t, main, "add", teamblock.LocalMdName)
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
 		func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main)} })
 	first := r.sync(t)
@@ -97,7 +110,7 @@ func TestEngineWarnsOnceForTrackedLocalMd(t *testing.T) {
 	if again := r.sync(t); len(again.Block) != 0 {
 		t.Errorf("warned again: %q", again.Block)
 	}
-	if got := readFile(t, filepath.Join(main, LocalMdName)); got != "committed\n" {
+	if got := readFile(t, filepath.Join(main, teamblock.LocalMdName)); got != "committed\n" {
 		t.Errorf("tracked file changed: %q", got)
 	}
 }
@@ -106,18 +119,18 @@ func TestEngineSkipsNestedWorktree(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	nested := filepath.Join(main, ".claude", "worktrees", "fix")
 	gittest.Run(t, main, "worktree", "add", "-q", "-b", "fix", nested)
-	os.WriteFile(filepath.Join(nested, LocalMdName), []byte("nested notes\n"+testBlock), 0o644) // an old copy
-	roots, err := BlockCheckouts(nested, testRepo, true)
+	os.WriteFile(filepath.Join(nested, teamblock.LocalMdName), []byte("nested notes\n"+testBlock), 0o644) // an old copy
+	roots, err := teamblock.Checkouts(nested, testRepo, true)
 	if err != nil || len(roots) != 3 {
 		t.Fatalf("BlockCheckouts = %v, %v", roots, err)
 	}
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
 		func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(roots...)} })
 	r.sync(t)
-	if got := readFile(t, filepath.Join(main, LocalMdName)); !strings.Contains(got, "[A](") {
+	if got := readFile(t, filepath.Join(main, teamblock.LocalMdName)); !strings.Contains(got, "[A](") {
 		t.Errorf("main checkout's block:\n%s", got)
 	}
-	if got := readFile(t, filepath.Join(nested, LocalMdName)); got != "nested notes\n" {
+	if got := readFile(t, filepath.Join(nested, teamblock.LocalMdName)); got != "nested notes\n" {
 		t.Errorf("the nested worktree keeps a block of its own: %q", got)
 	}
 	if st := gittest.Run(t, nested, "status", "--porcelain"); st != "" {
@@ -127,39 +140,56 @@ func TestEngineSkipsNestedWorktree(t *testing.T) {
 
 func TestEngineFindsNewWorktree(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
-	list := func() ([]string, error) { return BlockCheckouts(main, testRepo, true) }
+	list := func() ([]string, error) { return teamblock.Checkouts(main, testRepo, true) }
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
 		func(c *Config) { c.Block = BlockConfig{Checkouts: list} })
 	r.sync(t)
 	added := filepath.Join(filepath.Dir(main), "api-later")
 	gittest.Run(t, main, "worktree", "add", "-q", "-b", "later", added)
 	r.sync(t) // the same index: only the new worktree is written
-	if got := readFile(t, filepath.Join(added, LocalMdName)); !strings.Contains(got, "[A](") {
+	if got := readFile(t, filepath.Join(added, teamblock.LocalMdName)); !strings.Contains(got, "[A](") {
 		t.Errorf("a worktree added while syncing got no block:\n%s", got)
 	}
 }
 
-func TestRemoveRepoBlocks(t *testing.T) {
-	main, linked := gittest.NewCheckout(t, "")
-	other, _ := gittest.NewCheckout(t, "")
-	for _, co := range []string{main, linked} {
-		if _, err := WriteBlock(co, testBlock); err != nil {
-			t.Fatal(err)
+// TestEngineKeepsEveryChosenTarget: the engine writes the block into each
+// chosen assistant's file, and takes it out of a target no longer chosen,
+// restoring the checkout.
+func TestEngineKeepsEveryChosenTarget(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	main, _ := gittest.NewCheckout(t, "")
+	before := gittest.Tree(t, main)
+	chosen := []teamblock.Target{teamblock.Claude, teamblock.Codex, teamblock.Cursor}
+	cfg := func(c *Config) {
+		c.Block = BlockConfig{Checkouts: StaticCheckouts(main), Targets: func(string) []teamblock.Target { return chosen },
+			MCP: func(t teamblock.Target) bool { return t.Name == "codex" }}
+	}
+	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — the a line\n", "a.md": "a\n"}, nil, cfg)
+	if rep := r.sync(t); len(rep.Block) != 0 {
+		t.Fatalf("block report %q", rep.Block)
+	}
+	for _, f := range []string{"CLAUDE.local.md", "AGENTS.override.md", ".cursor/rules/teammem.mdc"} {
+		if got := readFile(t, filepath.Join(main, f)); !strings.Contains(got, "the a line") {
+			t.Errorf("%s:\n%s", f, got)
 		}
 	}
-	if removed, keptBy, err := RemoveRepoBlocks(main, []string{other, linked}); err != nil || keptBy != linked || len(removed) != 0 {
-		t.Fatalf("a sibling worktree still synced: removed %v, kept by %q, %v", removed, keptBy, err)
+	if _, err := os.Stat(filepath.Join(main, "GEMINI.md")); !os.IsNotExist(err) {
+		t.Errorf("an assistant not chosen got a file: %v", err)
 	}
-	removed, keptBy, err := RemoveRepoBlocks(main, []string{other})
-	if err != nil || keptBy != "" || len(removed) != 2 {
-		t.Fatalf("removed %v, kept by %q, %v", removed, keptBy, err)
+	if !strings.Contains(readFile(t, filepath.Join(main, "AGENTS.override.md")), "search_memories") ||
+		strings.Contains(readFile(t, filepath.Join(main, "CLAUDE.local.md")), "search_memories") {
+		t.Error("search_memories is named for exactly the assistant with the MCP server")
 	}
-	for _, co := range []string{main, linked} {
-		if _, err := os.Stat(filepath.Join(co, LocalMdName)); !os.IsNotExist(err) {
-			t.Errorf("%s still has its CLAUDE.local.md: %v", co, err)
-		}
+	chosen = []teamblock.Target{teamblock.Claude}
+	e := r.newEngine(t, cfg)
+	if _, err := e.Sync(t.Context()); err != nil {
+		t.Fatal(err)
 	}
-	if removed, _, err := RemoveRepoBlocks(filepath.Join(main, "gone"), nil); err != nil || len(removed) != 0 {
-		t.Errorf("a folder that is gone: %v, %v", removed, err)
+	if _, err := os.Stat(filepath.Join(main, "AGENTS.override.md")); !os.IsNotExist(err) {
+		t.Errorf("codex's file stays after codex was dropped: %v", err)
+	}
+	os.Remove(filepath.Join(main, "CLAUDE.local.md"))
+	if after := gittest.Tree(t, main); !maps.Equal(before, after) {
+		t.Errorf("checkout after the targets were dropped:\n%q\n%q", before, after)
 	}
 }

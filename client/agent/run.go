@@ -76,7 +76,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			pull = true
 		case <-rescan.C:
 			e.local.rescanAll()
-			e.blocks.last = "" // check the checkouts' blocks again
+			e.blocks.last = blockTexts{} // check the checkouts' blocks again
 		case <-retry.C:
 			backingOff = false
 			pull = true

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
@@ -57,9 +58,14 @@ type Status struct {
 	Stream *StreamState `json:"stream,omitempty"`
 }
 
-// BlockStatus is the team memory block of one checkout.
+// BlockStatus is the team memory block of one assistant's file in one
+// checkout.
 type BlockStatus struct {
 	Checkout string `json:"checkout"`
+	// Assistant is the target's name (claude, codex, ...) and File the
+	// file that holds the block, a slash path from the checkout's top.
+	Assistant string `json:"assistant,omitempty"`
+	File      string `json:"file,omitempty"`
 	// State is "in place", "missing", "off (--no-inject)" or why the
 	// agent leaves the file alone.
 	State string `json:"state"`
@@ -80,9 +86,11 @@ type StatusOptions struct {
 	ProbeTimeout time.Duration
 	// Explain turns an error into the sentence shown; nil uses Error().
 	Explain func(error) error
-	// Checkouts lists the checkouts whose CLAUDE.local.md get the team
-	// memory block (nil: none); NoInject says the block is turned off.
+	// Checkouts lists the checkouts that get the team memory block (nil:
+	// none), Targets the assistants' files of each (nil: Claude Code's
+	// only); NoInject says the block is turned off.
 	Checkouts func() ([]string, error)
+	Targets   func(checkout string) []teamblock.Target
 	NoInject  bool
 }
 
@@ -126,25 +134,33 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 		st.probeServer(ctx, o, explain)
 	}
 	if o.Checkouts != nil {
-		st.TeamBlock = blockStates(o.Checkouts, o.NoInject)
+		st.TeamBlock = blockStates(o.Checkouts, o.Targets, o.NoInject)
 		st.StaleReferences = staleCount(ctx, o.Checkouts, o.Dir)
 	}
 	return st, nil
 }
 
-// blockStates says where each checkout's team memory block stands.
-func blockStates(checkouts func() ([]string, error), noInject bool) []BlockStatus {
+// blockStates says where the team memory block stands in each chosen
+// target of each checkout.
+func blockStates(checkouts func() ([]string, error), targets func(string) []teamblock.Target, noInject bool) []BlockStatus {
 	out := []BlockStatus{}
 	roots, err := checkouts()
 	if err != nil {
 		return append(out, BlockStatus{State: "cannot list the checkouts: " + err.Error()})
 	}
 	for _, co := range roots {
-		b := BlockStatus{Checkout: co, State: "off (--no-inject)"}
-		if !noInject {
-			b.State, b.Fix = BlockState(co)
+		chosen := []teamblock.Target{teamblock.Claude}
+		if targets != nil {
+			chosen = targets(co)
 		}
-		out = append(out, b)
+		for _, t := range chosen {
+			b := BlockStatus{Checkout: co, Assistant: t.Name, File: t.File, State: "off (--no-inject)"}
+			if !noInject {
+				fs := teamblock.State(co, t)
+				b.File, b.State, b.Fix = fs.File, fs.State, fs.Fix
+			}
+			out = append(out, b)
+		}
 	}
 	return out
 }

@@ -190,3 +190,11 @@ func Apply(c Change) error {
 	}
 	return atomicfile.Write(c.Path, c.mode, atomicfile.Bytes(c.New))
 }
+
+// Installed reports whether the client's user-level configuration holds
+// the teammem entry (whatever command it runs); false when it cannot be
+// read.
+func Installed(name string, e Env) bool {
+	c, err := Plan(name, e, false, "")
+	return err == nil && c.Changed()
+}

@@ -153,3 +153,27 @@ func TestSetJSONKeepsBytes(t *testing.T) {
 		t.Errorf("remove the first member: %s, want %s", got, want)
 	}
 }
+
+// TestInstalled: every client's entry is seen once installed (whatever
+// command it runs), not before nor after uninstall, and a file of other
+// servers alone is not it.
+func TestInstalled(t *testing.T) {
+	for _, name := range Clients() {
+		e := testEnv(t)
+		if Installed(name, e) {
+			t.Errorf("%s: installed in an empty home", name)
+		}
+		c, _ := Plan(name, e, true, "/opt/other/teammem-agent", "mcp")
+		if err := Apply(c); err != nil {
+			t.Fatal(err)
+		}
+		if !Installed(name, e) {
+			t.Errorf("%s: not seen after install", name)
+		}
+		c, _ = Plan(name, e, false, "")
+		Apply(c)
+		if Installed(name, e) {
+			t.Errorf("%s: still seen after uninstall", name)
+		}
+	}
+}

@@ -11,8 +11,11 @@
 // produced only to a file inside the team folder, every other character
 // that could start a link, an image, HTML, a code fence or an @include is
 // neutralised, and the text between the markers can never hold a marker or
-// an HTML comment. The package is pure: the caller reads the index and says
-// which files exist and which the agent refused to share.
+// an HTML comment. Rendering is pure: the caller reads the index and says
+// which files exist and which the agent refused to share. The package also
+// keeps the block in its place: the checkouts that get it (a repository's
+// worktrees), the splice into CLAUDE.local.md that keeps the user's text
+// byte for byte, and git's info/exclude; the sync engine only calls it.
 package teamblock
 
 import (
@@ -55,6 +58,9 @@ type Input struct {
 	// index line that links to it ends with a warning naming it, so that
 	// the model checks the code before trusting the memory. Nil: nothing.
 	Stale func(key string) Stale
+	// MCP says the assistant has the teammem MCP server: the guidance
+	// names its search_memories tool.
+	MCP bool
 }
 
 // Stale is what may be out of date in one topic.
@@ -86,7 +92,7 @@ func Render(in Input) Block {
 	teamDir := strings.TrimRight(filepath.ToSlash(in.TeamDir), "/")
 	var b strings.Builder
 	b.WriteString(Begin + "\n")
-	writeGuidance(&b, in.Repo, teamDir)
+	writeGuidance(&b, in.Repo, teamDir, in.MCP)
 	index, omitted := renderIndex(in, teamDir)
 	out := Block{Omitted: omitted}
 	switch {

@@ -82,4 +82,35 @@ func checkNoImport(t *testing.T, index, keys string, dir uint8) {
 	if g := guardAt(b.Text); g != b.Text {
 		t.Fatalf("guardAt is not idempotent on the block:\n%s\n%s", b.Text, g)
 	}
+	for _, target := range Targets {
+		text := b.Text
+		if target.guard != nil {
+			text = target.guard(text)
+		}
+		if got := geminiImports(text); len(got) > 0 {
+			t.Fatalf("%s: Gemini CLI's import scan finds %q in:\n%s", target.Name, got, text)
+		}
+	}
+}
+
+// geminiImports models Gemini CLI's memory import processor (0.61,
+// findImports): an "@" at the start or after a space, tab, CR or LF,
+// followed by a path that starts with ".", "/" or an ASCII letter and runs
+// to the next such whitespace. It ignores the code regions the client
+// skips, so any such "@" in a block counts: stricter than the client.
+func geminiImports(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		if s[i] != '@' || i > 0 && !strings.ContainsRune(" \t\r\n", rune(s[i-1])) {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && !strings.ContainsRune(" \t\r\n", rune(s[j])) {
+			j++
+		}
+		if p := s[i+1 : j]; p != "" && (p[0] == '.' || p[0] == '/' || p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z') {
+			out = append(out, p)
+		}
+	}
+	return out
 }

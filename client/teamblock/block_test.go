@@ -85,3 +85,16 @@ func TestRenderBudget(t *testing.T) {
 	}
 	checkBlock(t, one)
 }
+
+// TestRenderMCPGuidance: with the MCP server the guidance names
+// search_memories; without, it does not.
+func TestRenderMCPGuidance(t *testing.T) {
+	in := Input{Repo: "acme/api", TeamDir: "/t", Index: "- [A](a.md) — a\n"}
+	if b := Render(in); strings.Contains(b.Text, "search_memories") {
+		t.Errorf("without MCP:\n%s", b.Text)
+	}
+	in.MCP = true
+	if b := Render(in); !strings.Contains(b.Text, "call the `search_memories` tool of the teammem MCP server") {
+		t.Errorf("with MCP:\n%s", b.Text)
+	}
+}

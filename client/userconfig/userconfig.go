@@ -25,8 +25,12 @@ type Config struct {
 	Token  string `toml:"token,omitempty"`
 	// Inject, when false, keeps no team memory block in the checkouts'
 	// CLAUDE.local.md (as --no-inject does); unset means true.
-	Inject    *bool      `toml:"inject,omitempty"`
-	Checkouts []Checkout `toml:"checkout,omitempty"`
+	Inject *bool `toml:"inject,omitempty"`
+	// Assistants names the assistants whose instruction files get the
+	// block in every checkout (claude, codex, gemini, cursor, copilot,
+	// windsurf), unless a checkout names its own; unset: detected.
+	Assistants []string   `toml:"assistants,omitempty"`
+	Checkouts  []Checkout `toml:"checkout,omitempty"`
 }
 
 // Checkout is one registered git working tree; Repo, when set, overrides
@@ -34,6 +38,9 @@ type Config struct {
 type Checkout struct {
 	Path string `toml:"path"`
 	Repo string `toml:"repo,omitempty"`
+	// Assistants, when set, is this checkout's choice of assistants (see
+	// Config.Assistants).
+	Assistants []string `toml:"assistants,omitempty"`
 }
 
 // ErrNoConfigDir is returned by Path when no configuration directory
@@ -102,7 +109,7 @@ func (c Config) Save(path string) error {
 func (c *Config) Add(co Checkout) bool {
 	i := slices.IndexFunc(c.Checkouts, func(x Checkout) bool { return x.Path == co.Path })
 	if i >= 0 {
-		if c.Checkouts[i] == co {
+		if c.Checkouts[i].Path == co.Path && c.Checkouts[i].Repo == co.Repo && slices.Equal(c.Checkouts[i].Assistants, co.Assistants) {
 			return false
 		}
 		c.Checkouts[i] = co

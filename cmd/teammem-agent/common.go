@@ -16,6 +16,8 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/mcpinstall"
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/client/userconfig"
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/memcore"
@@ -29,8 +31,10 @@ type commonFlags struct {
 	stateDir, logLevel       string
 	json                     bool
 	noInject                 bool
-	config                   string
-	staleAfter               time.Duration // 0: off
+	// assistants is --assistants as given ("": not given).
+	assistants string
+	config     string
+	staleAfter time.Duration // 0: off
 	// noRepo: the command is about no one repository (search --all), so
 	// the session resolves none, nor its folders.
 	noRepo bool
@@ -42,7 +46,8 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
 	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
-	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' CLAUDE.local.md (and take out the one there)")
+	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' assistant files (and take out the one there)")
+	fs.StringVar(&c.assistants, "assistants", "", "comma-separated `LIST` of the assistants whose files get the team memory block: claude, codex, gemini, cursor, copilot, windsurf (default: agent.toml's, else claude and the assistants found in your home)")
 	c.registerStale(fs)
 }
 
@@ -85,9 +90,10 @@ type session struct {
 	dir      string // the team folder, absolute, without trailing separator
 	stateDir string
 	server   string // the server URL as given, the journal's identity
-	// checkouts lists the checkouts whose CLAUDE.local.md get the team
-	// memory block.
+	// checkouts lists the checkouts that get the team memory block, and
+	// targets the assistants' files of each that hold it.
 	checkouts func() ([]string, error)
+	targets   func(checkout string) []teamblock.Target
 	// lastReport is what run printed last (see onRunReport); run's
 	// reports arrive on the engine's goroutine only.
 	lastReport string
@@ -99,7 +105,8 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.applyConfig(e); err != nil {
+	uc, err := c.applyConfig(e)
+	if err != nil {
 		return nil, err
 	}
 	s := &session{e: e, flags: c, log: log, out: newPrinter(e, name, c.json), server: strings.TrimRight(c.server, "/")}
@@ -119,7 +126,51 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 		return nil, err
 	}
 	s.checkouts = checkoutLister(e, c, s.slug)
+	targets, err := chooseTargets(e, c, uc)
+	if err != nil {
+		return nil, err
+	}
+	s.targets = func(string) []teamblock.Target { return targets }
 	return s, nil
+}
+
+// mcpInstalled reports whether the assistant of t has the teammem MCP
+// server in its user configuration (mcp install).
+func (s *session) mcpInstalled(t teamblock.Target) bool {
+	return mcpinstall.Installed(t.Name, mcpinstall.Env{Home: s.e.Home, Getenv: s.e.Getenv, GOOS: runtime.GOOS})
+}
+
+// chooseTargets returns the assistants whose files get the block in the
+// checkout at --repo-dir (or the working directory): --assistants, else
+// that checkout's assistants in agent.toml, else agent.toml's, else those
+// teamblock.Detect finds.
+func chooseTargets(e *cliEnv, c commonFlags, uc userconfig.Config) ([]teamblock.Target, error) {
+	if c.assistants != "" {
+		ts, err := teamblock.ParseTargets(c.assistants)
+		if err != nil {
+			return nil, errUsage("--assistants: %v", err)
+		}
+		return ts, nil
+	}
+	names := uc.Assistants
+	if dir, err := repoDir(e, c); err == nil {
+		if root, err := gitremote.FindRepo(dir); err == nil {
+			dir = root
+		}
+		for _, co := range uc.Checkouts {
+			if co.Path == dir && len(co.Assistants) > 0 {
+				names = co.Assistants
+			}
+		}
+	}
+	if len(names) == 0 {
+		return teamblock.Detect(e.Home, e.Getenv), nil
+	}
+	ts, err := teamblock.ParseTargets(strings.Join(names, ","))
+	if err != nil {
+		return nil, fmt.Errorf("agent.toml: assistants: %w", err)
+	}
+	return ts, nil
 }
 
 // checkoutLister lists the checkouts that get the team memory block: the
@@ -132,7 +183,7 @@ func checkoutLister(e *cliEnv, c commonFlags, slug string) func() ([]string, err
 		if err != nil {
 			return nil, err
 		}
-		return agent.BlockCheckouts(dir, slug, c.repoDir != "" || c.dir == "")
+		return teamblock.Checkouts(dir, slug, c.repoDir != "" || c.dir == "")
 	}
 }
 

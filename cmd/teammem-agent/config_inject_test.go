@@ -3,7 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/teammem/teammem/client/teamblock"
+	"github.com/teammem/teammem/client/userconfig"
 )
 
 func TestConfigInjectFalseTurnsNoInjectOn(t *testing.T) {
@@ -26,5 +30,44 @@ func TestConfigInjectFalseTurnsNoInjectOn(t *testing.T) {
 		if c.noInject != tt.want {
 			t.Errorf("config %q: noInject %v, want %v", tt.file, c.noInject, tt.want)
 		}
+	}
+}
+
+// TestChooseTargets: --assistants wins, then the checkout's assistants in
+// agent.toml, then the file's global list, then detection in the home; a
+// bad name in the file is an error naming it.
+func TestChooseTargets(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+	co := t.TempDir()
+	e := &cliEnv{Home: home, Cwd: co, Getenv: func(string) string { return "" }}
+	names := func(c commonFlags, uc userconfig.Config) string {
+		t.Helper()
+		ts, err := chooseTargets(e, c, uc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(teamblock.TargetNames(ts), ",")
+	}
+	own := userconfig.Config{Assistants: []string{"cursor"}, Checkouts: []userconfig.Checkout{{Path: co, Assistants: []string{"codex", "claude"}}}}
+	for _, tt := range []struct {
+		flag string
+		uc   userconfig.Config
+		want string
+	}{
+		{"windsurf,claude", own, "windsurf,claude"},
+		{"", own, "codex,claude"},
+		{"", userconfig.Config{Assistants: []string{"cursor"}}, "cursor"},
+		{"", userconfig.Config{}, "claude,gemini"},
+	} {
+		if got := names(commonFlags{assistants: tt.flag}, tt.uc); got != tt.want {
+			t.Errorf("flag %q, config %+v: %s, want %s", tt.flag, tt.uc, got, tt.want)
+		}
+	}
+	if _, err := chooseTargets(e, commonFlags{}, userconfig.Config{Assistants: []string{"vim"}}); err == nil || !strings.Contains(err.Error(), `"vim"`) {
+		t.Errorf("a bad name in agent.toml: %v", err)
+	}
+	if _, err := chooseTargets(e, commonFlags{assistants: "claude,,nano"}, userconfig.Config{}); err == nil {
+		t.Error("a bad --assistants passed")
 	}
 }

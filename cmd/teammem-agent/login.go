@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/client/userconfig"
 )
 
@@ -112,6 +112,13 @@ func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc
 			dir = filepath.Join(e.Cwd, dir)
 		}
 		co := userconfig.Checkout{Path: filepath.Clean(dir), Repo: c.repo}
+		if c.assistants != "" {
+			ts, err := teamblock.ParseTargets(c.assistants)
+			if err != nil {
+				return errUsage("--assistants: %v", err)
+			}
+			co.Assistants = teamblock.TargetNames(ts)
+		}
 		if root, err := gitremote.FindRepo(co.Path); err == nil {
 			co.Path = root
 		} else if name == "add" {
@@ -165,7 +172,7 @@ func removeCheckout(_ *cliEnv, _ commonFlags, uc *userconfig.Config, co userconf
 	for _, other := range uc.Checkouts {
 		synced = append(synced, other.Path)
 	}
-	removed, keptBy, err := agent.RemoveRepoBlocks(co.Path, synced)
+	removed, keptBy, err := teamblock.RemoveRepoBlocks(co.Path, synced)
 	switch {
 	case err != nil:
 		msg += fmt.Sprintf("; the team memory block could not be taken out everywhere: %v", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/client/userconfig"
 )
 
@@ -147,6 +148,7 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Conf
 		}
 		s.out = out
 		if g, ok := groups[s.dir]; ok {
+			g.targets = eitherTargets(g.targets, s.targets, s.checkouts)
 			g.checkouts = bothCheckouts(g.checkouts, s.checkouts)
 			continue
 		}
@@ -195,6 +197,18 @@ func repeatKey(r agent.Report, err error) string {
 		key += "\x00" + err.Error()
 	}
 	return key
+}
+
+// eitherTargets chooses a checkout's targets by b when checkouts lists
+// it, else by a: checkouts of one team folder registered with different
+// assistants keep each their own.
+func eitherTargets(a, b func(string) []teamblock.Target, checkouts func() ([]string, error)) func(string) []teamblock.Target {
+	return func(co string) []teamblock.Target {
+		if roots, err := checkouts(); err == nil && slices.Contains(roots, co) {
+			return b(co)
+		}
+		return a(co)
+	}
 }
 
 // bothCheckouts lists the checkouts of a and of b, each once.

@@ -87,7 +87,7 @@ func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *
 		return nil, nil, err
 	}
 	o := agent.StatusOptions{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server, Explain: s.explain,
-		Checkouts: s.checkouts, NoInject: s.flags.noInject}
+		Checkouts: s.checkouts, Targets: s.targets, NoInject: s.flags.noInject}
 	var probeErr error
 	if s.server != "" {
 		cl, err := s.newClient()
@@ -155,7 +155,7 @@ func printStatus(s *session, st *agent.Status) {
 		fmt.Fprintf(w, "skipped:   %q: %s\n", sk.Path, sk.Reason)
 	}
 	for _, b := range st.TeamBlock {
-		fmt.Fprintf(w, "block:     %s: %s\n", filepath.Join(b.Checkout, agent.LocalMdName), b.State)
+		fmt.Fprintf(w, "block:     %s (%s): %s\n", filepath.Join(b.Checkout, filepath.FromSlash(b.File)), b.Assistant, b.State)
 		if b.Fix != "" {
 			fmt.Fprintf(w, "           to fix: %s\n", b.Fix)
 		}

@@ -83,7 +83,7 @@ func (sy *syncer) open(s *session, remote agent.Remote, o engineOpts) error {
 		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll,
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport, Reseed: o.reseed,
-		Block: agent.BlockConfig{Checkouts: s.checkouts, Remove: s.flags.noInject, StaleAfter: s.flags.staleAfter},
+		Block: agent.BlockConfig{Checkouts: s.checkouts, Targets: s.targets, MCP: s.mcpInstalled, Remove: s.flags.noInject, StaleAfter: s.flags.staleAfter},
 	}
 	if o.follow {
 		if events, ok := remote.(agent.EventSource); ok {

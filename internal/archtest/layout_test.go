@@ -42,7 +42,7 @@ var layout = []room{
 	{"client/refcheck", []string{"client/gitremote", "memcore", "memcore/refs"}},
 	{"client/autostart", prim},
 	{"client/userconfig", prim},
-	{"client/teamblock", with(prim, "memcore", "memcore/protocol")},
+	{"client/teamblock", with(prim, "client/gitremote", "memcore", "memcore/protocol")},
 	{"client/mcpinstall", prim},
 	{"client/mcprest", []string{"api", "client", "mcptools"}},
 	{"client/agent", with(prim, "api", "client", "client/watch", "client/teamblock", "client/gitremote", "client/refcheck",

@@ -56,3 +56,43 @@ func NewCheckout(t testing.TB, remote string) (main, linked string) {
 	Run(t, main, "worktree", "add", "-q", "-b", "feature", linked)
 	return main, linked
 }
+
+// Tree returns the working tree at dir as it is on disk, .git aside: every
+// file's content by its slash path, every folder by its path and a final
+// slash (mapped to ""), every symbolic link by its path and its target
+// after "-> ". Two trees compare equal when the checkout is the same byte
+// for byte.
+func Tree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case rel == ".":
+			return nil
+		case rel == ".git":
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			out[rel] = "-> " + target
+			return err
+		case d.IsDir():
+			out[rel+"/"] = ""
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		out[rel] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

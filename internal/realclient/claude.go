@@ -112,14 +112,10 @@ func (c *ClaudeCode) Print(t testing.TB, s Session, prompt string) Result {
 	if err := writeClaudeConfig(home); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	args := append([]string{c.Argv[0]}, c.Argv[1:]...)
 	args = append(args, "-p", prompt)
 	args = append(args, s.Args...)
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Dir = s.Dir
-	cmd.Env = append([]string{
+	return run(t, "claude -p", args, s.Dir, append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + home,
 		"USER=realclient",
@@ -135,13 +131,25 @@ func (c *ClaudeCode) Print(t testing.TB, s Session, prompt string) Result {
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"TERM=dumb",
 		"NO_COLOR=1",
-	}, s.Env...)
+	}, s.Env...))
+}
+
+// run runs argv in dir with exactly env, in a process group of its own
+// that is ended with the test (proctest.Own), for at most two minutes;
+// what names the run in the timeout's error.
+func run(t testing.TB, what string, argv []string, dir string, env []string) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	proctest.Own(t, cmd)
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		err = fmt.Errorf("claude -p did not end within two minutes: %w", ctx.Err())
+		err = fmt.Errorf("%s did not end within two minutes: %w", what, ctx.Err())
 	}
 	return Result{Stdout: stdout.String(), Stderr: stderr.String(), Err: err}
 }

@@ -74,3 +74,39 @@ func TestNPMInstallNeedsAnExactVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexReadsAgentsMd runs Codex CLI once in a checkout whose AGENTS.md
+// holds a marker: the run prints the stand-in's reply and the first
+// request holds the marker.
+func TestCodexReadsAgentsMd(t *testing.T) {
+	c := CodexForTest(t, CodexVersion)
+	api := ResponsesAPI(t, "pong from the stand-in")
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("The marker is quince-4417.\n"), 0o644)
+	res := c.Exec(t, Session{Dir: dir, BaseURL: api.URL()}, "say hi")
+	if res.Err != nil || !strings.Contains(res.Stdout, "pong from the stand-in") {
+		t.Fatalf("codex exec: %v\nstdout: %s\nstderr: %s", res.Err, res.Stdout, res.Stderr)
+	}
+	if !api.Sent("quince-4417") {
+		t.Errorf("no request held the AGENTS.md marker; requests: %d", len(api.Requests()))
+	}
+}
+
+// TestGeminiCLIReadsGeminiMd runs Gemini CLI once in a checkout whose
+// GEMINI.md holds a marker: the run prints the stand-in's reply and the
+// first request holds the marker.
+func TestGeminiCLIReadsGeminiMd(t *testing.T) {
+	c := GeminiCLIForTest(t, GeminiCLIVersion)
+	api := GeminiAPI(t, "pong from the stand-in")
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, "GEMINI.md"), []byte("The marker is quince-4417.\n"), 0o644)
+	res := c.Print(t, Session{Dir: dir, BaseURL: api.URL()}, "say hi")
+	if res.Err != nil || !strings.Contains(res.Stdout, "pong from the stand-in") {
+		t.Fatalf("gemini -p: %v\nstdout: %s\nstderr: %s", res.Err, res.Stdout, res.Stderr)
+	}
+	if !api.Sent("quince-4417") {
+		t.Errorf("no request held the GEMINI.md marker; requests: %d", len(api.Requests()))
+	}
+}

@@ -1,7 +1,6 @@
-package agent
+package teamblock
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/client/teamblock"
+	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/internal/gittest"
 )
 
-const testBlock = teamblock.Begin + "\n# Team memory\n\n- [A](/t/a.md)\n" + teamblock.End + "\n"
+const testBlock = Begin + "\n# Team memory\n\n- [A](/t/a.md)\n" + End + "\n"
 
 func TestSpliceBlock(t *testing.T) {
-	other := teamblock.Begin + "\nold\n" + teamblock.End + "\n"
+	other := Begin + "\nold\n" + End + "\n"
 	tests := []struct{ name, in, want string }{
 		{"empty file", "", testBlock},
 		{"user text without final newline", "my notes", testBlock + "my notes"},
@@ -25,8 +24,8 @@ func TestSpliceBlock(t *testing.T) {
 		{"frontmatter", "---\npaths: x\n---\nnotes\n", "---\npaths: x\n---\n" + testBlock + "notes\n"},
 		{"block replaced in place", "top\n" + other + "bottom", "top\n" + testBlock + "bottom"},
 		{"block at end without newline", "top\n" + strings.TrimSuffix(other, "\n"), "top\n" + testBlock},
-		{"crlf markers", "a\r\n" + teamblock.Begin + "\r\nold\r\n" + teamblock.End + "\r\nb\r\n", "a\r\n" + testBlock + "b\r\n"},
-		{"marker text inside a line is not a marker", "see " + teamblock.End + " here\n", testBlock + "see " + teamblock.End + " here\n"},
+		{"crlf markers", "a\r\n" + Begin + "\r\nold\r\n" + End + "\r\nb\r\n", "a\r\n" + testBlock + "b\r\n"},
+		{"marker text inside a line is not a marker", "see " + End + " here\n", testBlock + "see " + End + " here\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,13 +39,13 @@ func TestSpliceBlock(t *testing.T) {
 		})
 	}
 	for _, damaged := range []string{
-		teamblock.Begin + "\nno end\n",
-		"no begin\n" + teamblock.End + "\n",
-		teamblock.End + "\n" + teamblock.Begin + "\n",
+		Begin + "\nno end\n",
+		"no begin\n" + End + "\n",
+		End + "\n" + Begin + "\n",
 		other + other,
 	} {
-		if _, err := spliceBlock(damaged, testBlock); !errors.Is(err, ErrLocalMdDamaged) {
-			t.Errorf("spliceBlock(%q) error %v, want ErrLocalMdDamaged", damaged, err)
+		if _, err := spliceBlock(damaged, testBlock); !errors.Is(err, ErrDamaged) {
+			t.Errorf("spliceBlock(%q) error %v, want ErrDamaged", damaged, err)
 		}
 	}
 }
@@ -80,7 +79,7 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 	user := "# My own notes\n\nuse tabs\n"
 	os.WriteFile(filepath.Join(linked, LocalMdName), []byte(user), 0o600)
 	for _, co := range []string{main, linked} {
-		wrote, err := WriteBlock(co, testBlock)
+		wrote, err := Write(co, Claude, testBlock)
 		if err != nil || !wrote {
 			t.Fatalf("WriteBlock(%s) = %v, %v", co, wrote, err)
 		}
@@ -99,13 +98,13 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 		t.Errorf("mode %v, want the user's 0600 kept", fi.Mode().Perm())
 	}
 	exclude := readFile(t, filepath.Join(main, ".git", "info", "exclude"))
-	if strings.Count(exclude, "\n"+excludeLine+"\n") != 1 {
+	if strings.Count(exclude, "\n"+"/"+LocalMdName+"\n") != 1 {
 		t.Errorf("info/exclude:\n%s", exclude)
 	}
 
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(path, old, old)
-	if wrote, err := WriteBlock(linked, testBlock); err != nil || wrote {
+	if wrote, err := Write(linked, Claude, testBlock); err != nil || wrote {
 		t.Errorf("the same block again: wrote %v, %v", wrote, err)
 	}
 	if fi, _ := os.Stat(path); !fi.ModTime().Equal(old) {
@@ -113,7 +112,7 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 	}
 
 	for _, co := range []string{main, linked} {
-		if _, err := RemoveBlock(co); err != nil {
+		if _, err := Remove(co, Claude); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -131,19 +130,19 @@ func TestWriteBlockLeavesTrackedFileAlone(t *testing.T) {
 	os.WriteFile(path, []byte("team-wide, committed\n"), 0o644)
 	gittest.Run(t, main, "add", LocalMdName)
 	gittest.Run(t, main, "commit", "-q", "-m", "track it")
-	_, err := WriteBlock(main, testBlock)
-	if !errors.Is(err, ErrLocalMdTracked) || !strings.Contains(LocalMdFix(err), "git rm --cached") {
-		t.Fatalf("WriteBlock on a tracked file: %v (fix %q)", err, LocalMdFix(err))
+	_, err := Write(main, Claude, testBlock)
+	if !errors.Is(err, ErrTracked) || !strings.Contains(Fix(Claude, err), "git rm --cached") {
+		t.Fatalf("WriteBlock on a tracked file: %v (fix %q)", err, Fix(Claude, err))
 	}
 	if got := readFile(t, path); got != "team-wide, committed\n" {
 		t.Errorf("tracked file changed to %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(main, ".git", "info", "exclude")); err == nil &&
-		strings.Contains(readFile(t, filepath.Join(main, ".git", "info", "exclude")), excludeLine) {
+		strings.Contains(readFile(t, filepath.Join(main, ".git", "info", "exclude")), "/"+LocalMdName) {
 		t.Error("info/exclude changed for a tracked file")
 	}
-	if st, fix := BlockState(main); !strings.Contains(st, "tracked by git") || fix == "" {
-		t.Errorf("BlockState = %q", st)
+	if st := State(main, Claude); !strings.Contains(st.State, "tracked by git") || st.Fix == "" {
+		t.Errorf("State = %+v", st)
 	}
 }
 
@@ -153,16 +152,16 @@ func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "elsewhere.md")
 	os.WriteFile(target, []byte("x\n"), 0o644)
 	os.Symlink(target, path)
-	if _, err := WriteBlock(main, testBlock); !errors.Is(err, ErrLocalMdNotRegular) {
+	if _, err := Write(main, Claude, testBlock); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("symlinked file: %v", err)
 	}
 	if got := readFile(t, target); got != "x\n" {
 		t.Errorf("the link's target changed: %q", got)
 	}
 	os.Remove(path)
-	damaged := "mine\n" + teamblock.Begin + "\n"
+	damaged := "mine\n" + Begin + "\n"
 	os.WriteFile(path, []byte(damaged), 0o644)
-	if _, err := WriteBlock(main, testBlock); !errors.Is(err, ErrLocalMdDamaged) {
+	if _, err := Write(main, Claude, testBlock); !errors.Is(err, ErrDamaged) {
 		t.Errorf("damaged block: %v", err)
 	}
 	if got := readFile(t, path); got != damaged {
@@ -173,10 +172,10 @@ func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 func TestWriteBlockRespectsIgnore(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	os.WriteFile(filepath.Join(main, ".gitignore"), []byte("CLAUDE.local.md\n"), 0o644)
-	if _, err := WriteBlock(main, testBlock); err != nil {
+	if _, err := Write(main, Claude, testBlock); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(filepath.Join(main, ".git", "info", "exclude")); err == nil && strings.Contains(string(data), excludeLine) {
+	if data, err := os.ReadFile(filepath.Join(main, ".git", "info", "exclude")); err == nil && strings.Contains(string(data), "/"+LocalMdName) {
 		t.Error("info/exclude changed although .gitignore already ignores the file")
 	}
 	if got := readFile(t, filepath.Join(main, ".gitignore")); got != "CLAUDE.local.md\n" {
@@ -184,38 +183,5 @@ func TestWriteBlockRespectsIgnore(t *testing.T) {
 	}
 }
 
-// TestReadStatusTeamBlock: status tells, per checkout, whether the block
-// is in place, missing, turned off, or why the agent cannot write it.
-func TestReadStatusTeamBlock(t *testing.T) {
-	main, _ := gittest.NewCheckout(t, "")
-	other, _ := gittest.NewCheckout(t, "")
-	if _, err := WriteBlock(main, testBlock); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	read := func(o StatusOptions) []BlockStatus {
-		t.Helper()
-		o.Repo, o.Dir, o.StateDir, o.Server = "acme/api", dir, t.TempDir(), "http://s"
-		st, err := ReadStatus(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.TeamBlock
-	}
-	list := func() ([]string, error) { return []string{main, other}, nil }
-	got := read(StatusOptions{Checkouts: list})
-	if len(got) != 2 || got[0] != (BlockStatus{Checkout: main, State: "in place"}) || got[1] != (BlockStatus{Checkout: other, State: "missing"}) {
-		t.Errorf("status = %+v; want main in place, other missing", got)
-	}
-	got = read(StatusOptions{Checkouts: list, NoInject: true})
-	if len(got) != 2 || got[0].State != "off (--no-inject)" {
-		t.Errorf("with NoInject: %+v", got)
-	}
-	got = read(StatusOptions{Checkouts: func() ([]string, error) { return nil, errors.New("no git") }})
-	if len(got) != 1 || !strings.Contains(got[0].State, "no git") {
-		t.Errorf("checkouts failing: %+v", got)
-	}
-	if got = read(StatusOptions{}); got == nil || len(got) != 0 {
-		t.Errorf("without checkouts: %+v; want an empty list", got)
-	}
-}
+// gitremoteCheckout is a checkout's layout for tests that need no git.
+func gitremoteCheckout(root string) gitremote.Checkout { return gitremote.Checkout{Root: root} }

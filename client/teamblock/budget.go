@@ -1,0 +1,48 @@
+package teamblock
+
+import (
+	"fmt"
+	"strings"
+)
+
+// indexHeading is the line of a rendered block after which (and a blank
+// line) the index lines run, up to the blank line before End.
+const indexHeading = "## Team index\n"
+
+// cutBlock fits a rendered block into room (in t's unit) by dropping
+// whole index lines from its end and saying so in a last line; ok is false
+// when even the block without any index line does not fit.
+func cutBlock(block string, room int, t Target) (string, bool) {
+	if t.size(block) <= room {
+		return block, true
+	}
+	lines := strings.SplitAfter(block, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	start := -1
+	for i, l := range lines {
+		if l == indexHeading {
+			start = i + 2
+			break
+		}
+	}
+	if start < 0 || start > len(lines)-2 {
+		return "", false
+	}
+	head, index, tail := lines[:start], lines[start:len(lines)-2], lines[len(lines)-2:]
+	warning := fmt.Sprintf("The team index was cut to fit %s's limit of %d %s: the rest is in the team folder's MEMORY.md.\n",
+		t.Assistant, t.Budget, t.budgetUnit())
+	for n := len(index); n >= 0; n-- {
+		kept := index[:n]
+		cut := strings.Join(head, "") + strings.Join(kept, "")
+		if n > 0 {
+			cut += "\n"
+		}
+		cut += warning + strings.Join(tail, "")
+		if t.size(cut) <= room {
+			return cut, true
+		}
+	}
+	return "", false
+}
