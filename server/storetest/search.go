@@ -206,3 +206,16 @@ func testSearchCandidates(t *testing.T, s server.Store) {
 	// A narrower query finds any of them.
 	wantHits(t, search(t, s, "common 3"), "acme/web:n0003.md")
 }
+
+// testSearchScopeForged: entries of another repository holding a
+// repository's scope token as a word (a teammate who can write there) do
+// not take the candidates of a search of that repository.
+func testSearchScopeForged(t *testing.T, s server.Store) {
+	c := contents{}
+	for i := range server.SearchCandidates + 10 {
+		c[fmt.Sprintf("n%04d.md", i)] = searchtext.Scope("acme/web") + " common"
+	}
+	apply(t, s, write("other/forger", at(0), c))
+	apply(t, s, write("acme/web", at(1), contents{"real.md": "the common word"}))
+	wantHits(t, search(t, s, "common", "acme/web"), "acme/web:real.md")
+}

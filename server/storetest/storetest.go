@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"SearchRepos", testSearchRepos},
 		{"SearchHostile", testSearchHostile},
 		{"SearchCandidates", testSearchCandidates},
+		{"SearchScopeForged", testSearchScopeForged},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
