@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/loadgen"
 )
 
 // mcpConcurrency is the number of MCP clients of the round-trip benchmarks.
@@ -32,27 +33,31 @@ func BenchmarkMCPReadMemory(b *testing.B) {
 }
 
 // BenchmarkMCPSearchMemories measures search_memories round trips over
-// /mcp, 16 clients at once, on the same corpus; p50 and p99 in
+// /mcp, 16 clients at once, on the same repository, with the search
+// scenario's queries (loadgen.SearchQueries); p50 and p99 in
 // milliseconds. Run with -benchtime=2000x.
 func BenchmarkMCPSearchMemories(b *testing.B) {
 	srv := startBenchServer(b)
-	queries := []string{"deploy", "database migration", "cache", "topic 17", "migration cache deploy"}
 	benchToolCalls(b, srv, func(i int) (string, map[string]any) {
-		return "search_memories", map[string]any{"repo": repo, "query": queries[i%len(queries)]}
+		return "search_memories", map[string]any{"repo": repo, "query": loadgen.SearchQueries[i%len(loadgen.SearchQueries)]}
 	})
 }
 
-// startBenchServer starts a server with authentication and 1,000 entries
-// of about 1 KB in repo.
+// startBenchServer starts a server with authentication and 1,000 notes of
+// the search corpus (2 KB of English and code identifiers each, see
+// loadgen.CorpusNote) in repo, written as 10 PUTs of 100.
 func startBenchServer(b *testing.B) *authServer {
 	b.Helper()
 	srv := startAuthServer(b)
-	entries := map[string]string{}
-	for i := range 1000 {
-		entries[fmt.Sprintf("topics/%04d.md", i)] = fmt.Sprintf("---\ndescription: topic %d\n---\n%s\n", i, strings.Repeat("deploy database migration cache ", 30))
-	}
-	if _, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: entries}, ""); err != nil {
-		b.Fatal(err)
+	for p := range 10 {
+		entries := map[string]string{}
+		for i := p * 100; i < (p+1)*100; i++ {
+			key := fmt.Sprintf("topics/%04d.md", i)
+			entries[key] = loadgen.CorpusNote(repo, key, 2048)
+		}
+		if _, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: entries}, ""); err != nil {
+			b.Fatal(err)
+		}
 	}
 	return srv
 }

@@ -17,9 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 D=${BENCH_D:-5s}
 STORES=${BENCH_STORES:-sqlite postgres}
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-CGO_ENABLED=0 go build -trimpath -o "$bin/" ./cmd/teammem-server ./cmd/teammem-load
+. scripts/bench-lib.sh
+bench_build
 
 server_on=() rest_on=()
 ncpu=$(nproc)
@@ -32,28 +31,14 @@ fi
 
 bench_one() { # store-name extra-server-args...
   local name=$1; shift
-  local data; data=$(mktemp -d)
-  "${server_on[@]}" "$bin/teammem-server" serve --addr 127.0.0.1:0 --data-dir "$data" --rate-limit 0 --log-level warn --log-format text "$@" 2>"$data/log" &
-  local pid=$!
-  local addr=""
-  for _ in $(seq 1 300); do
-    addr=$(sed -n -E 's/.*listening on ([0-9.:]+).*/\1/p' "$data/log" | head -n1)
-    [ -n "$addr" ] && break
-    sleep 0.1
-  done
-  if [ -z "$addr" ]; then
-    # --log-level warn hides the info line: fall back to the socket table.
-    addr=$(ss -ltnp 2>/dev/null | awk -v p="pid=$pid," '$0 ~ p {print $4; exit}')
-  fi
-  [ -n "$addr" ] || { cat "$data/log"; kill $pid; echo "server did not start"; return 1; }
+  bench_start "${server_on[@]}" -- --log-level warn "$@" || return 1
   sleep 1
   echo "== $name store: idle RSS $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' /proc/$pid/status)"
   "${rest_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -all -d "$D" -runs 3 || true
   if [ "${BENCH_BIG_PULL:-1}" = 1 ]; then # the memory figure: 8 concurrent full pulls of 8 distinct 50 MB repositories
     "${rest_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -big-pull -big-settle "${BENCH_SETTLE:-60s}" || true
   fi
-  kill -TERM $pid; wait $pid || true
-  rm -rf "$data"
+  bench_stop
 }
 
 if [ "${BENCH_FLOOR:-0}" = 1 ]; then
@@ -76,13 +61,6 @@ fi
 for s in $STORES; do
   case $s in
     sqlite) bench_one sqlite ;;
-    postgres)
-      url=${TEAMMEM_BENCH_DATABASE_URL:-}
-      if [ -z "$url" ]; then
-        export TEAMMEM_PG_DIR=/tmp/teammem-bench-pg TEAMMEM_PG_PORT=55439
-        url=$(scripts/pg.sh start)
-        trap 'scripts/pg.sh stop; rm -rf "$bin"' EXIT
-      fi
-      bench_one postgres --database-url "$url" --migrate ;;
+    postgres) bench_pg_url; bench_one postgres --database-url "$bench_url" --migrate ;;
   esac
 done

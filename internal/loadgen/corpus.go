@@ -41,8 +41,9 @@ var (
 		"terraform apply", "git rebase main", "docker compose up", "psql -c 'VACUUM ANALYZE'"}
 )
 
-// corpusContent is the note at key in repo, size bytes long.
-func corpusContent(repo, key string, size int) string {
+// CorpusNote is the note of the search corpus at key in repo, size bytes
+// long (the search scenario's content; the MCP benchmarks use it too).
+func CorpusNote(repo, key string, size int) string {
 	h := fnv.New64a()
 	h.Write([]byte(repo + "\x00" + key))
 	rng := rand.New(rand.NewPCG(h.Sum64(), 23))

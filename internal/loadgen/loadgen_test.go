@@ -336,16 +336,16 @@ func TestFloorHandlerServesReadAndPutScenarios(t *testing.T) {
 // TestCorpusContent: the search corpus is deterministic, of the size
 // asked, and holds the identifiers the queries look for.
 func TestCorpusContent(t *testing.T) {
-	a, b := corpusContent("loadgen/search-001", "k.md", 2048), corpusContent("loadgen/search-001", "k.md", 2048)
+	a, b := CorpusNote("loadgen/search-001", "k.md", 2048), CorpusNote("loadgen/search-001", "k.md", 2048)
 	if a != b || len(a) != 2048 {
 		t.Fatalf("corpus not deterministic or %d bytes", len(a))
 	}
-	if a == corpusContent("loadgen/search-002", "k.md", 2048) {
+	if a == CorpusNote("loadgen/search-002", "k.md", 2048) {
 		t.Error("two repositories hold the same note")
 	}
 	var all strings.Builder
 	for i := range 200 {
-		all.WriteString(corpusContent("r", entryKey(i), 2048))
+		all.WriteString(CorpusNote("r", entryKey(i), 2048))
 	}
 	for _, s := range []string{"pool_max_conns", "server/postgres/write.go", "make release", "deploy"} {
 		if !strings.Contains(all.String(), s) {

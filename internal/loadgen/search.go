@@ -13,7 +13,7 @@ import (
 )
 
 // searchScenario is search: GET /api/v1/search over a corpus of
-// SearchRepos repositories of Entries notes each (see corpusContent),
+// SearchRepos repositories of Entries notes each (see CorpusNote),
 // loaded once (a repository already holding its corpus is not sent
 // again). Each iteration asks the next of SearchQueries, in one
 // repository (the next in turn) or, with SearchAll, in all of them.
@@ -43,7 +43,7 @@ func (s *searchScenario) prepare(ctx context.Context) error {
 			for repo := range next {
 				c := *s.c
 				c.repo = repo
-				err := c.seedWith(ctx, s.cfg.Entries, func(key string) string { return corpusContent(repo, key, s.cfg.EntryBytes) })
+				err := c.seedWith(ctx, s.cfg.Entries, func(key string) string { return CorpusNote(repo, key, s.cfg.EntryBytes) })
 				if err != nil {
 					mu.Lock()
 					errs = append(errs, err)

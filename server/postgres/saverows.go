@@ -7,7 +7,6 @@ import (
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/internal/searchtext"
 	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
@@ -22,18 +21,18 @@ const (
 			$8::timestamptz[], $9::text[])`
 	// A put makes the key's row live with its content; a delete keeps the
 	// checksum and size of the content it removed and empties the content.
-	// The entry's search vector ($10 its title, $11 its body, normalised
-	// by searchtext; $12 the repository's scope token) is NULL for a
-	// delete.
+	// The entry's search vectors ($10 entries.search, $11 its title's, in
+	// tsvector text: see tsvectorText) are NULL for a delete.
 	saveEntries = `INSERT INTO entries (repo, key, folded_key, checksum, size, content, version, updated_at, deleted, deleted_at,
-			search)
-		SELECT $1, k, f, c, s, t, v, u, d, CASE WHEN d THEN u END, CASE WHEN NOT d THEN teammem_search_vector($12, ti, bo) END
+			search, search_title)
+		SELECT $1, k, f, c, s, t, v, u, d, CASE WHEN d THEN u END, CASE WHEN NOT d THEN sv::tsvector END,
+			CASE WHEN NOT d THEN st::tsvector END
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::timestamptz[],
-			$9::bool[], $10::text[], $11::text[]) AS x(k, f, c, s, t, v, u, d, ti, bo)
+			$9::bool[], $10::text[], $11::text[]) AS x(k, f, c, s, t, v, u, d, sv, st)
 		ON CONFLICT (repo, key) DO UPDATE SET folded_key = excluded.folded_key, checksum = excluded.checksum,
 			size = excluded.size, content = excluded.content, version = excluded.version,
 			updated_at = excluded.updated_at, deleted = excluded.deleted, deleted_at = excluded.deleted_at,
-			search = excluded.search`
+			search = excluded.search, search_title = excluded.search_title`
 )
 
 // saveRows are the rows a group's plans store: one version row per plan,
@@ -61,8 +60,8 @@ type saveRows struct {
 	entVersion []int64
 	entAt      []time.Time
 	entDeleted []bool
+	entVector  []string
 	entTitle   []string
-	entBody    []string
 
 	links searchLinks // the memory indexes changed, as the group leaves them
 }
@@ -97,11 +96,14 @@ func (r *saveRows) entry(ch writeplan.Change, p *writeplan.Plan, docs searchDocs
 		r.entFolded = append(r.entFolded, protocol.FoldKey(ch.Key))
 		r.entSum, r.entSize, r.entContent = append(r.entSum, ""), append(r.entSize, 0), append(r.entContent, "")
 		r.entVersion, r.entAt, r.entDeleted = append(r.entVersion, 0), append(r.entAt, time.Time{}), append(r.entDeleted, false)
-		r.entTitle, r.entBody = append(r.entTitle, ""), append(r.entBody, "")
+		r.entVector, r.entTitle = append(r.entVector, ""), append(r.entTitle, "")
 	}
-	e := docs.of(ch)
-	r.entTitle[i], r.entBody[i] = e.Title, e.Body
-	r.links.set(ch, e)
+	d := docs.of(ch)
+	r.entVector[i], r.entTitle[i] = "", ""
+	if ch.Op != server.OpDelete {
+		r.entVector[i], r.entTitle[i] = withScope(p.Repo, d.vector), d.title
+	}
+	r.links.set(ch, d)
 	r.entSum[i], r.entSize[i], r.entContent[i] = ch.Checksum, ch.Size, ch.Content
 	r.entVersion[i], r.entAt[i], r.entDeleted[i] = p.Version, p.At, ch.Op == server.OpDelete
 }
@@ -114,6 +116,6 @@ func (r *saveRows) queue(b *pgx.Batch, repo string) {
 	}
 	b.Queue(saveRevisions, repo, r.revKey, r.revVersion, r.revOp, r.revSum, r.revSize, r.revAuthor, r.revAt, r.revContent)
 	b.Queue(saveEntries, repo, r.entKey, r.entFolded, r.entSum, r.entSize, r.entContent, r.entVersion, r.entAt, r.entDeleted,
-		r.entTitle, r.entBody, searchtext.Scope(repo))
+		r.entVector, r.entTitle)
 	r.links.queue(b, repo)
 }

@@ -10,46 +10,56 @@ import (
 	"github.com/teammem/teammem/server/internal/searchtext"
 )
 
-// searchSQL ranks the live entries of the searched repositories whose own
+// searchSQL finds the live entries of the searched repositories whose own
 // words match $1 (the terms and the scope tokens) or whose index line
-// matches $3, and reads the page's content. Results come in two tiers:
-// first the entries whose title ($2: the terms restricted to weight A, the
-// key, frontmatter name and description) or index line holds every term,
-// then the others; inside a tier by ts_rank with a title word counting ten
-// times a body word. Score is the tier plus the rank mapped into [0, 1).
-// %s is the repository filter ($6, the repositories), also given as
-// scope tokens in $1 for the index lookup.
+// matches $3, ranks them and reads the page's content.
+//
+// The candidates are bounded: the first $7 (server.SearchCandidates)
+// entries the GIN index yields, and as many index lines. $1 holds no
+// weight and, for a one-word term, no phrase, so the index answers it
+// exactly: a candidate's vector (about 2.5 KB for a 2 KB note, stored out
+// of line) is read only to check a phrase. The candidates are ranked in
+// two tiers: first those whose title (the key's words, frontmatter name
+// and description: search_title, or for an entry the backfill has not
+// reached yet the weight-A words of search, $2) or index line holds every
+// term, then the others; ties by repository and key. Score is the tier.
+// $6 are the repositories searched, also given as scope tokens in $1 for
+// the index lookup; with $8, every team repository too (but no personal
+// one that $6 does not name).
 const searchSQL = `WITH q AS (
-		SELECT to_tsquery('simple', $1) AS own, to_tsquery('simple', $2) AS title, to_tsquery('simple', $3) AS words
+		SELECT $1::tsquery AS own, $2::tsquery AS title, $3::tsquery AS words
+	), own AS (
+		SELECT e.repo, e.key, e.search_title, e.search FROM entries e, q WHERE e.search @@ q.own LIMIT $7
 	), hits AS (
-		SELECT e.repo, e.key, (e.search @@ q.title)::int AS tier, ts_rank('{0.1, 0, 0, 1}', e.search, q.words) AS bm
-		FROM entries e, q WHERE e.search @@ q.own
+		SELECT o.repo, o.key, coalesce(o.search_title @@ q.words, o.search @@ q.title)::int AS tier FROM own o, q
 		UNION ALL
-		SELECT l.repo, l.key, 1, 0 FROM search_links l, q WHERE l.line @@ q.own
+		SELECT l.repo, l.key, 1 FROM (SELECT l.repo, l.key FROM search_links l, q WHERE l.line @@ q.own LIMIT $7) l
+		WHERE EXISTS (SELECT 1 FROM entries e WHERE e.repo = l.repo AND e.key = l.key AND NOT e.deleted)
 	), ranked AS (
-		SELECT h.repo, h.key, e.version, max(h.tier) + max(h.bm) / (1 + max(h.bm)) AS score
-		FROM hits h JOIN entries e ON e.repo = h.repo AND e.key = h.key AND NOT e.deleted %s
-		GROUP BY h.repo, h.key, e.version
+		SELECT h.repo, h.key, max(h.tier)::float8 AS score
+		FROM hits h WHERE ($8 AND left(h.repo, 1) <> '` + server.PersonalMark + `') OR h.repo = ANY($6)
+		GROUP BY h.repo, h.key
 		ORDER BY score DESC, h.repo, h.key
 		LIMIT $4 OFFSET $5
 	)
-	SELECT r.repo, r.key, r.version, r.score, e.content
-	FROM ranked r JOIN entries e ON e.repo = r.repo AND e.key = r.key
+	SELECT r.repo, r.key, e.version, r.score, e.content
+	FROM ranked r JOIN entries e ON e.repo = r.repo AND e.key = r.key AND NOT e.deleted
 	ORDER BY r.score DESC, r.repo, r.key`
 
 // Search finds live entries; see server.Store. The query's words are never
 // tsquery syntax: each is a quoted lexeme of letters and digits only,
 // built by tsquery.
 func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.SearchHit, error) {
+	if !q.AllRepos && len(q.Repos) == 0 {
+		return nil, nil
+	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	args := []any{tsquery(q, true, ""), tsquery(q, false, ":A"), tsquery(q, false, ""), q.Limit, q.Offset}
-	filter := "AND h.repo = ANY($6)"
-	if q.AllRepos { // every team repository, and the personal ones listed
-		filter = "AND (left(h.repo, 1) <> '" + server.PersonalMark + "' OR h.repo = ANY($6))"
-	}
-	args = append(args, nonNilRepos(q.Repos))
-	rows, err := db.pool.Query(ctx, strings.Replace(searchSQL, "%s", filter, 1), args...)
+	// Every team repository and the personal ones listed, or the listed
+	// ones only.
+	args := []any{tsquery(q, true, ""), tsquery(q, false, ":A"), tsquery(q, false, ""), q.Limit, q.Offset,
+		nonNilRepos(q.Repos), server.SearchCandidates, q.AllRepos}
+	rows, err := db.pool.Query(ctx, searchSQL, args...)
 	if err != nil {
 		return nil, wrap("search", err)
 	}
@@ -66,7 +76,9 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 
 // tsquery is the tsquery text of q's terms, each a phrase of quoted words
 // with the weight restriction w, ANDed; with scoped, also one of the
-// repositories' scope tokens (weight C).
+// repositories' scope tokens (indexed with weight C, matched without a
+// weight so that GIN answers exactly: no word of an entry looks like a
+// scope token, see searchtext.Scope).
 func tsquery(q server.SearchRequest, scoped bool, w string) string {
 	var b strings.Builder
 	if scoped && !q.AllRepos {
@@ -75,7 +87,7 @@ func tsquery(q server.SearchRequest, scoped bool, w string) string {
 			if i > 0 {
 				b.WriteString(" | ")
 			}
-			lexeme(&b, searchtext.Scope(r), ":C")
+			lexeme(&b, searchtext.Scope(r), "")
 		}
 		b.WriteString(") & ")
 	}
@@ -95,12 +107,10 @@ func tsquery(q server.SearchRequest, scoped bool, w string) string {
 	return b.String()
 }
 
-// lexeme writes word as a quoted tsquery lexeme. word holds letters and
-// digits only; quotes and backslashes would still be escaped.
+// lexeme writes word as a quoted tsquery lexeme with the weight
+// restriction weight.
 func lexeme(b *strings.Builder, word, weight string) {
-	b.WriteByte('\'')
-	b.WriteString(strings.NewReplacer(`'`, `''`, `\`, `\\`).Replace(word))
-	b.WriteByte('\'')
+	quoteLexeme(b, word)
 	b.WriteString(weight)
 }
 

@@ -96,22 +96,22 @@ func backfillRepo(ctx context.Context, tx pgx.Tx, repo, after string) (string, e
 	if err != nil {
 		return "", err
 	}
-	var keys, titles, bodies []string
+	var keys, vectors, titles []string
 	b := &pgx.Batch{}
 	var k, content string
 	_, err = pgx.ForEachRow(rows, []any{&k, &content}, func() error {
-		e := searchtext.EntryOf(k, content)
-		keys, titles, bodies = append(keys, k), append(titles, e.Title), append(bodies, e.Body)
+		d := docOf(searchtext.EntryOf(k, content))
+		keys, vectors, titles = append(keys, k), append(vectors, withScope(repo, d.vector)), append(titles, d.title)
 		if searchtext.IsIndex(k) {
-			queueLinks(b, repo, k, e.Links)
+			queueLinks(b, repo, k, d.links)
 		}
 		return nil
 	})
 	if err != nil || len(keys) == 0 {
 		return after, err
 	}
-	b.Queue(`UPDATE entries e SET search = teammem_search_vector($2, x.ti, x.bo)
-		FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, ti, bo) WHERE e.repo = $1 AND e.key = x.k`,
-		repo, searchtext.Scope(repo), keys, titles, bodies)
+	b.Queue(`UPDATE entries e SET search = x.sv::tsvector, search_title = x.st::tsvector
+		FROM unnest($2::text[], $3::text[], $4::text[]) AS x(k, sv, st) WHERE e.repo = $1 AND e.key = x.k`,
+		repo, keys, vectors, titles)
 	return keys[len(keys)-1], tx.SendBatch(ctx, b).Close()
 }

@@ -9,55 +9,66 @@ import (
 	"github.com/teammem/teammem/server/internal/searchtext"
 )
 
-// searchSQL ranks the live entries of the searched repositories (%s is
-// the filter) that hold every term in their own words (?1) or in an
-// index line linking them (?3), and reads the page's content from each
-// entry's current revision. Results come in two tiers: first the entries
-// whose title (?2: key, frontmatter name and description) or index line
-// holds every term, then the others; inside a tier by bm25 over the title
-// and body columns, a title word counting ten times a body word (the scope
-// column only filters). Score is the tier plus bm25 mapped into [0, 1).
+// searchSQL finds the live entries of the searched repositories (%s is
+// the filter) that hold every term in their own words (?1) or in an index
+// line linking them (?3), ranks them and reads the page's content from each
+// entry's current revision.
 //
-// Only the best ?6 (offset + limit) matches of the entries' own words are
-// ranked further: bm25 over every match is cheap (85,000 rows in 10 ms),
-// joining each to its entry is not. The index holds live entries only, so
-// the entry is read for the page alone (an index line may link a deleted
-// key: those are dropped by the join).
-const searchSQL = `WITH titled AS (
-		SELECT rowid FROM search_fts WHERE search_fts MATCH ?2
-	), own AS (
-		SELECT rowid AS id, rowid IN titled AS tier, -bm25(search_fts, 0.0, 10.0, 1.0) AS bm
-		FROM search_fts WHERE search_fts MATCH ?1
-		ORDER BY tier DESC, bm DESC LIMIT ?6
-	), hits (repo, key, tier, bm) AS (
-		SELECT d.repo, d.key, own.tier, own.bm FROM own JOIN search_docs d ON d.id = own.id
+// The candidates are bounded: the server.SearchCandidates most recently
+// indexed entries whose own words match (FTS5 walks its doclists newest
+// first and stops there), and as many index lines. They are ranked in two
+// tiers: first the entries whose title (?2: key, frontmatter name and
+// description) or index line holds every term, then the others; ties by
+// repository and key. The title match is only looked for among the
+// candidates' rowids, so its cost is bounded too. Score is the tier.
+//
+// FTS5's bm25 is not used: its statistics count every row holding each
+// phrase of the query, a walk of the whole doclist on every search (5 to
+// 50 ms for a common word on 100,000 entries, whatever the LIMIT), and it
+// tells nothing about a word found in most entries anyway.
+//
+// search_docs holds live entries only; an index line may link a deleted
+// key, which the join to entries drops.
+const searchSQL = `WITH own AS (
+		SELECT rowid AS id FROM search_fts WHERE search_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?6
+	), titled AS (
+		SELECT rowid AS id FROM search_fts
+		WHERE search_fts MATCH ?2 AND rowid BETWEEN (SELECT min(id) FROM own) AND (SELECT max(id) FROM own)
+	), hits (repo, key, tier) AS (
+		SELECT d.repo, d.key, own.id IN titled FROM own JOIN search_docs d ON d.id = own.id
 		UNION ALL
-		SELECT l.repo, l.key, 1, 0.0
-		FROM search_links_fts JOIN search_links l ON l.id = search_links_fts.rowid
-		WHERE search_links_fts MATCH ?3
+		SELECT repo, key, 1 FROM (
+			SELECT l.repo, l.key FROM search_links_fts JOIN search_links l ON l.id = search_links_fts.rowid
+			WHERE search_links_fts MATCH ?3 ORDER BY search_links_fts.rowid DESC LIMIT ?6) l
+		WHERE EXISTS (SELECT 1 FROM entries e WHERE e.repo = l.repo AND e.key = l.key AND e.deleted = 0)
 	), ranked AS (
-		SELECT h.repo, h.key, max(h.tier) + max(h.bm) / (1.0 + max(h.bm)) AS score
+		SELECT h.repo, h.key, max(h.tier) AS score
 		FROM hits h WHERE %s
 		GROUP BY h.repo, h.key
 		ORDER BY score DESC, h.repo, h.key
+		LIMIT ?4 OFFSET ?5
 	)
 	SELECT r.repo, r.key, e.version, r.score, coalesce(v.content, '')
 	FROM ranked r JOIN entries e ON e.repo = r.repo AND e.key = r.key AND e.deleted = 0
 		LEFT JOIN revisions v ON v.repo = r.repo AND v.key = r.key AND v.version = e.version
-	ORDER BY r.score DESC, r.repo, r.key
-	LIMIT ?4 OFFSET ?5`
+	ORDER BY r.score DESC, r.repo, r.key`
 
 // Search finds live entries; see server.Store. The query's words are
 // never FTS5 syntax: each term is a quoted phrase of normalised words
 // (letters and digits only), built by matchExpr.
 func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.SearchHit, error) {
-	args := []any{matchExpr(q, "{title body}"), matchExpr(q, "title"), matchExpr(q, "line"), q.Limit, q.Offset, q.Offset + q.Limit}
+	if !q.AllRepos && len(q.Repos) == 0 {
+		return nil, nil
+	}
+	args := []any{matchExpr(q, "{title body}"), matchExpr(q, "title"), matchExpr(q, "line"), q.Limit, q.Offset, server.SearchCandidates}
 	ps := make([]string, len(q.Repos))
 	for i, r := range q.Repos {
 		ps[i] = "?" + strconv.Itoa(len(args)+1)
 		args = append(args, r)
 	}
-	filter := "h.repo IN (" + strings.Join(ps, ", ") + ")"
+	// The unary + keeps the planner from pushing the filter into hits,
+	// where it would read the repository's every search_docs row.
+	filter := "+h.repo IN (" + strings.Join(ps, ", ") + ")"
 	if q.AllRepos { // every team repository, and the personal ones listed
 		filter = "(substr(h.repo, 1, 1) <> '" + server.PersonalMark + "' OR " + filter + ")"
 	}

@@ -65,10 +65,9 @@ func (j *backfillJob) run(ctx context.Context, b *batch) error {
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return wrap("read search backfill", err)
 		}
-		for _, e := range batch {
-			if err := b.stmts.search.put(ctx, e.repo, e.key, searchtext.EntryOf(e.key, e.content)); err != nil {
-				return err
-			}
+		index := make([]indexChange, len(batch))
+		for i, e := range batch {
+			index[i] = indexChange{repo: e.repo, key: e.key, e: searchtext.EntryOf(e.key, e.content)}
 		}
 		if len(batch) < backfillBatch {
 			_, err = b.tx.ExecContext(ctx, `DELETE FROM search_backfill`)
@@ -77,8 +76,12 @@ func (j *backfillJob) run(ctx context.Context, b *batch) error {
 			last := batch[len(batch)-1]
 			_, err = b.tx.ExecContext(ctx, `UPDATE search_backfill SET repo = ?, key = ? WHERE id = 1`, last.repo, last.key)
 		}
+		if err != nil {
+			return wrap("save search backfill", err)
+		}
+		b.index = append(b.index, index...) // made at the batch's end, as a write's
 		b.changed = true
-		return wrap("save search backfill", err)
+		return nil
 	})
 }
 

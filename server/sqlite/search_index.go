@@ -45,86 +45,121 @@ func (s *searchStmts) all() []**sql.Stmt {
 	return []**sql.Stmt{&s.docUpsert, &s.ftsPut, &s.docDelete, &s.ftsDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
 }
 
-// index makes the index hold ch: a put's words replace the key's, a
-// delete removes them; a change of a memory index replaces its lines.
-// docs holds the put's words when the caller prepared them.
-func (s *searchStmts) index(ctx context.Context, repo string, ch writeplan.Change, docs searchDocs) error {
+// indexChange is one change of the search index: the words of a put
+// replace the key's, a delete removes them. A batch collects its writes'
+// changes and makes them at its end, outside the writes' savepoints: FTS5
+// writes its pending terms to a new segment at every savepoint, so
+// indexing inside each write's savepoint wrote one segment per write, and
+// merged them, instead of one per batch.
+type indexChange struct {
+	repo, key string
+	del       bool
+	e         searchtext.Entry
+}
+
+// indexChangeOf returns the index change of ch in repo. docs holds the
+// put's words when the caller prepared them.
+func indexChangeOf(repo string, ch writeplan.Change, docs searchDocs) indexChange {
 	if ch.Op == server.OpDelete {
-		return s.unindex(ctx, repo, ch.Key)
+		return indexChange{repo: repo, key: ch.Key, del: true}
 	}
 	e, ok := docs[ch.Key]
 	if !ok {
 		e = searchtext.EntryOf(ch.Key, ch.Content)
 	}
-	return s.put(ctx, repo, ch.Key, e)
+	return indexChange{repo: repo, key: ch.Key, e: e}
 }
 
-func (s *searchStmts) put(ctx context.Context, repo, key string, e searchtext.Entry) error {
-	var id int64
-	if err := s.docUpsert.QueryRowContext(ctx, repo, key).Scan(&id); err != nil {
-		return wrap("index entry", err)
-	}
-	scope := searchtext.Scope(repo)
-	if _, err := s.ftsPut.ExecContext(ctx, id, scope, e.Title, e.Body); err != nil {
-		return wrap("index entry", err)
-	}
-	if !searchtext.IsIndex(key) {
-		return nil
-	}
-	if err := s.dropLinks(ctx, repo, key); err != nil {
-		return err
-	}
-	for _, target := range slices.Sorted(maps.Keys(e.Links)) {
-		if err := s.linkAdd.QueryRowContext(ctx, repo, key, target).Scan(&id); err != nil {
-			return wrap("index links", err)
+// apply makes the index changes, in order, in two passes: first the rows
+// of search_docs and search_links, then the FTS5 rows. A statement that
+// may need rolling back alone (an upsert, a DELETE … RETURNING) opens a
+// statement savepoint, and FTS5 writes its pending terms to a new segment
+// at every savepoint: interleaved, each put would write its own segment.
+func (s *searchStmts) apply(ctx context.Context, changes []indexChange) error {
+	var fts []ftsOp
+	for _, c := range changes {
+		var err error
+		if c.del {
+			fts, err = s.unindex(ctx, fts, c.repo, c.key)
+		} else {
+			fts, err = s.put(ctx, fts, c.repo, c.key, c.e)
 		}
-		if _, err := s.linkFtsAdd.ExecContext(ctx, id, scope, e.Links[target]); err != nil {
-			return wrap("index links", err)
+		if err != nil {
+			return err
+		}
+	}
+	for _, op := range fts {
+		if _, err := op.stmt.ExecContext(ctx, op.args...); err != nil {
+			return wrap("index entries", err)
 		}
 	}
 	return nil
 }
 
-func (s *searchStmts) unindex(ctx context.Context, repo, key string) error {
+// ftsOp is one statement on an FTS5 table, run by apply's second pass.
+type ftsOp struct {
+	stmt *sql.Stmt
+	args []any
+}
+
+// put updates the rows of search_docs and search_links for a put of key
+// and appends the FTS5 statements indexing it to fts.
+func (s *searchStmts) put(ctx context.Context, fts []ftsOp, repo, key string, e searchtext.Entry) ([]ftsOp, error) {
+	var id int64
+	if err := s.docUpsert.QueryRowContext(ctx, repo, key).Scan(&id); err != nil {
+		return fts, wrap("index entry", err)
+	}
+	scope := searchtext.Scope(repo)
+	fts = append(fts, ftsOp{s.ftsPut, []any{id, scope, e.Title, e.Body}})
+	if !searchtext.IsIndex(key) {
+		return fts, nil
+	}
+	fts, err := s.dropLinks(ctx, fts, repo, key)
+	if err != nil {
+		return fts, err
+	}
+	for _, target := range slices.Sorted(maps.Keys(e.Links)) {
+		if err := s.linkAdd.QueryRowContext(ctx, repo, key, target).Scan(&id); err != nil {
+			return fts, wrap("index links", err)
+		}
+		fts = append(fts, ftsOp{s.linkFtsAdd, []any{id, scope, e.Links[target]}})
+	}
+	return fts, nil
+}
+
+// unindex removes the rows of key from search_docs (and, for a memory
+// index, its lines from search_links) and appends the FTS5 statements
+// removing its words to fts.
+func (s *searchStmts) unindex(ctx context.Context, fts []ftsOp, repo, key string) ([]ftsOp, error) {
 	var id int64
 	err := s.docDelete.QueryRowContext(ctx, repo, key).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows): // not indexed yet (see backfill)
 	case err != nil:
-		return wrap("unindex entry", err)
+		return fts, wrap("unindex entry", err)
 	default:
-		if _, err := s.ftsDelete.ExecContext(ctx, id); err != nil {
-			return wrap("unindex entry", err)
-		}
+		fts = append(fts, ftsOp{s.ftsDelete, []any{id}})
 	}
 	if searchtext.IsIndex(key) {
-		return s.dropLinks(ctx, repo, key)
+		return s.dropLinks(ctx, fts, repo, key)
 	}
-	return nil
+	return fts, nil
 }
 
-// dropLinks removes the lines of the index source.
-func (s *searchStmts) dropLinks(ctx context.Context, repo, source string) error {
+// dropLinks removes the lines of the index source from search_links and
+// appends the FTS5 statements removing their words to fts.
+func (s *searchStmts) dropLinks(ctx context.Context, fts []ftsOp, repo, source string) ([]ftsOp, error) {
 	rows, err := s.linksDrop.QueryContext(ctx, repo, source)
 	if err != nil {
-		return wrap("unindex links", err)
+		return fts, wrap("unindex links", err)
 	}
-	var ids []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
 			_ = rows.Close()
-			return wrap("unindex links", err)
+			return fts, wrap("unindex links", err)
 		}
-		ids = append(ids, id)
+		fts = append(fts, ftsOp{s.linkFtsDel, []any{id}})
 	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return wrap("unindex links", err)
-	}
-	for _, id := range ids {
-		if _, err := s.linkFtsDel.ExecContext(ctx, id); err != nil {
-			return wrap("unindex links", err)
-		}
-	}
-	return nil
+	return fts, wrap("unindex links", errors.Join(rows.Err(), rows.Close()))
 }

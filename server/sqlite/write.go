@@ -92,6 +92,7 @@ type batch struct {
 	pending map[string]server.RepoState // states written by this batch
 	plans   []*writeplan.Plan           // the writes committed by this batch, in order
 	docs    searchDocs                  // the search text of the running job's puts
+	index   []indexChange               // the search index changes of the committed writes, made at the end
 	purged  bool                        // tombstones were removed
 	changed bool                        // something to commit
 	broken  error                       // the transaction is unusable
@@ -162,8 +163,9 @@ func (b *batch) begin(context.Context) (writeplan.Tx, error) {
 // transaction: its rows are saved inside a savepoint and its state becomes
 // the batch's on Commit.
 type change struct {
-	b    *batch
-	plan *writeplan.Plan
+	b     *batch
+	plan  *writeplan.Plan
+	index []indexChange // made by the batch if the change commits
 }
 
 func (c *change) Lock(ctx context.Context, repo string) (server.RepoState, error) {
@@ -215,9 +217,7 @@ func (c *change) save(ctx context.Context, p *writeplan.Plan) error {
 		if _, err := st.rev.ExecContext(ctx, p.Repo, ch.Key, p.Version, string(ch.Op), ch.Checksum, ch.Size, p.Author, at, ch.Content); err != nil {
 			return wrap("save revision", err)
 		}
-		if err := st.search.index(ctx, p.Repo, ch, c.b.docs); err != nil {
-			return err
-		}
+		c.index = append(c.index, indexChangeOf(p.Repo, ch, c.b.docs))
 	}
 	return nil
 }
@@ -226,6 +226,7 @@ func (c *change) save(ctx context.Context, p *writeplan.Plan) error {
 func (c *change) Commit(context.Context) error {
 	c.b.pending[c.plan.Repo] = c.plan.State()
 	c.b.plans = append(c.b.plans, c.plan)
+	c.b.index = append(c.b.index, c.index...)
 	c.b.changed = true
 	return nil
 }

@@ -212,7 +212,7 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 	if b.broken != nil || !b.changed {
 		return errors.Join(b.broken, wrap("roll back write", tx.Rollback()))
 	}
-	if err := b.saveRepos(ctx); err != nil {
+	if err := errors.Join(b.stmts.search.apply(ctx, b.index), b.saveRepos(ctx)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

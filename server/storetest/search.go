@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -77,6 +78,11 @@ func testSearchWords(t *testing.T, s server.Store) {
 	wantHits(t, search(t, s, "pool release"), "acme/web:other.md")
 	wantHits(t, search(t, s, "pool nowhere"))
 	wantHits(t, search(t, s, "changelog.md"), "acme/web:release.md")
+	// camelCase: whole, in one piece, by its parts and as their phrase.
+	apply(t, s, write("acme/web", at(1), contents{"retry.md": "Call RetryPush before MySQL starts."}))
+	for _, q := range []string{"RetryPush", "retrypush", "retry push", `"retry push"`, "push", "mysql", "MySQL", "sql"} {
+		wantHits(t, search(t, s, q), "acme/web:retry.md")
+	}
 }
 
 // testSearchLive: a deleted key is not found, an edited one only by its
@@ -177,4 +183,45 @@ func testSearchHostile(t *testing.T, s server.Store) {
 	}
 	wantHits(t, search(t, s, `NEAR and OR`), "acme/web:a.md")
 	wantHits(t, search(t, s, `col:x`), "acme/web:a.md")
+}
+
+// testSearchCandidates: a query matching more entries than a store ranks
+// (server.SearchCandidates) pages through at most that many, each once.
+func testSearchCandidates(t *testing.T, s server.Store) {
+	c := contents{}
+	for i := range server.SearchCandidates + 30 {
+		c[fmt.Sprintf("n%04d.md", i)] = fmt.Sprintf("note %d about the common word", i)
+	}
+	apply(t, s, write("acme/web", at(0), c))
+	seen := map[string]bool{}
+	for off := 0; ; off += 50 {
+		hits := searchHits(t, s, "common", off)
+		for _, h := range hits {
+			if seen[h.Key] {
+				t.Fatalf("%s found twice", h.Key)
+			}
+			seen[h.Key] = true
+		}
+		if len(hits) < 50 {
+			break
+		}
+	}
+	if len(seen) != server.SearchCandidates {
+		t.Errorf("paged through %d entries, want the %d candidates", len(seen), server.SearchCandidates)
+	}
+	// A narrower query finds any of them.
+	wantHits(t, search(t, s, "common 3"), "acme/web:n0003.md")
+}
+
+// testSearchScopeForged: entries of another repository holding a
+// repository's scope token as a word (a teammate who can write there) do
+// not take the candidates of a search of that repository.
+func testSearchScopeForged(t *testing.T, s server.Store) {
+	c := contents{}
+	for i := range server.SearchCandidates + 10 {
+		c[fmt.Sprintf("n%04d.md", i)] = searchtext.Scope("acme/web") + " common"
+	}
+	apply(t, s, write("other/forger", at(0), c))
+	apply(t, s, write("acme/web", at(1), contents{"real.md": "the common word"}))
+	wantHits(t, search(t, s, "common", "acme/web"), "acme/web:real.md")
 }

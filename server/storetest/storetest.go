@@ -58,6 +58,8 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"SearchHostile", testSearchHostile},
 		{"SearchPersonal", testSearchPersonal},
 		{"Erase", testErase},
+		{"SearchCandidates", testSearchCandidates},
+		{"SearchScopeForged", testSearchScopeForged},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })

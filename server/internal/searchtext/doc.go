@@ -18,7 +18,8 @@ type Doc struct {
 	Title, Body string
 }
 
-// DocOf returns the indexed text of the entry key holding content.
+// DocOf returns the indexed text of the entry key holding content: the
+// words of each, then the parts of their camelCase words (see CamelParts).
 func DocOf(key, content string) Doc {
 	title := Normalize(key, 0)
 	fm, _, _ := protocol.SplitFrontmatter(content)
@@ -27,7 +28,18 @@ func DocOf(key, content string) Doc {
 			title += " " + n
 		}
 	}
-	return Doc{Title: title, Body: Normalize(content, MaxBodyBytes)}
+	title = withParts(title, CamelParts(key, 0), CamelParts(fm.Name, 4096), CamelParts(fm.Description, 4096))
+	return Doc{Title: title, Body: WordsAndParts(content, MaxBodyBytes, MaxBodyBytes/4)}
+}
+
+// withParts appends the non-empty parts to words, separated by spaces.
+func withParts(words string, parts ...string) string {
+	for _, p := range parts {
+		if p != "" {
+			words += " " + p
+		}
+	}
+	return words
 }
 
 // IsIndex reports whether key is a memory index (MEMORY.md in any
@@ -108,8 +120,24 @@ func Prepare[P any](puts []P, kc func(P) (key, content string)) map[string]Entry
 // Scope returns the token naming repo in the index: a search of some
 // repositories matches their tokens, so the filter is part of the index
 // lookup. 64 bits of SHA-256 in hex, behind a letter so that no tokeniser
-// splits it; the stores also compare the repository itself.
+// splits it; the stores also compare the repository itself. No word of an
+// entry or a query looks like a scope token (see scopeLike): a teammate
+// cannot make another repository's candidates out of entries of their own.
 func Scope(repo string) string {
 	h := sha256.Sum256([]byte(repo))
 	return "r" + hex.EncodeToString(h[:8])
+}
+
+// scopeLike reports whether w has the form of a scope token: "r" and 16
+// hexadecimal digits. Such words are left out of the index and queries.
+func scopeLike(w string) bool {
+	if len(w) != 17 || w[0] != 'r' {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if c := w[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

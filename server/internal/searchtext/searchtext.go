@@ -9,7 +9,10 @@
 // and "cafe" are one word. Everything else separates words, so an
 // identifier or a path is indexed as its parts in order (pool_max_conns →
 // pool max conns; server/postgres/write.go → server postgres write go) and
-// found by any part, or whole as the phrase of its parts.
+// found by any part, or whole as the phrase of its parts. A camelCase word
+// (ASCII) stays one word, and its parts are indexed too, after the text's
+// words (see CamelParts): RetryPush is found by "RetryPush", "retrypush",
+// "retry push" and "push"; MySQL by "mysql" as by "MySQL".
 package searchtext
 
 import (
@@ -34,10 +37,7 @@ const MaxBodyBytes = 256 << 10
 func Normalize(text string, limit int) string {
 	var b strings.Builder
 	eachWord(text, func(w string, _, _ int) bool {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(w)
+		writeWord(&b, w)
 		return limit <= 0 || b.Len() < limit
 	})
 	return b.String()
@@ -57,22 +57,23 @@ func Words(text string) []string {
 // of its original form in text, until fn returns false.
 func eachWord(text string, fn func(word string, start, end int) bool) {
 	start, ascii := -1, true
+	emit := func(w string, s, end int) bool {
+		if w == "" || len(w) > MaxWordBytes || scopeLike(w) {
+			return true
+		}
+		return fn(w, s, end)
+	}
 	flush := func(end int) bool {
 		if start < 0 {
 			return true
 		}
 		s := start
-		w := text[s:end]
-		if ascii {
-			w = strings.ToLower(w)
-		} else {
-			w = fold(w)
+		start = -1
+		if !ascii {
+			ascii = true
+			return emit(fold(text[s:end]), s, end)
 		}
-		start, ascii = -1, true
-		if w == "" || len(w) > MaxWordBytes {
-			return true
-		}
-		return fn(w, s, end)
+		return emit(strings.ToLower(text[s:end]), s, end)
 	}
 	for i, r := range text {
 		if isWordRune(r) {
@@ -90,6 +91,83 @@ func eachWord(text string, fn func(word string, start, end int) bool) {
 	}
 	flush(len(text))
 }
+
+// CamelParts returns the parts of text's camelCase words (see
+// camelBoundary), in order, separated by one space: "use RetryPush and
+// MySQL" → "retry push my sql". A store indexes them after the words
+// themselves, so that "retry push" (or the phrase) finds RetryPush while
+// the word stays whole for "RetryPush", "retrypush" and "MySQL".
+func CamelParts(text string, limit int) string {
+	var b strings.Builder
+	eachWord(text, func(_ string, s, end int) bool {
+		writeCamelParts(&b, text[s:end])
+		return limit <= 0 || b.Len() < limit
+	})
+	return b.String()
+}
+
+// WordsAndParts returns Normalize(text, limit) followed by the camelCase
+// parts of those words (at most about partsLimit bytes of them), reading
+// text once.
+func WordsAndParts(text string, limit, partsLimit int) string {
+	var words, parts strings.Builder
+	eachWord(text, func(w string, s, end int) bool {
+		writeWord(&words, w)
+		if parts.Len() < partsLimit {
+			writeCamelParts(&parts, text[s:end])
+		}
+		return limit <= 0 || words.Len() < limit
+	})
+	if parts.Len() == 0 {
+		return words.String()
+	}
+	return words.String() + " " + parts.String()
+}
+
+// writeCamelParts writes the parts of word (as it stands in the text) when
+// it is a camelCase word of ASCII letters and digits.
+func writeCamelParts(b *strings.Builder, word string) {
+	for i := 0; i < len(word); i++ {
+		if word[i] >= utf8.RuneSelf {
+			return
+		}
+	}
+	from := 0
+	for i := 1; i < len(word); i++ {
+		if camelBoundary(word, i, len(word)) {
+			writeWord(b, strings.ToLower(word[from:i]))
+			from = i
+		}
+	}
+	if from > 0 {
+		writeWord(b, strings.ToLower(word[from:]))
+	}
+}
+
+func writeWord(b *strings.Builder, w string) {
+	if b.Len() > 0 {
+		b.WriteByte(' ')
+	}
+	b.WriteString(w)
+}
+
+// camelBoundary reports whether a part of a camelCase word (ASCII letters
+// and digits) starts at text[i], i inside the word ending at end: an upper
+// case letter after a lower case one or a digit (retryPush, v2Config), or
+// the last capital of an acronym followed by lower case (HTTPClient).
+func camelBoundary(text string, i, end int) bool {
+	c, p := text[i], text[i-1]
+	if !isUpper(c) {
+		return false
+	}
+	if isLower(p) || p >= '0' && p <= '9' {
+		return true
+	}
+	return isUpper(p) && i+1 < end && isLower(text[i+1])
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
 // isWordRune reports whether r belongs to a word: a letter, a digit or a
 // combining mark (dropped by fold, but part of the word it accents).

@@ -17,6 +17,8 @@ func TestWords(t *testing.T) {
 		"决策记录 décision\x00\x1f x":                      "决策记录 decision x",
 		"ﬁle ²":                                        "file 2",
 		"a" + strings.Repeat("b", MaxWordBytes) + " c": "c",
+		// a word shaped like a scope token is left out (see Scope)
+		"x " + Scope("acme/web") + " y R0123456789ABCDEF0 r0123456789abcdeg": "x y r0123456789abcdef0 r0123456789abcdeg",
 	}
 	for in, want := range cases {
 		if got := Normalize(in, 0); got != want {
@@ -59,12 +61,33 @@ func words(n int) string {
 	return b.String()
 }
 
+func TestCamelParts(t *testing.T) {
+	cases := map[string]string{
+		"use RetryPush and MySQL":               "retry push my sql",
+		"newHTTPClient v2Config ABCdef x9Y":     "new http client v2 config ab cdef x9 y",
+		"plain words TEAMMEM_TOKEN pool_max 42": "",
+		"Été ÉtéPlus":                           "",
+	}
+	for in, want := range cases {
+		if got := CamelParts(in, 0); got != want {
+			t.Errorf("CamelParts(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := WordsAndParts("Call RetryPush, fooBarÉ and MySQL.", 0, 100); got != "call retrypush foobare and mysql retry push my sql" {
+		t.Errorf("WordsAndParts = %q", got)
+	}
+	d := DocOf("notes/RetryPolicy.md", "Call RetryPush first.")
+	if d.Title != "notes retrypolicy md retry policy" || d.Body != "call retrypush first retry push" {
+		t.Errorf("DocOf: %+v", d)
+	}
+}
+
 func TestDocOf(t *testing.T) {
 	d := DocOf("decisions/db_choice.md", "---\nname: Database choice\ndescription: \"Why Postgres, not MySQL\"\ntype: project\n---\nWe picked Postgres.\n")
-	if d.Title != "decisions db choice md database choice why postgres not mysql" {
+	if d.Title != "decisions db choice md database choice why postgres not mysql my sql" {
 		t.Errorf("title %q", d.Title)
 	}
-	if !strings.HasSuffix(d.Body, "we picked postgres") {
+	if !strings.HasSuffix(d.Body, "we picked postgres my sql") {
 		t.Errorf("body %q", d.Body)
 	}
 }
