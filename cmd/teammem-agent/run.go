@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"os"
 	"slices"
@@ -74,22 +71,14 @@ func (s *session) runner(rf runFlags) agent.Runner {
 			return s.explain(err)
 		}
 		defer sy.Close()
-		s.log.Info("syncing", "repo", s.slug, "dir", s.dir, "server", s.server, "journal", sy.journal.Path())
-		if err := sy.eng.Run(ctx); err != nil {
+		s.log.Info("syncing", "repo", s.slug, "dir", s.dir, "server", s.server, "journal", sy.Journal.Path())
+		if err := sy.Engine.Run(ctx); err != nil {
 			return s.explain(err)
 		}
 		s.log.Info("stopped", "repo", s.slug)
 		return nil
 	}
 }
-
-// Cadence of run for the registered checkouts: how often the
-// configuration file is looked at, and how long a checkout that failed to
-// start waits before the next attempt.
-const (
-	configPoll   = 2 * time.Second
-	restartAfter = time.Minute
-)
 
 // runRegistered is run without --repo, --repo-dir or --dir when the
 // configuration file exists: one engine per team folder of the registered
@@ -101,39 +90,31 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 		return err
 	}
 	out := newPrinter(e, "run", c.json)
-	var stamp string
+	conf := userconfig.NewReloader(path)
 	var runners map[string]agent.Runner
 	load := func() (map[string]agent.Runner, error) {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return nil, fmt.Errorf("read the configuration: %w", err)
+		uc, changed, err := conf.Load()
+		if err != nil || !changed {
+			return runners, err
 		}
-		if st := fmt.Sprint(fi.ModTime().UnixNano(), fi.Size()); st != stamp {
-			uc, err := userconfig.Load(path)
-			if err != nil {
-				return nil, err
-			}
-			stamp, runners = st, registeredRunners(e, c, rf, uc, out, log)
-			log.Info("syncing the registered checkouts", "config", path, "folders", len(runners), "checkouts", len(uc.Checkouts))
-			if len(uc.Checkouts) == 0 {
-				log.Warn("no checkout is registered: add one with teammem-agent add [DIR]")
-			}
+		runners = registeredRunners(e, c, rf, uc, out, log)
+		log.Info("syncing the registered checkouts", "config", path, "folders", len(runners), "checkouts", len(uc.Checkouts))
+		if len(uc.Checkouts) == 0 {
+			log.Warn("no checkout is registered: add one with teammem-agent add [DIR]")
 		}
 		return runners, nil
 	}
-	agent.Supervise(ctx, load, configPoll, restartAfter, func(key string, err error) {
-		dir, _, _ := strings.Cut(key, "\x00")
+	agent.Supervise(ctx, load, agent.SuperviseEvery, agent.SuperviseRetry, func(key string, err error) {
 		if err != nil {
-			log.Error("cannot sync; trying again later", "dir", dir, "err", err, "retry", restartAfter)
+			log.Error("cannot sync; trying again later", "dir", agent.RunnerFolder(key), "err", err, "retry", agent.SuperviseRetry)
 		}
 	})
 	return nil
 }
 
-// registeredRunners builds one runner per team folder of uc's checkouts,
-// keyed by folder, repository, server and token, so that a change of any
-// of them restarts the folder's engine. A checkout that cannot be
-// resolved is logged and left out.
+// registeredRunners builds one runner per team folder of uc's checkouts
+// (agent.RunnerKey). A checkout that cannot be resolved is logged and left
+// out.
 func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
 	groups := map[string]*session{}
 	var order []string
@@ -156,8 +137,7 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Conf
 	runners := map[string]agent.Runner{}
 	for _, dir := range order {
 		s := groups[dir]
-		sum := sha256.Sum256([]byte(s.flags.token + "\x00" + s.flags.tokenFile))
-		runners[strings.Join([]string{dir, s.slug, s.server, hex.EncodeToString(sum[:8])}, "\x00")] = s.runner(rf)
+		runners[agent.RunnerKey(dir, s.slug, s.server, s.flags.token, s.flags.tokenFile)] = s.runner(rf)
 	}
 	return runners
 }
