@@ -51,10 +51,13 @@ func (e *Engine) writeLocalAll(steps []Step, r *Report) []error {
 // holds scanned (see unchanged). It may run on several goroutines at once:
 // it touches no engine state but the folder.
 func (e *Engine) writeIfUnchanged(key, scanned, content string) error {
-	if err := checkUnchanged(e.cfg.Dir, key, scanned); err != nil {
+	if isIndex(key) { // appended to by others all the time: lose none of theirs
+		if err := writeIndexIfUnchanged(e.cfg.Dir, key, scanned, content); err != nil {
+			return err
+		}
+	} else if err := checkUnchanged(e.cfg.Dir, key, scanned); err != nil {
 		return err
-	}
-	if err := memcore.SafeWrite(e.cfg.Dir, key, []byte(content)); err != nil {
+	} else if err := memcore.SafeWrite(e.cfg.Dir, key, []byte(content)); err != nil {
 		return fmt.Errorf("write %q: %w", key, err)
 	}
 	if e.onLocalChange != nil {

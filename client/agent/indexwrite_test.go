@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/teammem/teammem/api"
+)
+
+// appendVia writes line through f, a MEMORY.md another program opened
+// for appending before the agent wrote the file.
+func appendVia(t *testing.T, f *os.File, line string) {
+	t.Helper()
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// openAppender opens the rig's MEMORY.md as an appending program does.
+func (r *rig) openAppender(t *testing.T) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(r.dir, "MEMORY.md"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// wantLines fails unless content holds every line.
+func wantLines(t *testing.T, where, content string, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if !strings.Contains(content, l+"\n") {
+			t.Errorf("%s lost %q:\n%s", where, l, content)
+		}
+	}
+}
+
+// TestIndexLineAppendedDuringMerge is issue 29's lost MEMORY.md line made
+// deterministic: a program opens MEMORY.md to append a line, the agent
+// merges both sides' new lines into the file, then the program writes its
+// line. Replacing the file (rename) sent that line into the old file,
+// which nobody reads: gone from the folder and never pushed. The merged
+// lines extend the file, so they are appended to it and the late line
+// lands in the file that stays.
+func TestIndexLineAppendedDuringMerge(t *testing.T) {
+	r := newRig(t, map[string]string{"MEMORY.md": "- base\n"}, nil, nil)
+	r.sync(t)
+	writeTree(t, r.dir, map[string]string{"MEMORY.md": "- base\n- local\n"})
+	r.serverEdit(api.PutRequest{Entries: map[string]string{"MEMORY.md": "- base\n- remote\n"}})
+	f := r.openAppender(t)
+	r.sync(t)
+	appendVia(t, f, "- late\n")
+	r.sync(t)
+	wantLines(t, "the folder", r.local(t)["MEMORY.md"], "- base", "- local", "- remote", "- late")
+	wantLines(t, "the server", r.remote.snapshot()["MEMORY.md"], "- base", "- local", "- remote", "- late")
+}
+
+// TestIndexLineAppendedDuringPull: the same while the agent only writes
+// the server's new lines (the folder's file unchanged since the last
+// sync).
+func TestIndexLineAppendedDuringPull(t *testing.T) {
+	r := newRig(t, map[string]string{"MEMORY.md": "- base\n"}, nil, nil)
+	r.sync(t)
+	r.serverEdit(api.PutRequest{Entries: map[string]string{"MEMORY.md": "- base\n- remote\n"}})
+	f := r.openAppender(t)
+	r.sync(t)
+	appendVia(t, f, "- late\n")
+	r.sync(t)
+	wantLines(t, "the folder", r.local(t)["MEMORY.md"], "- base", "- remote", "- late")
+	wantLines(t, "the server", r.remote.snapshot()["MEMORY.md"], "- base", "- remote", "- late")
+}
+
+// TestIndexLineAppendedDuringReplace: when the new index does not extend
+// the file (the server dropped a line), the file is replaced, and a line
+// appended to the old file after the agent read it is carried over into
+// the new one.
+func TestIndexLineAppendedDuringReplace(t *testing.T) {
+	r := newRig(t, map[string]string{"MEMORY.md": "- base\n- gone\n"}, nil, nil)
+	r.sync(t)
+	r.serverEdit(api.PutRequest{Entries: map[string]string{"MEMORY.md": "- base\n"}})
+	f := r.openAppender(t)
+	indexReplaced = func(string) { appendVia(t, f, "- late\n") }
+	t.Cleanup(func() { indexReplaced = nil })
+	r.sync(t)
+	indexReplaced = nil
+	r.sync(t)
+	local := r.local(t)["MEMORY.md"]
+	wantLines(t, "the folder", local, "- base", "- late")
+	wantLines(t, "the server", r.remote.snapshot()["MEMORY.md"], "- base", "- late")
+	if strings.Contains(local, "- gone") {
+		t.Errorf("the line the server dropped is back:\n%s", local)
+	}
+}
