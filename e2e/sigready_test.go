@@ -1,0 +1,45 @@
+//go:build unix
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// signalsCaught reports whether the process pid has asked for SIGTERM
+// (internal/earlysignal's signal.Notify): Go then runs a thread that
+// blocks every signal but the few it cannot, the only thread of a Go
+// program with a non-empty signal mask (/proc/PID/task/*/status, SigBlk).
+// Before that, in the Go runtime's own start-up, no code of ours has run
+// and a SIGTERM ends the process by its default action; no program can
+// catch it there. known is false where /proc cannot tell (not Linux, or
+// the process is gone).
+func signalsCaught(pid int) (caught, known bool) {
+	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "status"))
+	if err != nil || len(tasks) == 0 {
+		return false, false
+	}
+	for _, p := range tasks {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(data)) {
+			if mask, ok := strings.CutPrefix(line, "SigBlk:"); ok && strings.Trim(strings.TrimSpace(mask), "0") != "" {
+				return true, true
+			}
+		}
+	}
+	return false, true
+}
+
+// startupWindow reports whether a SIGTERM sent now to pid may end it by
+// the signal without any fault of ours: /proc says its handler is not
+// installed yet.
+func startupWindow(pid int) bool {
+	caught, known := signalsCaught(pid)
+	return known && !caught
+}
