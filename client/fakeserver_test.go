@@ -1,11 +1,7 @@
 package client_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -16,6 +12,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Tokens the fake server knows.
@@ -305,19 +302,9 @@ func (repo *fakeRepo) entryChecksums() map[string]string {
 }
 
 // checksum is the dataset checksum of protocol §3.
-func (repo *fakeRepo) checksum() string {
-	h := sha256.New()
-	sums := repo.entryChecksums()
-	for _, k := range slices.Sorted(maps.Keys(sums)) {
-		fmt.Fprintf(h, "%s\x00%s\n", k, sums[k])
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
+func (repo *fakeRepo) checksum() string { return protocol.DatasetChecksum(repo.entryChecksums()) }
 
-func entryChecksum(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func entryChecksum(s string) string { return protocol.EntryChecksum([]byte(s)) }
 
 // writeError writes the error envelope of protocol §5 with a request id.
 func writeError(w http.ResponseWriter, status int, typ, code, msg string, details map[string]any) {

@@ -2,47 +2,26 @@ package client_test
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/internal/servertest"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/auth"
-	"github.com/teammem/teammem/server/events"
-	"github.com/teammem/teammem/server/httpapi"
-	"github.com/teammem/teammem/server/sqlite"
 )
 
 // TestAgainstRealServer drives the real server (embedded store, real auth)
 // through the SDK, covering every endpoint and typed error.
 func TestAgainstRealServer(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "t.db"), sqlite.Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, key, _ := ed25519.GenerateKey(rand.Reader)
-	v, _ := auth.NewVerifier(key.Public(), auth.VerifierOptions{})
-	hub := events.NewHub(db, nil, events.Options{})
-	t.Cleanup(hub.Close)
-	svc := server.NewService(db, server.Config{Events: hub, Org: "o", SecretScan: true, Limits: server.Limits{MaxEntries: 3}})
-	hs := httptest.NewServer(httpapi.NewHandler(httpapi.Options{Service: svc, Auth: v}))
-	t.Cleanup(func() { hs.Close(); db.Close() })
+	ts := servertest.Start(t, servertest.Options{Org: "o", Limits: server.Limits{MaxEntries: 3}})
 	issue := func(sub string, grants ...string) *client.Client {
-		tok, err := (&auth.Issuer{Key: key}).Issue(sub, grants, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := client.New(client.Options{BaseURL: hs.URL, Token: tok})
+		c, err := client.New(client.Options{BaseURL: ts.URL, Token: ts.Token(sub, grants...)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,8 +53,8 @@ func TestAgainstRealServer(t *testing.T) {
 	if _, err := c.Put(ctx, "acme/api", api.PutRequest{SoftDeleteKeys: []string{"b.md"}}, put.Checksum); err != nil {
 		t.Fatal(err)
 	}
-	if info, err := c.ServerInfo(ctx); err != nil || info.ServerID != db.ServerID() {
-		t.Errorf("ServerInfo = %+v, %v; want %q", info, err, db.ServerID())
+	if info, err := c.ServerInfo(ctx); err != nil || info.ServerID != ts.Service.ServerID() {
+		t.Errorf("ServerInfo = %+v, %v; want %q", info, err, ts.Service.ServerID())
 	}
 	// More keys than one request may ask about: asked in several.
 	ask := map[string]string{"a.md": protocol.EntryChecksum([]byte("a")), "b.md": protocol.EntryChecksum([]byte("b"))}
@@ -126,7 +105,7 @@ func TestAgainstRealServer(t *testing.T) {
 	if _, err := issue("bob", "other/*:write").Get(ctx, "acme/api", client.GetOptions{}); !errors.Is(err, client.ErrForbidden) {
 		t.Errorf("no grant: %v", err)
 	}
-	bad, _ := client.New(client.Options{BaseURL: hs.URL, Token: "nope"})
+	bad, _ := client.New(client.Options{BaseURL: ts.URL, Token: "nope"})
 	if _, err := bad.Get(ctx, "acme/api", client.GetOptions{}); !errors.Is(err, client.ErrUnauthorized) || client.IsRetryable(err) {
 		t.Errorf("bad token: %v", err)
 	}

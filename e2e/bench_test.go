@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // BenchmarkPropagation measures the time from a write in one agent's
@@ -29,7 +30,7 @@ func BenchmarkPropagation(b *testing.B) {
 		key, content := fmt.Sprintf("lat/%04d.md", i), fmt.Sprintf("write %d at %s\n", i, time.Now())
 		start := time.Now()
 		write(b, a.dir, key, content)
-		waitFor(b, key+" in the other folder", func() bool { return read(o.dir, key) == content })
+		proctest.WaitFor(b, key+" in the other folder", func() bool { return read(o.dir, key) == content })
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()

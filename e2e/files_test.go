@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"crypto/rand"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,18 +80,6 @@ func conflictCopies(t testing.TB, dir string) map[string]string {
 		}
 	}
 	return out
-}
-
-// fakeToken is a GitHub token shape made per run: "ghp_" and 36 random
-// letters and digits.
-func fakeToken() string {
-	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 36)
-	rand.Read(b)
-	for i := range b {
-		b[i] = alnum[int(b[i])%len(alnum)]
-	}
-	return "ghp_" + string(b)
 }
 
 // lines makes a text of n numbered lines, with line i replaced by

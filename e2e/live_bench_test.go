@@ -17,6 +17,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // BenchmarkLiveEdit measures an edit in one agent's folder until the file
@@ -34,8 +35,8 @@ func BenchmarkLiveEdit(b *testing.B) {
 		start := time.Now()
 		write(b, a.dir, key, content)
 		for read(o.dir, key) != content {
-			if time.Since(start) > waitTimeout {
-				b.Fatalf("edit %d not on the teammate's disk after %v", i, waitTimeout)
+			if time.Since(start) > proctest.WaitTimeout {
+				b.Fatalf("edit %d not on the teammate's disk after %v", i, proctest.WaitTimeout)
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
@@ -181,7 +182,7 @@ func BenchmarkReplicaEvent(b *testing.B) {
 	r1 := startServer(b, b.TempDir(), "127.0.0.1:0", "--database-url", url, "--migrate")
 	startServer(b, b.TempDir(), "127.0.0.1:0", "--database-url", url)
 	r3 := startServer(b, b.TempDir(), "127.0.0.1:0", "--database-url", url)
-	waitFor(b, "replica 3 to listen", func() bool { return r3.api.Readyz(context.Background()) == nil })
+	proctest.WaitFor(b, "replica 3 to listen", func() bool { return r3.api.Readyz(context.Background()) == nil })
 	s := subscribe(b, r3.addr)
 	defer s.conn.Close()
 	var lat []time.Duration

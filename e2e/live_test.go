@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // TestLiveSyncAcrossReplicas runs two server replicas on one Postgres
@@ -39,7 +40,7 @@ func TestLiveSyncAcrossReplicas(t *testing.T) {
 	waitFile(t, dirB, "decisions.md", "use postgres 15\n")
 	waitFile(t, dirA, "offline.md", "written while the server was down\n")
 	// The stream itself comes back after the follower's backoff.
-	waitFor(t, "agent B's stream to reconnect", func() bool {
+	proctest.WaitFor(t, "agent B's stream to reconnect", func() bool {
 		st := streamStatus(t, s2, b)
 		return st.State == "connected" && st.Reconnects >= 1
 	})
@@ -56,7 +57,7 @@ func TestLiveSyncAcrossReplicas(t *testing.T) {
 
 func waitFile(t *testing.T, dir, key, content string) {
 	t.Helper()
-	waitFor(t, key+" in "+dir, func() bool { return read(dir, key) == content })
+	proctest.WaitFor(t, key+" in "+dir, func() bool { return read(dir, key) == content })
 }
 
 // streamState is the stream part of `status --json`.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // syncBy runs `teammem-agent sync` on dir naming the server by url and
@@ -79,7 +80,7 @@ func TestLostJournalDoesNotResurrect(t *testing.T) {
 					t.Fatalf("server exit %d", code)
 				}
 				srv = startServer(t, data, addr, "--tombstone-retention", "1ms") // purges at start
-				waitFor(t, "the purge", func() bool { return strings.Contains(srv.stderr.String(), "purged tombstones") })
+				proctest.WaitFor(t, "the purge", func() bool { return strings.Contains(srv.stderr.String(), "purged tombstones") })
 			}
 			url := srv.url()
 			if tc.wipe {
@@ -147,7 +148,7 @@ func TestVanishedKeysAreKeptLocally(t *testing.T) {
 		t.Fatalf("server exit %d", code)
 	}
 	srv = startServer(t, data, addr, "--tombstone-retention", "1ms")
-	waitFor(t, "the purge", func() bool { return strings.Contains(srv.stderr.String(), "purged tombstones") })
+	proctest.WaitFor(t, "the purge", func() bool { return strings.Contains(srv.stderr.String(), "purged tombstones") })
 
 	held := startProc(t, agentBin, append([]string{"sync"}, runArgs(srv, dir, state)...)...)
 	held.wait()

@@ -14,8 +14,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/proctest"
 	"github.com/teammem/teammem/mcptools"
 	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
 // TestMCPTools drives every tool over both transports against the real
@@ -151,7 +153,7 @@ func checkWriteReadDelete(t *testing.T, s *sdk.ClientSession) {
 func checkRefusals(t *testing.T, srv *authServer, s *sdk.ClientSession) {
 	t.Helper()
 	before := srv.entries(repo)
-	secret := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	secret := secretstest.GitHubToken()
 	for _, idx := range []string{"", "- [Deploy](deploy.md) — how"} {
 		msg := refused(t, s, "write_memory", map[string]any{"repo": repo, "key": "deploy.md", "content": "token: " + secret + "\n", "index_line": idx})
 		if !strings.Contains(msg, "github-pat") || strings.Contains(msg, secret) {
@@ -176,7 +178,7 @@ func checkRefusals(t *testing.T, srv *authServer, s *sdk.ClientSession) {
 // outcome, never the content, the token or the secret.
 func checkToolLog(t *testing.T, srv *authServer) {
 	t.Helper()
-	waitFor(t, "the tool call lines", func() bool { return strings.Contains(srv.stderr.String(), "mcp tool call") })
+	proctest.WaitFor(t, "the tool call lines", func() bool { return strings.Contains(srv.stderr.String(), "mcp tool call") })
 	log := srv.stderr.String()
 	for _, want := range []string{"tool=write_memory", "outcome=refused", "outcome=ok", "subject=admin"} {
 		if !strings.Contains(log, want) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // syncOK runs `teammem-agent sync` on dir and fails unless it exits 0.
@@ -37,7 +39,7 @@ func TestFirstPushDoesNotOverwriteATeammatesFirstPush(t *testing.T) {
 	syncOK(t, srv, aDir, aState)
 	write(t, b.dir, "MEMORY.md", "- Bob: CI caches live in S3\n")
 	want := "- Bob: CI caches live in S3\n- Alice: the deploy runbook is in ops/\n"
-	waitFor(t, "both first pushes on the server", func() bool { return srv.entries(repo)["MEMORY.md"] == want })
+	proctest.WaitFor(t, "both first pushes on the server", func() bool { return srv.entries(repo)["MEMORY.md"] == want })
 	if got := read(b.dir, "MEMORY.md"); got != want {
 		t.Errorf("B's MEMORY.md = %q, want %q", got, want)
 	}
@@ -82,7 +84,7 @@ func TestDeletedKeysStayDeletedAfterTombstonesArePurged(t *testing.T) {
 		t.Fatalf("server exit %d", code)
 	}
 	srv = startServer(t, data, addr, "--tombstone-retention", "1ms") // purges at start
-	waitFor(t, "the purge", func() bool { return strings.Contains(srv.stderr.String(), "purged tombstones") })
+	proctest.WaitFor(t, "the purge", func() bool { return strings.Contains(srv.stderr.String(), "purged tombstones") })
 	for range 2 { // each twice: the second sync must move nothing
 		syncOK(t, srv, aDir, aState)
 		syncOK(t, srv, bDir, bState)

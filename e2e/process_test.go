@@ -25,9 +25,6 @@ import (
 // repo is the repository every test syncs.
 const repo = "acme/e2e"
 
-// waitTimeout bounds every wait for a condition.
-const waitTimeout = 15 * time.Second
-
 // lineLog collects a process's output lines; safe for concurrent use.
 type lineLog struct {
 	mu    sync.Mutex
@@ -137,18 +134,6 @@ func (p *proc) stop(t testing.TB, sig syscall.Signal) int {
 	return p.cmd.ProcessState.ExitCode()
 }
 
-// waitFor polls cond every 10 ms until it holds or waitTimeout passes.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", waitTimeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // serverProc is a running teammem-server.
 type serverProc struct {
 	*proc
@@ -174,7 +159,7 @@ func launchServer(t testing.TB, dataDir string, args ...string) *serverProc {
 	t.Helper()
 	args = append([]string{"serve", "--data-dir", dataDir}, args...)
 	s := &serverProc{proc: startProc(t, serverBin, args...), dataDir: dataDir}
-	waitFor(t, "the server to listen", func() bool {
+	proctest.WaitFor(t, "the server to listen", func() bool {
 		if m := listenRE.FindStringSubmatch(s.stderr.String()); m != nil {
 			s.addr = m[1]
 			return true
@@ -250,7 +235,7 @@ func startAgent(t testing.TB, srv *serverProc, dir, state string, extra ...strin
 		before = fi.ModTime()
 	}
 	a := &agentProc{proc: startProc(t, agentBin, append(args, extra...)...), dir: dir, state: state}
-	waitFor(t, "the agent's first sync", func() bool {
+	proctest.WaitFor(t, "the agent's first sync", func() bool {
 		fi, err := os.Stat(journal) // saved at the end of every cycle
 		return err == nil && fi.ModTime().After(before)
 	})

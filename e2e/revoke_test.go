@@ -14,6 +14,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // serverCLI runs a one-shot teammem-server command to completion and
@@ -62,7 +63,7 @@ func getStatus(t *testing.T, srv *serverProc, token string) (int, string) {
 func waitRefused(t *testing.T, srv *serverProc, token string) time.Duration {
 	t.Helper()
 	start := time.Now()
-	waitFor(t, "the revoked token to be refused by "+srv.addr, func() bool {
+	proctest.WaitFor(t, "the revoked token to be refused by "+srv.addr, func() bool {
 		code, body := getStatus(t, srv, token)
 		return code == 401 && strings.Contains(body, "revoked")
 	})

@@ -5,6 +5,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // TestSyncContinuesPastASkippedFile runs a server whose entry limit is below
@@ -21,7 +23,7 @@ func TestSyncContinuesPastASkippedFile(t *testing.T) {
 	big := strings.Repeat("a line of a long runbook\n", 100) // 2,500 bytes
 	write(t, p.a.dir, "big.md", big)
 	write(t, p.a.dir, "ok.md", "beside the big one\n")
-	waitFor(t, "ok.md in b", func() bool { return read(p.b.dir, "ok.md") == "beside the big one\n" })
+	proctest.WaitFor(t, "ok.md in b", func() bool { return read(p.b.dir, "ok.md") == "beside the big one\n" })
 	if _, ok := p.srv.entries(repo)["big.md"]; ok {
 		t.Fatal("big.md reached the server over its entry limit")
 	}
@@ -39,12 +41,12 @@ func TestSyncContinuesPastASkippedFile(t *testing.T) {
 		}
 		return n
 	}
-	waitFor(t, "big.md reported as skipped", func() bool { return skippedReports() > 0 })
+	proctest.WaitFor(t, "big.md reported as skipped", func() bool { return skippedReports() > 0 })
 
 	write(t, p.a.dir, "later.md", "an edit after the skip\n")
-	waitFor(t, "later.md in b", func() bool { return read(p.b.dir, "later.md") == "an edit after the skip\n" })
+	proctest.WaitFor(t, "later.md in b", func() bool { return read(p.b.dir, "later.md") == "an edit after the skip\n" })
 	write(t, p.b.dir, "from-b.md", "the other way\n")
-	waitFor(t, "from-b.md in a", func() bool { return read(p.a.dir, "from-b.md") == "the other way\n" })
+	proctest.WaitFor(t, "from-b.md in a", func() bool { return read(p.a.dir, "from-b.md") == "the other way\n" })
 	if n := skippedReports(); n != 1 {
 		t.Errorf("big.md reported %d times, want once for its one content", n)
 	}
@@ -53,5 +55,5 @@ func TestSyncContinuesPastASkippedFile(t *testing.T) {
 	}
 
 	write(t, p.a.dir, "big.md", "now short\n")
-	waitFor(t, "the shrunk big.md in b", func() bool { return read(p.b.dir, "big.md") == "now short\n" })
+	proctest.WaitFor(t, "the shrunk big.md in b", func() bool { return read(p.b.dir, "big.md") == "now short\n" })
 }

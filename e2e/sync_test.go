@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
 // pair is a server and two agents on two folders of the same repo.
@@ -44,15 +47,15 @@ func TestTwoAgents(t *testing.T) {
 
 	t.Run("write propagates", func(t *testing.T) {
 		write(t, p.a.dir, "notes/hello.md", "hello from a\n")
-		waitFor(t, "hello.md in b", func() bool { return read(p.b.dir, "notes/hello.md") == "hello from a\n" })
+		proctest.WaitFor(t, "hello.md in b", func() bool { return read(p.b.dir, "notes/hello.md") == "hello from a\n" })
 	})
 
 	t.Run("delete propagates", func(t *testing.T) {
 		write(t, p.a.dir, "gone.md", "short-lived\n")
-		waitFor(t, "gone.md in b", func() bool { return read(p.b.dir, "gone.md") == "short-lived\n" })
+		proctest.WaitFor(t, "gone.md in b", func() bool { return read(p.b.dir, "gone.md") == "short-lived\n" })
 		os.Remove(filepath.Join(p.b.dir, "gone.md"))
-		waitFor(t, "gone.md deleted in a", func() bool { return read(p.a.dir, "gone.md") == absent })
-		waitFor(t, "gone.md deleted on the server", func() bool {
+		proctest.WaitFor(t, "gone.md deleted in a", func() bool { return read(p.a.dir, "gone.md") == absent })
+		proctest.WaitFor(t, "gone.md deleted on the server", func() bool {
 			e := p.srv.entries(repo)
 			_, ok := e["gone.md"]
 			return e != nil && !ok
@@ -62,12 +65,12 @@ func TestTwoAgents(t *testing.T) {
 	t.Run("non-overlapping edits merge", func(t *testing.T) {
 		base := lines(10, nil)
 		write(t, p.a.dir, "merge.md", base)
-		waitFor(t, "merge.md in b", func() bool { return read(p.b.dir, "merge.md") == base })
+		proctest.WaitFor(t, "merge.md in b", func() bool { return read(p.b.dir, "merge.md") == base })
 		write(t, p.a.dir, "merge.md", lines(10, map[int]string{1: "edited by a"}))
 		write(t, p.b.dir, "merge.md", lines(10, map[int]string{8: "edited by b"}))
 		want := lines(10, map[int]string{1: "edited by a", 8: "edited by b"})
 		defer dumpOnFailure(t, p)
-		waitFor(t, "both edits everywhere", func() bool {
+		proctest.WaitFor(t, "both edits everywhere", func() bool {
 			return read(p.a.dir, "merge.md") == want && read(p.b.dir, "merge.md") == want && p.srv.entries(repo)["merge.md"] == want
 		})
 		for _, dir := range []string{p.a.dir, p.b.dir} {
@@ -80,12 +83,12 @@ func TestTwoAgents(t *testing.T) {
 	t.Run("overlapping edits keep both", func(t *testing.T) {
 		base := lines(6, nil)
 		write(t, p.a.dir, "clash.md", base)
-		waitFor(t, "clash.md in b", func() bool { return read(p.b.dir, "clash.md") == base })
+		proctest.WaitFor(t, "clash.md in b", func() bool { return read(p.b.dir, "clash.md") == base })
 		fromA, fromB := lines(6, map[int]string{3: "a says yes"}), lines(6, map[int]string{3: "b says no"})
 		write(t, p.a.dir, "clash.md", fromA)
 		write(t, p.b.dir, "clash.md", fromB)
 		var copies map[string]string
-		waitFor(t, "one version in place everywhere and the other as a conflict copy", func() bool {
+		proctest.WaitFor(t, "one version in place everywhere and the other as a conflict copy", func() bool {
 			onServer := p.srv.entries(repo)["clash.md"]
 			copies = conflictCopies(t, p.a.dir)
 			for k, v := range conflictCopies(t, p.b.dir) {
@@ -112,11 +115,11 @@ func TestTwoAgents(t *testing.T) {
 	})
 
 	t.Run("credential not pushed", func(t *testing.T) {
-		tok := fakeToken()
+		tok := secretstest.GitHubToken()
 		write(t, p.a.dir, "creds.md", "deploy with "+tok+"\n")
 		write(t, p.a.dir, "after-creds.md", "marker\n")
-		waitFor(t, "the marker in b", func() bool { return read(p.b.dir, "after-creds.md") == "marker\n" })
-		waitFor(t, "the skip reported", func() bool { return skippedPath(t, p.a.proc, "creds.md") })
+		proctest.WaitFor(t, "the marker in b", func() bool { return read(p.b.dir, "after-creds.md") == "marker\n" })
+		proctest.WaitFor(t, "the skip reported", func() bool { return skippedPath(t, p.a.proc, "creds.md") })
 		if _, ok := p.srv.entries(repo)["creds.md"]; ok {
 			t.Error("creds.md reached the server")
 		}
@@ -131,8 +134,8 @@ func TestTwoAgents(t *testing.T) {
 	t.Run("editor save patterns push only the real file", func(t *testing.T) {
 		editorSave(t, p.a.dir)
 		want := "saved by the editor, version 2\n"
-		waitFor(t, "doc.md on the server", func() bool { return p.srv.entries(repo)["doc.md"] == want })
-		waitFor(t, "doc.md in b", func() bool { return read(p.b.dir, "doc.md") == want })
+		proctest.WaitFor(t, "doc.md on the server", func() bool { return p.srv.entries(repo)["doc.md"] == want })
+		proctest.WaitFor(t, "doc.md in b", func() bool { return read(p.b.dir, "doc.md") == want })
 		for k := range p.srv.entries(repo) {
 			if strings.Contains(k, "swp") || strings.Contains(k, "4913") || strings.Contains(k, "~") ||
 				strings.Contains(k, ".#") || strings.Contains(k, ".tmp") || strings.HasPrefix(k, ".") {
@@ -188,7 +191,7 @@ func TestEditsWhileServerDownArePushedLater(t *testing.T) {
 	defer p.stopAll(t)
 	write(t, p.a.dir, "keep.md", "v1\n")
 	write(t, p.a.dir, "drop.md", "to be deleted\n")
-	waitFor(t, "the first files in b", func() bool { return read(p.b.dir, "drop.md") == "to be deleted\n" })
+	proctest.WaitFor(t, "the first files in b", func() bool { return read(p.b.dir, "drop.md") == "to be deleted\n" })
 
 	p.srv = p.srv.restart(t, func() {
 		write(t, p.a.dir, "keep.md", "v2, edited offline\n")
@@ -199,13 +202,13 @@ func TestEditsWhileServerDownArePushedLater(t *testing.T) {
 		}
 	})
 
-	waitFor(t, "every offline edit on the server", func() bool {
+	proctest.WaitFor(t, "every offline edit on the server", func() bool {
 		e := p.srv.entries(repo)
 		_, dropped := e["drop.md"]
 		return e != nil && e["keep.md"] == "v2, edited offline\n" && !dropped && e["offline-1.md"] != "" &&
 			e["offline-2.md"] != "" && e["offline-3.md"] != ""
 	})
-	waitFor(t, "every offline edit in b", func() bool {
+	proctest.WaitFor(t, "every offline edit in b", func() bool {
 		return read(p.b.dir, "keep.md") == "v2, edited offline\n" && read(p.b.dir, "drop.md") == absent &&
 			read(p.b.dir, "offline-3.md") != absent
 	})
@@ -229,14 +232,14 @@ func TestEmptyingTheFolderDeletesNothing(t *testing.T) {
 	for _, k := range []string{"one.md", "two.md", "three.md", "sub/four.md"} {
 		write(t, p.a.dir, k, k+"\n")
 	}
-	waitFor(t, "four files on the server and in b", func() bool {
+	proctest.WaitFor(t, "four files on the server and in b", func() bool {
 		return len(p.srv.entries(repo)) == 4 && read(p.b.dir, "sub/four.md") == "sub/four.md\n"
 	})
 	entries, _ := os.ReadDir(p.a.dir)
 	for _, e := range entries {
 		os.RemoveAll(filepath.Join(p.a.dir, e.Name()))
 	}
-	waitFor(t, "the agent to hold back the deletions", func() bool {
+	proctest.WaitFor(t, "the agent to hold back the deletions", func() bool {
 		for _, r := range p.a.reports(t) {
 			for _, w := range r.Warnings {
 				if strings.Contains(w, "not deleting") {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
 // The team memory block: what the teammate's model sees of team memory
@@ -48,7 +50,7 @@ func TestTeamBlockReachesTeammate(t *testing.T) {
 	write(t, a.dir, "MEMORY.md", "- [Deploys](deploys.md) — deploy runbook\n")
 	want := "- [Deploys](" + b.dir + "/deploys.md) — deploy runbook"
 	for _, co := range []string{bCheckout, bWorktree} {
-		waitFor(t, "the deploys line in "+co, func() bool { return strings.Contains(blockOf(co), want) })
+		proctest.WaitFor(t, "the deploys line in "+co, func() bool { return strings.Contains(blockOf(co), want) })
 	}
 	block := blockOf(bCheckout)
 	_, index, _ := strings.Cut(block, "## Team index")
@@ -78,10 +80,10 @@ func TestTeamBlockReachesTeammate(t *testing.T) {
 	}
 
 	// A file A refused to push (a credential) never shows, at A's or B's.
-	write(t, a.dir, "keys.md", "token "+fakeToken()+"\n")
+	write(t, a.dir, "keys.md", "token "+secretstest.GitHubToken()+"\n")
 	write(t, a.dir, "MEMORY.md", "- [Deploys](deploys.md) — deploy runbook, v2\n- [Keys](keys.md) — where the keys are\n")
 	for _, co := range []string{aCheckout, bCheckout} {
-		waitFor(t, "the new index in "+co, func() bool { return strings.Contains(blockOf(co), "runbook, v2") })
+		proctest.WaitFor(t, "the new index in "+co, func() bool { return strings.Contains(blockOf(co), "runbook, v2") })
 	}
 	// Its index line is held back with it: kept in A's index, never sent
 	// to B (no dead link at any teammate's), said once by A's agent.
@@ -91,7 +93,7 @@ func TestTeamBlockReachesTeammate(t *testing.T) {
 	if !strings.Contains(read(a.dir, "MEMORY.md"), "Keys") {
 		t.Error("A's own index lost the line held back")
 	}
-	waitFor(t, "A saying the line is held back", func() bool {
+	proctest.WaitFor(t, "A saying the line is held back", func() bool {
 		return strings.Count(a.stdout.String(), "index lines held back") == 1
 	})
 	for _, co := range []string{aCheckout, bCheckout} {
@@ -106,7 +108,7 @@ func TestTeamBlockReachesTeammate(t *testing.T) {
 		fmt.Fprintf(&idx, "- [Deploys %d](deploys.md) — runbook, part %d\n", i, i)
 	}
 	write(t, a.dir, "MEMORY.md", idx.String())
-	waitFor(t, "the cut index at B", func() bool { return strings.Contains(blockOf(bCheckout), "> WARNING: ") })
+	proctest.WaitFor(t, "the cut index at B", func() bool { return strings.Contains(blockOf(bCheckout), "> WARNING: ") })
 	block = blockOf(bCheckout)
 	if n := strings.Count(block, "\n- [Deploys "); n > 200 || n < 150 || !strings.Contains(block, "is over both the line limit (200)") {
 		t.Errorf("cut index: %d lines kept:\n%s", n, block[strings.Index(block, "> WARNING"):])

@@ -17,6 +17,7 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // workstation is a developer's machine: a home of its own (config and
@@ -32,7 +33,7 @@ func newWorkstation(t *testing.T) *workstation {
 	t.Helper()
 	data := t.TempDir()
 	srv := &serverProc{proc: startProc(t, serverBin, "serve", "--addr", "127.0.0.1:0", "--data-dir", data, "--rate-limit", "0"), dataDir: data}
-	waitFor(t, "the server to listen", func() bool {
+	proctest.WaitFor(t, "the server to listen", func() bool {
 		if m := listenRE.FindStringSubmatch(srv.stderr.String()); m != nil {
 			srv.addr = m[1]
 			return true
@@ -122,7 +123,7 @@ func TestWorkstation(t *testing.T) {
 	t.Cleanup(func() { run.stop(t, syscall.SIGTERM) })
 	write(t, dirOne, "one.md", "from one\n")
 	write(t, dirTwo, "two.md", "from two\n")
-	waitFor(t, "both checkouts pushed", func() bool {
+	proctest.WaitFor(t, "both checkouts pushed", func() bool {
 		return w.srv.entries("acme/one")["one.md"] == "from one\n" && w.srv.entries("acme/two")["two.md"] == "from two\n"
 	})
 	put := func(repo, key, content string) {
@@ -136,14 +137,14 @@ func TestWorkstation(t *testing.T) {
 		}
 	}
 	put("acme/two", "teammate.md", "from a teammate\n")
-	waitFor(t, "the teammate's note in checkout two", func() bool { return read(dirTwo, "teammate.md") == "from a teammate\n" })
+	proctest.WaitFor(t, "the teammate's note in checkout two", func() bool { return read(dirTwo, "teammate.md") == "from a teammate\n" })
 
 	w.ok(three, "", "add") // picked up without a restart
 	write(t, dirThree, "three.md", "from three\n")
-	waitFor(t, "the added checkout pushed", func() bool { return w.srv.entries("acme/three")["three.md"] == "from three\n" })
+	proctest.WaitFor(t, "the added checkout pushed", func() bool { return w.srv.entries("acme/three")["three.md"] == "from three\n" })
 
 	w.ok(w.home, "", "remove", two)
-	waitFor(t, "the removed checkout's engine to stop", func() bool {
+	proctest.WaitFor(t, "the removed checkout's engine to stop", func() bool {
 		return regexp.MustCompile(`stopped.*repo=acme/two`).MatchString(run.stderr.String())
 	})
 
@@ -220,7 +221,7 @@ func TestServiceInstall(t *testing.T) {
 	}
 	svc := startProcWith(t, func(cmd *exec.Cmd) { cmd.Env = append(cmd.Env, "HOME="+w.home) }, execStart[0], execStart[1:]...)
 	write(t, w.teamDir(checkout), "svc.md", "started at login\n")
-	waitFor(t, "the service to push", func() bool { return w.srv.entries("acme/svc")["svc.md"] == "started at login\n" })
+	proctest.WaitFor(t, "the service to push", func() bool { return w.srv.entries("acme/svc")["svc.md"] == "started at login\n" })
 	if code := svc.stop(t, syscall.SIGTERM); code != 0 {
 		t.Errorf("the service's run exit %d:\n%s", code, svc.stderr)
 	}

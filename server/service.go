@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/teammem/teammem/memcore/protocol"
@@ -204,65 +203,6 @@ func (s *Service) Repos(ctx context.Context, p Principal) ([]RepoState, error) {
 		}
 	}
 	return out, nil
-}
-
-// CheckIfMatch compares an If-Match value (a comma-separated list of
-// checksums, or "*") with a repository's state: a never-written repository
-// (version 0) matches nothing. It returns a *PreconditionError when it
-// does not hold.
-func CheckIfMatch(st RepoState, ifMatch string) error {
-	switch {
-	case ifMatch == "":
-		return nil
-	case st.Version == 0:
-		return &PreconditionError{}
-	case ifMatch == "*":
-		return nil
-	}
-	for _, sum := range strings.Split(ifMatch, ",") {
-		if sum == st.Checksum {
-			return nil
-		}
-	}
-	return &PreconditionError{Checksum: st.Checksum}
-}
-
-// CheckIfNoneMatch compares a write's If-None-Match value with a
-// repository's state: "*" holds only while the repository has never held
-// data (version 0); a comma-separated list of checksums holds unless one
-// is the current checksum. It returns a *PreconditionError carrying the
-// current checksum when it does not hold; "" always holds.
-func CheckIfNoneMatch(st RepoState, ifNoneMatch string) error {
-	switch {
-	case ifNoneMatch == "" || st.Version == 0:
-		return nil
-	case ifNoneMatch == "*":
-		return &PreconditionError{Checksum: st.Checksum}
-	}
-	for _, sum := range strings.Split(ifNoneMatch, ",") {
-		if sum == st.Checksum {
-			return &PreconditionError{Checksum: st.Checksum}
-		}
-	}
-	return nil
-}
-
-// Preconditions are a write's conditions, in the form the Store compares.
-type Preconditions struct {
-	// IfMatch is "" (none), "*" or checksums separated by commas.
-	IfMatch string
-	// IfNoneMatch is "" (none), "*" (only while the repository has never
-	// held data) or checksums separated by commas.
-	IfNoneMatch string
-}
-
-// Check evaluates both conditions against st (CheckIfMatch, then
-// CheckIfNoneMatch).
-func (c Preconditions) Check(st RepoState) error {
-	if err := CheckIfMatch(st, c.IfMatch); err != nil {
-		return err
-	}
-	return CheckIfNoneMatch(st, c.IfNoneMatch)
 }
 
 // Precondition checks a conditional write's If-Match and If-None-Match

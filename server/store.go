@@ -44,11 +44,11 @@ type Store interface {
 	// Apply performs one write atomically: either every put and delete is
 	// applied and the version is bumped once (when anything changed), or
 	// nothing is. It checks, inside the same transaction:
-	//   - w.IfMatch (when not empty) against the current checksum: when no
+	//   - w.IfMatch (when set) against the current checksum: when no
 	//     checksum of the list matches (and it is not "*"), or on any
 	//     If-Match on a never-written repository, a *PreconditionError
 	//     (wrapping ErrPreconditionFailed);
-	//   - w.IfNoneMatch (when not empty), see CheckIfNoneMatch: "*" on a
+	//   - w.IfNoneMatch (when set), see CheckIfNoneMatch: "*" on a
 	//     repository that has held data, or a listed checksum equal to the
 	//     current one, is a *PreconditionError with the current checksum;
 	//   - the live entry count after the write against w.MaxEntries, when
@@ -211,8 +211,8 @@ type Put struct {
 // Write is one atomic change of a repository.
 type Write struct {
 	Repo         string
-	IfMatch      string   // "" for an unconditional write; "*"; or checksums separated by commas
-	IfNoneMatch  string   // "": none; "*": only while the repository never held data; or checksums separated by commas
+	IfMatch      Tags     // none for an unconditional write; "*"; or checksums
+	IfNoneMatch  Tags     // none; "*": only while the repository never held data; or checksums
 	Puts         []Put    // sorted by key, unique
 	Deletes      []string // sorted, unique, disjoint from Puts
 	Author       string   // token subject

@@ -21,12 +21,13 @@ type PutInput struct {
 	// that is not UTF-8 text (for example a JSON string with a lone
 	// surrogate escape); they are skipped as ReasonInvalidContent.
 	BadContent map[string]bool
-	// IfMatch is "" for an unconditional write, else the checksum (or "*")
-	// the repository must currently have.
-	IfMatch string
-	// IfNoneMatch is "" (none) or "*": the push applies only while the
-	// repository has never held data (see CheckIfNoneMatch).
-	IfNoneMatch string
+	// IfMatch is none for an unconditional write, else the checksums (or
+	// "*") the repository must currently have one of.
+	IfMatch Tags
+	// IfNoneMatch is none, "*" (the push applies only while the repository
+	// has never held data) or checksums the repository must not have (see
+	// CheckIfNoneMatch).
+	IfNoneMatch Tags
 }
 
 // Put validates and applies one push atomically. An entry with an invalid

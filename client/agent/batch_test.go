@@ -7,7 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
 func TestBatches(t *testing.T) {
@@ -80,7 +82,7 @@ func TestBatchesDefaultBudget(t *testing.T) {
 }
 
 func TestCheckEntry(t *testing.T) {
-	token := "ghp_" + strings.Repeat("aB3dE5fG7h", 3) + "J9kLmN" // 36 characters after the prefix
+	token := secretstest.GitHubToken()
 	tests := []struct {
 		name    string
 		key     string

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
 func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	main, linked := gittest.NewCheckout(t, "")
 	user := "my own line\n"
 	os.WriteFile(filepath.Join(main, LocalMdName), []byte(user), 0o644)
-	token := "ghp_" + strings.Repeat("aB3dE5fG7h", 3) + "J9kLmN"
+	token := secretstest.GitHubToken()
 	server := map[string]string{
 		"MEMORY.md":  "- [Deploys](deploys.md) — deploy runbook\n- [Keys](keys.md) — where the keys are\n",
 		"deploys.md": "---\nname: deploys\n---\nrun make deploy\n",

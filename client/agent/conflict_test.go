@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/memcore/protocol"
 )

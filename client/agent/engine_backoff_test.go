@@ -7,6 +7,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // TestEngineRunHoldsTriggersWhileBackingOff: after a 503 with a long
@@ -25,7 +26,7 @@ func TestEngineRunHoldsTriggersWhileBackingOff(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.engine.Run(ctx) }()
-	waitFor(t, func() bool { return gets() >= 1 })
+	proctest.WaitFor(t, "", func() bool { return gets() >= 1 })
 	// Many poll intervals and debounce periods pass with edits saved; none
 	// may reach the server before the Retry-After.
 	for i := range 10 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
 // TestIndexLineOfAWithheldFileIsHeldBack: a local index line links a file
@@ -13,7 +14,7 @@ import (
 // file once the credential is gone. The skipped file is said once per
 // change, not on every push.
 func TestIndexLineOfAWithheldFileIsHeldBack(t *testing.T) {
-	token := "ghp_" + strings.Repeat("aB3dE5fG7h", 3) + "J9kLmN"
+	token := secretstest.GitHubToken()
 	index := "- [a](a.md) plain\n- [keys](keys.md) the deploy key\n"
 	r := newRig(t, nil, map[string]string{"MEMORY.md": index, "a.md": "a\n", "keys.md": "token " + token + "\n"}, nil)
 	rep := r.sync(t)

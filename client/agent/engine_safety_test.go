@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
 )

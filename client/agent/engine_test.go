@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // rig is an engine over a real temporary folder, a real journal and a fake
@@ -226,9 +228,9 @@ func TestEngineRunWatchesRetriesAndFlushes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.engine.Run(ctx) }()
-	waitFor(t, func() bool { return r.localHas("a.md") })
+	proctest.WaitFor(t, "", func() bool { return r.localHas("a.md") })
 	writeTree(t, r.dir, map[string]string{"w.md": "watched\n"})
-	waitFor(t, func() bool { return r.remote.snapshot()["w.md"] == "watched\n" })
+	proctest.WaitFor(t, "", func() bool { return r.remote.snapshot()["w.md"] == "watched\n" })
 	writeTree(t, r.dir, map[string]string{"late.md": "late\n"})
 	cancel()
 	if err := <-done; err != nil {
@@ -246,17 +248,6 @@ func TestEngineRunWatchesRetriesAndFlushes(t *testing.T) {
 func (r *rig) localHas(key string) bool {
 	_, err := os.Stat(filepath.Join(r.dir, key))
 	return err == nil
-}
-
-// waitFor polls cond for up to 10 s (a liveness bound, not a speed claim).
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatal("condition not met in 10 s")
 }
 
 // TestEngineServerSkipSurvivesReplan: an entry the server left out of an

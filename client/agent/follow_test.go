@@ -12,6 +12,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/internal/proctest"
 )
 
 // sseFeed is an events endpoint the test drives: each connection streams
@@ -89,17 +90,17 @@ func TestFollower(t *testing.T) {
 	go func() { defer close(done); f.Run(ctx, 4) }()
 	defer func() { cancel(); <-done }()
 
-	waitFor(t, func() bool { return f.Healthy() })
+	proctest.WaitFor(t, "", func() bool { return f.Healthy() })
 	feed.change(5)
 	feed.change(6)
 	feed.change(7)
-	waitFor(t, func() bool { return f.State().LastVersion == 7 })
+	proctest.WaitFor(t, "", func() bool { return f.State().LastVersion == 7 })
 	<-f.Changes()
 	if v, reset := f.Take(); v != 7 || reset {
 		t.Errorf("Take = %d, %v; want 7 (the burst coalesced)", v, reset)
 	}
 	feed.end <- struct{}{} // the server drops the stream
-	waitFor(t, func() bool { return len(feed.connections()) == 2 && f.Healthy() })
+	proctest.WaitFor(t, "", func() bool { return len(feed.connections()) == 2 && f.Healthy() })
 	if got := feed.connections(); got[0] != "4" || got[1] != "7" {
 		t.Errorf("resume points %q; want 4 then 7", got)
 	}
@@ -108,7 +109,7 @@ func TestFollower(t *testing.T) {
 	}
 	feed.change(7) // a replayed duplicate announces nothing
 	feed.frames <- "event: reset\ndata: {\"repo\":\"acme/api\",\"version\":3,\"checksum\":\"sha256:x\"}\n\n"
-	waitFor(t, func() bool { return f.State().LastVersion == 3 })
+	proctest.WaitFor(t, "", func() bool { return f.State().LastVersion == 3 })
 	<-f.Changes()
 	if v, reset := f.Take(); !reset || v != 3 {
 		t.Errorf("Take after reset = %d, %v; want 3, true", v, reset)
@@ -133,7 +134,7 @@ func TestFollowerUnsupported(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); f.Run(ctx, 0) }()
-	waitFor(t, func() bool { return f.State().State == StreamUnsupported })
+	proctest.WaitFor(t, "", func() bool { return f.State().State == StreamUnsupported })
 	if f.Healthy() {
 		t.Error("healthy without a stream")
 	}
@@ -154,17 +155,17 @@ func TestEngineFollowsEvents(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- r.engine.Run(ctx) }()
 	defer func() { cancel(); <-done }()
-	waitFor(t, func() bool { return r.localHas("a.md") && len(feed.connections()) > 0 })
+	proctest.WaitFor(t, "", func() bool { return r.localHas("a.md") && len(feed.connections()) > 0 })
 
 	r.remote.mu.Lock()
 	r.remote.apply(api.PutRequest{Entries: map[string]string{"b.md": "from a teammate\n"}})
 	v := r.remote.version
 	r.remote.mu.Unlock()
 	feed.change(v)
-	waitFor(t, func() bool { return r.localHas("b.md") })
+	proctest.WaitFor(t, "", func() bool { return r.localHas("b.md") })
 
 	writeTree(t, r.dir, map[string]string{"mine.md": "mine\n"})
-	waitFor(t, func() bool { return r.remote.snapshot()["mine.md"] == "mine\n" })
+	proctest.WaitFor(t, "", func() bool { return r.remote.snapshot()["mine.md"] == "mine\n" })
 	time.Sleep(50 * time.Millisecond) // the push's cycle is over
 	r.remote.mu.Lock()
 	gets, own := r.remote.gets, r.remote.version
@@ -174,7 +175,7 @@ func TestEngineFollowsEvents(t *testing.T) {
 	r.remote.mu.Lock()
 	r.remote.apply(api.PutRequest{Entries: map[string]string{"c.md": "c\n"}})
 	r.remote.mu.Unlock()
-	waitFor(t, func() bool { return r.localHas("c.md") })
+	proctest.WaitFor(t, "", func() bool { return r.localHas("c.md") })
 	r.remote.mu.Lock()
 	defer r.remote.mu.Unlock()
 	if r.remote.gets != gets+1 {

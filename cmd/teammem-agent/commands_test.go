@@ -13,6 +13,8 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 	"github.com/teammem/teammem/server/auth"
 )
 
@@ -78,7 +80,7 @@ func TestPullDoesNotPush(t *testing.T) {
 func TestSyncSkipsCredentialAndExits1(t *testing.T) {
 	ts := newTestServer(t, false)
 	dir := t.TempDir()
-	tok := fakeToken()
+	tok := secretstest.GitHubToken()
 	putFile(t, dir, "ok.md", "fine\n")
 	putFile(t, dir, "creds.md", "token: "+tok+"\n")
 	res := cli(t, t.Context(), agentEnv(t, ts, dir), "sync")
@@ -192,7 +194,7 @@ func TestStatus(t *testing.T) {
 
 func TestAuthErrorsExplained(t *testing.T) {
 	ts := newTestServer(t, true)
-	past := &auth.Issuer{Key: ts.key, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}
+	past := &auth.Issuer{Key: ts.Key, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}
 	expired, err := past.Issue("old", []string{"**:write"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +243,7 @@ func TestRunPushesOnStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan cliResult)
 	go func() { done <- cli(t, ctx, env, "run", "--debounce", "50ms", "--max-delay", "200ms", "--poll", "1h") }()
-	waitFor(t, func() bool { return ts.entries(t, "acme/api")["first.md"] == "1\n" })
+	proctest.WaitFor(t, "", func() bool { return ts.entries(t, "acme/api")["first.md"] == "1\n" })
 	putFile(t, dir, "last.md", "written just before the signal\n")
 	cancel()
 	res := <-done
@@ -258,18 +260,6 @@ func TestRunPushesOnStop(t *testing.T) {
 	}
 }
 
-// waitFor polls cond for up to 15 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 15 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestRunDoesNotOverwriteConcurrentEdit: an agent that created the repo
 // must still push conditionally afterwards, so that an edit made on the
 // server meanwhile is merged, not overwritten.
@@ -283,11 +273,11 @@ func TestRunDoesNotOverwriteConcurrentEdit(t *testing.T) {
 	done := make(chan cliResult)
 	go func() { done <- cli(t, ctx, env, "run", "--debounce", "50ms", "--max-delay", "200ms", "--poll", "1h") }()
 	defer func() { cancel(); <-done }()
-	waitFor(t, func() bool { return ts.entries(t, "acme/api")["x.md"] == base })
+	proctest.WaitFor(t, "", func() bool { return ts.entries(t, "acme/api")["x.md"] == base })
 	ts.put(t, "acme/api", api.PutRequest{Entries: map[string]string{"x.md": "one\ntwo\nthree\nfour\nfive\nSIX (server)\n"}})
 	putFile(t, dir, "x.md", "ONE (local)\ntwo\nthree\nfour\nfive\nsix\n")
 	want := "ONE (local)\ntwo\nthree\nfour\nfive\nSIX (server)\n"
-	waitFor(t, func() bool { return ts.entries(t, "acme/api")["x.md"] == want })
+	proctest.WaitFor(t, "", func() bool { return ts.entries(t, "acme/api")["x.md"] == want })
 }
 
 // TestSeedWithoutHome: seed keeps no journal, so it runs without a home or

@@ -3,11 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,63 +13,37 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/auth"
-	"github.com/teammem/teammem/server/events"
-	"github.com/teammem/teammem/server/httpapi"
-	"github.com/teammem/teammem/server/sqlite"
+	"github.com/teammem/teammem/internal/servertest"
 )
 
 // testServer is the real server handler on the embedded store behind
-// httptest; with a key it verifies tokens, without one it runs NoAuth.
+// httptest (internal/servertest's); with authentication it verifies
+// tokens, without it runs NoAuth. api is an SDK client with the admin token.
 type testServer struct {
+	*servertest.Server
 	url string
-	key ed25519.PrivateKey
 	api *client.Client
 }
 
 // newTestServer starts a server; withAuth makes it verify tokens.
 func newTestServer(t *testing.T, withAuth bool) *testServer {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "teammem.db"), sqlite.Options{Migrate: true})
+	s := servertest.Start(t, servertest.Options{Org: "test", NoAuth: !withAuth})
+	tok := s.Admin
+	if !withAuth {
+		tok = ""
+	}
+	api, err := client.New(client.Options{BaseURL: s.URL, Token: tok})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := events.NewHub(db, nil, events.Options{})
-	t.Cleanup(hub.Close)
-	svc := server.NewService(db, server.Config{Events: hub, Org: "test", SecretScan: true})
-	opts := httpapi.Options{Service: svc, NoAuth: !withAuth}
-	ts := &testServer{}
-	if withAuth {
-		_, ts.key, _ = ed25519.GenerateKey(rand.Reader)
-		v, err := auth.NewVerifier(ts.key.Public(), auth.VerifierOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.Auth = v
-	}
-	hs := httptest.NewServer(httpapi.NewHandler(opts))
-	t.Cleanup(func() { hs.Close(); db.Close() })
-	ts.url = hs.URL
-	tok := ""
-	if withAuth {
-		tok = ts.token(t, "admin", time.Hour, "**:admin")
-	}
-	ts.api, err = client.New(client.Options{BaseURL: hs.URL, Token: tok})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ts
+	return &testServer{Server: s, url: s.URL, api: api}
 }
 
 // token issues a token signed with the server's key.
 func (ts *testServer) token(t *testing.T, subject string, ttl time.Duration, grants ...string) string {
 	t.Helper()
-	tok, err := (&auth.Issuer{Key: ts.key}).Issue(subject, grants, ttl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return ts.TokenFor(subject, ttl, grants...)
 }
 
 // entries returns the repo's live entries (empty for a repo never written).
@@ -155,16 +126,4 @@ func putFile(t *testing.T, dir, key, content string) {
 func agentEnv(t *testing.T, ts *testServer, dir string) map[string]string {
 	return map[string]string{"TEAMMEM_SERVER": ts.url, "TEAMMEM_REPO": "acme/api", "TEAMMEM_DIR": dir,
 		"TEAMMEM_STATE_DIR": t.TempDir(), "TEAMMEM_JSON": "1"}
-}
-
-// fakeToken is a GitHub token shape the secret scanner recognises, made
-// per run so that no real-looking credential sits in the source.
-func fakeToken() string {
-	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 36)
-	rand.Read(b)
-	for i := range b {
-		b[i] = alnum[int(b[i])%len(alnum)]
-	}
-	return "ghp_" + string(b)
 }

@@ -101,7 +101,7 @@ func runLog(ctx context.Context, s *session, c *client.Client, h historyFlags, a
 		return err
 	}
 	if s.flags.json {
-		out := activityJSON{Repo: s.slug, Items: items}
+		out := api.Activity{Repo: s.slug, Items: items}
 		if next > 0 {
 			out.Next = &next
 		}
@@ -121,13 +121,6 @@ func runLog(ctx context.Context, s *session, c *client.Client, h historyFlags, a
 		fmt.Fprintf(s.e.Stdout, "(older versions: --limit %d)\n", h.limit*2)
 	}
 	return nil
-}
-
-// activityJSON is log's --json output for a repository.
-type activityJSON struct {
-	Repo  string             `json:"repo"`
-	Items []api.ActivityItem `json:"items"`
-	Next  *int64             `json:"next"`
 }
 
 // logKey prints the revisions of one key.

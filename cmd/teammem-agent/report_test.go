@@ -84,7 +84,7 @@ func TestJSONKeysAreCamelCase(t *testing.T) {
 			walk(f.Type, at+"."+f.Name)
 		}
 	}
-	for _, v := range []any{reportJSON{}, agent.Status{}, activityJSON{}, diffJSON{}, restoreJSON{}, api.History{},
+	for _, v := range []any{reportJSON{}, agent.Status{}, api.Activity{}, diffJSON{}, restoreJSON{}, api.History{},
 		api.RevisionContent{}, fileJSON{}} {
 		walk(reflect.TypeOf(v), reflect.TypeOf(v).Name())
 	}

@@ -27,6 +27,7 @@ var layout = []room{
 	{"memcore/protocol", nil},
 	{"memcore/protocol/protocoltest", []string{"memcore/protocol"}},
 	{"memcore/secrets", nil},
+	{"memcore/secrets/secretstest", nil},
 	{"memcore", with(prim, "memcore/protocol")},
 	{"memcore/session", with(prim, "memcore", "memcore/protocol")},
 	{"memcore/refs", []string{"memcore"}},
@@ -60,7 +61,10 @@ var layout = []room{
 	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/secrets"}},
 	{"server/mcp", []string{"server", "mcptools"}},
 	{"server/connlimit", nil},
-	{"server/httpapi", with(prim, "api", "server", "server/auth", "server/events", "server/metrics", "memcore/protocol", "memcore/secrets")},
+	// The HTTP surfaces share a kit; the API's router mounts the web UI.
+	{"server/httpkit", []string{"api", "server"}},
+	{"server/webui", with(prim, "server", "server/httpkit", "server/metrics", "server/auth", "memcore/protocol")},
+	{"server/httpapi", with(prim, "api", "server", "server/httpkit", "server/webui", "server/auth", "server/events", "server/metrics", "memcore/protocol", "memcore/secrets")},
 
 	// Wiring.
 	{"cmd/teammem-server", with(prim, "api", "server/...", "migrations", "memcore/protocol")},
@@ -83,6 +87,7 @@ var layout = []room{
 	{"internal/gittest", nil},
 	{"internal/realclient", []string{"internal/proctest"}},
 	{"internal/openapitest", []string{"api"}},
+	{"internal/servertest", []string{"api", "server", "server/...", "internal/openapitest"}},
 	{"internal/doctest", nil},
 	{"internal/deploytest", nil},
 	{"e2e", nil},

@@ -1,26 +1,13 @@
 package deploytest
 
 import (
-	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/auth"
-	"github.com/teammem/teammem/server/events"
-	"github.com/teammem/teammem/server/httpapi"
-	"github.com/teammem/teammem/server/metrics"
-	"github.com/teammem/teammem/server/sqlite"
+	"github.com/teammem/teammem/internal/servertest"
 )
 
 // metricRef finds the metric names a PromQL expression uses: ours, the Go
@@ -75,44 +62,12 @@ func TestMonitoringUsesRealMetrics(t *testing.T) {
 // sample names /metrics shows.
 func exportedMetrics(t *testing.T) map[string]bool {
 	t.Helper()
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "teammem.db"), sqlite.Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	_, key, _ := ed25519.GenerateKey(rand.Reader)
-	verifier, err := auth.NewVerifier(key.Public(), auth.VerifierOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := metrics.New()
-	m.SetBuildInfo("test", "go", "sqlite")
-	m.WatchStore(store, "sqlite")
-	conns := m.TrackConnections()
-	hub := events.NewHub(store, nil, events.Options{})
-	defer hub.Close()
-	svc := server.NewService(m.InstrumentStore(store), server.Config{Org: "o", Events: hub})
-	hs := httptest.NewUnstartedServer(httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: verifier, Metrics: m, ServeMetrics: true}))
-	hs.Listener = conns.Listener(hs.Listener)
-	hs.Start()
-	defer hs.Close()
-	tok, _ := (&auth.Issuer{Key: key}).Issue("admin", []string{"**:admin"}, time.Hour)
-	send := func(method, path, token, body string, hdr ...string) string {
-		req, _ := http.NewRequest(method, hs.URL+path, strings.NewReader(body))
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		for i := 0; i+1 < len(hdr); i += 2 {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-		resp, err := hs.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
+	ts := servertest.Start(t, servertest.Options{Org: "o", NoSecretScan: true})
+	ts.Metrics.SetBuildInfo("test", "go", "sqlite")
+	ts.Metrics.WatchStore(ts.Store, "sqlite")
+	tok := ts.Admin
+	send := func(method, path, token string, body string, hdr ...string) string {
+		return string(ts.Send(false, method, path, token, []byte(body), hdr...).Body)
 	}
 	repo := api.PathTeamMemory + "?repo=acme/mon"
 	send("PUT", repo, tok, `{"entries":{"a.md":"a"}}`)

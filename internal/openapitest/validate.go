@@ -51,7 +51,7 @@ func requestIsDeliberatelyBad(status int) bool {
 	return false
 }
 
-// Check validates one exchange against doc and returns what does not
+// CheckExchange validates one exchange against doc and returns what does not
 // conform. req is the request as sent (its body is re-read through GetBody,
 // which http.NewRequest sets for in-memory bodies); resp is its response and
 // body the response body already read. The request itself is checked unless
@@ -155,4 +155,26 @@ func excerpt(body []byte) string {
 		return string(body[:max]) + "…"
 	}
 	return string(body)
+}
+
+var (
+	sharedOnce sync.Once
+	sharedDoc  *openapi3.T
+	sharedErr  error
+)
+
+// CheckExchange validates one exchange against openapi.yaml, loaded once per test
+// binary (found above the working directory).
+func CheckExchange(t testing.TB, req *http.Request, resp *http.Response, body []byte) {
+	t.Helper()
+	sharedOnce.Do(func() {
+		var path string
+		if path, sharedErr = Find("."); sharedErr == nil {
+			sharedDoc, sharedErr = LoadFile(context.Background(), path)
+		}
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	ValidateResponse(t, sharedDoc, req, resp, body)
 }

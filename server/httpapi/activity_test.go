@@ -7,16 +7,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 )
 
 func TestActivity(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"a.md": "one", "b.md": "b"}, nil, http.StatusOK)
-	ts.put("acme/api", map[string]string{"a.md": "two"}, nil, http.StatusOK)
-	ts.put("acme/api", nil, []string{"a.md"}, http.StatusOK)
-	ts.put("other/web", map[string]string{"x.md": "x"}, nil, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"a.md": "one", "b.md": "b"}, nil, http.StatusOK)
+	ts.Put("acme/api", map[string]string{"a.md": "two"}, nil, http.StatusOK)
+	ts.Put("acme/api", nil, []string{"a.md"}, http.StatusOK)
+	ts.Put("other/web", map[string]string{"x.md": "x"}, nil, http.StatusOK)
 
-	all := decode[api.Activity](t, ts.do(http.MethodGet, api.PathActivity+"?repo=Acme/API.git", ts.admin, nil))
+	all := servertest.Decode[api.Activity](t, ts.Do(http.MethodGet, api.PathActivity+"?repo=Acme/API.git", ts.Admin, nil))
 	type item struct {
 		Version          int64
 		Changed, Deleted []string
@@ -33,18 +34,18 @@ func TestActivity(t *testing.T) {
 		t.Errorf("activity = %+v, items %+v; want acme/api, no next, %+v", all, got, want)
 	}
 
-	first := decode[api.Activity](t, ts.do(http.MethodGet, api.PathActivity+"?repo=acme/api&limit=2", ts.admin, nil))
+	first := servertest.Decode[api.Activity](t, ts.Do(http.MethodGet, api.PathActivity+"?repo=acme/api&limit=2", ts.Admin, nil))
 	if len(first.Items) != 2 || first.Next == nil || *first.Next != 2 {
 		t.Fatalf("first page = %+v", first)
 	}
-	last := decode[api.Activity](t, ts.do(http.MethodGet, api.PathActivity+"?repo=acme/api&limit=2&before=2", ts.admin, nil))
+	last := servertest.Decode[api.Activity](t, ts.Do(http.MethodGet, api.PathActivity+"?repo=acme/api&limit=2&before=2", ts.Admin, nil))
 	if len(last.Items) != 1 || last.Items[0].Version != 1 || last.Next != nil {
 		t.Errorf("last page = %+v", last)
 	}
 
-	reader := ts.token("ana", "acme/*:read")
-	if r := ts.do(http.MethodGet, api.PathActivity+"?repo=acme/api", reader, nil); r.status != http.StatusOK {
-		t.Errorf("activity with a read grant = %d", r.status)
+	reader := ts.Token("ana", "acme/*:read")
+	if r := ts.Do(http.MethodGet, api.PathActivity+"?repo=acme/api", reader, nil); r.Status != http.StatusOK {
+		t.Errorf("activity with a read grant = %d", r.Status)
 	}
 	tests := []struct {
 		name, query, token string
@@ -54,20 +55,20 @@ func TestActivity(t *testing.T) {
 		{"no grant, unknown repo", "repo=zeta/none", reader, http.StatusForbidden},
 		{"no token", "repo=acme/api", "", http.StatusUnauthorized},
 		{"unknown repo", "repo=acme/none", reader, http.StatusNotFound},
-		{"no repo", "", ts.admin, http.StatusBadRequest},
-		{"negative before", "repo=acme/api&before=-1", ts.admin, http.StatusBadRequest},
-		{"limit not a number", "repo=acme/api&limit=ten", ts.admin, http.StatusBadRequest},
+		{"no repo", "", ts.Admin, http.StatusBadRequest},
+		{"negative before", "repo=acme/api&before=-1", ts.Admin, http.StatusBadRequest},
+		{"limit not a number", "repo=acme/api&limit=ten", ts.Admin, http.StatusBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := ts.do(http.MethodGet, api.PathActivity+"?"+tt.query, tt.token, nil)
-			if r.status != tt.status {
-				t.Errorf("GET activity?%s = %d %s; want %d", tt.query, r.status, r.body, tt.status)
+			r := ts.Do(http.MethodGet, api.PathActivity+"?"+tt.query, tt.token, nil)
+			if r.Status != tt.status {
+				t.Errorf("GET activity?%s = %d %s; want %d", tt.query, r.Status, r.Body, tt.status)
 			}
-			r.errorBody(t)
+			r.ErrorBody(t)
 		})
 	}
-	huge := decode[api.Activity](t, ts.do(http.MethodGet, api.PathActivity+"?repo=acme/api&limit=99999999999", ts.admin, nil))
+	huge := servertest.Decode[api.Activity](t, ts.Do(http.MethodGet, api.PathActivity+"?repo=acme/api&limit=99999999999", ts.Admin, nil))
 	if len(huge.Items) != 3 {
 		t.Errorf("a limit over the maximum = %d items; want all 3", len(huge.Items))
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/httpapi"
 )
@@ -25,9 +26,9 @@ func seedRepo(b *testing.B, ts *testServer, n int) {
 			entries[fmt.Sprintf("topics/entry-%04d.md", i)] = content
 		}
 		body, _ := json.Marshal(api.PutRequest{Entries: entries})
-		req, _ := http.NewRequest(http.MethodPut, ts.url+api.PathTeamMemory+"?repo=acme/bench", strings.NewReader(string(body)))
-		req.Header.Set("Authorization", "Bearer "+ts.admin)
-		resp, err := ts.client.Do(req)
+		req, _ := http.NewRequest(http.MethodPut, ts.URL+api.PathTeamMemory+"?repo=acme/bench", strings.NewReader(string(body)))
+		req.Header.Set("Authorization", "Bearer "+ts.Admin)
+		resp, err := ts.Client.Do(req)
 		if err != nil || resp.StatusCode != 200 {
 			b.Fatalf("seed: %v %v", err, resp)
 		}
@@ -36,17 +37,17 @@ func seedRepo(b *testing.B, ts *testServer, n int) {
 }
 
 func benchGet(b *testing.B, entries int, query string, header ...string) {
-	ts := newTestServer(&testing.T{}, serverOpts{})
+	ts := newTestServer(&testing.T{}, servertest.Options{})
 	seedRepo(b, ts, entries)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			req, _ := http.NewRequest(http.MethodGet, ts.url+api.PathTeamMemory+"?repo=acme/bench"+query, nil)
-			req.Header.Set("Authorization", "Bearer "+ts.admin)
+			req, _ := http.NewRequest(http.MethodGet, ts.URL+api.PathTeamMemory+"?repo=acme/bench"+query, nil)
+			req.Header.Set("Authorization", "Bearer "+ts.Admin)
 			for i := 0; i+1 < len(header); i += 2 {
 				req.Header.Set(header[i], header[i+1])
 			}
-			resp, err := ts.client.Do(req)
+			resp, err := ts.Client.Do(req)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +62,7 @@ func BenchmarkGetHashes1000(b *testing.B) { benchGet(b, 1000, "&view=hashes") }
 func BenchmarkGet304At1000(b *testing.B)  { benchGet(b, 1000, "", "If-None-Match", "*") }
 
 func BenchmarkPut20(b *testing.B) {
-	ts := newTestServer(&testing.T{}, serverOpts{})
+	ts := newTestServer(&testing.T{}, servertest.Options{})
 	seedRepo(b, ts, 20)
 	content := strings.Repeat("lorem ipsum dolor sit amet ", 76)[:2048]
 	var n atomic.Int64
@@ -71,9 +72,9 @@ func BenchmarkPut20(b *testing.B) {
 		for pb.Next() {
 			i := n.Add(1)
 			body := fmt.Sprintf(`{"entries":{"topics/entry-%04d.md":%q}}`, i%20, fmt.Sprint(i)+content)
-			req, _ := http.NewRequest(http.MethodPut, ts.url+api.PathTeamMemory+"?repo=acme/bench", strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+ts.admin)
-			resp, err := ts.client.Do(req)
+			req, _ := http.NewRequest(http.MethodPut, ts.URL+api.PathTeamMemory+"?repo=acme/bench", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+ts.Admin)
+			resp, err := ts.Client.Do(req)
 			if err != nil || resp.StatusCode != 200 {
 				b.Fatal(err, resp.StatusCode)
 			}
@@ -91,14 +92,14 @@ func BenchmarkPutInvalidContent(b *testing.B) {
 	for _, n := range []int{1000, 10000, 40000} {
 		for _, limit := range []int{0, 200000} {
 			b.Run(fmt.Sprintf("entries=%d/max=%d", n, limit), func(b *testing.B) {
-				ts := newTestServer(&testing.T{}, serverOpts{limits: server.Limits{MaxEntries: limit}})
+				ts := newTestServer(&testing.T{}, servertest.Options{Limits: server.Limits{MaxEntries: limit}})
 				body := httpapi.InvalidContentBody(n)
 				b.SetBytes(int64(len(body)))
 				b.ResetTimer()
 				for b.Loop() {
-					req, _ := http.NewRequest(http.MethodPut, ts.url+api.PathTeamMemory+"?repo=acme/bench", bytes.NewReader(body))
-					req.Header.Set("Authorization", "Bearer "+ts.admin)
-					resp, err := ts.client.Do(req)
+					req, _ := http.NewRequest(http.MethodPut, ts.URL+api.PathTeamMemory+"?repo=acme/bench", bytes.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+ts.Admin)
+					resp, err := ts.Client.Do(req)
 					if err != nil {
 						b.Fatal(err)
 					}

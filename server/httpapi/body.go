@@ -10,13 +10,14 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // readBody reads the whole request body, at most limit bytes, into one
 // buffer of the announced Content-Length when there is one.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return nil, &errRequestTooLarge{limit: limit}
+		return nil, &httpkit.RequestTooLargeError{Limit: limit}
 	}
 	var b bytes.Buffer
 	if r.ContentLength > 0 {
@@ -27,7 +28,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			return nil, &errRequestTooLarge{limit: limit}
+			return nil, &httpkit.RequestTooLargeError{Limit: limit}
 		}
 		return nil, server.InvalidBody("the request body could not be read: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // Defaults of the events stream (protocol §6).
@@ -31,7 +32,7 @@ const (
 // client resumes with Last-Event-ID.
 func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	setLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, logRepo(repo))
 	after, resume, err := resumePoint(r)
 	if err != nil {
 		return err
@@ -234,7 +235,7 @@ func resumePoint(r *http.Request) (int64, bool, error) {
 	if _, ok := r.URL.Query()["after"]; !ok {
 		return 0, false, nil
 	}
-	v, err := optionalInt(r.URL.Query(), "after")
+	v, err := httpkit.OptionalInt(r.URL.Query(), "after")
 	return v, err == nil, err
 }
 

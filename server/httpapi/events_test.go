@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 )
 
 // sseConn is an open events stream read frame by frame.
@@ -27,7 +28,7 @@ type sseConn struct {
 func (ts *testServer) openEvents(path, token string, headers ...string) *sseConn {
 	ts.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	resp, err := ts.client.Do(ts.newRequest(ctx, http.MethodGet, path, token, nil, headers...))
+	resp, err := ts.Client.Do(ts.NewRequest(ctx, http.MethodGet, path, token, nil, headers...))
 	if err != nil {
 		cancel()
 		ts.t.Fatal(err)
@@ -93,11 +94,11 @@ func (c *sseConn) change() api.Event {
 }
 
 func TestEventsStream(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
-	ts.put("acme/api", map[string]string{"b.md": "2"}, []string{"a.md"}, 200)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
+	ts.Put("acme/api", map[string]string{"b.md": "2"}, []string{"a.md"}, 200)
 
-	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin, "Last-Event-ID", "0")
+	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.Admin, "Last-Event-ID", "0")
 	if c.resp.StatusCode != 200 || !strings.HasPrefix(c.resp.Header.Get("Content-Type"), "text/event-stream") ||
 		c.resp.Header.Get("Cache-Control") != "no-cache" {
 		t.Fatalf("status %d, headers %v", c.resp.StatusCode, c.resp.Header)
@@ -115,45 +116,45 @@ func TestEventsStream(t *testing.T) {
 	if _, err := time.Parse("2006-01-02T15:04:05.000Z", ev.At); err != nil {
 		t.Errorf("at %q: %v", ev.At, err)
 	}
-	put := ts.put("acme/api", map[string]string{"c.md": "<&>"}, nil, 200)
+	put := ts.Put("acme/api", map[string]string{"c.md": "<&>"}, nil, 200)
 	live := c.change()
-	pr := decode[api.PutResponse](t, put)
+	pr := servertest.Decode[api.PutResponse](t, put)
 	if live.Version != 3 || live.Checksum != pr.Checksum || live.Changed[0] != "c.md" || len(live.Deleted) != 0 {
 		t.Errorf("live event %+v; want version 3 with the PUT's checksum %s", live, pr.Checksum)
 	}
 
 	// ?after on the alias resumes as Last-Event-ID does.
-	alias := ts.openEvents(api.PathTeamMemoryAlias+"/events?repo=Acme%2FAPI&after=2", ts.admin)
+	alias := ts.openEvents(api.PathTeamMemoryAlias+"/events?repo=Acme%2FAPI&after=2", ts.Admin)
 	if ev := alias.change(); ev.Version != 3 {
 		t.Errorf("alias after=2: version %d; want 3", ev.Version)
 	}
 	// No resume point: only what comes next.
-	fresh := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin)
+	fresh := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.Admin)
 	fresh.frame() // the retry advice: subscribed
-	ts.put("acme/api", map[string]string{"d.md": "4"}, nil, 200)
+	ts.Put("acme/api", map[string]string{"d.md": "4"}, nil, 200)
 	if ev := fresh.change(); ev.Version != 4 {
 		t.Errorf("fresh stream: version %d; want 4", ev.Version)
 	}
 }
 
 func TestEventsReset(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
-	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin, "Last-Event-ID", "7")
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
+	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.Admin, "Last-Event-ID", "7")
 	id, typ, data := c.event()
 	var r api.Reset
 	if err := json.Unmarshal([]byte(data), &r); err != nil || typ != api.EventReset || id != "" || r.Version != 1 || r.Repo != "acme/api" || !strings.HasPrefix(r.Checksum, "sha256:") {
 		t.Fatalf("frame id %q type %q data %q; want a reset to version 1 without an id", id, typ, data)
 	}
-	ts.put("acme/api", map[string]string{"a.md": "2"}, nil, 200)
+	ts.Put("acme/api", map[string]string{"a.md": "2"}, nil, 200)
 	if ev := c.change(); ev.Version != 2 {
 		t.Errorf("after the reset: version %d; want 2", ev.Version)
 	}
 }
 
 func TestEventsHeartbeat(t *testing.T) {
-	ts := newTestServer(t, serverOpts{heartbeat: 50 * time.Millisecond})
-	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin)
+	ts := newTestServer(t, servertest.Options{Heartbeat: 50 * time.Millisecond})
+	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.Admin)
 	c.frame() // retry
 	for i := 0; i < 2; i++ {
 		if f := c.frame(); len(f) != 1 || f[0] != ": keep-alive" {
@@ -165,13 +166,13 @@ func TestEventsHeartbeat(t *testing.T) {
 // TestEventsHTTP2 streams through the ResponseWriter where the
 // connection cannot be taken over (HTTP/2 multiplexes it).
 func TestEventsHTTP2(t *testing.T) {
-	ts := newTestServer(t, serverOpts{tls: true, heartbeat: 50 * time.Millisecond})
-	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin)
+	ts := newTestServer(t, servertest.Options{TLS: true, Heartbeat: 50 * time.Millisecond})
+	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.Admin)
 	if c.resp.ProtoMajor != 2 || c.resp.StatusCode != 200 {
 		t.Fatalf("%s %d; want an HTTP/2 200", c.resp.Proto, c.resp.StatusCode)
 	}
 	c.frame() // retry
-	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
+	ts.Put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
 	if ev := c.change(); ev.Version != 1 || len(ev.Changed) != 1 {
 		t.Errorf("event %+v; want version 1 changing a.md", ev)
 	}
@@ -181,14 +182,14 @@ func TestEventsHTTP2(t *testing.T) {
 // stream is not taken over but written through the ResponseWriter, ending
 // with the connection; events still arrive.
 func TestEventsHTTP10(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+	ts := newTestServer(t, servertest.Options{})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
 	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
-	fmt.Fprintf(conn, "GET %s?repo=acme/api HTTP/1.0\r\nAuthorization: Bearer %s\r\n\r\n", api.PathEvents, ts.admin)
+	fmt.Fprintf(conn, "GET %s?repo=acme/api HTTP/1.0\r\nAuthorization: Bearer %s\r\n\r\n", api.PathEvents, ts.Admin)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +199,7 @@ func TestEventsHTTP10(t *testing.T) {
 	}
 	c := &sseConn{t: t, resp: resp, rd: bufio.NewReader(resp.Body)}
 	c.frame() // retry
-	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
+	ts.Put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
 	if ev := c.change(); ev.Version != 1 {
 		t.Errorf("event %+v; want version 1", ev)
 	}
@@ -208,9 +209,9 @@ func TestEventsHTTP10(t *testing.T) {
 // over and never reads it again, so a client that leaves is noticed by
 // the heartbeat writes; the stream and its connection are then let go.
 func TestEventsClientGone(t *testing.T) {
-	ts := newTestServer(t, serverOpts{heartbeat: 50 * time.Millisecond})
+	ts := newTestServer(t, servertest.Options{Heartbeat: 50 * time.Millisecond})
 	gauge := func(name string) string {
-		m := string(ts.send(false, http.MethodGet, api.PathMetrics, "", nil).body)
+		m := string(ts.Send(false, http.MethodGet, api.PathMetrics, "", nil).Body)
 		for _, l := range strings.Split(m, "\n") {
 			if v, ok := strings.CutPrefix(l, name+" "); ok {
 				return v
@@ -220,7 +221,7 @@ func TestEventsClientGone(t *testing.T) {
 		return ""
 	}
 	conns := gauge("teammem_http_connections_open") // the scrape's own
-	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin)
+	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.Admin)
 	c.frame()
 	if c.resp.ProtoMajor != 1 || c.resp.TransferEncoding[0] != "chunked" {
 		t.Fatalf("%s %v; want a chunked HTTP/1.1 stream", c.resp.Proto, c.resp.TransferEncoding)
@@ -245,9 +246,9 @@ func TestEventsClientGone(t *testing.T) {
 // a read grant whether or not the repository exists, 400 for a bad
 // resume point or slug.
 func TestEventsAuth(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
-	other := ts.token("olga", "other/*:read")
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
+	other := ts.Token("olga", "other/*:read")
 	for _, tt := range []struct {
 		name, path, token string
 		headers           []string
@@ -258,21 +259,21 @@ func TestEventsAuth(t *testing.T) {
 		{"bad token", "?repo=acme/api", "nope", nil, 401, api.CodeUnauthenticated},
 		{"no grant, existing repo", "?repo=acme/api", other, nil, 403, api.CodeForbidden},
 		{"no grant, missing repo", "?repo=acme/none", other, nil, 403, api.CodeForbidden},
-		{"bad Last-Event-ID", "?repo=acme/api", ts.admin, []string{"Last-Event-ID", "x1"}, 400, string(api.CodeInvalidParameter)},
-		{"negative after", "?repo=acme/api&after=-1", ts.admin, nil, 400, string(api.CodeInvalidParameter)},
-		{"bad slug", "?repo=acme//api", ts.admin, nil, 400, ""},
+		{"bad Last-Event-ID", "?repo=acme/api", ts.Admin, []string{"Last-Event-ID", "x1"}, 400, string(api.CodeInvalidParameter)},
+		{"negative after", "?repo=acme/api&after=-1", ts.Admin, nil, 400, string(api.CodeInvalidParameter)},
+		{"bad slug", "?repo=acme//api", ts.Admin, nil, 400, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := ts.do(http.MethodGet, api.PathEvents+tt.path, tt.token, nil, tt.headers...)
-			if r.status != tt.status {
-				t.Fatalf("status %d; want %d: %s", r.status, tt.status, r.body)
+			r := ts.Do(http.MethodGet, api.PathEvents+tt.path, tt.token, nil, tt.headers...)
+			if r.Status != tt.status {
+				t.Fatalf("status %d; want %d: %s", r.Status, tt.status, r.Body)
 			}
-			if e := r.errorBody(t); tt.code != "" && e.Code() != tt.code {
+			if e := r.ErrorBody(t); tt.code != "" && e.Code() != tt.code {
 				t.Errorf("code %q; want %q", e.Code(), tt.code)
 			}
 		})
 	}
-	reader := ts.token("rita", "acme/*:read")
+	reader := ts.Token("rita", "acme/*:read")
 	c := ts.openEvents(api.PathEvents+"?repo=acme/api&after=0", reader)
 	if ev := c.change(); ev.Version != 1 {
 		t.Errorf("reader: version %d", ev.Version)
@@ -282,17 +283,17 @@ func TestEventsAuth(t *testing.T) {
 // TestEventsStreamCap answers 429 with Retry-After past the per-subject
 // cap.
 func TestEventsStreamCap(t *testing.T) {
-	ts := newTestServer(t, serverOpts{streamsPerSubject: 2})
+	ts := newTestServer(t, servertest.Options{StreamsPerSubject: 2})
 	for i := 0; i < 2; i++ {
-		c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin)
+		c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.Admin)
 		c.frame()
 	}
-	r := ts.do(http.MethodGet, api.PathEvents+"?repo=acme/web", ts.admin, nil)
-	if r.status != 429 || r.header.Get("Retry-After") == "" || r.errorBody(t).Code() != api.CodeTooManyStreams {
-		t.Fatalf("third stream: %d %v %s; want 429 too_many_streams with Retry-After", r.status, r.header, r.body)
+	r := ts.Do(http.MethodGet, api.PathEvents+"?repo=acme/web", ts.Admin, nil)
+	if r.Status != 429 || r.Header.Get("Retry-After") == "" || r.ErrorBody(t).Code() != api.CodeTooManyStreams {
+		t.Fatalf("third stream: %d %v %s; want 429 too_many_streams with Retry-After", r.Status, r.Header, r.Body)
 	}
-	ts.put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
-	m := string(ts.send(false, http.MethodGet, api.PathMetrics, "", nil).body)
+	ts.Put("acme/api", map[string]string{"a.md": "1"}, nil, 200)
+	m := string(ts.Send(false, http.MethodGet, api.PathMetrics, "", nil).Body)
 	for _, want := range []string{"teammem_event_streams_open 2", "teammem_events_published_total 1",
 		"teammem_event_slow_consumer_disconnects_total 0", "teammem_event_listen_reconnects_total 0", "teammem_events_delivered_total"} {
 		if !strings.Contains(m, want) {
@@ -303,10 +304,10 @@ func TestEventsStreamCap(t *testing.T) {
 
 // TestEventsShutdown ends open streams when the hub closes.
 func TestEventsShutdown(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.admin)
+	ts := newTestServer(t, servertest.Options{})
+	c := ts.openEvents(api.PathEvents+"?repo=acme/api", ts.Admin)
 	c.frame()
-	ts.hub.Close()
+	ts.Hub.Close()
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.rd.ReadString('\n')
@@ -320,8 +321,8 @@ func TestEventsShutdown(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream stayed open after shutdown")
 	}
-	r := ts.do(http.MethodGet, api.PathEvents+"?repo=acme/api", ts.admin, nil)
-	if r.status != 503 {
-		t.Errorf("after shutdown: %d; want 503", r.status)
+	r := ts.Do(http.MethodGet, api.PathEvents+"?repo=acme/api", ts.Admin, nil)
+	if r.Status != 503 {
+		t.Errorf("after shutdown: %d; want 503", r.Status)
 	}
 }

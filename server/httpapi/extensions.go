@@ -8,6 +8,7 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // maxHistoryLimit is the largest page of revisions a history request gets.
@@ -28,12 +29,12 @@ type pageRequest struct {
 func readPage(r *http.Request, maxLimit int) (pageRequest, error) {
 	q := r.URL.Query()
 	p := pageRequest{query: q, repo: q.Get("repo")}
-	setLogRepo(r, logRepo(p.repo))
-	limit, err := optionalInt(q, "limit")
+	httpkit.SetLogRepo(r, logRepo(p.repo))
+	limit, err := httpkit.OptionalInt(q, "limit")
 	if err != nil {
 		return p, err
 	}
-	if p.before, err = optionalInt(q, "before"); err != nil {
+	if p.before, err = httpkit.OptionalInt(q, "before"); err != nil {
 		return p, err
 	}
 	p.limit = int(min(limit, int64(maxLimit)))
@@ -59,7 +60,7 @@ func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 		out.Revisions = append(out.Revisions, api.Revision{Version: rv.Version, Op: string(rv.Op), Checksum: rv.Checksum,
 			Size: rv.Size, Author: rv.Author, At: formatTime(rv.At)})
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpkit.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -67,8 +68,8 @@ func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) getRevision(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo, key := q.Get("repo"), q.Get("key")
-	setLogRepo(r, logRepo(repo))
-	version, err := optionalInt(q, "version")
+	httpkit.SetLogRepo(r, logRepo(repo))
+	version, err := httpkit.OptionalInt(q, "version")
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func (h *handler) getRevision(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.RevisionContent{Repo: rv.Repo, Key: rv.Key, Version: rv.Version, Op: string(rv.Op),
+	httpkit.WriteJSON(w, http.StatusOK, api.RevisionContent{Repo: rv.Repo, Key: rv.Key, Version: rv.Version, Op: string(rv.Op),
 		Checksum: rv.Checksum, Author: rv.Author, At: formatTime(rv.At), Content: rv.Content})
 	return nil
 }
@@ -95,7 +96,7 @@ func (h *handler) getRepos(w http.ResponseWriter, r *http.Request) error {
 	for _, s := range repos {
 		out.Repos = append(out.Repos, api.RepoInfo{Repo: s.Repo, Version: s.Version, Entries: s.Entries, Bytes: s.Bytes, LastModified: formatTime(s.UpdatedAt)})
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpkit.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -120,13 +121,13 @@ func (h *handler) getActivity(w http.ResponseWriter, r *http.Request) error {
 	if page.Next > 0 {
 		out.Next = &page.Next
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpkit.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // healthz answers while the process is up.
 func (h *handler) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
+	httpkit.WriteJSON(w, http.StatusOK, api.Health{Status: "ok"})
 }
 
 // readyz answers 200 when the store is reachable, its schema current and
@@ -144,9 +145,9 @@ func (h *handler) readyz(extra func() error, hub *events.Hub) http.HandlerFunc {
 		}
 		if err != nil {
 			w.Header().Set("Retry-After", "1")
-			writeJSON(w, http.StatusServiceUnavailable, api.Health{Status: "unavailable", Error: "storage is not ready"})
+			httpkit.WriteJSON(w, http.StatusServiceUnavailable, api.Health{Status: "unavailable", Error: "storage is not ready"})
 			return
 		}
-		writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
+		httpkit.WriteJSON(w, http.StatusOK, api.Health{Status: "ok"})
 	}
 }

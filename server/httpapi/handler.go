@@ -1,8 +1,9 @@
 // Package httpapi serves the team memory protocol over HTTP: the chi router,
-// the handlers, JWT authentication, rate limiting, request ids and logging
-// (the Prometheus collectors they feed are server/metrics'). Handlers
-// return errors; translate turns each into one status and the error
-// envelope.
+// the REST and event-stream handlers, bearer-token authentication and the
+// access log (the Prometheus collectors they feed are server/metrics'). It
+// mounts the web UI (server/webui) and /mcp (server/mcp) beside the API.
+// Handlers return errors; httpkit.Translate turns each into one status and
+// the error envelope.
 package httpapi
 
 import (
@@ -16,7 +17,9 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/httpkit"
 	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/webui"
 )
 
 // Options configure the HTTP handler.
@@ -68,12 +71,11 @@ type handler struct {
 	noAuth  bool
 	log     *slog.Logger
 	metrics *metrics.Metrics
-	limiter *limiter
+	limiter *httpkit.Limiter
 	timeout time.Duration
 	bodies  *bodyCache
 	flights flights
 	chunks  eventChunks
-	ui      *webUI
 	release *releaser
 	// accessLog writes one line per request.
 	accessLog bool
@@ -102,24 +104,24 @@ func NewHandler(o Options) http.Handler {
 		o.StreamWriteTimeout = DefaultStreamWriteTimeout
 	}
 	h := &handler{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics,
-		limiter: newLimiter(o.RateLimit), timeout: o.RequestTimeout,
+		limiter: httpkit.NewLimiter(o.RateLimit), timeout: o.RequestTimeout,
 		bodies: newBodyCache(o.BodyCacheBytes), heartbeat: o.Heartbeat, streamWriteTimeout: o.StreamWriteTimeout,
 		release: newReleaser(), accessLog: !o.NoAccessLog}
-	ui, err := newWebUI(o.UISecret)
+	ui, err := webui.New(webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger,
+		Metrics: o.Metrics, Limiter: h.limiter, Timeout: o.RequestTimeout, Secret: o.UISecret})
 	if err != nil {
 		panic(fmt.Sprintf("web UI: %v", err)) // embedded templates that do not parse: a build defect
 	}
-	h.ui = ui
 	if o.Events != nil {
 		o.Metrics.WatchHub(o.Events)
 	}
 
 	r := chi.NewRouter()
-	r.Use(h.requestIDs, h.observe, h.recoverPanics)
+	r.Use(httpkit.RequestIDs(h.svc.ServerID()), h.observe, h.recoverPanics)
 	r.NotFound(h.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		return notFound("no such resource: " + r.URL.Path)
+		return httpkit.NotFound("no such resource: " + r.URL.Path)
 	}))
-	r.MethodNotAllowed(h.wrap(func(w http.ResponseWriter, r *http.Request) error { return errMethodNotAllowed }))
+	r.MethodNotAllowed(h.wrap(func(w http.ResponseWriter, r *http.Request) error { return httpkit.ErrMethodNotAllowed }))
 
 	r.Get(api.PathHealthz, h.healthz)
 	r.Get(api.PathReadyz, h.readyz(o.Ready, o.Events))
@@ -127,7 +129,7 @@ func NewHandler(o Options) http.Handler {
 	if o.ServeMetrics {
 		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
 	}
-	h.mountUI(r)
+	ui.Mount(r)
 	r.Group(func(r chi.Router) {
 		r.Use(h.authenticate)
 		for _, base := range []string{api.PathTeamMemory, api.PathTeamMemoryAlias} {
@@ -154,11 +156,3 @@ func (h *handler) wrap(fn func(http.ResponseWriter, *http.Request) error) http.H
 		}
 	}
 }
-
-// notFound is a plain not-found error with a message.
-func notFound(msg string) error { return &notFoundError{msg} }
-
-type notFoundError struct{ msg string }
-
-func (e *notFoundError) Error() string { return e.msg }
-func (e *notFoundError) Unwrap() error { return server.ErrNotFound }

@@ -14,6 +14,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 	"github.com/teammem/teammem/server/auth"
 )
 
@@ -50,8 +51,8 @@ func TestHostileKeysRefused(t *testing.T) {
 	if len(hostileKeys) < 50 {
 		t.Fatalf("only %d hostile keys", len(hostileKeys))
 	}
-	ts := newTestServer(t, serverOpts{})
-	base := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"MEMORY.md": "index"}, nil, http.StatusOK))
+	ts := newTestServer(t, servertest.Options{})
+	base := servertest.Decode[api.PutResponse](t, ts.Put("acme/api", map[string]string{"MEMORY.md": "index"}, nil, http.StatusOK))
 	for _, key := range hostileKeys {
 		t.Run(url.PathEscape(key), func(t *testing.T) {
 			for _, body := range []api.PutRequest{
@@ -59,36 +60,36 @@ func TestHostileKeysRefused(t *testing.T) {
 				{SoftDeleteKeys: []string{key}},
 			} {
 				raw, _ := json.Marshal(body)
-				r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, raw)
-				if r.status != http.StatusOK {
-					t.Fatalf("status %d, want 200 with the key skipped: %s", r.status, r.body)
+				r := ts.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.Admin, raw)
+				if r.Status != http.StatusOK {
+					t.Fatalf("status %d, want 200 with the key skipped: %s", r.Status, r.Body)
 				}
-				res := decode[api.PutResponse](t, r)
+				res := servertest.Decode[api.PutResponse](t, r)
 				if len(res.Skipped) != 1 || res.Skipped[0].Reason != api.SkipInvalidKey || len(res.Changed)+len(res.Deleted) != 0 {
-					t.Errorf("PUT = %s; want the key skipped as invalid_key and nothing changed", r.body)
+					t.Errorf("PUT = %s; want the key skipped as invalid_key and nothing changed", r.Body)
 				}
 			}
 		})
 	}
-	h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
+	h := servertest.Decode[api.Hashes](t, ts.Get("repo=acme/api&view=hashes", http.StatusOK))
 	if h.Version != base.Version || h.Checksum != base.Checksum {
 		t.Errorf("hostile PUTs changed the repo: %+v", h)
 	}
 	for _, key := range []string{"../x.md", ".git/config", "CON.md"} {
-		if r := ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key="+url.QueryEscape(key), ts.admin, nil); r.status != http.StatusBadRequest {
-			t.Errorf("history of %q = %d", key, r.status)
+		if r := ts.Do(http.MethodGet, api.PathHistory+"?repo=acme/api&key="+url.QueryEscape(key), ts.Admin, nil); r.Status != http.StatusBadRequest {
+			t.Errorf("history of %q = %d", key, r.Status)
 		}
 	}
 }
 
 func TestValidKeysAccepted(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
+	ts := newTestServer(t, servertest.Options{})
 	entries := map[string]string{}
 	for _, k := range validKeys {
 		entries[k] = "content of " + k
 	}
-	ts.put("acme/api", entries, nil, http.StatusOK)
-	got := decode[api.TeamMemory](t, ts.get("repo=acme/api", http.StatusOK))
+	ts.Put("acme/api", entries, nil, http.StatusOK)
+	got := servertest.Decode[api.TeamMemory](t, ts.Get("repo=acme/api", http.StatusOK))
 	for _, k := range validKeys {
 		if got.Content.Entries[k] != entries[k] {
 			t.Errorf("key %q did not round-trip", k)
@@ -97,35 +98,35 @@ func TestValidKeysAccepted(t *testing.T) {
 }
 
 func TestHostileReposRefused(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
+	ts := newTestServer(t, servertest.Options{})
 	for _, repo := range []string{"", "acme", "acme//web", "../etc/passwd", "acme/../x", "acme/./x", "a/b/c/d/e/f/g/h/i", strings.Repeat("a", 100) + "/" + strings.Repeat("b", 101),
 		"acme/web$", "acme/we b", "acme/w\x00b", "acme/wéb", "acme/web?x=1", `acme\web`, "acme/%2e%2e", "/", "//", "acme/web/", "acme/.."} {
 		t.Run(url.QueryEscape(repo), func(t *testing.T) {
 			q := "repo=" + url.QueryEscape(repo)
-			r := ts.do(http.MethodGet, api.PathTeamMemory+"?"+q, ts.admin, nil)
+			r := ts.Do(http.MethodGet, api.PathTeamMemory+"?"+q, ts.Admin, nil)
 			if repo == "acme/web/" { // surrounding slashes are removed: a valid slug
-				if r.status != http.StatusNotFound {
-					t.Errorf("status %d, want 404", r.status)
+				if r.Status != http.StatusNotFound {
+					t.Errorf("status %d, want 404", r.Status)
 				}
 				return
 			}
-			if r.status != http.StatusBadRequest || r.errorBody(t).Code() != api.CodeInvalidRepo {
-				t.Errorf("GET status %d: %s", r.status, r.body)
+			if r.Status != http.StatusBadRequest || r.ErrorBody(t).Code() != api.CodeInvalidRepo {
+				t.Errorf("GET status %d: %s", r.Status, r.Body)
 			}
-			r = ts.do(http.MethodPut, api.PathTeamMemory+"?"+q, ts.admin, []byte(`{"entries":{"a.md":"a"}}`))
-			if r.status != http.StatusBadRequest {
-				t.Errorf("PUT status %d: %s", r.status, r.body)
+			r = ts.Do(http.MethodPut, api.PathTeamMemory+"?"+q, ts.Admin, []byte(`{"entries":{"a.md":"a"}}`))
+			if r.Status != http.StatusBadRequest {
+				t.Errorf("PUT status %d: %s", r.Status, r.Body)
 			}
 		})
 	}
-	if repos := decode[api.RepoList](t, ts.do(http.MethodGet, api.PathRepos, ts.admin, nil)); len(repos.Repos) != 0 {
+	if repos := servertest.Decode[api.RepoList](t, ts.Do(http.MethodGet, api.PathRepos, ts.Admin, nil)); len(repos.Repos) != 0 {
 		t.Errorf("hostile slugs created repos: %+v", repos)
 	}
 }
 
 func TestMalformedBodies(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	base := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK))
+	ts := newTestServer(t, servertest.Options{})
+	base := servertest.Decode[api.PutResponse](t, ts.Put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK))
 	for name, body := range map[string]string{
 		"not json":              `entries: x`,
 		"empty":                 ``,
@@ -146,11 +147,11 @@ func TestMalformedBodies(t *testing.T) {
 		"deeply nested unknown": `{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `,"entries":{"b.md":3}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(body))
-			if r.status != http.StatusBadRequest {
-				t.Fatalf("status %d, want 400: %s", r.status, r.body)
+			r := ts.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.Admin, []byte(body))
+			if r.Status != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400: %s", r.Status, r.Body)
 			}
-			if e := r.errorBody(t); e.Type != api.TypeInvalidRequest || strings.Contains(e.Message, "json:") && len(e.Message) > 300 {
+			if e := r.ErrorBody(t); e.Type != api.TypeInvalidRequest || strings.Contains(e.Message, "json:") && len(e.Message) > 300 {
 				t.Errorf("error = %+v", e)
 			}
 		})
@@ -162,25 +163,25 @@ func TestMalformedBodies(t *testing.T) {
 		"lone low surrogate":  `{"entries":{"b.md":"x\udc00y"}}`,
 		"high then not low":   `{"entries":{"b.md":"\ud800\u0041"}}`,
 	} {
-		r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(body))
-		if res := decode[api.PutResponse](t, r); len(res.Skipped) != 1 || res.Skipped[0].Reason != api.SkipInvalidContent || len(res.Changed) != 0 {
-			t.Errorf("%s: %s; want b.md skipped as invalid_content", name, r.body)
+		r := ts.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.Admin, []byte(body))
+		if res := servertest.Decode[api.PutResponse](t, r); len(res.Skipped) != 1 || res.Skipped[0].Reason != api.SkipInvalidContent || len(res.Changed) != 0 {
+			t.Errorf("%s: %s; want b.md skipped as invalid_content", name, r.Body)
 		}
 	}
 	// Unknown fields are ignored; a valid surrogate pair is fine.
-	ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(`{"future":1,"entries":{"emoji.md":"\ud83d\ude00"}}`))
-	h := decode[api.Hashes](t, ts.get("repo=acme/api&view=hashes", http.StatusOK))
+	ts.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.Admin, []byte(`{"future":1,"entries":{"emoji.md":"\ud83d\ude00"}}`))
+	h := servertest.Decode[api.Hashes](t, ts.Get("repo=acme/api&view=hashes", http.StatusOK))
 	if h.Version != base.Version+1 || len(h.EntryChecksums) != 2 {
 		t.Errorf("after malformed bodies: %+v", h)
 	}
-	if r := ts.send(false, http.MethodPost, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(`{}`)); r.status != http.StatusMethodNotAllowed {
-		t.Errorf("POST = %d", r.status)
+	if r := ts.Send(false, http.MethodPost, api.PathTeamMemory+"?repo=acme/api", ts.Admin, []byte(`{}`)); r.Status != http.StatusMethodNotAllowed {
+		t.Errorf("POST = %d", r.Status)
 	}
 }
 
 func TestAuthentication(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
 	_, otherKey, _ := ed25519.GenerateKey(rand.Reader)
 	now := time.Now()
 	sign := func(key any, method jwt.SigningMethod, claims jwt.MapClaims) string {
@@ -202,11 +203,11 @@ func TestAuthentication(t *testing.T) {
 		}
 		return c
 	}
-	valid := sign(ts.key, jwt.SigningMethodEdDSA, good())
+	valid := sign(ts.Key, jwt.SigningMethodEdDSA, good())
 	parts := strings.Split(valid, ".")
 	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"teammem-server","aud":"teammem","sub":"eve","exp":9999999999,"grants":["**:admin"],"x":1}`)) + "." + parts[2]
 	noneTok := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + parts[1] + "."
-	hsSwap := sign([]byte(ts.key.Public().(ed25519.PublicKey)), jwt.SigningMethodHS256, good())
+	hsSwap := sign([]byte(ts.Key.Public().(ed25519.PublicKey)), jwt.SigningMethodHS256, good())
 	headerSwap := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + parts[1] + "." + parts[2]
 
 	for name, tok := range map[string]string{
@@ -215,39 +216,39 @@ func TestAuthentication(t *testing.T) {
 		"alg none":         noneTok,
 		"other key":        sign(otherKey, jwt.SigningMethodEdDSA, good()),
 		"tampered payload": tampered,
-		"no exp":           sign(ts.key, jwt.SigningMethodEdDSA, with("exp", nil)),
-		"expired":          sign(ts.key, jwt.SigningMethodEdDSA, with("exp", now.Add(-2*time.Minute).Unix())),
-		"wrong audience":   sign(ts.key, jwt.SigningMethodEdDSA, with("aud", "other")),
-		"no audience":      sign(ts.key, jwt.SigningMethodEdDSA, with("aud", nil)),
-		"wrong issuer":     sign(ts.key, jwt.SigningMethodEdDSA, with("iss", "evil")),
+		"no exp":           sign(ts.Key, jwt.SigningMethodEdDSA, with("exp", nil)),
+		"expired":          sign(ts.Key, jwt.SigningMethodEdDSA, with("exp", now.Add(-2*time.Minute).Unix())),
+		"wrong audience":   sign(ts.Key, jwt.SigningMethodEdDSA, with("aud", "other")),
+		"no audience":      sign(ts.Key, jwt.SigningMethodEdDSA, with("aud", nil)),
+		"wrong issuer":     sign(ts.Key, jwt.SigningMethodEdDSA, with("iss", "evil")),
 		"HS256 with pub":   hsSwap,
 		"header alg swap":  headerSwap,
-		"future iat":       sign(ts.key, jwt.SigningMethodEdDSA, with("iat", now.Add(10*time.Minute).Unix())),
-		"bad grant":        sign(ts.key, jwt.SigningMethodEdDSA, with("grants", []string{"acme:owner"})),
+		"future iat":       sign(ts.Key, jwt.SigningMethodEdDSA, with("iat", now.Add(10*time.Minute).Unix())),
+		"bad grant":        sign(ts.Key, jwt.SigningMethodEdDSA, with("grants", []string{"acme:owner"})),
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", tok, nil)
-			if r.status != http.StatusUnauthorized || r.errorBody(t).Type != api.TypeAuthentication {
-				t.Fatalf("status %d, want 401: %s", r.status, r.body)
+			r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", tok, nil)
+			if r.Status != http.StatusUnauthorized || r.ErrorBody(t).Type != api.TypeAuthentication {
+				t.Fatalf("status %d, want 401: %s", r.Status, r.Body)
 			}
-			if tok != "" && strings.Contains(string(r.body), tok) {
+			if tok != "" && strings.Contains(string(r.Body), tok) {
 				t.Error("the token was echoed")
 			}
-			if r.header.Get("WWW-Authenticate") == "" {
+			if r.Header.Get("WWW-Authenticate") == "" {
 				t.Error("no WWW-Authenticate header")
 			}
 		})
 	}
-	if r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", valid, nil); r.status != http.StatusOK {
-		t.Errorf("valid token = %d", r.status)
+	if r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", valid, nil); r.Status != http.StatusOK {
+		t.Errorf("valid token = %d", r.Status)
 	}
 }
 
 func TestAuthorization(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
-	reader := ts.token("ana", "acme/api:read")
-	stranger := ts.token("bob", "other/*:write")
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
+	reader := ts.Token("ana", "acme/api:read")
+	stranger := ts.Token("bob", "other/*:write")
 	for name, c := range map[string]struct {
 		method, query, token string
 		want                 int
@@ -261,46 +262,46 @@ func TestAuthorization(t *testing.T) {
 		"writer of other repo pushes it":   {http.MethodPut, "repo=other/x", stranger, 200},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := ts.do(c.method, api.PathTeamMemory+"?"+c.query, c.token, []byte(`{"entries":{"b.md":"b"}}`), "If-None-Match", `"x"`)
+			r := ts.Do(c.method, api.PathTeamMemory+"?"+c.query, c.token, []byte(`{"entries":{"b.md":"b"}}`), "If-None-Match", `"x"`)
 			if c.method == http.MethodGet {
-				r = ts.do(c.method, api.PathTeamMemory+"?"+c.query, c.token, nil)
+				r = ts.Do(c.method, api.PathTeamMemory+"?"+c.query, c.token, nil)
 			}
-			if r.status != c.want {
-				t.Fatalf("status %d, want %d: %s", r.status, c.want, r.body)
+			if r.Status != c.want {
+				t.Fatalf("status %d, want %d: %s", r.Status, c.want, r.Body)
 			}
-			if c.want == 403 && r.errorBody(t).Type != api.TypePermission {
-				t.Errorf("403 type: %s", r.body)
+			if c.want == 403 && r.ErrorBody(t).Type != api.TypePermission {
+				t.Errorf("403 type: %s", r.Body)
 			}
 		})
 	}
 	for _, p := range []string{api.PathHistory + "?repo=acme/api&key=a.md", api.PathRevision + "?repo=acme/api&key=a.md&version=1"} {
-		if r := ts.do(http.MethodGet, p, stranger, nil); r.status != http.StatusForbidden {
-			t.Errorf("%s as stranger = %d", p, r.status)
+		if r := ts.Do(http.MethodGet, p, stranger, nil); r.Status != http.StatusForbidden {
+			t.Errorf("%s as stranger = %d", p, r.Status)
 		}
 	}
 }
 
 func TestRateLimit(t *testing.T) {
-	ts := newTestServer(t, serverOpts{rateLimit: 1}) // burst 2
-	ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
-	var limited response
+	ts := newTestServer(t, servertest.Options{RateLimit: 1}) // burst 2
+	ts.Put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
+	var limited servertest.Response
 	for i := 0; i < 5; i++ {
-		if r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", ts.admin, nil); r.status == http.StatusTooManyRequests {
+		if r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", ts.Admin, nil); r.Status == http.StatusTooManyRequests {
 			limited = r
 			break
 		}
 	}
-	if limited.status != http.StatusTooManyRequests {
+	if limited.Status != http.StatusTooManyRequests {
 		t.Fatal("no 429 after exceeding the burst")
 	}
-	if ra := limited.header.Get("Retry-After"); ra == "" || ra == "0" {
+	if ra := limited.Header.Get("Retry-After"); ra == "" || ra == "0" {
 		t.Errorf("Retry-After = %q", ra)
 	}
-	if limited.errorBody(t).Type != api.TypeRateLimit {
-		t.Errorf("429 body: %s", limited.body)
+	if limited.ErrorBody(t).Type != api.TypeRateLimit {
+		t.Errorf("429 body: %s", limited.Body)
 	}
 	// Another subject has its own bucket.
-	if r := ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", ts.token("other", "**:read"), nil); r.status != http.StatusOK {
-		t.Errorf("other subject = %d", r.status)
+	if r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", ts.Token("other", "**:read"), nil); r.Status != http.StatusOK {
+		t.Errorf("other subject = %d", r.Status)
 	}
 }

@@ -7,19 +7,20 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // getServer serves GET /api/v1/server: the server's identity, without
 // authentication (every answer carries it in api.HeaderServerID anyway).
 func (h *handler) getServer(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, api.ServerInfo{ServerID: h.svc.ServerID()})
+	httpkit.WriteJSON(w, http.StatusOK, api.ServerInfo{ServerID: h.svc.ServerID()})
 }
 
 // postSeen serves POST /api/v1/seen?repo=R: which of the checksums asked
 // about each key its history holds (see server.Service.SeenChecksums).
 func (h *handler) postSeen(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	setLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, logRepo(repo))
 	body, err := readBody(w, r, h.svc.Limits().MaxBodyBytes)
 	if err != nil {
 		return err
@@ -35,6 +36,6 @@ func (h *handler) postSeen(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	canon, _ := server.CanonicalRepo(repo)
-	writeJSON(w, http.StatusOK, api.SeenResponse{Repo: canon, Seen: seen})
+	httpkit.WriteJSON(w, http.StatusOK, api.SeenResponse{Repo: canon, Seen: seen})
 	return nil
 }

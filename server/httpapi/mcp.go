@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // PathMCP is where Options.MCP is mounted: behind the same bearer-token
@@ -24,4 +25,4 @@ func (h *handler) mountMCP(r chi.Router, mcp http.Handler) {
 func RequestPrincipal(r *http.Request) server.Principal { return principal(r.Context()) }
 
 // RequestID returns the request id of a request that passed the handler.
-func RequestID(r *http.Request) string { return requestID(r.Context()) }
+func RequestID(r *http.Request) string { return httpkit.RequestID(r.Context()) }

@@ -1,81 +1,16 @@
 package httpapi
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
 )
-
-type ctxKey int
-
-const keyRequest ctxKey = iota
-
-// requestInfo is what the middleware learns about a request, kept in one
-// context value set by requestIDs: its id, and what inner layers fill in
-// for the handlers and the access log line (the repository, the caller).
-type requestInfo struct {
-	id      string
-	repo    string
-	subject string
-	// principal is the caller once authenticate has verified it.
-	principal server.Principal
-}
-
-// infoOf returns the request's info; a context without one (a request
-// that did not pass requestIDs) gets an empty one nobody else sees.
-func infoOf(ctx context.Context) *requestInfo {
-	if info, ok := ctx.Value(keyRequest).(*requestInfo); ok {
-		return info
-	}
-	return &requestInfo{}
-}
-
-// requestID returns the request's id.
-func requestID(ctx context.Context) string { return infoOf(ctx).id }
-
-// validRequestID accepts a client-sent id only when short and printable.
-func validRequestID(s string) bool {
-	if s == "" || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-func newRequestID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// requestIDs takes X-Request-ID from the request or makes one, and echoes
-// it; every answer also names the server (api.HeaderServerID).
-func (h *handler) requestIDs(next http.Handler) http.Handler {
-	serverID := h.svc.ServerID()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(api.HeaderRequestID)
-		if !validRequestID(id) {
-			id = newRequestID()
-		}
-		w.Header().Set(api.HeaderRequestID, id)
-		w.Header().Set(api.HeaderServerID, serverID)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyRequest, &requestInfo{id: id})))
-	})
-}
 
 // statusWriter records the status and the bytes written.
 type statusWriter struct {
@@ -115,13 +50,13 @@ func (h *handler) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		info := infoOf(r.Context())
+		info := httpkit.InfoOf(r.Context())
 		next.ServeHTTP(sw, r)
 		d := time.Since(start)
 		if sw.status == 0 {
 			sw.status = http.StatusOK
 		}
-		route := routePattern(r)
+		route := httpkit.RoutePattern(r)
 		h.metrics.ObserveRequest(r.Method, route, sw.status, d)
 		level := slog.LevelInfo
 		if route == api.PathMetrics || route == api.PathHealthz || route == api.PathReadyz || !h.accessLog {
@@ -130,9 +65,9 @@ func (h *handler) observe(next http.Handler) http.Handler {
 		if !h.log.Enabled(r.Context(), level) {
 			return
 		}
-		attrs := []slog.Attr{slog.String("request_id", requestID(r.Context())),
+		attrs := []slog.Attr{slog.String("request_id", httpkit.RequestID(r.Context())),
 			slog.String("method", r.Method), slog.String("route", route),
-			slog.String("repo", info.repo), slog.String("subject", info.subject),
+			slog.String("repo", info.Repo), slog.String("subject", info.Subject),
 			slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes),
 			slog.Duration("duration", d)}
 		if h.log.Enabled(r.Context(), slog.LevelDebug) {
@@ -154,11 +89,6 @@ func redactQuery(r *http.Request) string {
 	return q.Encode()
 }
 
-// setLogRepo records the canonical or raw repo for the access log.
-func setLogRepo(r *http.Request, repo string) {
-	infoOf(r.Context()).repo = repo
-}
-
 // logRepo is what the access log records of a repo parameter: its
 // canonical slug, or the raw value with any credentials removed.
 func logRepo(repo string) string {
@@ -166,16 +96,6 @@ func logRepo(repo string) string {
 		return canon
 	}
 	return server.RedactRepo(repo)
-}
-
-// routePattern returns chi's route pattern, or "unmatched".
-func routePattern(r *http.Request) string {
-	if rc := chi.RouteContext(r.Context()); rc != nil {
-		if p := rc.RoutePattern(); p != "" {
-			return p
-		}
-	}
-	return "unmatched"
 }
 
 // recoverPanics turns a handler panic into a 500 and a log line with stack.
@@ -186,19 +106,10 @@ func (h *handler) recoverPanics(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				h.log.Error("panic", "request_id", requestID(r.Context()), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				h.log.Error("panic", "request_id", httpkit.RequestID(r.Context()), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				h.writeError(w, r, fmt.Errorf("panic: %v", v))
 			}
 		}()
 		next.ServeHTTP(w, r)
 	})
-}
-
-// retryAfterSeconds rounds a delay up to whole seconds, at least 1.
-func retryAfterSeconds(d time.Duration) int {
-	s := int((d + time.Second - 1) / time.Second)
-	if s < 1 {
-		s = 1
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // A few requests are refused by net/http itself, before any handler runs:
@@ -50,7 +51,7 @@ func newRawError(statusLine, plainBody string, status int, code, reason, message
 
 // answer is the envelope, with a new request id, as a whole response.
 func (e rawError) answer(id string) []byte {
-	body, _ := json.Marshal(errorEnvelope(api.TypeInvalidRequest, e.message, e.code, id, nil))
+	body, _ := json.Marshal(httpkit.ErrorEnvelope(api.TypeInvalidRequest, e.message, e.code, id, nil))
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n%s: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
 		e.status, http.StatusText(e.status), api.HeaderRequestID, id, len(body))
@@ -96,7 +97,7 @@ type jsonErrorConn struct {
 func (c *jsonErrorConn) Write(p []byte) (int, error) {
 	for _, e := range rawErrors {
 		if len(p) == len(e.plain) && bytes.Equal(p, e.plain) {
-			id := newRequestID()
+			id := httpkit.NewRequestID()
 			c.log.Warn("request refused", "request_id", id, "status", e.status, "reason", e.reason, "client", c.RemoteAddr().String())
 			if _, err := c.Conn.Write(e.answer(id)); err != nil {
 				return 0, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/internal/servertest"
 	"github.com/teammem/teammem/server/httpapi"
 )
 
@@ -22,8 +23,8 @@ import (
 // JSONErrors, with the header limit of teammem-server serve.
 func rawServer(t *testing.T, logs io.Writer) (*testServer, string) {
 	t.Helper()
-	ts := newTestServer(t, serverOpts{})
-	hs := httptest.NewUnstartedServer(ts.h)
+	ts := newTestServer(t, servertest.Options{})
+	hs := httptest.NewUnstartedServer(ts.Handler)
 	hs.Config.MaxHeaderBytes = 64 << 10
 	hs.Listener = httpapi.JSONErrors(hs.Listener, slog.New(slog.NewTextHandler(logs, nil)))
 	hs.Start()
@@ -54,7 +55,7 @@ func rawExchange(t *testing.T, addr string, n int, parts ...string) []*http.Resp
 	for range n {
 		resp, err := http.ReadResponse(rd, nil)
 		if err != nil {
-			t.Fatalf("reading response %d: %v", len(out)+1, err)
+			t.Fatalf("reading servertest.Response %d: %v", len(out)+1, err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body = io.NopCloser(strings.NewReader(string(body)))
@@ -63,7 +64,7 @@ func rawExchange(t *testing.T, addr string, n int, parts ...string) []*http.Resp
 	return out
 }
 
-// wantEnvelope checks a response is the JSON envelope with status and code.
+// wantEnvelope checks a servertest.Response is the JSON envelope with status and code.
 func wantEnvelope(t *testing.T, resp *http.Response, status int, code string) {
 	t.Helper()
 	body, _ := io.ReadAll(resp.Body)
@@ -130,7 +131,7 @@ func TestRawRefusalsHostile(t *testing.T) {
 	})
 	t.Run("chunked body", func(t *testing.T) {
 		body := `{"entries":{"a.md":"Transfer-Encoding: gzip"}}`
-		chunked := "Authorization: Bearer " + ts.admin + "\r\nTransfer-Encoding: CHUNKED\r\n\r\n" +
+		chunked := "Authorization: Bearer " + ts.Admin + "\r\nTransfer-Encoding: CHUNKED\r\n\r\n" +
 			strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n"
 		r := rawExchange(t, addr, 1, putHead+chunked)[0]
 		if b, _ := io.ReadAll(r.Body); r.StatusCode != 200 || r.Close {

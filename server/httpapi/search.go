@@ -6,14 +6,15 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // getSearch serves GET /api/v1/search?q=TEXT[&repo=R][&limit=N][&cursor=C].
 func (h *handler) getSearch(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo := q.Get("repo")
-	setLogRepo(r, logRepo(repo))
-	limit, err := optionalInt(q, "limit")
+	httpkit.SetLogRepo(r, logRepo(repo))
+	limit, err := httpkit.OptionalInt(q, "limit")
 	if err != nil {
 		return err
 	}
@@ -24,7 +25,7 @@ func (h *handler) getSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, searchResults(page))
+	httpkit.WriteJSON(w, http.StatusOK, searchResults(page))
 	return nil
 }
 

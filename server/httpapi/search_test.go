@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 )
 
 func searchPath(q string, params ...string) string {
@@ -30,12 +31,12 @@ func hitKeys(res api.SearchResults) []string {
 // found as soon as it is acknowledged, snippets mark the matches, pages
 // follow each other and a cursor only serves its own query.
 func TestSearch(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"db.md": "Set pool_max_conns to 16 in the Café config.", "x.md": "secret plan"}, nil, http.StatusOK)
-	ts.put("acme/web", map[string]string{"ui.md": "The web pool is small."}, nil, http.StatusOK)
-	ts.put("other/ops", map[string]string{"plan.md": "secret plan of ops, pool too"}, nil, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"db.md": "Set pool_max_conns to 16 in the Café config.", "x.md": "secret plan"}, nil, http.StatusOK)
+	ts.Put("acme/web", map[string]string{"ui.md": "The web pool is small."}, nil, http.StatusOK)
+	ts.Put("other/ops", map[string]string{"plan.md": "secret plan of ops, pool too"}, nil, http.StatusOK)
 
-	res := decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("POOL_max_conns"), ts.admin, nil))
+	res := servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("POOL_max_conns"), ts.Admin, nil))
 	if len(res.Results) != 1 || res.Next != nil {
 		t.Fatalf("results %+v", res)
 	}
@@ -45,27 +46,27 @@ func TestSearch(t *testing.T) {
 		t.Errorf("result %+v", r)
 	}
 
-	reader := ts.token("ana", "acme/*:read")
-	if got := hitKeys(decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("pool"), reader, nil))); !slices.Equal(slices.Sorted(slices.Values(got)), []string{"acme/api:db.md", "acme/web:ui.md"}) {
+	reader := ts.Token("ana", "acme/*:read")
+	if got := hitKeys(servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("pool"), reader, nil))); !slices.Equal(slices.Sorted(slices.Values(got)), []string{"acme/api:db.md", "acme/web:ui.md"}) {
 		t.Errorf("reader's results %q; want acme's only", got)
 	}
-	if got := hitKeys(decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("secret plan"), reader, nil))); !slices.Equal(got, []string{"acme/api:x.md"}) {
+	if got := hitKeys(servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("secret plan"), reader, nil))); !slices.Equal(got, []string{"acme/api:x.md"}) {
 		t.Errorf("reader's results %q; want acme/api:x.md alone", got)
 	}
-	if got := hitKeys(decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("pool", "repo", "Acme/Web.git"), reader, nil))); !slices.Equal(got, []string{"acme/web:ui.md"}) {
+	if got := hitKeys(servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("pool", "repo", "Acme/Web.git"), reader, nil))); !slices.Equal(got, []string{"acme/web:ui.md"}) {
 		t.Errorf("one repository: %q", got)
 	}
-	nobody := ts.token("bob", "zeta/*:read")
-	if res := decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("pool"), nobody, nil)); len(res.Results) != 0 || res.Next != nil {
+	nobody := ts.Token("bob", "zeta/*:read")
+	if res := servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("pool"), nobody, nil)); len(res.Results) != 0 || res.Next != nil {
 		t.Errorf("a token reading nothing that exists: %+v", res)
 	}
 
 	// An acknowledged write is found at once; its old text is not.
-	ts.put("acme/web", map[string]string{"ui.md": "Now about the frobnicator."}, nil, http.StatusOK)
-	if got := hitKeys(decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("frobnicator"), reader, nil))); len(got) != 1 {
+	ts.Put("acme/web", map[string]string{"ui.md": "Now about the frobnicator."}, nil, http.StatusOK)
+	if got := hitKeys(servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("frobnicator"), reader, nil))); len(got) != 1 {
 		t.Errorf("after the edit: %q", got)
 	}
-	if got := hitKeys(decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("web pool"), reader, nil))); len(got) != 0 {
+	if got := hitKeys(servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("web pool"), reader, nil))); len(got) != 0 {
 		t.Errorf("old text still found: %q", got)
 	}
 
@@ -74,27 +75,27 @@ func TestSearch(t *testing.T) {
 	for _, k := range []string{"a", "b", "c", "d", "e"} {
 		many[k+".md"] = "paged word " + k
 	}
-	ts.put("acme/pages", many, nil, http.StatusOK)
+	ts.Put("acme/pages", many, nil, http.StatusOK)
 	var all []string
 	path := searchPath("paged", "limit", "2")
 	for range 4 {
-		page := decode[api.SearchResults](t, ts.do(http.MethodGet, path, ts.admin, nil))
+		page := servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, path, ts.Admin, nil))
 		all = append(all, hitKeys(page)...)
 		if page.Next == nil {
 			break
 		}
 		path = searchPath("paged", "limit", "2", "cursor", *page.Next)
-		if r := ts.do(http.MethodGet, searchPath("other", "cursor", *page.Next), ts.admin, nil); r.status != http.StatusBadRequest {
-			t.Errorf("a cursor with another query = %d %s", r.status, r.body)
+		if r := ts.Do(http.MethodGet, searchPath("other", "cursor", *page.Next), ts.Admin, nil); r.Status != http.StatusBadRequest {
+			t.Errorf("a cursor with another query = %d %s", r.Status, r.Body)
 		}
-		if r := ts.do(http.MethodGet, searchPath("paged", "repo", "acme/pages", "cursor", *page.Next), ts.admin, nil); r.status != http.StatusBadRequest {
-			t.Errorf("a cursor with another repo = %d %s", r.status, r.body)
+		if r := ts.Do(http.MethodGet, searchPath("paged", "repo", "acme/pages", "cursor", *page.Next), ts.Admin, nil); r.Status != http.StatusBadRequest {
+			t.Errorf("a cursor with another repo = %d %s", r.Status, r.Body)
 		}
 	}
 	if len(all) != 5 || len(slices.Compact(slices.Sorted(slices.Values(all)))) != 5 {
 		t.Errorf("pages gave %q; want the 5 entries once each", all)
 	}
-	huge := decode[api.SearchResults](t, ts.do(http.MethodGet, searchPath("paged", "limit", "99999999999"), ts.admin, nil))
+	huge := servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("paged", "limit", "99999999999"), ts.Admin, nil))
 	if len(huge.Results) != 5 {
 		t.Errorf("limit over the maximum: %d results", len(huge.Results))
 	}
@@ -106,18 +107,18 @@ func TestSearch(t *testing.T) {
 		{"no token", searchPath("pool"), "", http.StatusUnauthorized},
 		{"unreadable repo", searchPath("pool", "repo", "other/ops"), reader, http.StatusForbidden},
 		{"unreadable unknown repo", searchPath("pool", "repo", "zeta/none"), reader, http.StatusForbidden},
-		{"invalid repo", searchPath("pool", "repo", "../x"), ts.admin, http.StatusBadRequest},
-		{"limit not a number", searchPath("pool", "limit", "ten"), ts.admin, http.StatusBadRequest},
-		{"bad cursor", searchPath("pool", "cursor", "!!"), ts.admin, http.StatusBadRequest},
-		{"forged cursor", searchPath("pool", "cursor", "AQoAAAAAAAAAAA"), ts.admin, http.StatusBadRequest},
-		{"no q", api.PathSearch, ts.admin, http.StatusBadRequest},
+		{"invalid repo", searchPath("pool", "repo", "../x"), ts.Admin, http.StatusBadRequest},
+		{"limit not a number", searchPath("pool", "limit", "ten"), ts.Admin, http.StatusBadRequest},
+		{"bad cursor", searchPath("pool", "cursor", "!!"), ts.Admin, http.StatusBadRequest},
+		{"forged cursor", searchPath("pool", "cursor", "AQoAAAAAAAAAAA"), ts.Admin, http.StatusBadRequest},
+		{"no q", api.PathSearch, ts.Admin, http.StatusBadRequest},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := ts.do(http.MethodGet, tt.path, tt.token, nil)
-			if r.status != tt.status {
-				t.Errorf("GET %s = %d %s; want %d", tt.path, r.status, r.body, tt.status)
+			r := ts.Do(http.MethodGet, tt.path, tt.token, nil)
+			if r.Status != tt.status {
+				t.Errorf("GET %s = %d %s; want %d", tt.path, r.Status, r.Body, tt.status)
 			}
-			r.errorBody(t)
+			r.ErrorBody(t)
 		})
 	}
 }
@@ -125,8 +126,8 @@ func TestSearch(t *testing.T) {
 // TestSearchHostile: whatever q holds, the answer is 200 or a 400 that
 // says what is wrong, never a 500; nothing in q is store syntax.
 func TestSearchHostile(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"a.md": "near and or not col x star d 2 value"}, nil, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"a.md": "near and or not col x star d 2 value"}, nil, http.StatusOK)
 	for _, tt := range []struct {
 		q      string
 		status int
@@ -157,18 +158,18 @@ func TestSearchHostile(t *testing.T) {
 		{"a b c d e f g h i j k l m n o p q", 400, false, "more than 16 terms"},
 		{"bad \xff", 400, false, "UTF-8"},
 	} {
-		r := ts.do(http.MethodGet, searchPath(tt.q), ts.admin, nil)
-		if r.status != tt.status {
-			t.Errorf("q=%.40q: %d %s; want %d", tt.q, r.status, r.body, tt.status)
+		r := ts.Do(http.MethodGet, searchPath(tt.q), ts.Admin, nil)
+		if r.Status != tt.status {
+			t.Errorf("q=%.40q: %d %s; want %d", tt.q, r.Status, r.Body, tt.status)
 			continue
 		}
-		if r.status == 400 {
-			if e := r.errorBody(t); !strings.Contains(e.Message, tt.msg) {
+		if r.Status == 400 {
+			if e := r.ErrorBody(t); !strings.Contains(e.Message, tt.msg) {
 				t.Errorf("q=%.40q: message %q; want it to say %q", tt.q, e.Message, tt.msg)
 			}
 			continue
 		}
-		if got := decode[api.SearchResults](t, r); (len(got.Results) == 1) != tt.found {
+		if got := servertest.Decode[api.SearchResults](t, r); (len(got.Results) == 1) != tt.found {
 			t.Errorf("q=%.40q: results %+v; found want %v", tt.q, got.Results, tt.found)
 		}
 	}

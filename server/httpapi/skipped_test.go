@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 )
 
 // TestOneBadEntryNeverRefusesThePush replays the five scenarios in which the
@@ -19,8 +20,8 @@ import (
 // listed in skipped, ok.md beside it is applied, and the answer is 200.
 func TestOneBadEntryNeverRefusesThePush(t *testing.T) {
 	var logs bytes.Buffer
-	ts := newTestServer(t, serverOpts{limits: serverLimits(1000, 100, 1<<20, 1<<20),
-		logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	ts := newTestServer(t, servertest.Options{Limits: serverLimits(1000, 100, 1<<20, 1<<20),
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	webhook := "https://hooks.slack.com/services/T" + randomAlnum(10) + "/B" + randomAlnum(10) + "/" + randomAlnum(24)
 	tests := []struct {
 		name    string
@@ -50,15 +51,15 @@ func TestOneBadEntryNeverRefusesThePush(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			repo := "acme/r" + string(rune('a'+i))
 			if tt.seed != nil {
-				ts.put(repo, tt.seed, nil, http.StatusOK)
+				ts.Put(repo, tt.seed, nil, http.StatusOK)
 			}
-			var r response
+			var r servertest.Response
 			if tt.entries == nil {
-				r = ts.do(http.MethodPut, api.PathTeamMemory+"?repo="+repo, ts.admin, []byte(`{"entries":{"bad.md":"x\ud800y","ok.md":"6"}}`))
+				r = ts.Do(http.MethodPut, api.PathTeamMemory+"?repo="+repo, ts.Admin, []byte(`{"entries":{"bad.md":"x\ud800y","ok.md":"6"}}`))
 			} else {
-				r = ts.put(repo, tt.entries, nil, http.StatusOK)
+				r = ts.Put(repo, tt.entries, nil, http.StatusOK)
 			}
-			res := decode[api.PutResponse](t, r)
+			res := servertest.Decode[api.PutResponse](t, r)
 			for i := range res.Skipped {
 				if res.Skipped[i].Message == "" {
 					t.Errorf("skipped %q has no message", res.Skipped[i].Key)
@@ -74,7 +75,7 @@ func TestOneBadEntryNeverRefusesThePush(t *testing.T) {
 			if diff := cmp.Diff(tt.applied, res.Changed); diff != "" {
 				t.Errorf("changed (-want +got):\n%s", diff)
 			}
-			got := decode[api.TeamMemory](t, ts.get("repo="+repo, http.StatusOK))
+			got := servertest.Decode[api.TeamMemory](t, ts.Get("repo="+repo, http.StatusOK))
 			for _, sk := range tt.want {
 				if _, stored := got.Content.Entries[sk.Key]; stored && tt.seed[sk.Key] == "" {
 					t.Errorf("skipped %q was stored", sk.Key)
@@ -85,7 +86,7 @@ func TestOneBadEntryNeverRefusesThePush(t *testing.T) {
 					t.Errorf("%q was not applied", k)
 				}
 			}
-			if strings.Contains(string(r.body), webhook) || strings.Contains(logs.String(), webhook) {
+			if strings.Contains(string(r.Body), webhook) || strings.Contains(logs.String(), webhook) {
 				t.Error("the credential was echoed or logged")
 			}
 		})
@@ -95,11 +96,11 @@ func TestOneBadEntryNeverRefusesThePush(t *testing.T) {
 			t.Errorf("log lacks %s", want)
 		}
 	}
-	m := ts.do(http.MethodGet, "/metrics", "", nil)
+	m := ts.Do(http.MethodGet, "/metrics", "", nil)
 	for _, want := range []string{`teammem_entries_skipped_total{reason="invalid_key"} 2`, `teammem_entries_skipped_total{reason="key_collision"} 2`,
 		`teammem_entries_skipped_total{reason="secret_detected"} 1`, `teammem_entries_skipped_total{reason="entry_too_large"} 1`,
 		`teammem_entries_skipped_total{reason="invalid_content"} 2`} {
-		if !strings.Contains(string(m.body), want) {
+		if !strings.Contains(string(m.Body), want) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
@@ -109,23 +110,23 @@ func TestOneBadEntryNeverRefusesThePush(t *testing.T) {
 // whose every entry is skipped (200 with the current state, nothing
 // changed), and that the precondition still holds for the rest.
 func TestSkippedDeletesAndAllSkipped(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	first := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK))
-	r := decode[api.PutResponse](t, ts.put("acme/api", nil, []string{"../x.md", "a.md"}, http.StatusOK))
+	ts := newTestServer(t, servertest.Options{})
+	first := servertest.Decode[api.PutResponse](t, ts.Put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK))
+	r := servertest.Decode[api.PutResponse](t, ts.Put("acme/api", nil, []string{"../x.md", "a.md"}, http.StatusOK))
 	if len(r.Skipped) != 1 || r.Skipped[0].Key != "../x.md" || r.Skipped[0].Reason != api.SkipInvalidKey || len(r.Deleted) != 1 {
 		t.Errorf("invalid soft-delete key: %+v", r)
 	}
-	all := decode[api.PutResponse](t, ts.put("acme/api", map[string]string{"CON.md": "x", "b:c.md": "y"}, nil, http.StatusOK))
+	all := servertest.Decode[api.PutResponse](t, ts.Put("acme/api", map[string]string{"CON.md": "x", "b:c.md": "y"}, nil, http.StatusOK))
 	if len(all.Skipped) != 2 || len(all.Changed) != 0 || all.Version != r.Version || all.Checksum != r.Checksum {
 		t.Errorf("all skipped: %+v; want the current state (version %d)", all, r.Version)
 	}
-	ts.put("acme/api", map[string]string{"CON.md": "x", "ok.md": "y"}, nil, http.StatusPreconditionFailed, "If-Match", `"`+first.Checksum+`"`)
-	never := decode[api.PutResponse](t, ts.put("acme/new", map[string]string{"aux.md": "x"}, nil, http.StatusOK))
+	ts.Put("acme/api", map[string]string{"CON.md": "x", "ok.md": "y"}, nil, http.StatusPreconditionFailed, "If-Match", `"`+first.Checksum+`"`)
+	never := servertest.Decode[api.PutResponse](t, ts.Put("acme/new", map[string]string{"aux.md": "x"}, nil, http.StatusOK))
 	if never.Version != 0 || len(never.Skipped) != 1 {
 		t.Errorf("all skipped on a new repo: %+v", never)
 	}
-	ts.get("repo=acme/new", http.StatusNotFound)
-	ts.put("acme/api", map[string]string{"a.md": "x"}, []string{"a.md"}, http.StatusBadRequest)
+	ts.Get("repo=acme/new", http.StatusNotFound)
+	ts.Put("acme/api", map[string]string{"a.md": "x"}, []string{"a.md"}, http.StatusBadRequest)
 }
 
 // TestSkippedListIsBounded: a push with more refused entries and deletions
@@ -134,7 +135,7 @@ func TestSkippedDeletesAndAllSkipped(t *testing.T) {
 // has one line per listed entry and one for the rest; metrics count all.
 func TestSkippedListIsBounded(t *testing.T) {
 	var logs bytes.Buffer
-	ts := newTestServer(t, serverOpts{logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	ts := newTestServer(t, servertest.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	var body strings.Builder
 	body.WriteString(`{"entries":{"ok.md":"fine"`)
 	for i := range 400 {
@@ -148,19 +149,19 @@ func TestSkippedListIsBounded(t *testing.T) {
 		fmt.Fprintf(&body, `"../del-%03d.md"`, i)
 	}
 	body.WriteString(`]}`)
-	r := ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(body.String()))
-	if r.status != http.StatusOK {
-		t.Fatalf("status %d: %s", r.status, r.body)
+	r := ts.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.Admin, []byte(body.String()))
+	if r.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
 	}
-	res := decode[api.PutResponse](t, r)
+	res := servertest.Decode[api.PutResponse](t, r)
 	if len(res.Skipped) != api.MaxSkippedListed || res.SkippedOmitted != 700-api.MaxSkippedListed {
 		t.Fatalf("skipped %d listed, %d omitted; want %d and %d", len(res.Skipped), res.SkippedOmitted, api.MaxSkippedListed, 700-api.MaxSkippedListed)
 	}
 	if res.Skipped[0].Key != "../del-000.md" || !slices.Equal(res.Changed, []string{"ok.md"}) {
 		t.Errorf("first skipped %q, changed %q; want ../del-000.md (key order) and ok.md", res.Skipped[0].Key, res.Changed)
 	}
-	if len(r.body) > 30_000 {
-		t.Errorf("answer is %d bytes for a %d-byte push", len(r.body), body.Len())
+	if len(r.Body) > 30_000 {
+		t.Errorf("answer is %d bytes for a %d-byte push", len(r.Body), body.Len())
 	}
 	if n := strings.Count(logs.String(), `"msg":"entry skipped"`); n != api.MaxSkippedListed {
 		t.Errorf("%d entry-skipped log lines, want %d", n, api.MaxSkippedListed)
@@ -168,8 +169,8 @@ func TestSkippedListIsBounded(t *testing.T) {
 	if !strings.Contains(logs.String(), `"msg":"more entries skipped, not listed"`) || !strings.Contains(logs.String(), `"count":600`) {
 		t.Errorf("log lacks the line counting the rest:\n%.2000s", logs.String())
 	}
-	m := ts.do(http.MethodGet, "/metrics", "", nil)
-	if !strings.Contains(string(m.body), `teammem_entries_skipped_total{reason="invalid_content"} 400`) {
+	m := ts.Do(http.MethodGet, "/metrics", "", nil)
+	if !strings.Contains(string(m.Body), `teammem_entries_skipped_total{reason="invalid_content"} 400`) {
 		t.Error("metrics do not count every skipped entry")
 	}
 }
@@ -179,22 +180,22 @@ func TestSkippedListIsBounded(t *testing.T) {
 // after a local delete, whatever the entries hold, and changes nothing; at
 // the limit it applies, its bad entries skipped.
 func TestPutOverEntryCountRefusedWhole(t *testing.T) {
-	ts := newTestServer(t, serverOpts{limits: serverLimits(10, 1000, 1<<20, 1<<20)})
+	ts := newTestServer(t, servertest.Options{Limits: serverLimits(10, 1000, 1<<20, 1<<20)})
 	entries := map[string]string{"ok.md": "fine"}
 	for i := range 9 {
 		entries[fmt.Sprintf("bad:%d.md", i)] = "x"
 	}
-	res := decode[api.PutResponse](t, ts.put("acme/api", entries, nil, http.StatusOK))
+	res := servertest.Decode[api.PutResponse](t, ts.Put("acme/api", entries, nil, http.StatusOK))
 	if len(res.Skipped) != 9 || len(res.Changed) != 1 {
 		t.Fatalf("at the limit: %+v", res)
 	}
 	entries["bad:9.md"] = "x"
-	r := ts.put("acme/api", entries, nil, http.StatusRequestEntityTooLarge)
-	e := r.errorBody(t)
+	r := ts.Put("acme/api", entries, nil, http.StatusRequestEntityTooLarge)
+	e := r.ErrorBody(t)
 	if e.Code() != api.CodeTooManyEntries || e.Details["max_entries"] != float64(10) || e.Details["received_entries"] != float64(11) {
-		t.Errorf("over the count: %s", r.body)
+		t.Errorf("over the count: %s", r.Body)
 	}
-	if got := decode[api.TeamMemory](t, ts.get("repo=acme/api", http.StatusOK)); got.Version != res.Version {
+	if got := servertest.Decode[api.TeamMemory](t, ts.Get("repo=acme/api", http.StatusOK)); got.Version != res.Version {
 		t.Errorf("version %d after a refused push, want %d", got.Version, res.Version)
 	}
 }

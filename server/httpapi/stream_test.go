@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 )
 
 // bigPush writes n entries of size bytes each (Markdown-like, with
@@ -22,11 +23,11 @@ func bigPush(t *testing.T, ts *testServer, repo string, n, size int) {
 		entries[fmt.Sprintf("topic/%03d.md", i)] = strings.Repeat(line, size/len(line)+1)[:size]
 	}
 	body, _ := jsonMarshal(map[string]any{"entries": entries, "soft_delete_keys": []string{}})
-	if r := ts.do("PUT", api.PathTeamMemory+"?repo="+repo, ts.admin, body); r.status != 200 {
-		t.Fatalf("PUT = %d %s", r.status, r.body)
+	if r := ts.Do("PUT", api.PathTeamMemory+"?repo="+repo, ts.Admin, body); r.Status != 200 {
+		t.Fatalf("PUT = %d %s", r.Status, r.Body)
 	}
-	if r := ts.do("PUT", api.PathTeamMemory+"?repo="+repo, ts.admin, []byte(`{"soft_delete_keys":["topic/000.md"]}`)); r.status != 200 {
-		t.Fatalf("delete = %d %s", r.status, r.body)
+	if r := ts.Do("PUT", api.PathTeamMemory+"?repo="+repo, ts.Admin, []byte(`{"soft_delete_keys":["topic/000.md"]}`)); r.Status != 200 {
+		t.Fatalf("delete = %d %s", r.Status, r.Body)
 	}
 }
 
@@ -34,15 +35,15 @@ func bigPush(t *testing.T, ts *testServer, repo string, n, size int) {
 // keeps is streamed entry by entry; the bytes equal those of the encoded
 // (cached) path, tombstones included.
 func TestStreamedFullGETEqualsEncoded(t *testing.T) {
-	streamed := newTestServer(t, serverOpts{bodyCache: 64 << 10}) // bodies over 16 KiB stream
-	encoded := newTestServer(t, serverOpts{})
+	streamed := newTestServer(t, servertest.Options{BodyCacheBytes: 64 << 10}) // bodies over 16 KiB stream
+	encoded := newTestServer(t, servertest.Options{})
 	for _, ts := range []*testServer{streamed, encoded} {
 		bigPush(t, ts, "acme/big", 40, 3000)
 	}
-	a := streamed.send(false, "GET", api.PathTeamMemory+"?repo=acme/big", streamed.admin, nil, "Accept-Encoding", "identity")
-	b := encoded.send(false, "GET", api.PathTeamMemory+"?repo=acme/big", encoded.admin, nil, "Accept-Encoding", "identity")
-	if a.status != 200 || b.status != 200 {
-		t.Fatalf("GET = %d, %d", a.status, b.status)
+	a := streamed.Send(false, "GET", api.PathTeamMemory+"?repo=acme/big", streamed.Admin, nil, "Accept-Encoding", "identity")
+	b := encoded.Send(false, "GET", api.PathTeamMemory+"?repo=acme/big", encoded.Admin, nil, "Accept-Encoding", "identity")
+	if a.Status != 200 || b.Status != 200 {
+		t.Fatalf("GET = %d, %d", a.Status, b.Status)
 	}
 	// The two servers wrote at different times: compare without lastModified and deletion times.
 	strip := func(body []byte) string {
@@ -57,17 +58,17 @@ func TestStreamedFullGETEqualsEncoded(t *testing.T) {
 		out, _ := jsonMarshal(tm)
 		return string(out)
 	}
-	if strip(a.body) != strip(b.body) {
+	if strip(a.Body) != strip(b.Body) {
 		t.Errorf("the streamed body differs from the encoded one")
 	}
-	if a.header.Get("Content-Length") != "" {
-		t.Errorf("a streamed body has Content-Length %s", a.header.Get("Content-Length"))
+	if a.Header.Get("Content-Length") != "" {
+		t.Errorf("a streamed body has Content-Length %s", a.Header.Get("Content-Length"))
 	}
-	if a.header.Get("ETag") != b.header.Get("ETag") || a.header.Get("ETag") == "" {
-		t.Errorf("ETag %q vs %q", a.header.Get("ETag"), b.header.Get("ETag"))
+	if a.Header.Get("ETag") != b.Header.Get("ETag") || a.Header.Get("ETag") == "" {
+		t.Errorf("ETag %q vs %q", a.Header.Get("ETag"), b.Header.Get("ETag"))
 	}
 	// Byte for byte: both bodies encode as json.Marshal without HTML escaping.
-	for name, body := range map[string][]byte{"streamed": a.body, "encoded": b.body} {
+	for name, body := range map[string][]byte{"streamed": a.Body, "encoded": b.Body} {
 		var tm api.TeamMemory
 		_ = jsonUnmarshal(body, &tm)
 		var want bytes.Buffer
@@ -84,16 +85,16 @@ func TestStreamedFullGETEqualsEncoded(t *testing.T) {
 func TestGzip(t *testing.T) {
 	for name, cache := range map[string]int64{"streamed": 64 << 10, "cached": 0} {
 		t.Run(name, func(t *testing.T) {
-			ts := newTestServer(t, serverOpts{bodyCache: cache})
+			ts := newTestServer(t, servertest.Options{BodyCacheBytes: cache})
 			bigPush(t, ts, "acme/gz", 30, 2000)
 			for _, path := range []string{"?repo=acme/gz", "?repo=acme/gz&view=hashes"} {
-				plain := ts.send(false, "GET", api.PathTeamMemory+path, ts.admin, nil, "Accept-Encoding", "identity")
+				plain := ts.Send(false, "GET", api.PathTeamMemory+path, ts.Admin, nil, "Accept-Encoding", "identity")
 				for range 2 { // the second one from the cache's gzipped copy
-					gz := ts.send(false, "GET", api.PathTeamMemory+path, ts.admin, nil, "Accept-Encoding", "br;q=1, gzip;q=0.8")
-					if gz.header.Get("Content-Encoding") != "gzip" || plain.header.Get("Content-Encoding") != "" {
-						t.Fatalf("%s: Content-Encoding %q (gzip accepted), %q (not)", path, gz.header.Get("Content-Encoding"), plain.header.Get("Content-Encoding"))
+					gz := ts.Send(false, "GET", api.PathTeamMemory+path, ts.Admin, nil, "Accept-Encoding", "br;q=1, gzip;q=0.8")
+					if gz.Header.Get("Content-Encoding") != "gzip" || plain.Header.Get("Content-Encoding") != "" {
+						t.Fatalf("%s: Content-Encoding %q (gzip accepted), %q (not)", path, gz.Header.Get("Content-Encoding"), plain.Header.Get("Content-Encoding"))
 					}
-					zr, err := gzip.NewReader(bytes.NewReader(gz.body))
+					zr, err := gzip.NewReader(bytes.NewReader(gz.Body))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -101,16 +102,16 @@ func TestGzip(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !bytes.Equal(un, plain.body) {
+					if !bytes.Equal(un, plain.Body) {
 						t.Errorf("%s: gunzipped body differs from the plain one", path)
 					}
-					if len(gz.body)*2 > len(plain.body) {
-						t.Errorf("%s: gzip %d bytes for %d plain", path, len(gz.body), len(plain.body))
+					if len(gz.Body)*2 > len(plain.Body) {
+						t.Errorf("%s: gzip %d bytes for %d plain", path, len(gz.Body), len(plain.Body))
 					}
 				}
 			}
-			if r := ts.send(false, "GET", api.PathTeamMemory+"?repo=acme/gz", ts.admin, nil, "Accept-Encoding", "gzip;q=0, *"); r.header.Get("Content-Encoding") != "" {
-				t.Errorf("gzip;q=0 still got %q", r.header.Get("Content-Encoding"))
+			if r := ts.Send(false, "GET", api.PathTeamMemory+"?repo=acme/gz", ts.Admin, nil, "Accept-Encoding", "gzip;q=0, *"); r.Header.Get("Content-Encoding") != "" {
+				t.Errorf("gzip;q=0 still got %q", r.Header.Get("Content-Encoding"))
 			}
 		})
 	}

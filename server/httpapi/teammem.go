@@ -12,6 +12,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // getTeamMemory serves GET ?repo=R[&view=hashes][&since=V]: pull, hashes
@@ -22,12 +23,12 @@ import (
 func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo := q.Get("repo")
-	setLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, logRepo(repo))
 	view := q.Get("view")
 	if view != "" && view != "hashes" {
 		return server.InvalidParameter("view must be \"hashes\" or absent, got %q", truncate(view))
 	}
-	since, err := optionalInt(q, "since")
+	since, err := httpkit.OptionalInt(q, "since")
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func (h *handler) streamFull(ctx context.Context, w http.ResponseWriter, r *http
 	if err != nil {
 		s.abandon()
 		if s.started {
-			h.log.LogAttrs(ctx, slog.LevelWarn, "full download ended early", slog.String("request_id", requestID(ctx)), slog.String("error", err.Error()))
+			h.log.LogAttrs(ctx, slog.LevelWarn, "full download ended early", slog.String("request_id", httpkit.RequestID(ctx)), slog.String("error", err.Error()))
 			panic(http.ErrAbortHandler)
 		}
 		return err
@@ -193,7 +194,7 @@ func deletedEntries(ts []server.Tombstone) map[string]int64 {
 // putTeamMemory serves PUT ?repo=R: an atomic, optionally conditional push.
 func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	setLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, logRepo(repo))
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 	cond := server.Preconditions{IfMatch: ifMatch(headerList(r, "If-Match")), IfNoneMatch: ifMatch(headerList(r, "If-None-Match"))}
@@ -217,7 +218,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	h.logSkipped(r, res.Skipped)
 	w.Header().Set("ETag", api.ETag(res.State.Checksum))
 	listed, omitted := skippedEntries(res.Skipped)
-	writeJSON(w, http.StatusOK, api.PutResponse{
+	httpkit.WriteJSON(w, http.StatusOK, api.PutResponse{
 		Checksum: res.State.Checksum, LastModified: formatTime(res.State.UpdatedAt), Version: res.State.Version,
 		Changed: nonNil(res.Changed), Deleted: nonNil(res.Deleted), Skipped: listed, SkippedOmitted: omitted,
 	})
@@ -243,7 +244,7 @@ func skippedEntries(skipped []server.Skipped) (listed []api.SkippedEntry, omitte
 // lists, by key (bounded, quoted by the JSON handler) and reason, never
 // content; the rest are one line with their number.
 func (h *handler) logSkipped(r *http.Request, skipped []server.Skipped) {
-	id, repo := slog.String("request_id", requestID(r.Context())), slog.String("repo", logRepo(r.URL.Query().Get("repo")))
+	id, repo := slog.String("request_id", httpkit.RequestID(r.Context())), slog.String("repo", logRepo(r.URL.Query().Get("repo")))
 	for i, sk := range skipped {
 		h.metrics.EntrySkipped(string(sk.Reason))
 		if i < api.MaxSkippedListed {
@@ -257,27 +258,24 @@ func (h *handler) logSkipped(r *http.Request, skipped []server.Skipped) {
 }
 
 // ifMatch reduces an If-Match or If-None-Match header to what the store
-// compares: "" when absent, "*" when it holds *, else the listed checksums
-// without quotes or W/, separated by commas. A present header whose tags
-// are all empty matches nothing.
-func ifMatch(header string) string {
+// compares: none when absent, any when it holds *, else the listed
+// checksums without quotes or W/. A present header whose tags are all
+// empty or unusable names no state, so it matches nothing.
+func ifMatch(header string) server.Tags {
 	if strings.TrimSpace(header) == "" {
-		return ""
+		return server.Tags{}
 	}
 	var sums []string
 	for _, tag := range strings.Split(header, ",") {
 		tag = strings.TrimSpace(tag)
 		if tag == "*" {
-			return "*"
+			return server.AnyTag()
 		}
 		if t := api.ParseETag(tag); t != "" && !strings.Contains(t, ",") {
 			sums = append(sums, t)
 		}
 	}
-	if len(sums) == 0 {
-		return "\x00never-matches"
-	}
-	return strings.Join(sums, ",")
+	return server.TagList(sums...)
 }
 
 // headerList joins every line of a list-valued header.
@@ -290,22 +288,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// optionalInt parses a non-negative integer query parameter (0 when absent).
-func optionalInt(q map[string][]string, name string) (int64, error) {
-	v := ""
-	if vs := q[name]; len(vs) > 0 {
-		v = vs[0]
-	}
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, server.InvalidParameter("%s must be a non-negative integer, got %q", name, truncate(v))
-	}
-	return n, nil
 }
 
 func truncate(s string) string {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -54,26 +55,26 @@ func TestStoreOutageIs503(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := &flakyStore{Store: db}
-	ts := newTestServer(t, serverOpts{store: fs})
-	ts.put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{Store: fs})
+	ts.Put("acme/api", map[string]string{"a.md": "a"}, nil, http.StatusOK)
 	fs.down.Store(true)
-	for _, r := range []response{
-		ts.do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", ts.admin, nil),
-		ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.admin, []byte(`{"entries":{"b.md":"b"}}`)),
+	for _, r := range []servertest.Response{
+		ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=acme/api", ts.Admin, nil),
+		ts.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", ts.Admin, []byte(`{"entries":{"b.md":"b"}}`)),
 	} {
-		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || r.errorBody(t).Type != api.TypeAPI {
-			t.Errorf("during the outage: %d %v %s", r.status, r.header, r.body)
+		if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" || r.ErrorBody(t).Type != api.TypeAPI {
+			t.Errorf("during the outage: %d %v %s", r.Status, r.Header, r.Body)
 		}
 	}
-	if r := ts.do(http.MethodGet, api.PathReadyz, "", nil); r.status != http.StatusServiceUnavailable {
-		t.Errorf("readyz during the outage = %d", r.status)
+	if r := ts.Do(http.MethodGet, api.PathReadyz, "", nil); r.Status != http.StatusServiceUnavailable {
+		t.Errorf("readyz during the outage = %d", r.Status)
 	}
-	if r := ts.do(http.MethodGet, api.PathHealthz, "", nil); r.status != http.StatusOK {
-		t.Errorf("healthz during the outage = %d", r.status)
+	if r := ts.Do(http.MethodGet, api.PathHealthz, "", nil); r.Status != http.StatusOK {
+		t.Errorf("healthz during the outage = %d", r.Status)
 	}
 	fs.down.Store(false)
-	ts.get("repo=acme/api", http.StatusOK)
-	if r := ts.do(http.MethodGet, api.PathReadyz, "", nil); r.status != http.StatusOK {
-		t.Errorf("readyz after the outage = %d", r.status)
+	ts.Get("repo=acme/api", http.StatusOK)
+	if r := ts.Do(http.MethodGet, api.PathReadyz, "", nil); r.Status != http.StatusOK {
+		t.Errorf("readyz after the outage = %d", r.Status)
 	}
 }

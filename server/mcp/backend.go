@@ -113,9 +113,13 @@ func (b *backend) Activity(ctx context.Context, repo string, limit int) ([]mcpto
 }
 
 func (b *backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcptools.WriteResult, error) {
-	in := server.PutInput{Entries: w.Entries, Deletes: w.Deletes, IfMatch: w.IfMatch}
-	if w.IfMatch == mcptools.CreateOnly {
-		in.IfMatch, in.IfNoneMatch = "", "*"
+	in := server.PutInput{Entries: w.Entries, Deletes: w.Deletes}
+	switch w.IfMatch {
+	case "":
+	case mcptools.CreateOnly:
+		in.IfNoneMatch = server.AnyTag()
+	default:
+		in.IfMatch = server.TagList(w.IfMatch)
 	}
 	res, err := b.svc.Put(ctx, b.principal(ctx), repo, in)
 	if err != nil {

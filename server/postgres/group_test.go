@@ -149,14 +149,14 @@ func TestGuardedWriteAfterOtherReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale := putWrite(repo, "j.md", "stale")
-	stale.IfMatch = first.State.Checksum
+	stale.IfMatch = server.TagList(first.State.Checksum)
 	_, err = a.Apply(ctx, stale)
 	var pe *server.PreconditionError
 	if !errors.As(err, &pe) || pe.Checksum != second.State.Checksum {
 		t.Fatalf("write on a's stale checksum: %v; want a precondition error with b's checksum", err)
 	}
 	fresh := putWrite(repo, "j.md", "fresh")
-	fresh.IfMatch = second.State.Checksum
+	fresh.IfMatch = server.TagList(second.State.Checksum)
 	res, err := a.Apply(ctx, fresh)
 	if err != nil {
 		t.Fatalf("write on b's checksum through a: %v", err)
@@ -189,7 +189,7 @@ func TestGroupSameKey(t *testing.T) {
 		putWrite(repo, "k.md", "two"), del("j.md"), putWrite(repo, "j.md", "jay")}
 	// A write that changes nothing, and one refused, in the same group.
 	stale := putWrite(repo, "x.md", "x")
-	stale.IfMatch = "sha256:0"
+	stale.IfMatch = server.TagList("sha256:0")
 	ws = append(ws, putWrite(repo, "k.md", "two"), stale)
 	res, errs := postgres.ApplyGroup(db, ws)
 	for i, err := range errs[:len(errs)-1] {
@@ -255,11 +255,11 @@ func TestPreconditionLetPassThenRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Precondition(ctx, repo, server.Preconditions{IfMatch: first.State.Checksum}); err != nil {
+	if err := a.Precondition(ctx, repo, server.Preconditions{IfMatch: server.TagList(first.State.Checksum)}); err != nil {
 		t.Logf("the early check read the state: %v", err) // allowed, not required
 	}
 	w := putWrite(repo, "c.md", "c")
-	w.IfMatch = first.State.Checksum
+	w.IfMatch = server.TagList(first.State.Checksum)
 	_, err = a.Apply(ctx, w)
 	var pe *server.PreconditionError
 	if !errors.As(err, &pe) || pe.Checksum != second.State.Checksum {
@@ -297,7 +297,7 @@ func TestPreconditionWaitsForWriteInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := putWrite(repo, "b.md", "b")
-	w.IfMatch = first.State.Checksum
+	w.IfMatch = server.TagList(first.State.Checksum)
 	applied := make(chan server.WriteResult, 1)
 	go func() {
 		res, err := a.Apply(ctx, w)
@@ -317,7 +317,9 @@ func TestPreconditionWaitsForWriteInFlight(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	checked := make(chan error, 1)
-	go func() { checked <- a.Precondition(ctx, repo, server.Preconditions{IfMatch: first.State.Checksum}) }()
+	go func() {
+		checked <- a.Precondition(ctx, repo, server.Preconditions{IfMatch: server.TagList(first.State.Checksum)})
+	}()
 	select {
 	case err := <-checked:
 		t.Fatalf("the check answered %v while a write on the same state was in flight", err)

@@ -66,7 +66,7 @@ func (db *DB) RepoState(ctx context.Context, repo string) (server.RepoState, err
 // read, instead of after it was decoded, checked and queued — the fate of
 // every writer but one when several race with the same If-Match.
 func (db *DB) Precondition(ctx context.Context, repo string, c server.Preconditions) error {
-	if c.IfNoneMatch == "" && c.IfMatch != "" && c.IfMatch != "*" {
+	if !c.IfNoneMatch.IsSet() && c.IfMatch.IsSet() && !c.IfMatch.IsAny() {
 		if last, ok := db.writes.last(repo); ok && server.CheckIfMatch(last.state, c.IfMatch) == nil {
 			now, err := db.writes.settle(ctx, repo)
 			switch {

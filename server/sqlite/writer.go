@@ -242,7 +242,7 @@ type applyJob struct {
 
 func (j *applyJob) context() context.Context { return j.ctx }
 
-func (j *applyJob) conditional() bool { return j.w.IfMatch != "" || j.w.IfNoneMatch != "" }
+func (j *applyJob) conditional() bool { return j.w.IfMatch.IsSet() || j.w.IfNoneMatch.IsSet() }
 
 func (j *applyJob) run(ctx context.Context, b *batch) error {
 	var err error

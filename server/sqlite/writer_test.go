@@ -44,7 +44,7 @@ func TestGroupCommit(t *testing.T) {
 				w := server.Write{Repo: repo, Puts: []server.Put{put(key, key)}, Author: "t"}
 				switch g % 3 {
 				case 1:
-					w.IfMatch = stale
+					w.IfMatch = server.TagList(stale)
 				case 2:
 					w.MaxEntries = 1 // the seed alone fills it
 				}
@@ -139,7 +139,7 @@ func TestConditionalWritesNeverLinger(t *testing.T) {
 		wg.Go(func() {
 			for i := range 20 {
 				key := fmt.Sprintf("g%d/k%d.md", g, i)
-				if _, err := db.Apply(ctx, server.Write{Repo: "acme/cas", Puts: []server.Put{put(key, key)}, IfMatch: "*", Author: "t"}); err != nil {
+				if _, err := db.Apply(ctx, server.Write{Repo: "acme/cas", Puts: []server.Put{put(key, key)}, IfMatch: server.AnyTag(), Author: "t"}); err != nil {
 					t.Error(err)
 				}
 			}

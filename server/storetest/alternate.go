@@ -25,7 +25,7 @@ func Alternate(t *testing.T, a, b server.Store) {
 		}
 		want[fmt.Sprintf("k%d.md", i)] = fmt.Sprint(i)
 		w := write(repo, at(i), c, deletes...)
-		w.IfMatch = ""
+		w.IfMatch = server.Tags{}
 		res := apply(t, s, w)
 		wantState(t, res.State, repo, int64(i+1), want, at(i))
 		for j, other := range []server.Store{a, b} {

@@ -76,7 +76,7 @@ func casPut(s server.Store, key, content string) error {
 			return err
 		}
 		w := write(repo, at(1), contents{key: content})
-		w.IfMatch = st.Checksum
+		w.IfMatch = server.TagList(st.Checksum)
 		res, err := s.Apply(ctx, w)
 		if errors.Is(err, server.ErrPreconditionFailed) {
 			continue

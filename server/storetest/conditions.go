@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,7 +37,7 @@ func testIfMatch(t *testing.T, s server.Store) {
 				apply(t, s, write(r, at(0), seeded))
 			}
 			w := write(r, at(1), contents{"b.md": "two"})
-			w.IfMatch = tt.ifMatch
+			w.IfMatch = tags(tt.ifMatch)
 			res, err := s.Apply(ctx, w)
 			if tt.wantOK {
 				if err != nil || res.State.Version != 2 {
@@ -88,7 +89,7 @@ func testIfNoneMatch(t *testing.T, s server.Store) {
 			}
 			before, _ := s.RepoState(ctx, r)
 			w := write(r, at(2), contents{"b.md": "two"})
-			w.IfNoneMatch = tt.ifNoneMatch
+			w.IfNoneMatch = tags(tt.ifNoneMatch)
 			res, err := s.Apply(ctx, w)
 			if tt.wantOK {
 				if err != nil || res.State.Version != version+1 {
@@ -276,4 +277,16 @@ func testKeyCollision(t *testing.T, s server.Store) {
 			t.Errorf("Changed (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// tags is the condition a header's comma-separated form names: "" none,
+// "*" any, else the listed checksums.
+func tags(s string) server.Tags {
+	switch s {
+	case "":
+		return server.Tags{}
+	case "*":
+		return server.AnyTag()
+	}
+	return server.TagList(strings.Split(s, ",")...)
 }

@@ -33,24 +33,24 @@ func testPrecondition(t *testing.T, s server.Store) {
 		}
 	}
 	check(server.Preconditions{}, false)
-	check(server.Preconditions{IfMatch: "*"}, true)
-	check(server.Preconditions{IfMatch: "sha256:never"}, true)
-	check(server.Preconditions{IfNoneMatch: "*"}, false)
+	check(server.Preconditions{IfMatch: tags("*")}, true)
+	check(server.Preconditions{IfMatch: tags("sha256:never")}, true)
+	check(server.Preconditions{IfNoneMatch: tags("*")}, false)
 
 	first := apply(t, s, write(repo, at(0), contents{"a.md": "a"})).State
-	check(server.Preconditions{IfMatch: first.Checksum}, false)
-	check(server.Preconditions{IfMatch: "sha256:other," + first.Checksum}, false)
-	check(server.Preconditions{IfMatch: "*"}, false)
-	check(server.Preconditions{IfNoneMatch: "*"}, true)
-	check(server.Preconditions{IfNoneMatch: first.Checksum}, true)
-	check(server.Preconditions{IfNoneMatch: "sha256:other"}, false)
+	check(server.Preconditions{IfMatch: tags(first.Checksum)}, false)
+	check(server.Preconditions{IfMatch: tags("sha256:other," + first.Checksum)}, false)
+	check(server.Preconditions{IfMatch: tags("*")}, false)
+	check(server.Preconditions{IfNoneMatch: tags("*")}, true)
+	check(server.Preconditions{IfNoneMatch: tags(first.Checksum)}, true)
+	check(server.Preconditions{IfNoneMatch: tags("sha256:other")}, false)
 
 	second := apply(t, s, write(repo, at(1), contents{"b.md": "b"})).State
-	check(server.Preconditions{IfMatch: first.Checksum}, true) // the state this store wrote before its last write
-	check(server.Preconditions{IfMatch: second.Checksum}, false)
-	check(server.Preconditions{IfMatch: second.Checksum, IfNoneMatch: second.Checksum}, true)
+	check(server.Preconditions{IfMatch: tags(first.Checksum)}, true) // the state this store wrote before its last write
+	check(server.Preconditions{IfMatch: tags(second.Checksum)}, false)
+	check(server.Preconditions{IfMatch: tags(second.Checksum), IfNoneMatch: tags(second.Checksum)}, true)
 	var pe *server.PreconditionError
-	if err := s.Precondition(ctx, repo, server.Preconditions{IfMatch: first.Checksum}); !errors.As(err, &pe) || pe.Checksum != second.Checksum {
+	if err := s.Precondition(ctx, repo, server.Preconditions{IfMatch: tags(first.Checksum)}); !errors.As(err, &pe) || pe.Checksum != second.Checksum {
 		t.Errorf("a stale If-Match: %v; want a *PreconditionError carrying the current checksum %s", err, second.Checksum)
 	}
 }

@@ -3,9 +3,10 @@ package writeplan
 import (
 	"errors"
 	"fmt"
-	"github.com/teammem/teammem/server"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/teammem/teammem/server"
 
 	"github.com/teammem/teammem/memcore/protocol"
 )
@@ -132,18 +133,6 @@ func TestLimitsAllowShrinking(t *testing.T) {
 	}
 	if _, err := s.plan(cur, server.Write{Repo: "x/y", Puts: []server.Put{{Key: "e.md", Content: "x", Checksum: "sha256:x"}}, MaxEntries: 2}); !errors.Is(err, server.ErrTooManyEntries) {
 		t.Errorf("growing an over-limit repo: %v; want too many entries", err)
-	}
-}
-
-func TestIfMatchList(t *testing.T) {
-	cur := server.RepoState{Version: 3, Checksum: "sha256:cur"}
-	for list, ok := range map[string]bool{"sha256:cur": true, "sha256:old,sha256:cur": true, "*": true, "sha256:old": false, "sha256:old,sha256:older": false} {
-		if err := server.CheckIfMatch(cur, list); (err == nil) != ok {
-			t.Errorf("If-Match %q: %v", list, err)
-		}
-	}
-	if err := server.CheckIfMatch(server.RepoState{}, "*"); err == nil {
-		t.Error("* matched a never-written repository")
 	}
 }
 

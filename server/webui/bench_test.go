@@ -1,4 +1,4 @@
-package httpapi_test
+package webui_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/internal/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 )
@@ -33,19 +34,19 @@ func seedUIRepo(b *testing.B, ts *testServer) {
 				fmt.Fprintf(&index, "- [Note %d](%s) — what it says\n", i, key)
 			}
 		}
-		ts.put("acme/ui", entries, nil, http.StatusOK)
+		ts.Put("acme/ui", entries, nil, http.StatusOK)
 	}
-	ts.put("acme/ui", map[string]string{"MEMORY.md": index.String()}, nil, http.StatusOK)
+	ts.Put("acme/ui", map[string]string{"MEMORY.md": index.String()}, nil, http.StatusOK)
 	second := map[string]string{}
 	for i := 0; i < 100; i++ {
 		second[fmt.Sprintf("topic-%02d/note-%04d.md", i%20, i)] = fmt.Sprintf("# Note %d, revised\n\n%s\n", i, body)
 	}
-	ts.put("acme/ui", second, nil, http.StatusOK)
+	ts.Put("acme/ui", second, nil, http.StatusOK)
 	var deletes []string
 	for i := 999; i < 1049; i++ {
 		deletes = append(deletes, fmt.Sprintf("topic-%02d/note-%04d.md", i%20, i))
 	}
-	ts.put("acme/ui", nil, deletes, http.StatusOK)
+	ts.Put("acme/ui", nil, deletes, http.StatusOK)
 }
 
 // BenchmarkUIRepoPage1000 renders the page of a repository of 1,000 live
@@ -72,13 +73,13 @@ func BenchmarkUIEntryPage(b *testing.B) {
 
 func benchUIPage(b *testing.B, store server.Store, path string) {
 	t := &testing.T{}
-	ts := newTestServer(t, serverOpts{limits: serverLimits(2000, 0, 8<<20, 0), store: store})
+	ts := newTestServer(t, servertest.Options{Limits: server.Limits{MaxEntries: 2000, MaxBodyBytes: 8 << 20}, Store: store})
 	ts.t = t
 	seedUIRepo(b, ts)
-	login := httptest.NewRequest(http.MethodPost, "/ui/login", strings.NewReader(url.Values{"token": {ts.admin}}.Encode()))
+	login := httptest.NewRequest(http.MethodPost, "/ui/login", strings.NewReader(url.Values{"token": {ts.Admin}}.Encode()))
 	login.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	rec := httptest.NewRecorder()
-	ts.h.ServeHTTP(rec, login)
+	ts.Handler.ServeHTTP(rec, login)
 	cookie := rec.Result().Cookies()[0]
 	var size int
 	cpu0 := cpuTime()
@@ -86,7 +87,7 @@ func benchUIPage(b *testing.B, store server.Store, path string) {
 		req := httptest.NewRequest(http.MethodGet, path, nil)
 		req.AddCookie(cookie)
 		rec := httptest.NewRecorder()
-		ts.h.ServeHTTP(rec, req)
+		ts.Handler.ServeHTTP(rec, req)
 		if rec.Code != http.StatusOK {
 			b.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}

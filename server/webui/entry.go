@@ -1,4 +1,4 @@
-package httpapi
+package webui
 
 import (
 	"html/template"
@@ -9,6 +9,7 @@ import (
 	"github.com/teammem/teammem/internal/linediff"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // historyShown bounds the revisions an entry page lists.
@@ -42,16 +43,16 @@ type historyRow struct {
 // uiEntryPage serves ~entry?key=K[&v=V][&before=B]: the entry rendered and
 // raw, at version V or its latest, with its history (a page of it, older
 // than B when given) and restore buttons.
-func (h *handler) uiEntryPage(r *http.Request, pg *page, repo string) (string, error) {
+func (h *UI) uiEntryPage(r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
 	q := r.URL.Query()
 	key := q.Get("key")
-	want, err := optionalInt(q, "v")
+	want, err := httpkit.OptionalInt(q, "v")
 	if err != nil {
 		return "", err
 	}
-	before, err := optionalInt(q, "before")
+	before, err := httpkit.OptionalInt(q, "before")
 	if err != nil {
 		return "", err
 	}
@@ -81,11 +82,11 @@ func (h *handler) uiEntryPage(r *http.Request, pg *page, repo string) (string, e
 			return "", err
 		}
 		if v.Shown.Op != server.OpPut {
-			return "", notFound("no content at this version of this entry")
+			return "", httpkit.NotFound("no content at this version of this entry")
 		}
 		var body string
 		v.Meta, body, _ = protocol.SplitFrontmatter(v.Shown.Content)
-		v.Rendered = h.ui.md.render(repo, key, body)
+		v.Rendered = h.md.render(repo, key, body)
 	}
 	revs, err := h.svc.History(ctx, p, repo, key, before, historyShown+1)
 	if err != nil {
@@ -118,7 +119,7 @@ type diffView struct {
 
 // uiDiffPage serves ~diff?key=K&from=A&to=B: what changed from version A
 // to version B (a delete compares as empty).
-func (h *handler) uiDiffPage(r *http.Request, pg *page, repo string) (string, error) {
+func (h *UI) uiDiffPage(r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
 	q := r.URL.Query()
@@ -128,7 +129,7 @@ func (h *handler) uiDiffPage(r *http.Request, pg *page, repo string) (string, er
 		param string
 		rev   *server.Revision
 	}{{"from", &v.From}, {"to", &v.To}} {
-		n, err := optionalInt(q, side.param)
+		n, err := httpkit.OptionalInt(q, side.param)
 		if err != nil {
 			return "", err
 		}
@@ -146,14 +147,14 @@ func (h *handler) uiDiffPage(r *http.Request, pg *page, repo string) (string, er
 // write as the API's PUT, conditional on the repository not having
 // changed since the page was shown, so it lands in the history as an edit
 // by the signed-in subject.
-func (h *handler) uiRestore(w http.ResponseWriter, r *http.Request, repo string) error {
+func (h *UI) uiRestore(w http.ResponseWriter, r *http.Request, repo string) error {
 	if err := h.checkForm(r); err != nil {
 		return err
 	}
 	ctx := r.Context()
 	p := callerOf(ctx).p
 	key, base := r.PostForm.Get("key"), r.PostForm.Get("base")
-	version, err := optionalInt(r.PostForm, "version")
+	version, err := httpkit.OptionalInt(r.PostForm, "version")
 	if err != nil {
 		return err
 	}
@@ -170,13 +171,13 @@ func (h *handler) uiRestore(w http.ResponseWriter, r *http.Request, repo string)
 			return err
 		}
 		if len(prev) == 0 || prev[0].Op != server.OpPut {
-			return notFound("nothing to restore before this delete")
+			return httpkit.NotFound("nothing to restore before this delete")
 		}
 		if rev, err = h.svc.Revision(ctx, p, repo, key, prev[0].Version); err != nil {
 			return err
 		}
 	}
-	res, err := h.svc.Put(ctx, p, repo, server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: base})
+	res, err := h.svc.Put(ctx, p, repo, server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base)})
 	if err != nil {
 		return err
 	}

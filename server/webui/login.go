@@ -1,4 +1,4 @@
-package httpapi
+package webui
 
 import (
 	"net"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/httpkit"
 )
 
 // maxLoginForm bounds the sign-in form's body.
@@ -16,8 +17,8 @@ const maxLoginForm = 16 << 10
 type loginForm struct{ Error string }
 
 // uiLoginPage serves the sign-in form, or sends a signed-in browser on.
-func (h *handler) uiLoginPage(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.ui.sessions.open(r); err == nil || h.noAuth {
+func (h *UI) uiLoginPage(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.sessions.open(r); err == nil || h.noAuth {
 		http.Redirect(w, r, uiPrefix+"/", http.StatusSeeOther)
 		return
 	}
@@ -27,7 +28,7 @@ func (h *handler) uiLoginPage(w http.ResponseWriter, r *http.Request) {
 // uiLogin verifies the pasted token and starts a session. The token is
 // read from the POST body only, never echoed, logged or put in a URL; a
 // refusal says why (expired, wrong issuer...) without it.
-func (h *handler) uiLogin(w http.ResponseWriter, r *http.Request) {
+func (h *UI) uiLogin(w http.ResponseWriter, r *http.Request) {
 	if h.noAuth {
 		http.Redirect(w, r, uiPrefix+"/", http.StatusSeeOther)
 		return
@@ -41,8 +42,8 @@ func (h *handler) uiLogin(w http.ResponseWriter, r *http.Request) {
 	if t, ok := auth.BearerToken(token); ok {
 		token = t
 	}
-	if wait, ok := h.limiter.allow("ui-login " + clientAddr(r)); !ok {
-		h.uiFail(w, r, errRateLimited{retryAfter: retryAfterSeconds(wait)})
+	if err := h.limiter.Allow("ui-login " + clientAddr(r)); err != nil {
+		h.uiFail(w, r, err)
 		return
 	}
 	switch {
@@ -55,44 +56,44 @@ func (h *handler) uiLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := h.auth.Authenticate(r.Context(), token)
 	if err != nil {
-		f := translate(err)
-		if f.status != http.StatusUnauthorized {
+		f := httpkit.Translate(err)
+		if f.Status != http.StatusUnauthorized {
 			h.uiFail(w, r, err)
 			return
 		}
 		h.metrics.AuthFailure()
-		h.uiLoginRefused(w, r, http.StatusUnauthorized, "That token was not accepted. "+f.message)
+		h.uiLoginRefused(w, r, http.StatusUnauthorized, "That token was not accepted. "+f.Message)
 		return
 	}
-	infoOf(r.Context()).subject = p.Subject
-	if _, err := h.ui.sessions.start(w, r, methodToken, token); err != nil {
+	httpkit.InfoOf(r.Context()).Subject = p.Subject
+	if _, err := h.sessions.start(w, r, methodToken, token); err != nil {
 		h.uiFail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, uiPrefix+"/", http.StatusSeeOther)
 }
 
-func (h *handler) uiLoginRefused(w http.ResponseWriter, r *http.Request, status int, msg string) {
+func (h *UI) uiLoginRefused(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	h.uiRender(w, r, status, "login", &page{Title: "Sign in", Data: loginForm{Error: msg}})
 }
 
 // uiLogout ends the session.
-func (h *handler) uiLogout(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
+func (h *UI) uiLogout(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	if err := h.checkForm(r); err != nil {
 		return "", err
 	}
-	h.ui.sessions.end(w, r)
+	h.sessions.end(w, r)
 	http.Redirect(w, r, uiPrefix+"/login", http.StatusSeeOther)
 	return "", nil
 }
 
 // checkForm reads a small POST form and checks its CSRF token.
-func (h *handler) checkForm(r *http.Request) error {
+func (h *UI) checkForm(r *http.Request) error {
 	r.Body = http.MaxBytesReader(nil, r.Body, maxLoginForm)
 	if err := r.ParseForm(); err != nil {
 		return errBadForm
 	}
-	if !h.ui.sessions.checkCSRF(callerOf(r.Context()).sess, r.PostForm.Get("csrf")) {
+	if !h.sessions.checkCSRF(callerOf(r.Context()).sess, r.PostForm.Get("csrf")) {
 		return errBadForm
 	}
 	return nil

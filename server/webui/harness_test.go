@@ -1,4 +1,4 @@
-package httpapi_test
+package webui_test
 
 import (
 	"io"
@@ -8,10 +8,21 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/internal/servertest"
 )
+
+// testServer is a real server (embedded store unless one is given, real
+// auth) behind httptest: internal/servertest's, with the browser helpers.
+type testServer struct {
+	*servertest.Server
+	t *testing.T
+}
+
+func newTestServer(t *testing.T, o servertest.Options) *testServer {
+	t.Helper()
+	return &testServer{Server: servertest.Start(t, o), t: t}
+}
 
 // browser is a cookie-keeping client of the web UI that does not follow
 // redirects, so tests see each answer.
@@ -23,9 +34,9 @@ type browser struct {
 
 // page is one answer of the UI.
 type page struct {
-	status int
-	header http.Header
-	body   string
+	Status int
+	Header http.Header
+	Body   string
 }
 
 func (ts *testServer) browser(t *testing.T) *browser {
@@ -42,14 +53,14 @@ func (ts *testServer) browser(t *testing.T) *browser {
 func (b *browser) signIn(token string) {
 	b.t.Helper()
 	p := b.post("/ui/login", url.Values{"token": {token}})
-	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/" {
-		b.t.Fatalf("sign in: %d %s: %s", p.status, p.header.Get("Location"), p.body)
+	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/ui/" {
+		b.t.Fatalf("sign in: %d %s: %s", p.Status, p.Header.Get("Location"), p.Body)
 	}
 }
 
 func (b *browser) get(path string) page {
 	b.t.Helper()
-	req, err := http.NewRequest(http.MethodGet, b.ts.url+path, nil)
+	req, err := http.NewRequest(http.MethodGet, b.ts.URL+path, nil)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -59,7 +70,7 @@ func (b *browser) get(path string) page {
 // post sends a form as a same-origin browser would.
 func (b *browser) post(path string, form url.Values, headers ...string) page {
 	b.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, b.ts.url+path, strings.NewReader(form.Encode()))
+	req, err := http.NewRequest(http.MethodPost, b.ts.URL+path, strings.NewReader(form.Encode()))
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -82,14 +93,14 @@ func (b *browser) do(req *http.Request) page {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	return page{status: resp.StatusCode, header: resp.Header, body: string(body)}
+	return page{Status: resp.StatusCode, Header: resp.Header, Body: string(body)}
 }
 
 // must fails unless the page has the status.
 func (p page) must(t *testing.T, status int) page {
 	t.Helper()
-	if p.status != status {
-		t.Fatalf("status %d, want %d:\n%s", p.status, status, p.body)
+	if p.Status != status {
+		t.Fatalf("status %d, want %d:\n%s", p.Status, status, p.Body)
 	}
 	return p
 }
@@ -99,9 +110,9 @@ var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 // csrf is the CSRF token of the page's forms.
 func (p page) csrf(t *testing.T) string {
 	t.Helper()
-	m := csrfRE.FindStringSubmatch(p.body)
+	m := csrfRE.FindStringSubmatch(p.Body)
 	if m == nil {
-		t.Fatalf("no CSRF token on the page:\n%s", p.body)
+		t.Fatalf("no CSRF token on the page:\n%s", p.Body)
 	}
 	return m[1]
 }
@@ -110,24 +121,13 @@ func (p page) csrf(t *testing.T) string {
 // first occurrence of anchor.
 func (p page) formValue(t *testing.T, anchor, name string) string {
 	t.Helper()
-	i := strings.Index(p.body, anchor)
+	i := strings.Index(p.Body, anchor)
 	if i < 0 {
-		t.Fatalf("%q not on the page:\n%s", anchor, p.body)
+		t.Fatalf("%q not on the page:\n%s", anchor, p.Body)
 	}
-	m := regexp.MustCompile(`name="` + name + `" value="([^"]*)"`).FindStringSubmatch(p.body[i:])
+	m := regexp.MustCompile(`name="` + name + `" value="([^"]*)"`).FindStringSubmatch(p.Body[i:])
 	if m == nil {
 		t.Fatalf("no %s field after %q", name, anchor)
 	}
 	return m[1]
-}
-
-// expiredToken issues a token that expired an hour ago.
-func (ts *testServer) expiredToken(subject string, grants ...string) string {
-	ts.t.Helper()
-	iss := &auth.Issuer{Key: ts.key, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}
-	tok, err := iss.Issue(subject, grants, time.Hour)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	return tok
 }

@@ -1,4 +1,4 @@
-package httpapi
+package webui
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/server/httpkit"
 
 	"github.com/go-chi/chi/v5"
 
@@ -26,7 +27,7 @@ type repoRow struct {
 }
 
 // uiRepos serves /ui/: the repositories the caller can read.
-func (h *handler) uiRepos(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
+func (h *UI) uiRepos(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	repos, err := h.svc.Repos(r.Context(), callerOf(r.Context()).p)
 	if err != nil {
 		return "", err
@@ -60,12 +61,12 @@ func repoPath(r *http.Request) (repo, action string, err error) {
 }
 
 // uiRepoGet serves the pages of one repository.
-func (h *handler) uiRepoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
+func (h *UI) uiRepoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	repo, action, err := repoPath(r)
 	if err != nil {
 		return "", err
 	}
-	setLogRepo(r, repo)
+	httpkit.SetLogRepo(r, repo)
 	pg.Repo = repo
 	switch action {
 	case "":
@@ -79,18 +80,18 @@ func (h *handler) uiRepoGet(w http.ResponseWriter, r *http.Request, pg *page) (s
 	case "activity":
 		return h.uiActivityPage(r, pg, repo)
 	}
-	return "", notFound("no such page")
+	return "", httpkit.NotFound("no such page")
 }
 
 // uiRepoPost serves the repository's forms (restore).
-func (h *handler) uiRepoPost(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
+func (h *UI) uiRepoPost(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	repo, action, err := repoPath(r)
 	if err != nil {
 		return "", err
 	}
-	setLogRepo(r, repo)
+	httpkit.SetLogRepo(r, repo)
 	if action != "restore" {
-		return "", notFound("no such form")
+		return "", httpkit.NotFound("no such form")
 	}
 	return "", h.uiRestore(w, r, repo)
 }
@@ -109,7 +110,7 @@ type repoView struct {
 
 // uiRepoPage serves /ui/r/<repo>: MEMORY.md rendered, the tree of
 // entries, and the deleted entries.
-func (h *handler) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) {
+func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
 	// The three reads are independent: run them at once, so the page
@@ -140,7 +141,7 @@ func (h *handler) uiRepoPage(r *http.Request, pg *page, repo string) (string, er
 		if err != nil && !errors.Is(err, server.ErrNotFound) {
 			return "", err
 		}
-		v.Index, v.HasIndex = h.ui.md.render(repo, e.Key, rev.Content), err == nil
+		v.Index, v.HasIndex = h.md.render(repo, e.Key, rev.Content), err == nil
 	}
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })
@@ -153,8 +154,8 @@ const activityOnRepoPage = 15
 
 // uiActivityPage serves ~activity[?before=V]: a page of the repository's
 // versions, newest first, each with who made it and the keys it changed.
-func (h *handler) uiActivityPage(r *http.Request, pg *page, repo string) (string, error) {
-	before, err := optionalInt(r.URL.Query(), "before")
+func (h *UI) uiActivityPage(r *http.Request, pg *page, repo string) (string, error) {
+	before, err := httpkit.OptionalInt(r.URL.Query(), "before")
 	if err != nil {
 		return "", err
 	}
@@ -198,7 +199,7 @@ type searchLine struct {
 
 // uiSearchPage serves ~search?q=: a case-insensitive substring search
 // across the keys and contents of a repository's live entries.
-func (h *handler) uiSearchPage(r *http.Request, pg *page, repo string) (string, error) {
+func (h *UI) uiSearchPage(r *http.Request, pg *page, repo string) (string, error) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	if len(q) > maxQuery {
 		return "", server.InvalidParameter("the search is longer than %d bytes", maxQuery)

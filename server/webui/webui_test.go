@@ -1,4 +1,4 @@
-package httpapi_test
+package webui_test
 
 import (
 	"bytes"
@@ -12,33 +12,34 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/internal/servertest"
 )
 
 func TestUISignIn(t *testing.T) {
 	var logs bytes.Buffer
-	ts := newTestServer(t, serverOpts{logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	ts := newTestServer(t, servertest.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	b := ts.browser(t)
 
 	p := b.get("/ui/").must(t, http.StatusSeeOther)
-	if loc := p.header.Get("Location"); loc != "/ui/login" {
+	if loc := p.Header.Get("Location"); loc != "/ui/login" {
 		t.Fatalf("signed-out /ui/ redirects to %q, want /ui/login", loc)
 	}
 	form := b.get("/ui/login").must(t, http.StatusOK)
-	if !strings.Contains(form.body, `name="token"`) || !strings.Contains(form.body, `method="post"`) {
-		t.Fatalf("sign-in page has no POST form with a token field:\n%s", form.body)
+	if !strings.Contains(form.Body, `name="token"`) || !strings.Contains(form.Body, `method="post"`) {
+		t.Fatalf("sign-in page has no POST form with a token field:\n%s", form.Body)
 	}
 
-	expired := ts.expiredToken("old", "**:read")
+	expired := ts.ExpiredToken("old", "**:read")
 	bad := b.post("/ui/login", url.Values{"token": {expired}}).must(t, http.StatusUnauthorized)
-	if !strings.Contains(bad.body, "not accepted") || strings.Contains(bad.body, expired) {
-		t.Fatalf("refused sign-in page must say so without echoing the token:\n%s", bad.body)
+	if !strings.Contains(bad.Body, "not accepted") || strings.Contains(bad.Body, expired) {
+		t.Fatalf("refused sign-in page must say so without echoing the token:\n%s", bad.Body)
 	}
-	forged := ts.admin[:len(ts.admin)-4] + "AAAA"
+	forged := ts.Admin[:len(ts.Admin)-4] + "AAAA"
 	b.post("/ui/login", url.Values{"token": {forged}}).must(t, http.StatusUnauthorized)
 	b.post("/ui/login", url.Values{"token": {""}}).must(t, http.StatusBadRequest)
 
-	p = b.post("/ui/login", url.Values{"token": {ts.admin}}).must(t, http.StatusSeeOther)
-	cookie := p.header.Get("Set-Cookie")
+	p = b.post("/ui/login", url.Values{"token": {ts.Admin}}).must(t, http.StatusSeeOther)
+	cookie := p.Header.Get("Set-Cookie")
 	for _, want := range []string{"teammem_session=", "HttpOnly", "SameSite=Strict", "Path=/ui/"} {
 		if !strings.Contains(cookie, want) {
 			t.Errorf("session cookie %q lacks %s", cookie, want)
@@ -47,37 +48,37 @@ func TestUISignIn(t *testing.T) {
 	if strings.Contains(cookie, "Secure") {
 		t.Errorf("session cookie over plain HTTP is Secure: %q", cookie)
 	}
-	if strings.Contains(cookie, ts.admin) || strings.Contains(cookie, strings.Split(ts.admin, ".")[1]) {
+	if strings.Contains(cookie, ts.Admin) || strings.Contains(cookie, strings.Split(ts.Admin, ".")[1]) {
 		t.Errorf("the session cookie holds the token in the clear")
 	}
 	home := b.get("/ui/").must(t, http.StatusOK)
-	if !strings.Contains(home.body, "admin") {
+	if !strings.Contains(home.Body, "admin") {
 		t.Errorf("home page does not name the signed-in subject")
 	}
 
-	tls := ts.browser(t).post("/ui/login", url.Values{"token": {ts.admin}}, "X-Forwarded-Proto", "https")
-	if c := tls.header.Get("Set-Cookie"); !strings.Contains(c, "Secure") {
+	tls := ts.browser(t).post("/ui/login", url.Values{"token": {ts.Admin}}, "X-Forwarded-Proto", "https")
+	if c := tls.Header.Get("Set-Cookie"); !strings.Contains(c, "Secure") {
 		t.Errorf("session cookie behind TLS is not Secure: %q", c)
 	}
 
 	// A cross-site form cannot sign anyone in or out.
-	b.post("/ui/login", url.Values{"token": {ts.admin}}, "Sec-Fetch-Site", "cross-site").must(t, http.StatusForbidden)
+	b.post("/ui/login", url.Values{"token": {ts.Admin}}, "Sec-Fetch-Site", "cross-site").must(t, http.StatusForbidden)
 	b.post("/ui/logout", url.Values{"csrf": {home.csrf(t)}}, "Sec-Fetch-Site", "cross-site").must(t, http.StatusForbidden)
 	b.post("/ui/logout", url.Values{"csrf": {"forged"}}).must(t, http.StatusBadRequest)
 	b.get("/ui/").must(t, http.StatusOK)
 	b.post("/ui/logout", url.Values{"csrf": {home.csrf(t)}}).must(t, http.StatusSeeOther)
 	b.get("/ui/").must(t, http.StatusSeeOther)
 
-	if strings.Contains(logs.String(), ts.admin) || strings.Contains(logs.String(), expired) {
+	if strings.Contains(logs.String(), ts.Admin) || strings.Contains(logs.String(), expired) {
 		t.Errorf("a token reached the log:\n%s", logs.String())
 	}
 }
 
 func TestUIForgedOrTamperedCookie(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
+	ts := newTestServer(t, servertest.Options{})
 	b := ts.browser(t)
-	b.signIn(ts.admin)
-	u, _ := url.Parse(ts.url + "/ui/")
+	b.signIn(ts.Admin)
+	u, _ := url.Parse(ts.URL + "/ui/")
 	c := b.client.Jar.Cookies(u)[0]
 	raw := []byte(c.Value)
 	raw[len(raw)/2] ^= 1
@@ -85,10 +86,10 @@ func TestUIForgedOrTamperedCookie(t *testing.T) {
 	b.client.Jar.SetCookies(u, []*http.Cookie{c})
 	b.get("/ui/").must(t, http.StatusSeeOther)
 	// A session from another server (another secret) is not accepted.
-	other := newTestServer(t, serverOpts{})
+	other := newTestServer(t, servertest.Options{})
 	ob := other.browser(t)
-	ob.signIn(other.admin)
-	ou, _ := url.Parse(other.url + "/ui/")
+	ob.signIn(other.Admin)
+	ou, _ := url.Parse(other.URL + "/ui/")
 	oc := ob.client.Jar.Cookies(ou)[0]
 	oc.Path = "/ui/"
 	b.client.Jar.SetCookies(u, []*http.Cookie{oc})
@@ -96,12 +97,12 @@ func TestUIForgedOrTamperedCookie(t *testing.T) {
 }
 
 func TestUISecurityHeaders(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"MEMORY.md": "# hi\n"}, nil, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"MEMORY.md": "# hi\n"}, nil, http.StatusOK)
 	b := ts.browser(t)
 	check := func(path string, p page) {
 		t.Helper()
-		h := p.header
+		h := p.Header
 		csp := h.Get("Content-Security-Policy")
 		for _, want := range []string{"default-src 'none'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"} {
 			if !strings.Contains(csp, want) {
@@ -114,19 +115,19 @@ func TestUISecurityHeaders(t *testing.T) {
 		if h.Get("X-Frame-Options") != "DENY" || h.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: X-Frame-Options %q, X-Content-Type-Options %q", path, h.Get("X-Frame-Options"), h.Get("X-Content-Type-Options"))
 		}
-		if strings.Contains(p.body, "<script") || strings.Contains(p.body, "http://") || strings.Contains(p.body, "https://") {
-			t.Errorf("%s: page loads script or a third-party asset:\n%s", path, p.body)
+		if strings.Contains(p.Body, "<script") || strings.Contains(p.Body, "http://") || strings.Contains(p.Body, "https://") {
+			t.Errorf("%s: page loads script or a third-party asset:\n%s", path, p.Body)
 		}
 	}
 	check("/ui/login", b.get("/ui/login"))
-	b.signIn(ts.admin)
+	b.signIn(ts.Admin)
 	for _, path := range []string{"/ui/", "/ui/r/acme/api", "/ui/r/acme/api/~entry?key=MEMORY.md", "/ui/r/acme/api/~search?q=hi",
 		"/ui/r/acme/api/~diff?key=MEMORY.md&from=1&to=1", "/ui/r/acme/nope", "/ui/nowhere"} {
 		check(path, b.get(path))
 	}
 	css := b.get("/ui/static/style.css").must(t, http.StatusOK)
-	if !strings.HasPrefix(css.header.Get("Content-Type"), "text/css") || !strings.Contains(css.body, "prefers-color-scheme: dark") {
-		t.Errorf("stylesheet: %s, dark mode missing", css.header.Get("Content-Type"))
+	if !strings.HasPrefix(css.Header.Get("Content-Type"), "text/css") || !strings.Contains(css.Body, "prefers-color-scheme: dark") {
+		t.Errorf("stylesheet: %s, dark mode missing", css.Header.Get("Content-Type"))
 	}
 }
 
@@ -194,15 +195,15 @@ func scriptVectors(t *testing.T, body string) []string {
 }
 
 func TestUIEntryContentCannotRunScript(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
+	ts := newTestServer(t, servertest.Options{})
 	entries := map[string]string{"MEMORY.md": ""}
 	for k, v := range xssPayloads {
 		entries["xss/"+k] = v
 		entries["MEMORY.md"] += v
 	}
-	ts.put("acme/xss", entries, nil, http.StatusOK)
+	ts.Put("acme/xss", entries, nil, http.StatusOK)
 	b := ts.browser(t)
-	b.signIn(ts.admin)
+	b.signIn(ts.Admin)
 	pages := []string{"/ui/", "/ui/r/acme/xss", "/ui/r/acme/xss/~search?q=alert"}
 	for k := range entries {
 		q := url.Values{"key": {k}}.Encode()
@@ -210,37 +211,37 @@ func TestUIEntryContentCannotRunScript(t *testing.T) {
 	}
 	for _, path := range pages {
 		p := b.get(path).must(t, http.StatusOK)
-		if v := scriptVectors(t, p.body); len(v) > 0 {
+		if v := scriptVectors(t, p.Body); len(v) > 0 {
 			t.Errorf("%s carries script vectors %q", path, v)
 		}
 	}
 	// The raw text is shown, escaped: the payload is visible, not live.
 	p := b.get("/ui/r/acme/xss/~entry?key=xss%2Fscript.md")
-	if !strings.Contains(p.body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+	if !strings.Contains(p.Body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Errorf("the raw text of the script entry is not shown escaped")
 	}
 }
 
 func TestUIForbiddenRevealsNothing(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"MEMORY.md": "# api\n", "a.md": "a"}, nil, http.StatusOK)
-	ts.put("acme/secret", map[string]string{"MEMORY.md": "# the secret plan\n", "a.md": "classified-words"}, nil, http.StatusOK)
-	ts.put("acme/secret", nil, []string{"a.md"}, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"MEMORY.md": "# api\n", "a.md": "a"}, nil, http.StatusOK)
+	ts.Put("acme/secret", map[string]string{"MEMORY.md": "# the secret plan\n", "a.md": "classified-words"}, nil, http.StatusOK)
+	ts.Put("acme/secret", nil, []string{"a.md"}, http.StatusOK)
 	b := ts.browser(t)
-	b.signIn(ts.token("ana", "acme/api:read"))
+	b.signIn(ts.Token("ana", "acme/api:read"))
 	home := b.get("/ui/").must(t, http.StatusOK)
-	if !strings.Contains(home.body, "acme/api") || strings.Contains(home.body, "secret") {
-		t.Fatalf("repository list shows what the grant does not cover:\n%s", home.body)
+	if !strings.Contains(home.Body, "acme/api") || strings.Contains(home.Body, "secret") {
+		t.Fatalf("repository list shows what the grant does not cover:\n%s", home.Body)
 	}
 	for _, suffix := range []string{"", "/~entry?key=MEMORY.md", "/~entry?key=a.md&v=1", "/~diff?key=a.md&from=1&to=2",
 		"/~search?q=plan", "/~search?q=", "/~activity", "/~activity?before=2"} {
 		exists := b.get("/ui/r/acme/secret"+suffix).must(t, http.StatusForbidden)
 		absent := b.get("/ui/r/acme/never-written"+suffix).must(t, http.StatusForbidden)
 		norm := func(s string) string { return strings.ReplaceAll(s, "never-written", "secret") }
-		if norm(absent.body) != exists.body {
-			t.Errorf("%s: the 403 page of an existing repository differs from that of an absent one:\n%s\n----\n%s", suffix, exists.body, absent.body)
+		if norm(absent.Body) != exists.Body {
+			t.Errorf("%s: the 403 page of an existing repository differs from that of an absent one:\n%s\n----\n%s", suffix, exists.Body, absent.Body)
 		}
-		if strings.Contains(exists.body, "plan") || strings.Contains(exists.body, "classified") {
+		if strings.Contains(exists.Body, "plan") || strings.Contains(exists.Body, "classified") {
 			t.Errorf("%s: the 403 page shows content", suffix)
 		}
 	}
@@ -249,18 +250,18 @@ func TestUIForbiddenRevealsNothing(t *testing.T) {
 }
 
 func TestUIRestore(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"MEMORY.md": "# api\n- [Notes](notes.md)\n", "notes.md": "first\n"}, nil, http.StatusOK)
-	ts.put("acme/api", map[string]string{"notes.md": "second\n"}, nil, http.StatusOK)
-	ts.put("acme/api", nil, []string{"notes.md"}, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"MEMORY.md": "# api\n- [Notes](notes.md)\n", "notes.md": "first\n"}, nil, http.StatusOK)
+	ts.Put("acme/api", map[string]string{"notes.md": "second\n"}, nil, http.StatusOK)
+	ts.Put("acme/api", nil, []string{"notes.md"}, http.StatusOK)
 	b := ts.browser(t)
-	b.signIn(ts.token("ana", "acme/*:write"))
+	b.signIn(ts.Token("ana", "acme/*:write"))
 
 	repoPage := b.get("/ui/r/acme/api").must(t, http.StatusOK)
-	if !strings.Contains(repoPage.body, "Deleted entries") || !strings.Contains(repoPage.body, ">notes.md</a>") {
-		t.Fatalf("the deleted entry is not listed:\n%s", repoPage.body)
+	if !strings.Contains(repoPage.Body, "Deleted entries") || !strings.Contains(repoPage.Body, ">notes.md</a>") {
+		t.Fatalf("the deleted entry is not listed:\n%s", repoPage.Body)
 	}
-	if !strings.Contains(repoPage.body, `href="/ui/r/acme/api/~entry?key=notes.md"`) {
+	if !strings.Contains(repoPage.Body, `href="/ui/r/acme/api/~entry?key=notes.md"`) {
 		t.Errorf("MEMORY.md's link does not lead to the topic's entry page")
 	}
 	csrf, base := repoPage.csrf(t), repoPage.formValue(t, "~restore", "base")
@@ -272,52 +273,52 @@ func TestUIRestore(t *testing.T) {
 	b.post("/ui/r/acme/api/~restore", form("", base)).must(t, http.StatusBadRequest)
 	b.post("/ui/r/acme/api/~restore", form(csrf, base), "Sec-Fetch-Site", "cross-site").must(t, http.StatusForbidden)
 	reader := ts.browser(t)
-	reader.signIn(ts.token("rita", "acme/api:read"))
+	reader.signIn(ts.Token("rita", "acme/api:read"))
 	rp := reader.get("/ui/r/acme/api").must(t, http.StatusOK)
-	if strings.Contains(rp.body, "~restore") {
+	if strings.Contains(rp.Body, "~restore") {
 		t.Errorf("a reader is offered a restore button")
 	}
 	reader.post("/ui/r/acme/api/~restore", url.Values{"csrf": {rp.csrf(t)}, "key": {"notes.md"}, "version": {version}, "base": {base}}).
 		must(t, http.StatusForbidden)
-	if e := ts.get("repo=acme/api", http.StatusOK); strings.Contains(string(e.body), "second") {
-		t.Fatalf("a refused restore wrote: %s", e.body)
+	if e := ts.Get("repo=acme/api", http.StatusOK); strings.Contains(string(e.Body), "second") {
+		t.Fatalf("a refused restore wrote: %s", e.Body)
 	}
 
-	ts.put("acme/api", map[string]string{"other.md": "meanwhile"}, nil, http.StatusOK)
+	ts.Put("acme/api", map[string]string{"other.md": "meanwhile"}, nil, http.StatusOK)
 	stale := b.post("/ui/r/acme/api/~restore", form(csrf, base)).must(t, http.StatusConflict)
-	if !strings.Contains(stale.body, "changed since") {
-		t.Errorf("stale restore page: %s", stale.body)
+	if !strings.Contains(stale.Body, "changed since") {
+		t.Errorf("stale restore page: %s", stale.Body)
 	}
 
 	fresh := b.get("/ui/r/acme/api").must(t, http.StatusOK)
 	done := b.post("/ui/r/acme/api/~restore", form(csrf, fresh.formValue(t, "~restore", "base"))).must(t, http.StatusSeeOther)
-	loc := done.header.Get("Location")
+	loc := done.Header.Get("Location")
 	if !strings.HasPrefix(loc, "/ui/r/acme/api/~entry?key=notes.md") {
 		t.Fatalf("restore redirects to %q", loc)
 	}
 	var pull api.TeamMemory
-	if err := json.Unmarshal(ts.get("repo=acme/api", http.StatusOK).body, &pull); err != nil {
+	if err := json.Unmarshal(ts.Get("repo=acme/api", http.StatusOK).Body, &pull); err != nil {
 		t.Fatal(err)
 	}
 	if pull.Content.Entries["notes.md"] != "second\n" {
 		t.Fatalf("after restore the API serves notes.md = %q, want the deleted content", pull.Content.Entries["notes.md"])
 	}
 	var hist api.History
-	if err := json.Unmarshal(ts.do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=notes.md", ts.admin, nil).body, &hist); err != nil {
+	if err := json.Unmarshal(ts.Do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=notes.md", ts.Admin, nil).Body, &hist); err != nil {
 		t.Fatal(err)
 	}
 	if len(hist.Revisions) != 4 || hist.Revisions[0].Op != "put" || hist.Revisions[0].Author != "ana" {
 		t.Fatalf("the restore is not in the history as ana's edit: %+v", hist.Revisions)
 	}
 	entry := b.get(loc).must(t, http.StatusOK)
-	if !strings.Contains(entry.body, "Restored") {
+	if !strings.Contains(entry.Body, "Restored") {
 		t.Errorf("the entry page does not confirm the restore")
 	}
 
 	// Restoring an older version of a live entry works the same way.
 	v1 := url.Values{"csrf": {csrf}, "key": {"notes.md"}, "version": {"1"}, "base": {entry.formValue(t, "~restore", "base")}}
 	b.post("/ui/r/acme/api/~restore", v1).must(t, http.StatusSeeOther)
-	if err := json.Unmarshal(ts.get("repo=acme/api", http.StatusOK).body, &pull); err != nil {
+	if err := json.Unmarshal(ts.Get("repo=acme/api", http.StatusOK).Body, &pull); err != nil {
 		t.Fatal(err)
 	}
 	if pull.Content.Entries["notes.md"] != "first\n" {
@@ -326,59 +327,59 @@ func TestUIRestore(t *testing.T) {
 }
 
 func TestUIPages(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"MEMORY.md": "# Index\n", "decisions/db.md": "# DB\nWe use Postgres.\nline 3\n"}, nil, http.StatusOK)
-	ts.put("acme/api", map[string]string{"decisions/db.md": "# DB\nWe use Postgres 16.\nline 3\n"}, nil, http.StatusOK)
-	bobToken := ts.token("bob", "acme/api:write")
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"MEMORY.md": "# Index\n", "decisions/db.md": "# DB\nWe use Postgres.\nline 3\n"}, nil, http.StatusOK)
+	ts.Put("acme/api", map[string]string{"decisions/db.md": "# DB\nWe use Postgres 16.\nline 3\n"}, nil, http.StatusOK)
+	bobToken := ts.Token("bob", "acme/api:write")
 	body, _ := json.Marshal(api.PutRequest{SoftDeleteKeys: []string{"MEMORY.md"}})
-	ts.do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", bobToken, body)
-	ts.put("acme/api", map[string]string{"MEMORY.md": "# Index\n"}, nil, http.StatusOK)
+	ts.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", bobToken, body)
+	ts.Put("acme/api", map[string]string{"MEMORY.md": "# Index\n"}, nil, http.StatusOK)
 	b := ts.browser(t)
-	b.signIn(ts.token("ana", "acme/*:read"))
+	b.signIn(ts.Token("ana", "acme/*:read"))
 
 	home := b.get("/ui/").must(t, http.StatusOK)
-	if !strings.Contains(home.body, "<td>admin</td>") {
-		t.Errorf("the repository list does not name the last author:\n%s", home.body)
+	if !strings.Contains(home.Body, "<td>admin</td>") {
+		t.Errorf("the repository list does not name the last author:\n%s", home.Body)
 	}
 	repo := b.get("/ui/r/Acme/API.git").must(t, http.StatusOK)
 	for _, want := range []string{">bob</span>", "v3", ">−MEMORY.md</a>", "v4", "v2"} {
-		if !strings.Contains(repo.body, want) {
+		if !strings.Contains(repo.Body, want) {
 			t.Errorf("repository page's activity lacks %q", want)
 		}
 	}
 	older := b.get("/ui/r/acme/api/~activity?before=3").must(t, http.StatusOK)
 	// "vN ·" as the activity list writes it: the page's random CSRF token may hold "v3".
-	if strings.Contains(older.body, "v3 ·") || !strings.Contains(older.body, "v2 ·") || !strings.Contains(older.body, "v1 ·") {
-		t.Errorf("activity before 3:\n%s", older.body)
+	if strings.Contains(older.Body, "v3 ·") || !strings.Contains(older.Body, "v2 ·") || !strings.Contains(older.Body, "v1 ·") {
+		t.Errorf("activity before 3:\n%s", older.Body)
 	}
 	for _, want := range []string{"<h1>Index</h1>", "decisions/", ">db.md</a>", "admin"} {
-		if !strings.Contains(repo.body, want) {
+		if !strings.Contains(repo.Body, want) {
 			t.Errorf("repository page lacks %q", want)
 		}
 	}
 	entry := b.get("/ui/r/acme/api/~entry?key=decisions%2Fdb.md").must(t, http.StatusOK)
 	for _, want := range []string{"We use Postgres 16.", "Raw text", "v2", "v1", "Compare selected versions"} {
-		if !strings.Contains(entry.body, want) {
+		if !strings.Contains(entry.Body, want) {
 			t.Errorf("entry page lacks %q", want)
 		}
 	}
 	old := b.get("/ui/r/acme/api/~entry?key=decisions%2Fdb.md&v=1").must(t, http.StatusOK)
-	if !strings.Contains(old.body, "We use Postgres.") {
+	if !strings.Contains(old.Body, "We use Postgres.") {
 		t.Errorf("entry page at v1 does not show v1")
 	}
 	diff := b.get("/ui/r/acme/api/~diff?key=decisions%2Fdb.md&from=1&to=2").must(t, http.StatusOK)
 	for _, want := range []string{`class="opdel"`, "We use Postgres.", `class="opadd"`, "We use Postgres 16."} {
-		if !strings.Contains(diff.body, want) {
+		if !strings.Contains(diff.Body, want) {
 			t.Errorf("diff page lacks %q", want)
 		}
 	}
 	search := b.get("/ui/r/acme/api/~search?q=POSTGRES").must(t, http.StatusOK)
-	if !strings.Contains(search.body, "<mark>Postgres</mark>") || !strings.Contains(search.body, "decisions/db.md") {
-		t.Errorf("search page:\n%s", search.body)
+	if !strings.Contains(search.Body, "<mark>Postgres</mark>") || !strings.Contains(search.Body, "decisions/db.md") {
+		t.Errorf("search page:\n%s", search.Body)
 	}
 	none := b.get("/ui/r/acme/api/~search?q=mysql").must(t, http.StatusOK)
-	if !strings.Contains(none.body, "No live entry holds") {
-		t.Errorf("empty search page:\n%s", none.body)
+	if !strings.Contains(none.Body, "No live entry holds") {
+		t.Errorf("empty search page:\n%s", none.Body)
 	}
 	b.get("/ui/r/acme/api/~entry?key=missing.md").must(t, http.StatusNotFound)
 	b.get("/ui/r/acme/api/~entry?key=decisions%2Fdb.md&v=9").must(t, http.StatusNotFound)
@@ -388,53 +389,53 @@ func TestUIPages(t *testing.T) {
 }
 
 func TestUIRateLimit(t *testing.T) {
-	ts := newTestServer(t, serverOpts{rateLimit: 1}) // burst 2
+	ts := newTestServer(t, servertest.Options{RateLimit: 1}) // burst 2
 	b := ts.browser(t)
-	b.signIn(ts.admin)
+	b.signIn(ts.Admin)
 	var last page
 	for range 4 {
-		if last = b.get("/ui/"); last.status == http.StatusTooManyRequests {
+		if last = b.get("/ui/"); last.Status == http.StatusTooManyRequests {
 			break
 		}
 	}
-	if last.status != http.StatusTooManyRequests || last.header.Get("Retry-After") == "" {
-		t.Fatalf("UI over the rate limit: %d, Retry-After %q", last.status, last.header.Get("Retry-After"))
+	if last.Status != http.StatusTooManyRequests || last.Header.Get("Retry-After") == "" {
+		t.Fatalf("UI over the rate limit: %d, Retry-After %q", last.Status, last.Header.Get("Retry-After"))
 	}
 }
 
 func TestUIEntryHistoryPages(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
+	ts := newTestServer(t, servertest.Options{})
 	for i := 1; i <= 201; i++ {
-		ts.put("acme/api", map[string]string{"busy.md": "revision " + strings.Repeat("x", i) + "\n"}, nil, http.StatusOK)
+		ts.Put("acme/api", map[string]string{"busy.md": "revision " + strings.Repeat("x", i) + "\n"}, nil, http.StatusOK)
 	}
 	b := ts.browser(t)
-	b.signIn(ts.admin)
+	b.signIn(ts.Admin)
 	first := b.get("/ui/r/acme/api/~entry?key=busy.md").must(t, http.StatusOK)
-	if !strings.Contains(first.body, ">v201</a>") || !strings.Contains(first.body, ">v2</a>") || strings.Contains(first.body, ">v1</a>") {
+	if !strings.Contains(first.Body, ">v201</a>") || !strings.Contains(first.Body, ">v2</a>") || strings.Contains(first.Body, ">v1</a>") {
 		t.Fatalf("the first history page does not hold v201 to v2")
 	}
-	if !strings.Contains(first.body, "&amp;before=2\">Older revisions") {
-		t.Fatalf("no link to the older revisions:\n%s", first.body)
+	if !strings.Contains(first.Body, "&amp;before=2\">Older revisions") {
+		t.Fatalf("no link to the older revisions:\n%s", first.Body)
 	}
 	older := b.get("/ui/r/acme/api/~entry?key=busy.md&before=2").must(t, http.StatusOK)
-	if !strings.Contains(older.body, ">v1</a>") || strings.Contains(older.body, ">v2</a>") || strings.Contains(older.body, "Older revisions") {
-		t.Fatalf("the second history page:\n%s", older.body)
+	if !strings.Contains(older.Body, ">v1</a>") || strings.Contains(older.Body, ">v2</a>") || strings.Contains(older.Body, "Older revisions") {
+		t.Fatalf("the second history page:\n%s", older.Body)
 	}
-	if !strings.Contains(older.body, "revision "+strings.Repeat("x", 201)) {
+	if !strings.Contains(older.Body, "revision "+strings.Repeat("x", 201)) {
 		t.Errorf("the second history page does not show the latest content")
 	}
 }
 
 func TestUIWithoutAuthentication(t *testing.T) {
-	ts := newTestServer(t, serverOpts{noAuth: true})
-	ts.put("acme/api", map[string]string{"a.md": "one\n"}, nil, http.StatusOK)
-	ts.put("acme/api", nil, []string{"a.md"}, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{NoAuth: true})
+	ts.Put("acme/api", map[string]string{"a.md": "one\n"}, nil, http.StatusOK)
+	ts.Put("acme/api", nil, []string{"a.md"}, http.StatusOK)
 	b := ts.browser(t)
 	home := b.get("/ui/").must(t, http.StatusOK)
-	if !strings.Contains(home.body, "anonymous") || strings.Contains(home.body, "Sign out") {
-		t.Errorf("no-auth home page:\n%s", home.body)
+	if !strings.Contains(home.Body, "anonymous") || strings.Contains(home.Body, "Sign out") {
+		t.Errorf("no-auth home page:\n%s", home.Body)
 	}
-	if loc := b.get("/ui/login").must(t, http.StatusSeeOther).header.Get("Location"); loc != "/ui/" {
+	if loc := b.get("/ui/login").must(t, http.StatusSeeOther).Header.Get("Location"); loc != "/ui/" {
 		t.Errorf("no-auth sign-in page redirects to %q", loc)
 	}
 	repo := b.get("/ui/r/acme/api").must(t, http.StatusOK)
@@ -450,16 +451,16 @@ func TestUIWithoutAuthentication(t *testing.T) {
 // TestUIFrontDoor: the server's address leads a person to the UI, and the
 // static folder lists nothing.
 func TestUIFrontDoor(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
+	ts := newTestServer(t, servertest.Options{})
 	b := ts.browser(t)
 	root := b.get("/").must(t, http.StatusFound)
-	if loc := root.header.Get("Location"); loc != "/ui/" {
+	if loc := root.Header.Get("Location"); loc != "/ui/" {
 		t.Errorf("GET / redirects to %q; want /ui/", loc)
 	}
 	for _, path := range []string{"/ui/static/", "/ui/static/nothing.css"} {
 		p := b.get(path).must(t, http.StatusNotFound)
-		if strings.Contains(p.body, "style.css\"") && strings.Contains(p.body, "<pre>") {
-			t.Errorf("%s lists the folder:\n%s", path, p.body)
+		if strings.Contains(p.Body, "style.css\"") && strings.Contains(p.Body, "<pre>") {
+			t.Errorf("%s lists the folder:\n%s", path, p.Body)
 		}
 	}
 }
@@ -467,15 +468,15 @@ func TestUIFrontDoor(t *testing.T) {
 // TestUIEntryFrontmatter: a topic's frontmatter is shown as metadata above
 // its body, not rendered as a rule and a heading.
 func TestUIEntryFrontmatter(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"ship.md": "---\nname: ship deploys\ndescription: how we ship <b>deploys</b>\ntype: project\n---\n# Shipping\n\nRun the release.\n"}, nil, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"ship.md": "---\nname: ship deploys\ndescription: how we ship <b>deploys</b>\ntype: project\n---\n# Shipping\n\nRun the release.\n"}, nil, http.StatusOK)
 	b := ts.browser(t)
-	b.signIn(ts.admin)
+	b.signIn(ts.Admin)
 	p := b.get("/ui/r/acme/api/~entry?key=ship.md").must(t, http.StatusOK)
-	md := p.body[strings.Index(p.body, `<div class="md">`):]
+	md := p.Body[strings.Index(p.Body, `<div class="md">`):]
 	md = md[:strings.Index(md, "</div>")]
 	for _, want := range []string{`<dt>Name</dt><dd>ship deploys</dd>`, `<dt>Description</dt><dd>how we ship &lt;b&gt;deploys&lt;/b&gt;</dd>`, `<dt>Type</dt><dd>project</dd>`} {
-		if !strings.Contains(p.body, want) {
+		if !strings.Contains(p.Body, want) {
 			t.Errorf("entry page lacks %s", want)
 		}
 	}
@@ -488,12 +489,12 @@ func TestUIEntryFrontmatter(t *testing.T) {
 // exist answers 404 with the repository's breadcrumb; a repository without
 // a grant shows none.
 func TestUIMissingEntryKeepsTheRepository(t *testing.T) {
-	ts := newTestServer(t, serverOpts{})
-	ts.put("acme/api", map[string]string{"MEMORY.md": "- [Gone](gone.md)\n"}, nil, http.StatusOK)
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"MEMORY.md": "- [Gone](gone.md)\n"}, nil, http.StatusOK)
 	b := ts.browser(t)
-	b.signIn(ts.admin)
+	b.signIn(ts.Admin)
 	p := b.get("/ui/r/acme/api/~entry?key=gone.md").must(t, http.StatusNotFound)
-	if !strings.Contains(p.body, `<a href="/ui/r/acme/api">acme/api</a>`) || !strings.Contains(p.body, "Not found") {
-		t.Errorf("missing entry page lacks the repository breadcrumb:\n%s", p.body)
+	if !strings.Contains(p.Body, `<a href="/ui/r/acme/api">acme/api</a>`) || !strings.Contains(p.Body, "Not found") {
+		t.Errorf("missing entry page lacks the repository breadcrumb:\n%s", p.Body)
 	}
 }

@@ -1,4 +1,4 @@
-package httpapi
+package webui
 
 import (
 	"crypto/aes"
@@ -35,7 +35,7 @@ const maxSessionToken = 2800
 // flow) would add its own method holding the verified identity.
 const (
 	methodToken = "token" // a pasted teammem token, verified again on every request
-	methodNone  = "none"  // --insecure-no-auth: everyone is the anonymous admin
+	methodNone  = "none"  // --insecure-no-auth: everyone is the httpkit.Anonymous admin
 )
 
 // uiSession is what a signed-in browser holds, sealed in its cookie.

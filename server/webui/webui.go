@@ -1,4 +1,7 @@
-package httpapi
+// Package webui serves the web UI under /ui/: server-rendered pages
+// (html/template, goldmark + bluemonday) over the Service, signed in with a
+// teammem token held in a session cookie. No script runs in its pages.
+package webui
 
 import (
 	"bytes"
@@ -18,6 +21,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
+	"github.com/teammem/teammem/server/metrics"
 )
 
 // uiPrefix is where the web UI is served.
@@ -31,16 +36,55 @@ var uiFiles embed.FS
 const uiContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; " +
 	"frame-ancestors 'none'; base-uri 'none'"
 
-// webUI holds what the UI's handlers share.
-type webUI struct {
+// Options configure the web UI.
+type Options struct {
+	Service *server.Service
+	// Auth verifies the token a session was started with, on every page;
+	// nil with NoAuth set makes every visitor the anonymous admin.
+	Auth   server.Authenticator
+	NoAuth bool
+	Logger *slog.Logger
+	// Metrics counts sign-in failures and restores (nil: a private set).
+	Metrics *metrics.Metrics
+	// Limiter is the per-subject rate limit the API shares (nil: none).
+	Limiter *httpkit.Limiter
+	// Timeout bounds a page's store work (default 30 s).
+	Timeout time.Duration
+	// Secret keys the session cookies; replicas that share it accept each
+	// other's sessions. Nil takes a random secret (sessions then end with
+	// the process).
+	Secret []byte
+}
+
+// UI serves the web UI: server-rendered pages over the Service, signed in
+// with a teammem token held in a session cookie.
+type UI struct {
+	svc      *server.Service
+	auth     server.Authenticator
+	noAuth   bool
+	log      *slog.Logger
+	metrics  *metrics.Metrics
+	limiter  *httpkit.Limiter
+	timeout  time.Duration
 	pages    map[string]*template.Template
 	sessions *sessions
 	md       *markdown
 	static   http.Handler
 }
 
-func newWebUI(secret []byte) (*webUI, error) {
-	s, err := newSessions(secret)
+// New builds the web UI; an error means its embedded templates do not parse
+// (a build defect) or no session secret could be made.
+func New(o Options) (*UI, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.New()
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	s, err := newSessions(o.Secret)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +96,8 @@ func newWebUI(secret []byte) (*webUI, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &webUI{pages: pages, sessions: s, md: newMarkdown(),
+	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
+		timeout: o.Timeout, pages: pages, sessions: s, md: newMarkdown(),
 		static: http.StripPrefix(uiPrefix+"/static/", http.FileServerFS(static))}, nil
 }
 
@@ -81,8 +126,9 @@ func parsePages() (map[string]*template.Template, error) {
 	return pages, nil
 }
 
-// mountUI serves the web UI under /ui/.
-func (h *handler) mountUI(r chi.Router) {
+// Mount serves the web UI under /ui/ on r, and sends the server's address
+// (/) there.
+func (h *UI) Mount(r chi.Router) {
 	toUI := func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, uiPrefix+"/", http.StatusFound) // a person opening the server's address lands on the UI
 	}
@@ -93,14 +139,14 @@ func (h *handler) mountUI(r chi.Router) {
 	})
 	r.Route(uiPrefix, func(r chi.Router) {
 		r.Use(uiHeaders)
-		r.NotFound(func(w http.ResponseWriter, r *http.Request) { h.uiFail(w, r, notFound("no such page")) })
-		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { h.uiFail(w, r, errMethodNotAllowed) })
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) { h.uiFail(w, r, httpkit.NotFound("no such page")) })
+		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { h.uiFail(w, r, httpkit.ErrMethodNotAllowed) })
 		r.Get("/static/*", func(w http.ResponseWriter, r *http.Request) {
 			if strings.HasSuffix(r.URL.Path, "/") { // a folder: no listing
-				h.uiFail(w, r, notFound("no such page"))
+				h.uiFail(w, r, httpkit.NotFound("no such page"))
 				return
 			}
-			h.ui.static.ServeHTTP(w, r)
+			h.static.ServeHTTP(w, r)
 		})
 		r.Get("/login", h.uiLoginPage)
 		r.With(crossOriginProtection).Post("/login", h.uiLogin)
@@ -154,11 +200,11 @@ func callerOf(ctx context.Context) uiCaller {
 // uiAuthenticate opens the session, works out its principal (verifying the
 // token again, so an expired or revoked token ends the session) and
 // applies the subject's rate limit, as the API does for bearer tokens.
-func (h *handler) uiAuthenticate(next http.Handler) http.Handler {
+func (h *UI) uiAuthenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sess, err := h.ui.sessions.open(r)
+		sess, err := h.sessions.open(r)
 		if err != nil && h.noAuth {
-			sess, err = h.ui.sessions.start(w, r, methodNone, "")
+			sess, err = h.sessions.start(w, r, methodNone, "")
 		}
 		var p server.Principal
 		if err == nil {
@@ -169,7 +215,7 @@ func (h *handler) uiAuthenticate(next http.Handler) http.Handler {
 				h.uiFail(w, r, err)
 				return
 			}
-			h.ui.sessions.end(w, r)
+			h.sessions.end(w, r)
 			if r.Method == http.MethodGet {
 				http.Redirect(w, r, uiPrefix+"/login", http.StatusSeeOther)
 				return
@@ -177,9 +223,9 @@ func (h *handler) uiAuthenticate(next http.Handler) http.Handler {
 			h.uiFail(w, r, fmt.Errorf("sign in again: %w", server.ErrUnauthenticated))
 			return
 		}
-		infoOf(r.Context()).subject = p.Subject
-		if wait, ok := h.limiter.allow(p.Subject); !ok {
-			h.uiFail(w, r, errRateLimited{retryAfter: retryAfterSeconds(wait)})
+		httpkit.InfoOf(r.Context()).Subject = p.Subject
+		if err := h.limiter.Allow(p.Subject); err != nil {
+			h.uiFail(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), uiCallerKey{}, uiCaller{p: p, sess: sess})))
@@ -187,10 +233,10 @@ func (h *handler) uiAuthenticate(next http.Handler) http.Handler {
 }
 
 // uiPrincipal is the caller a session stands for.
-func (h *handler) uiPrincipal(ctx context.Context, sess uiSession) (server.Principal, error) {
+func (h *UI) uiPrincipal(ctx context.Context, sess uiSession) (server.Principal, error) {
 	switch {
 	case sess.Method == methodNone && h.noAuth:
-		return anonymous, nil
+		return httpkit.Anonymous, nil
 	case sess.Method == methodToken && !h.noAuth:
 		return h.auth.Authenticate(ctx, sess.Token)
 	}
@@ -210,13 +256,13 @@ type page struct {
 // uiPage adapts an error-returning UI handler that fills a page: the
 // handler returns the template name and the page, or an error, which
 // becomes an error page.
-func (h *handler) uiPage(fn func(w http.ResponseWriter, r *http.Request, pg *page) (string, error)) http.HandlerFunc {
+func (h *UI) uiPage(fn func(w http.ResponseWriter, r *http.Request, pg *page) (string, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 		defer cancel()
 		r = r.WithContext(ctx)
 		c := callerOf(ctx)
-		pg := &page{Subject: c.p.Subject, CSRF: h.ui.sessions.csrfToken(c.sess), NoAuth: h.noAuth}
+		pg := &page{Subject: c.p.Subject, CSRF: h.sessions.csrfToken(c.sess), NoAuth: h.noAuth}
 		name, err := fn(w, r, pg)
 		if err != nil {
 			h.uiFailIn(w, r, err, pg.Repo)
@@ -229,16 +275,16 @@ func (h *handler) uiPage(fn func(w http.ResponseWriter, r *http.Request, pg *pag
 }
 
 // uiRender executes a page template into a buffer, then writes it.
-func (h *handler) uiRender(w http.ResponseWriter, r *http.Request, status int, name string, pg *page) {
+func (h *UI) uiRender(w http.ResponseWriter, r *http.Request, status int, name string, pg *page) {
 	var buf bytes.Buffer
-	t := h.ui.pages[name]
+	t := h.pages[name]
 	if t == nil {
 		h.log.Error("no such UI template", "template", name)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
 	if err := t.ExecuteTemplate(&buf, "layout.html", pg); err != nil {
-		h.log.LogAttrs(r.Context(), slog.LevelError, "render page", slog.String("request_id", requestID(r.Context())),
+		h.log.LogAttrs(r.Context(), slog.LevelError, "render page", slog.String("request_id", httpkit.RequestID(r.Context())),
 			slog.String("template", name), slog.String("error", err.Error()))
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -260,49 +306,49 @@ type uiError struct {
 
 // uiFail renders err as an error page, with the status the API's one table
 // gives it. A refused repository reads the same whether or not it exists.
-func (h *handler) uiFail(w http.ResponseWriter, r *http.Request, err error) {
+func (h *UI) uiFail(w http.ResponseWriter, r *http.Request, err error) {
 	h.uiFailIn(w, r, err, "")
 }
 
 // uiFailIn is uiFail on a page of repo: a missing entry or page keeps the
 // repository's breadcrumb and search box (the caller could read the
 // repository to get that far); a refusal does not.
-func (h *handler) uiFailIn(w http.ResponseWriter, r *http.Request, err error, repo string) {
-	f := translate(err)
-	if f.status >= 500 {
-		h.log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", requestID(r.Context())),
-			slog.String("route", routePattern(r)), slog.String("error", err.Error()))
+func (h *UI) uiFailIn(w http.ResponseWriter, r *http.Request, err error, repo string) {
+	f := httpkit.Translate(err)
+	if f.Status >= 500 {
+		h.log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", httpkit.RequestID(r.Context())),
+			slog.String("route", httpkit.RoutePattern(r)), slog.String("error", err.Error()))
 	}
-	if f.retryAfter > 0 {
-		w.Header().Set("Retry-After", itoa(int64(f.retryAfter)))
+	if f.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
 	}
-	e := uiError{Status: f.status, Heading: http.StatusText(f.status), Message: f.message}
+	e := uiError{Status: f.Status, Heading: http.StatusText(f.Status), Message: f.Message}
 	switch {
-	case f.status == http.StatusUnauthorized:
+	case f.Status == http.StatusUnauthorized:
 		e.Heading, e.Message = "Signed out", "Your session has ended. Sign in again."
-	case f.status == http.StatusForbidden:
+	case f.Status == http.StatusForbidden:
 		e.Heading, e.Message = "No access", "This repository does not exist or your sign-in has no grant for it."
-	case f.status == http.StatusNotFound:
+	case f.Status == http.StatusNotFound:
 		e.Heading, e.Message = "Not found", "There is nothing here."
-	case f.status == http.StatusPreconditionFailed:
-		f.status = http.StatusConflict
+	case f.Status == http.StatusPreconditionFailed:
+		f.Status = http.StatusConflict
 		e.Heading, e.Message = "Changed meanwhile", "The repository changed since this page was loaded. Reload it and try again."
-	case f.status >= 500:
-		e.RequestID = requestID(r.Context())
+	case f.Status >= 500:
+		e.RequestID = httpkit.RequestID(r.Context())
 	}
-	e.Status = f.status
-	if f.status == statusClientClosed {
+	e.Status = f.Status
+	if f.Status == httpkit.StatusClientClosed {
 		return
 	}
 	c := callerOf(r.Context())
 	pg := &page{Title: e.Heading, Subject: c.p.Subject, NoAuth: h.noAuth, Data: e}
-	if f.status == http.StatusNotFound {
+	if f.Status == http.StatusNotFound {
 		pg.Repo = repo
 	}
 	if c.sess.Nonce != "" {
-		pg.CSRF = h.ui.sessions.csrfToken(c.sess)
+		pg.CSRF = h.sessions.csrfToken(c.sess)
 	}
-	h.uiRender(w, r, f.status, "error", pg)
+	h.uiRender(w, r, f.Status, "error", pg)
 }
 
 // uiFuncs are the templates' helpers.
@@ -387,3 +433,5 @@ func ago(t time.Time) string {
 	}
 	return itoa(int64(d/(24*time.Hour))) + " days ago"
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,165 @@
+// Package servertest starts the real server in a test: the HTTP handler
+// (REST, web UI, events) over the Service, a store (the embedded one in the
+// test's temporary folder unless one is given), real token verification
+// with a key of its own, behind httptest. Every package that tests against
+// a server in-process uses it; e2e runs the real binaries instead.
+package servertest
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/sqlite"
+)
+
+// Options tune the server; the zero value is a server with authentication,
+// the secret scan and the default limits on a fresh embedded store.
+type Options struct {
+	// Store is the store to serve (closed with the server); nil opens a
+	// fresh embedded store in the test's temporary folder.
+	Store server.Store
+	// Org names the organisation (default "acme-org").
+	Org       string
+	Limits    server.Limits
+	RateLimit float64
+	Logger    *slog.Logger
+	// NoAuth makes every caller the anonymous admin (--insecure-no-auth).
+	NoAuth bool
+	// NoSecretScan turns the credential scan off.
+	NoSecretScan bool
+	// BodyCacheBytes is httpapi's Options.BodyCacheBytes (0: the default).
+	BodyCacheBytes int64
+	// Heartbeat and StreamsPerSubject tune the events stream.
+	Heartbeat         time.Duration
+	StreamsPerSubject int
+	// TLS serves HTTPS with HTTP/2, as --tls-cert does.
+	TLS bool
+	// RevocationRefresh, when set, makes the verifier check the store's
+	// token revocations with this staleness bound.
+	RevocationRefresh time.Duration
+	// MCP, when set, is served at /mcp behind the authentication.
+	MCP func(*server.Service) http.Handler
+}
+
+// Server is a running server.
+type Server struct {
+	URL     string
+	Key     ed25519.PrivateKey
+	Store   server.Store
+	Service *server.Service
+	Hub     *events.Hub
+	Metrics *metrics.Metrics
+	// Client talks to the server (trusting its certificate under TLS).
+	Client *http.Client
+	// Handler is the server's handler, for benchmarks without the network.
+	Handler http.Handler
+	// Admin is a token of subject "admin" with "**:admin" (under NoAuth the
+	// server takes every caller for the anonymous admin and ignores it).
+	Admin string
+
+	t testing.TB
+}
+
+// Start starts a server for the test; it stops when the test ends.
+func Start(t testing.TB, o Options) *Server {
+	t.Helper()
+	store := o.Store
+	if store == nil {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "teammem.db"), sqlite.Options{Migrate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store = db
+	}
+	if o.Org == "" {
+		o.Org = "acme-org"
+	}
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verifier server.Authenticator
+	if !o.NoAuth {
+		vopts := auth.VerifierOptions{}
+		if o.RevocationRefresh > 0 {
+			vopts.Revocations, vopts.RevocationRefresh = store.(server.RevocationReader), o.RevocationRefresh
+		}
+		v, err := auth.NewVerifier(key.Public(), vopts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		verifier = v
+	}
+	prom := metrics.New()
+	instrumented := prom.InstrumentStore(store)
+	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.StreamsPerSubject})
+	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub})
+	hopts := httpapi.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
+		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat}
+	if o.MCP != nil {
+		hopts.MCP = o.MCP(svc)
+	}
+	h := httpapi.NewHandler(hopts)
+	hs := httptest.NewUnstartedServer(h)
+	hs.Listener = prom.TrackConnections().Listener(hs.Listener)
+	if o.TLS {
+		hs.EnableHTTP2 = true
+		hs.StartTLS()
+	} else {
+		hs.Start()
+	}
+	t.Cleanup(func() { hub.Close(); hs.Close(); store.Close() })
+	s := &Server{URL: hs.URL, Key: key, Store: store, Service: svc, Hub: hub, Metrics: prom, Client: hs.Client(), Handler: h, t: t}
+	s.Admin = s.Token("admin", "**:admin")
+	return s
+}
+
+// Token issues a token for subject with grants, valid for an hour.
+func (s *Server) Token(subject string, grants ...string) string {
+	s.t.Helper()
+	return s.TokenFor(subject, time.Hour, grants...)
+}
+
+// TokenFor issues a token for subject with grants, valid for ttl.
+func (s *Server) TokenFor(subject string, ttl time.Duration, grants ...string) string {
+	s.t.Helper()
+	tok, err := (&auth.Issuer{Key: s.Key}).Issue(subject, grants, ttl)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return tok
+}
+
+// ExpiredToken issues a token for subject with grants that expired an hour
+// ago (correctly signed: only its expiry refuses it).
+func (s *Server) ExpiredToken(subject string, grants ...string) string {
+	s.t.Helper()
+	iss := &auth.Issuer{Key: s.Key, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}
+	tok, err := iss.Issue(subject, grants, time.Hour)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return tok
+}
+
+// Revoke records a revocation in the server's store (which must keep
+// revocations, as both of ours do).
+func (s *Server) Revoke(r server.Revocation) {
+	s.t.Helper()
+	r.At = time.Now()
+	if err := s.Store.(server.RevocationStore).Revoke(context.Background(), r); err != nil {
+		s.t.Fatal(err)
+	}
+}
