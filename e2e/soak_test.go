@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammem/teammem/internal/proctest"
 	"github.com/teammem/teammem/memcore"
 )
 
@@ -146,7 +147,7 @@ func TestSoakRandomized(t *testing.T) {
 		s.startAgent(m)
 	}
 	for _, m := range s.machines { // every machine holds the seed before the load
-		waitFor(t, fmt.Sprintf("machine %d's first pull", m.n), func() bool { return read(m.dir, stableKey(soakStable-1)) != absent })
+		proctest.WaitFor(t, fmt.Sprintf("machine %d's first pull", m.n), func() bool { return read(m.dir, stableKey(soakStable-1)) != absent })
 	}
 	end := time.Now().Add(dur)
 	for time.Now().Before(end) {
