@@ -28,6 +28,9 @@ type BlockConfig struct {
 	// StaleAfter, when positive, marks the index lines of topics nobody
 	// changed or confirmed for longer (--stale-after).
 	StaleAfter time.Duration
+	// Hold, when set, is held around each update of the blocks, the
+	// listing of Checkouts included (LockBlocks).
+	Hold func() (release func(), err error)
 }
 
 // StaticCheckouts is a BlockConfig.Checkouts that always lists roots.
@@ -56,6 +59,14 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	b := &e.blocks
 	if b.cfg.Checkouts == nil {
 		return
+	}
+	if b.cfg.Hold != nil {
+		release, err := b.cfg.Hold()
+		if err != nil {
+			r.Block = append(r.Block, fmt.Sprintf("team memory block: %v", err))
+			return
+		}
+		defer release()
 	}
 	roots, err := b.cfg.Checkouts()
 	if err != nil {

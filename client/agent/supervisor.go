@@ -106,12 +106,15 @@ const (
 )
 
 // RunnerKey names the engine of one team folder for Supervise by what it
-// syncs: the folder, the repository, the server and (hashed) the token or
-// token file, so that a change of any of them restarts the folder's
-// engine and nothing else does.
-func RunnerKey(dir, repo, server, token, tokenFile string) string {
+// syncs: the folder, the repository, the server, (hashed) the token or
+// token file, and the registered checkouts it keeps the block of, so that
+// a change of any of them restarts the folder's engine (a checkout added
+// gets its block from the new engine's first cycle, within seconds) and
+// nothing else does.
+func RunnerKey(dir, repo, server, token, tokenFile string, checkouts []string) string {
 	sum := sha256.Sum256([]byte(token + "\x00" + tokenFile))
-	return strings.Join([]string{dir, repo, server, hex.EncodeToString(sum[:8])}, "\x00")
+	cos := slices.Sorted(slices.Values(checkouts))
+	return strings.Join(append([]string{dir, repo, server, hex.EncodeToString(sum[:8])}, cos...), "\x00")
 }
 
 // RunnerFolder returns the team folder a RunnerKey names.

@@ -90,16 +90,22 @@ func TestSupervise(t *testing.T) {
 	}
 }
 
-// TestRunnerKey: the key changes with each of folder, repo, server and
-// token, never shows the token, and gives its folder back.
+// TestRunnerKey: the key changes with each of folder, repo, server, token
+// and the set of checkouts, never shows the token, and gives its folder
+// back.
 func TestRunnerKey(t *testing.T) {
-	base := RunnerKey("/f", "acme/api", "http://s", "tok-secret", "")
+	cos := []string{"/src/api", "/src/api-wt"}
+	base := RunnerKey("/f", "acme/api", "http://s", "tok-secret", "", cos)
+	if k := RunnerKey("/f", "acme/api", "http://s", "tok-secret", "", []string{"/src/api-wt", "/src/api"}); k != base {
+		t.Errorf("the checkouts' order changed the key")
+	}
 	for _, k := range []string{
-		RunnerKey("/g", "acme/api", "http://s", "tok-secret", ""),
-		RunnerKey("/f", "acme/web", "http://s", "tok-secret", ""),
-		RunnerKey("/f", "acme/api", "http://t", "tok-secret", ""),
-		RunnerKey("/f", "acme/api", "http://s", "tok-other", ""),
-		RunnerKey("/f", "acme/api", "http://s", "", "/token"),
+		RunnerKey("/g", "acme/api", "http://s", "tok-secret", "", cos),
+		RunnerKey("/f", "acme/web", "http://s", "tok-secret", "", cos),
+		RunnerKey("/f", "acme/api", "http://t", "tok-secret", "", cos),
+		RunnerKey("/f", "acme/api", "http://s", "tok-other", "", cos),
+		RunnerKey("/f", "acme/api", "http://s", "", "/token", cos),
+		RunnerKey("/f", "acme/api", "http://s", "tok-secret", "", cos[:1]),
 	} {
 		if k == base {
 			t.Errorf("key %q equals the base key", k)

@@ -88,6 +88,9 @@ type session struct {
 	// checkouts lists the checkouts whose CLAUDE.local.md get the team
 	// memory block.
 	checkouts func() ([]string, error)
+	// holdBlocks, when set, is held around each update of the blocks
+	// (agent.LockBlocks: run on the registered checkouts).
+	holdBlocks func() (func(), error)
 	// lastReport is what run printed last (see onRunReport); run's
 	// reports arrive on the engine's goroutine only.
 	lastReport string

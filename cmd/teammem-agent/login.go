@@ -117,6 +117,13 @@ func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc
 		} else if name == "add" {
 			return fmt.Errorf("%s is not in a git working tree: %w", co.Path, err)
 		}
+		if name == "remove" { // a running agent writes no block meanwhile (agent.LockBlocks)
+			release, err := agent.LockBlocks()
+			if err != nil {
+				return err
+			}
+			defer release()
+		}
 		path, uc, err := c.loadConfig(e)
 		if err != nil {
 			return err

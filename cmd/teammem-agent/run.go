@@ -97,7 +97,7 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 		if err != nil || !changed {
 			return runners, err
 		}
-		runners = registeredRunners(e, c, rf, uc, out, log)
+		runners = registeredRunners(e, c, rf, path, uc, out, log)
 		log.Info("syncing the registered checkouts", "config", path, "folders", len(runners), "checkouts", len(uc.Checkouts))
 		if len(uc.Checkouts) == 0 {
 			log.Warn("no checkout is registered: add one with teammem-agent add [DIR]")
@@ -114,9 +114,17 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 
 // registeredRunners builds one runner per team folder of uc's checkouts
 // (agent.RunnerKey). A checkout that cannot be resolved is logged and left
-// out.
-func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
-	groups := map[string]*session{}
+// out. Each engine lists its block's checkouts among those the
+// configuration at path still registers, read again each time, under the
+// blocks' lock (agent.LockBlocks), which `remove` holds too: a removed
+// checkout's block is never written back.
+func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
+	type group struct {
+		s     *session
+		paths []string
+		lists []func() ([]string, error)
+	}
+	groups := map[string]*group{}
 	var order []string
 	for _, co := range uc.Checkouts {
 		cc := c
@@ -127,19 +135,48 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Conf
 			continue
 		}
 		s.out = out
-		if g, ok := groups[s.dir]; ok {
-			g.checkouts = bothCheckouts(g.checkouts, s.checkouts)
-			continue
+		g, ok := groups[s.dir]
+		if !ok {
+			g = &group{s: s}
+			groups[s.dir] = g
+			order = append(order, s.dir)
 		}
-		groups[s.dir] = s
-		order = append(order, s.dir)
+		g.paths, g.lists = append(g.paths, co.Path), append(g.lists, s.checkouts)
 	}
 	runners := map[string]agent.Runner{}
 	for _, dir := range order {
-		s := groups[dir]
-		runners[agent.RunnerKey(dir, s.slug, s.server, s.flags.token, s.flags.tokenFile)] = s.runner(rf)
+		g := groups[dir]
+		g.s.checkouts, g.s.holdBlocks = stillRegistered(path, g.paths, g.lists), agent.LockBlocks
+		runners[agent.RunnerKey(dir, g.s.slug, g.s.server, g.s.flags.token, g.s.flags.tokenFile, g.paths)] = g.s.runner(rf)
 	}
 	return runners
+}
+
+// stillRegistered lists the block checkouts (lists[i]) of those of paths
+// that the configuration at config still registers, each once.
+func stillRegistered(config string, paths []string, lists []func() ([]string, error)) func() ([]string, error) {
+	return func() ([]string, error) {
+		uc, err := userconfig.Load(config)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for i, p := range paths {
+			if !uc.Has(p) {
+				continue
+			}
+			roots, err := lists[i]()
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range roots {
+				if !slices.Contains(out, d) {
+					out = append(out, d)
+				}
+			}
+		}
+		return out, nil
+	}
 }
 
 // onRunReport prints one cycle of run: a JSON line with --json, text
@@ -175,24 +212,4 @@ func repeatKey(r agent.Report, err error) string {
 		key += "\x00" + err.Error()
 	}
 	return key
-}
-
-// bothCheckouts lists the checkouts of a and of b, each once.
-func bothCheckouts(a, b func() ([]string, error)) func() ([]string, error) {
-	return func() ([]string, error) {
-		out, err := a()
-		if err != nil {
-			return nil, err
-		}
-		more, err := b()
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range more {
-			if !slices.Contains(out, d) {
-				out = append(out, d)
-			}
-		}
-		return out, nil
-	}
 }

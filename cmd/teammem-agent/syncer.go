@@ -35,7 +35,7 @@ func openSyncer(s *session, o engineOpts) (*agent.Syncer, error) {
 		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll, SafetyPoll: o.safetyPoll,
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport, Reseed: o.reseed,
-		Block: agent.BlockConfig{Checkouts: s.checkouts, Remove: s.flags.noInject, StaleAfter: s.flags.staleAfter},
+		Block: agent.BlockConfig{Checkouts: s.checkouts, Remove: s.flags.noInject, StaleAfter: s.flags.staleAfter, Hold: s.holdBlocks},
 	}
 	return agent.Open(cfg, agent.Startup{Server: s.server, StateDir: s.stateDir, Client: c, Follow: o.follow, Log: s.log})
 }
