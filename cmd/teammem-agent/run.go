@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
@@ -104,12 +106,34 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 		}
 		return runners, nil
 	}
-	agent.Supervise(ctx, load, agent.SuperviseEvery, agent.SuperviseRetry, func(key string, err error) {
-		if err != nil {
-			log.Error("cannot sync; trying again later", "dir", agent.RunnerFolder(key), "err", err, "retry", agent.SuperviseRetry)
-		}
-	})
+	agent.Supervise(ctx, load, agent.SuperviseEvery, agent.SuperviseRetry, heldOnce(log))
 	return nil
+}
+
+// heldOnce reports the end of a registered folder's engine: a failure is
+// logged at every attempt, but a folder another agent holds is said once
+// per holder (this agent keeps syncing the others and takes the folder
+// over once it is free; status names the holder).
+func heldOnce(log *slog.Logger) func(key string, err error) {
+	var mu sync.Mutex
+	said := map[string]string{} // folder → the holding message said last
+	return func(key string, err error) {
+		dir := agent.RunnerFolder(key)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+		case errors.Is(err, agent.ErrFolderLocked):
+			if said[dir] != err.Error() {
+				said[dir] = err.Error()
+				log.Warn("another teammem-agent holds this folder: syncing the others, and this one once it is free", "dir", dir, "err", err, "retry", agent.SuperviseRetry)
+			}
+			return
+		default:
+			log.Error("cannot sync; trying again later", "dir", dir, "err", err, "retry", agent.SuperviseRetry)
+		}
+		delete(said, dir)
+	}
 }
 
 // registeredRunners builds one runner per team folder of uc's checkouts
