@@ -47,6 +47,8 @@ type blocks struct {
 	// touches no file.
 	last  string
 	roots []string
+	// unreadable is the engine's unreadable at the last update (said once).
+	unreadable bool
 	// failed are the checkouts whose last update failed, with the reason,
 	// so that a warning is given once per reason, not every cycle.
 	failed map[string]string
@@ -77,7 +79,11 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 		return
 	}
 	text := ""
-	if !b.cfg.Remove {
+	if e.unreadable != b.unreadable && e.unreadable {
+		r.Block = append(r.Block, fmt.Sprintf("team memory block kept out of the checkouts: the server refuses this token the repository %s", e.cfg.Repo))
+	}
+	b.unreadable = e.unreadable
+	if !b.cfg.Remove && !e.unreadable { // no block rather than one saying nobody shared anything
 		text = e.renderBlock(ctx, roots)
 	}
 	// When the same text went into the same checkouts without a failure,
@@ -88,7 +94,7 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	failed := map[string]string{}
 	for _, co := range roots {
 		want := text
-		if b.cfg.Remove || nestedCheckout(co, roots) {
+		if text == "" || nestedCheckout(co, roots) {
 			// A worktree inside another checkout (Claude Code's own
 			// .claude/worktrees/<name>) gets the block from that
 			// checkout's CLAUDE.local.md, which loads there too: a second

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
@@ -122,18 +123,19 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 		st.Stream = readStreamState(StreamStatePath(st.Journal))
 	}
 	st.scanFolder(j, explain)
+	refused := false
 	if o.Remote != nil {
-		st.probeServer(ctx, o, explain)
+		refused = st.probeServer(ctx, o, explain)
 	}
 	if o.Checkouts != nil {
-		st.TeamBlock = blockStates(o.Checkouts, o.NoInject)
+		st.TeamBlock = blockStates(o.Checkouts, o.NoInject, refused)
 		st.StaleReferences = staleCount(ctx, o.Checkouts, o.Dir)
 	}
 	return st, nil
 }
 
 // blockStates says where each checkout's team memory block stands.
-func blockStates(checkouts func() ([]string, error), noInject bool) []BlockStatus {
+func blockStates(checkouts func() ([]string, error), noInject, refused bool) []BlockStatus {
 	out := []BlockStatus{}
 	roots, err := checkouts()
 	if err != nil {
@@ -141,7 +143,11 @@ func blockStates(checkouts func() ([]string, error), noInject bool) []BlockStatu
 	}
 	for _, co := range roots {
 		b := BlockStatus{Checkout: co, State: "off (--no-inject)"}
-		if !noInject {
+		switch {
+		case noInject:
+		case refused:
+			b.State = "kept out: the server refuses the token this repository (see server)"
+		default:
 			b.State, b.Fix = BlockState(co)
 		}
 		out = append(out, b)
@@ -166,8 +172,11 @@ func (st *Status) readJournal() (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the journal %s: %w", st.Journal, err)
 	}
-	t := fi.ModTime().UTC()
-	st.LastSync, st.Version, st.Checksum = &t, j.Version, j.Checksum
+	st.Version, st.Checksum = j.Version, j.Checksum
+	if !j.Unsettled { // an unsettled journal never completed a sync (a refused pull saves one too)
+		t := fi.ModTime().UTC()
+		st.LastSync = &t
+	}
 	return j, nil
 }
 
@@ -234,8 +243,9 @@ func conflictCopies(dir string) []string {
 	return out
 }
 
-// probeServer asks the server for the repo's hashes.
-func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func(error) error) {
+// probeServer asks the server for the repo's hashes; it reports whether
+// the server refused the token the repository (401 or 403).
+func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func(error) error) (refused bool) {
 	timeout := o.ProbeTimeout
 	if timeout <= 0 {
 		timeout = 5 * time.Second
@@ -245,7 +255,7 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 	h, _, err := probeHashes(ctx, o.Remote, o.Repo)
 	if err != nil {
 		st.ServerError = explain(err).Error()
-		return
+		return errors.Is(err, client.ErrForbidden) || errors.Is(err, client.ErrUnauthorized)
 	}
 	st.ServerVersion, st.ServerChecksum = &h.Version, h.Checksum
 	st.Skipped = append(st.Skipped, invalidServerKeys(h.EntryChecksums)...)
@@ -253,6 +263,7 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 		st.ServerLost = fmt.Sprintf("the server is at version %d, this folder last synced version %d: it lost data; nothing is pushed until `teammem-agent sync --reseed`",
 			h.Version, st.Version)
 	}
+	return false
 }
 
 // invalidServerKeys names, sorted, the keys the server holds that fail

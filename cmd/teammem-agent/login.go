@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
@@ -153,13 +154,43 @@ func addCheckout(e *cliEnv, c commonFlags, uc *userconfig.Config, co userconfig.
 		return "", err
 	}
 	if !uc.Add(co) {
-		return fmt.Sprintf("%s is already registered (%s)", co.Path, slug), nil
+		return fmt.Sprintf("%s is already registered (%s)%s", co.Path, slug, readable(e, c, slug)), nil
 	}
 	hint := ""
 	if uc.Server == "" && c.server == "" {
 		hint = "; log in with: teammem-agent login --server URL < token-file"
 	}
-	return fmt.Sprintf("added %s (%s); a running `teammem-agent run` picks it up%s", co.Path, slug, hint), nil
+	return fmt.Sprintf("added %s (%s); a running `teammem-agent run` picks it up%s%s", co.Path, slug, hint, readable(e, c, slug)), nil
+}
+
+// readable asks the server whether the token can read slug, for add to
+// say; "" when it can, or there is no server to ask. A refusal is said with
+// what to do, and the checkout stays registered (a grant may come; the
+// running agent keeps its block out meanwhile).
+func readable(e *cliEnv, c commonFlags, slug string) string {
+	c.repo = slug
+	s := &session{e: e, flags: c, slug: slug}
+	if _, err := c.applyConfig(e); err != nil {
+		return ""
+	}
+	s.flags, s.server = c, strings.TrimRight(c.server, "/")
+	if s.server == "" {
+		return ""
+	}
+	cl, err := s.newClient()
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = cl.Hashes(ctx, slug)
+	switch {
+	case err == nil, errors.Is(err, client.ErrNotFound): // readable; nothing shared yet
+		return ""
+	case errors.Is(err, client.ErrForbidden), errors.Is(err, client.ErrUnauthorized):
+		return fmt.Sprintf("\nbut the token cannot read %s: %v\nuntil it can, the agent keeps the team memory block out of this checkout", slug, s.explain(err))
+	}
+	return fmt.Sprintf("\n(could not check that the token can read %s: %v)", slug, s.explain(err))
 }
 
 // removeCheckout unregisters co.
