@@ -22,14 +22,10 @@ import (
 // gets its block within seconds, without waiting for the index to change.
 func TestRunningAgentObeysAddAndRemove(t *testing.T) {
 	w := newWorkstation(t)
-	one, _ := gittest.NewCheckout(t, "git@github.com:acme/one.git")
-	two, _ := gittest.NewCheckout(t, "https://github.com/acme/two.git")
+	cos := w.loggedIn("acme/one", "acme/two")
+	one, two := cos[0], cos[1]
 	three, _ := gittest.NewCheckout(t, "https://github.com/acme/three.git")
-	w.ok(one, w.token+"\n", "login", "--server", w.srv.url())
-	w.ok(one, "", "add")
-	w.ok(two, "", "add")
-	run := w.agent(w.home, "", "run", "--debounce", "200ms", "--max-delay", "1s", "--poll", "1s", "--json")
-	t.Cleanup(func() { run.stop(t, syscall.SIGTERM) })
+	run := w.startRun()
 	proctest.WaitFor(t, "the blocks of both checkouts", func() bool { return blockOf(one) != "" && blockOf(two) != "" })
 
 	// remove wins at once, and for good: while the engine of two's folder
@@ -74,4 +70,30 @@ func TestRunningAgentObeysAddAndRemove(t *testing.T) {
 	if b := blockOf(two); b != "" {
 		t.Errorf("the removed checkout's block is back after run stopped:\n%s", b)
 	}
+}
+
+// loggedIn logs the workstation in and registers a new checkout of each
+// repository (acme/one → git@github.com:acme/one.git); it returns their
+// top folders.
+func (w *workstation) loggedIn(repos ...string) []string {
+	w.t.Helper()
+	var out []string
+	for i, r := range repos {
+		co, _ := gittest.NewCheckout(w.t, "git@github.com:"+r+".git")
+		if i == 0 {
+			w.ok(co, w.token+"\n", "login", "--server", w.srv.url())
+		}
+		w.ok(co, "", "add")
+		out = append(out, co)
+	}
+	return out
+}
+
+// startRun starts `teammem-agent run` on the registered checkouts; it is
+// stopped (SIGTERM) at the end of the test.
+func (w *workstation) startRun() *proc {
+	w.t.Helper()
+	run := w.agent(w.home, "", "run", "--debounce", "200ms", "--max-delay", "1s", "--poll", "1s")
+	w.t.Cleanup(func() { run.stop(w.t, syscall.SIGTERM) })
+	return run
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/internal/gittest"
 	"github.com/teammem/teammem/internal/proctest"
 )
 
@@ -21,11 +20,8 @@ import (
 // other checkout, and `status` shows the held folder as held by that pid.
 func TestSecondAgentOnAFolder(t *testing.T) {
 	w := newWorkstation(t)
-	one, _ := gittest.NewCheckout(t, "git@github.com:acme/one.git")
-	two, _ := gittest.NewCheckout(t, "https://github.com/acme/two.git")
-	w.ok(one, w.token+"\n", "login", "--server", w.srv.url())
-	w.ok(one, "", "add")
-	w.ok(two, "", "add")
+	cos := w.loggedIn("acme/one", "acme/two")
+	one, two := cos[0], cos[1]
 	dirOne, dirTwo := w.teamDir(one), w.teamDir(two)
 
 	first := w.agent(one, "", "run", "--debounce", "200ms", "--poll", "1s", "--repo-dir", one)
@@ -45,8 +41,7 @@ func TestSecondAgentOnAFolder(t *testing.T) {
 		t.Errorf("a second run on the folder: exit %d after %v; want 1 at once, naming pid %d\n%s", code, time.Since(start), pid, second.stderr)
 	}
 
-	all := w.agent(w.home, "", "run", "--debounce", "200ms", "--max-delay", "1s", "--poll", "1s")
-	t.Cleanup(func() { all.stop(t, syscall.SIGTERM) })
+	all := w.startRun()
 	write(t, dirTwo, "two.md", "from two\n")
 	proctest.WaitFor(t, "the other checkout synced by the registered run", func() bool { return w.srv.entries("acme/two")["two.md"] == "from two\n" })
 	proctest.WaitFor(t, "the registered run to name the holder", func() bool {

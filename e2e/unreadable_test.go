@@ -20,16 +20,13 @@ import (
 // status shows the refusal, not a last sync at version 0.
 func TestRepositoryTheTokenCannotRead(t *testing.T) {
 	w := newWorkstation(t)
-	ok, _ := gittest.NewCheckout(t, "git@github.com:acme/ok.git")
+	ok := w.loggedIn("acme/ok")[0]
 	secret, _ := gittest.NewCheckout(t, "git@github.com:other/secret.git")
-	w.ok(ok, w.token+"\n", "login", "--server", w.srv.url())
-	w.ok(ok, "", "add")
 	out := w.ok(secret, "", "add")
 	if !strings.Contains(out, "cannot read other/secret") {
 		t.Errorf("add of a repository the token cannot read says:\n%s", out)
 	}
-	run := w.agent(w.home, "", "run", "--debounce", "200ms", "--max-delay", "1s", "--poll", "1s")
-	t.Cleanup(func() { run.stop(t, syscall.SIGTERM) })
+	run := w.startRun()
 	proctest.WaitFor(t, "the readable checkout's block", func() bool { return blockOf(ok) != "" })
 	proctest.WaitFor(t, "the refusal in the run's log", func() bool { return strings.Contains(run.stderr.String(), "other/secret") })
 	time.Sleep(time.Second) // a cycle or more after the refusal
