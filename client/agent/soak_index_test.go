@@ -20,7 +20,7 @@ import (
 // the 300 lines while the agent replaced the index by renaming a new file
 // over it (a line written through a descriptor opened before the rename
 // went into the old file); now that an index the agent extends is
-// appended to (writeIndexIfUnchanged) it loses none. The fast,
+// appended to (writeChecked) it loses none. The fast,
 // deterministic versions are TestIndexLineAppendedDuring*.
 func TestSoakIndexAppends(t *testing.T) {
 	r := newRig(t, map[string]string{"MEMORY.md": "- base\n"}, nil, nil)

@@ -13,19 +13,21 @@ import (
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
-// writeIndexIfUnchanged writes content to the index key (a MEMORY.md)
-// unless the file no longer holds scanned, without losing a line another
-// program appends meanwhile (issue 29's lost line). A file is replaced by
-// renaming a new one over it, and a writer that opened the old file just
-// before writes into a file nobody reads any more; indexes are appended to
-// all the time, by the assistant and by hand. So:
+// writeChecked writes content to key in dir unless the file no longer
+// holds scanned (an error wrapping errLocalChanged), without losing what
+// another program writes to the file meanwhile (issue 29's lost line). A
+// file is replaced by renaming a new one over it, and a writer that opened
+// the old file just before writes into a file nobody reads any more; the
+// assistant and people append to MEMORY.md (and to topics) at any moment.
+// So:
 //   - the check and the write go through one open file, read to its end;
 //   - content that extends what was read (the usual case: lines appended
 //     here, on the server, or both) is appended to that same file, after
 //     whatever another program appended since: nothing is replaced;
-//   - any other content replaces the file, and the lines appended to the
-//     old file after it was read are appended to the new one.
-func writeIndexIfUnchanged(dir, key, scanned, content string) error {
+//   - any other content replaces the file; then what was appended to the
+//     old file after it was read is appended to the new one, and an old
+//     file rewritten meanwhile is handed to rewritten (its whole content).
+func writeChecked(dir, key, scanned, content string, rewritten func(late string) error) error {
 	if scanned == "" { // nothing there to append to or to lose
 		if err := checkUnchanged(dir, key, scanned); err != nil {
 			return err
@@ -46,19 +48,33 @@ func writeIndexIfUnchanged(dir, key, scanned, content string) error {
 	if err := memcore.SafeWrite(dir, key, []byte(content)); err != nil {
 		return fmt.Errorf("write %q: %w", key, err)
 	}
-	if indexReplaced != nil {
-		indexReplaced(key)
+	if replaced != nil {
+		replaced(key)
 	}
-	late, err := io.ReadAll(f) // what was appended to the old file since
-	if err != nil || len(late) == 0 {
-		return err
+	now, err := readFrom0(f) // the old file, as it is now
+	switch {
+	case err != nil:
+		return fmt.Errorf("check %q after writing it: %w", key, err)
+	case now == old:
+		return nil
+	case strings.HasPrefix(now, old):
+		return appendTo(dir, key, afterLastLine(content, now[len(old):]))
 	}
-	return appendTo(dir, key, late)
+	return rewritten(now)
 }
 
-// indexReplaced, when a test sets it, is called right after an index was
-// replaced, before the old file is read for late lines.
-var indexReplaced func(key string)
+// readFrom0 reads f from its start.
+func readFrom0(f *os.File) (string, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	data, err := io.ReadAll(f)
+	return string(data), err
+}
+
+// replaced, when a test sets it, is called right after a file was
+// replaced, before the old file is read again.
+var replaced func(key string)
 
 // openChecked opens the regular file key in dir for reading and
 // appending, reads it to its end, and returns it with its content unless
@@ -113,4 +129,13 @@ func appendTo(dir, key string, data []byte) error {
 		return fmt.Errorf("append to %q: %w", key, err)
 	}
 	return f.Sync()
+}
+
+// afterLastLine is data to append to a file holding content: on a line of
+// its own when content does not end with one.
+func afterLastLine(content, data string) []byte {
+	if content != "" && !strings.HasSuffix(content, "\n") {
+		data = "\n" + data
+	}
+	return []byte(data)
 }
