@@ -24,11 +24,7 @@ func appendVia(t *testing.T, f *os.File, line string) {
 // openAppender opens the rig's MEMORY.md as an appending program does.
 func (r *rig) openAppender(t *testing.T) *os.File {
 	t.Helper()
-	f, err := os.OpenFile(filepath.Join(r.dir, "MEMORY.md"), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return r.openAppenderOf(t, "MEMORY.md")
 }
 
 // wantLines fails unless content holds every line.
@@ -61,19 +57,24 @@ func TestIndexLineAppendedDuringMerge(t *testing.T) {
 	wantLines(t, "the server", r.remote.snapshot()["MEMORY.md"], "- base", "- local", "- remote", "- late")
 }
 
-// TestIndexLineAppendedDuringPull: the same while the agent only writes
-// the server's new lines (the folder's file unchanged since the last
-// sync).
-func TestIndexLineAppendedDuringPull(t *testing.T) {
-	r := newRig(t, map[string]string{"MEMORY.md": "- base\n"}, nil, nil)
-	r.sync(t)
-	r.serverEdit(api.PutRequest{Entries: map[string]string{"MEMORY.md": "- base\n- remote\n"}})
-	f := r.openAppender(t)
-	r.sync(t)
-	appendVia(t, f, "- late\n")
-	r.sync(t)
-	wantLines(t, "the folder", r.local(t)["MEMORY.md"], "- base", "- remote", "- late")
-	wantLines(t, "the server", r.remote.snapshot()["MEMORY.md"], "- base", "- remote", "- late")
+// TestLineAppendedDuringPull: the same while the agent only writes the
+// server's new lines (the folder's file unchanged since the last sync),
+// to MEMORY.md and to a topic alike (the randomized soak lost 2 of 603
+// topic edits that way before topics went the same way as the index).
+func TestLineAppendedDuringPull(t *testing.T) {
+	for _, key := range []string{"MEMORY.md", "notes.md"} {
+		t.Run(key, func(t *testing.T) {
+			r := newRig(t, map[string]string{key: "- base\n"}, nil, nil)
+			r.sync(t)
+			r.serverEdit(api.PutRequest{Entries: map[string]string{key: "- base\n- remote\n"}})
+			f := r.openAppenderOf(t, key)
+			r.sync(t)
+			appendVia(t, f, "- late\n")
+			r.sync(t)
+			wantLines(t, "the folder", r.local(t)[key], "- base", "- remote", "- late")
+			wantLines(t, "the server", r.remote.snapshot()[key], "- base", "- remote", "- late")
+		})
+	}
 }
 
 // TestIndexLineAppendedDuringReplace: when the new index does not extend
@@ -107,22 +108,6 @@ func (r *rig) openAppenderOf(t *testing.T, key string) *os.File {
 		t.Fatal(err)
 	}
 	return f
-}
-
-// TestTopicLineAppendedDuringPull: what holds for MEMORY.md holds for a
-// topic: a line appended through a descriptor opened before the agent
-// wrote the server's longer version lands in the file that stays, and is
-// pushed (found by the randomized soak: 2 of 603 topic edits lost).
-func TestTopicLineAppendedDuringPull(t *testing.T) {
-	r := newRig(t, map[string]string{"notes.md": "# notes\n"}, nil, nil)
-	r.sync(t)
-	r.serverEdit(api.PutRequest{Entries: map[string]string{"notes.md": "# notes\n- theirs\n"}})
-	f := r.openAppenderOf(t, "notes.md")
-	r.sync(t)
-	appendVia(t, f, "- mine\n")
-	r.sync(t)
-	wantLines(t, "the folder", r.local(t)["notes.md"], "# notes", "- theirs", "- mine")
-	wantLines(t, "the server", r.remote.snapshot()["notes.md"], "# notes", "- theirs", "- mine")
 }
 
 // TestTopicRewrittenDuringReplace: a topic another program rewrites (not
