@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -88,8 +89,10 @@ type soakRun struct {
 	deleted    map[string]bool
 	// What happened.
 	ops, appends, edits2, creates, deletes, renames, sigkills, serverKills int
-	mu                                                                     sync.Mutex // guards terms
-	terms                                                                  []termResult
+	// mu guards terms, and srv, srvUpAt and serverKills, which the SIGTERM
+	// watchers read.
+	mu    sync.Mutex
+	terms []termResult
 }
 
 // editRec is a line appended to a stable topic by a machine.
@@ -107,7 +110,11 @@ type termResult struct {
 	// early: the SIGTERM was sent while the Go runtime was still starting,
 	// before the handler could be installed (startupWindow).
 	early  bool
-	stderr string
+	// unflushed counts the index lines appended on the machine before the
+	// SIGTERM that the server lacked when the agent had exited 0, the
+	// server up all along (-1: not checked, the server was down meanwhile).
+	unflushed int
+	stderr    string
 }
 
 // TestSoakRandomized is issue 29's randomized run: three teammates' agents
@@ -299,6 +306,15 @@ func (s *soakRun) sigterm(m *soakMachine) {
 	}
 	p, started, delay := m.agent, m.started, time.Duration(s.rng.IntN(1000))*time.Millisecond
 	m.stopping = true
+	var mine []string // the index lines this machine appended so far: the flush must push them
+	for line, n := range s.indexLines {
+		if n == m.n {
+			mine = append(mine, line)
+		}
+	}
+	s.mu.Lock()
+	kills, down := s.serverKills, !s.srvUpAt.IsZero()
+	s.mu.Unlock()
 	go func() {
 		early := startupWindow(p.cmd.Process.Pid)
 		p.cmd.Process.Signal(syscall.SIGTERM)
@@ -311,8 +327,18 @@ func (s *soakRun) sigterm(m *soakMachine) {
 			<-done
 		}
 		st := p.cmd.ProcessState
-		r := termResult{machine: m.n, after: time.Since(started), exit: st.ExitCode(), signal: !st.Exited(), early: early, stderr: p.stderr.String()}
+		r := termResult{machine: m.n, after: time.Since(started), exit: st.ExitCode(), signal: !st.Exited(), early: early, unflushed: -1, stderr: p.stderr.String()}
 		s.mu.Lock()
+		if st.Exited() && st.ExitCode() == 0 && !down && s.serverKills == kills {
+			if index, ok := s.srv.entries(repo)[soakIndex]; ok {
+				r.unflushed = 0
+				for _, line := range mine {
+					if !strings.Contains(index, line+"\n") {
+						r.unflushed++
+					}
+				}
+			}
+		}
 		s.terms = append(s.terms, r)
 		s.mu.Unlock()
 		m.mu.Lock()
@@ -327,6 +353,8 @@ func (s *soakRun) killServer() {
 	if !s.srvUpAt.IsZero() {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.srv.cmd.Process.Kill()
 	s.srv.wait()
 	s.srvUpAt = time.Now().Add(time.Duration(s.rng.IntN(1000)) * time.Millisecond)
@@ -336,7 +364,10 @@ func (s *soakRun) killServer() {
 // restartDue starts the server and the agents whose time has come.
 func (s *soakRun) restartDue() {
 	if !s.srvUpAt.IsZero() && time.Now().After(s.srvUpAt) {
-		s.srv, s.srvUpAt = startServer(s.t, s.dataDir, s.addr), time.Time{}
+		srv := startServer(s.t, s.dataDir, s.addr)
+		s.mu.Lock()
+		s.srv, s.srvUpAt = srv, time.Time{}
+		s.mu.Unlock()
 	}
 	for _, m := range s.machines {
 		m.mu.Lock()
@@ -396,14 +427,25 @@ func waitLong(t *testing.T, what string, d time.Duration, cond func() bool) {
 }
 
 // synced returns a folder's files but its conflict copies and temporary
-// files.
-func synced(t *testing.T, dir string) map[string]string {
-	out := files(t, dir)
-	for k := range out {
-		if strings.Contains(k, ".conflict-") || memcore.IsTempName(k) {
-			delete(out, k)
+// files, as far as it can read them while the agent writes: a file that
+// goes away between the listing and the reading is left out (the next
+// look sees the folder settled).
+func synced(dir string) map[string]string {
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
 		}
-	}
+		rel, _ := filepath.Rel(dir, p)
+		k := filepath.ToSlash(rel)
+		if strings.Contains(k, ".conflict-") || memcore.IsTempName(k) {
+			return nil
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			out[k] = string(data)
+		}
+		return nil
+	})
 	return out
 }
 
@@ -415,7 +457,7 @@ func (s *soakRun) divergence() string {
 		return "the server cannot say"
 	}
 	for _, m := range s.machines {
-		got := synced(s.t, m.dir)
+		got := synced(m.dir)
 		if !maps.Equal(got, srv) {
 			return fmt.Sprintf("machine %d: %d files, the server %d entries", m.n, len(got), len(srv))
 		}
@@ -467,8 +509,15 @@ func (s *soakRun) check() {
 			t.Errorf("%s: %.60q on the server, want %.60q", k, srv[k], c)
 		}
 	}
-	bySignal, inRuntime, unclean := 0, 0, 0
+	bySignal, inRuntime, unclean, flushChecked, unflushed := 0, 0, 0, 0, 0
 	for _, r := range s.terms {
+		if r.unflushed >= 0 {
+			flushChecked++
+		}
+		if r.unflushed > 0 {
+			unflushed += r.unflushed
+			t.Errorf("machine %d's agent exited 0 on SIGTERM %v after it started without pushing %d of its index lines", r.machine, r.after, r.unflushed)
+		}
 		switch {
 		case r.signal && r.early:
 			inRuntime++
@@ -480,8 +529,8 @@ func (s *soakRun) check() {
 			t.Errorf("machine %d's agent, SIGTERMed %v after it started, exited %d:\n%s", r.machine, r.after, r.exit, r.stderr)
 		}
 	}
-	t.Logf("soak oracle: %d of %d index lines lost, %d of %d edits lost (%d kept in conflict copies), %d of %d deleted files back, %d of %d living files wrong, %d of %d SIGTERMs ended by the signal (and %d more sent in the Go runtime's start-up, before any handler can be installed), %d exited non-zero",
-		lost, len(s.indexLines), lostEdits, len(s.edits), inCopies, resurrected, len(s.deleted), missing, len(s.alive), bySignal, len(s.terms), inRuntime, unclean)
+	t.Logf("soak oracle: %d of %d index lines lost, %d of %d edits lost (%d kept in conflict copies), %d of %d deleted files back, %d of %d living files wrong, %d of %d SIGTERMs ended by the signal (and %d more sent in the Go runtime's start-up, before any handler can be installed), %d exited non-zero; %d index lines not flushed by the %d clean exits checked (server up throughout)",
+		lost, len(s.indexLines), lostEdits, len(s.edits), inCopies, resurrected, len(s.deleted), missing, len(s.alive), bySignal, len(s.terms), inRuntime, unclean, unflushed, flushChecked)
 }
 
 // anyHolds reports whether any of the files holds s.
