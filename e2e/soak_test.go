@@ -109,7 +109,7 @@ type termResult struct {
 	signal  bool // ended by a signal, not by exiting
 	// early: the SIGTERM was sent while the Go runtime was still starting,
 	// before the handler could be installed (startupWindow).
-	early  bool
+	early bool
 	// unflushed counts the index lines appended on the machine before the
 	// SIGTERM that the server lacked when the agent had exited 0, the
 	// server up all along (-1: not checked, the server was down meanwhile).
