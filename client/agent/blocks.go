@@ -52,6 +52,8 @@ type blocks struct {
 	// failed are the checkouts whose last update failed, with the reason,
 	// so that a warning is given once per reason, not every cycle.
 	failed map[string]string
+	// renders counts the renders (for tests).
+	renders int
 }
 
 // updateBlocks renders the block from the team folder and writes it to
@@ -79,11 +81,16 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 		return
 	}
 	text := ""
-	if e.unreadable != b.unreadable && e.unreadable {
+	said := b.unreadable
+	b.unreadable = e.unreadable
+	if e.unreadable && !said {
 		r.Block = append(r.Block, fmt.Sprintf("team memory block kept out of the checkouts: the server refuses this token the repository %s", e.cfg.Repo))
 	}
-	b.unreadable = e.unreadable
-	if !b.cfg.Remove && !e.unreadable { // no block rather than one saying nobody shared anything
+	switch {
+	case b.cfg.Remove, e.unreadable: // no block rather than one saying nobody shared anything
+	case said == e.unreadable && e.blockUnchanged(roots):
+		text = b.last
+	default:
 		text = e.renderBlock(ctx, roots)
 	}
 	// When the same text went into the same checkouts without a failure,
@@ -125,12 +132,27 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	b.last, b.roots, b.failed = text, roots, failed
 }
 
+// blockUnchanged reports whether the block last rendered for roots is still
+// what a render would give, without rendering it: the cycle was idle (the
+// server's view and the folder are as before, so the index, the topics and
+// what the agent withholds are too), the checkouts are the same, HEAD has
+// not moved and no topic's age is due to be looked at again. An idle agent
+// then neither lists nor reads the team folder for its block.
+func (e *Engine) blockUnchanged(roots []string) bool {
+	b := &e.blocks
+	if !e.idle || b.failed == nil || !slices.Equal(roots, b.roots) {
+		return false
+	}
+	return len(roots) == 0 || !e.staleDue(roots[0])
+}
+
 // renderBlock renders the block from the team folder's index. A link to a
 // file the agent does not share (a credential in it, not UTF-8, too large,
 // refused by the server, not a regular file) is left out. An index line
 // whose topic names code that the first checkout's HEAD does not hold, or
 // is too old, ends with a warning.
 func (e *Engine) renderBlock(ctx context.Context, roots []string) string {
+	e.blocks.renders++
 	index, err := memcore.SafeRead(e.cfg.Dir, teamblock.IndexKey)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		index = nil // unreadable: shown as empty rather than guessed

@@ -56,7 +56,7 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 		e.report(r)
 		return r, err
 	}
-	e.skipsNow = nil
+	e.skipsNow, e.idle = nil, false
 	err := e.cycleLoop(ctx, m, &r)
 	if e.skipsNow != nil { // the folder was scanned: these were said
 		e.skipsSaid = e.skipsNow
@@ -88,6 +88,7 @@ func (e *Engine) cycleLoop(ctx context.Context, m mode, r *Report) error {
 				return err
 			}
 			if !changed && attempt == 0 && e.settled && e.local.settled() {
+				e.idle = true
 				return nil
 			}
 		}

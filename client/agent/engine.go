@@ -100,6 +100,9 @@ type Engine struct {
 	// settled says the last cycle ended without error, so that a pull
 	// answered 304 with no local change has nothing to do.
 	settled bool
+	// idle says the current cycle ended at once for that reason: neither
+	// the server's view nor the folder changed (see blockUnchanged).
+	idle bool
 	// saved says the journal was saved once; afterwards only a changed
 	// journal is written.
 	saved      bool

@@ -21,8 +21,10 @@ const ageRecheck = time.Hour
 type staleness struct {
 	checker *refcheck.Checker // of root
 	root    string
-	// count is the number of stale references the last check found.
+	// count is the number of stale references the last check found, at
+	// commit head.
 	count int
+	head  string
 	// days are the topics over the age limit, as of ageAt.
 	days  map[string]int
 	ageAt time.Time
@@ -41,16 +43,30 @@ func (e *Engine) staleInfo(ctx context.Context, checkout string) func(string) te
 	}
 	rep, err := s.checker.Check(ctx, e.teamTopics())
 	if err != nil {
-		s.count = 0
+		s.count, s.head = 0, ""
 		return nil // not a checkout, or unreadable: no warnings rather than guessed ones
 	}
-	s.count = len(rep.Findings)
+	s.count, s.head = len(rep.Findings), rep.Head
 	refs := map[string][]string{}
 	for _, f := range rep.Findings {
 		refs[f.Key] = append(refs[f.Key], f.Ref.Text)
 	}
 	days := e.topicAges()
 	return func(key string) teamblock.Stale { return teamblock.Stale{Refs: refs[key], Days: days[key]} }
+}
+
+// staleDue reports whether the stale warnings of checkout could differ from
+// the last ones: another checkout, HEAD moved (or cannot be read), or the
+// topics' ages are due to be looked at again.
+func (e *Engine) staleDue(checkout string) bool {
+	s := &e.stale
+	if s.checker == nil || s.root != checkout {
+		return true
+	}
+	if head, err := s.checker.Head(); err != nil || head != s.head {
+		return true
+	}
+	return e.blocks.cfg.StaleAfter > 0 && e.cfg.Now().Sub(s.ageAt) >= ageRecheck
 }
 
 // teamTopics lists the team folder's topic files that the agent shares.

@@ -173,16 +173,25 @@ func (c *Checker) check(ctx context.Context, topics []Topic) (Report, error) {
 	return rep, nil
 }
 
+// open opens the repository unless it is open.
+func (c *Checker) open() error {
+	if c.repo != nil {
+		return nil
+	}
+	repo, store, err := openRepo(c.root)
+	if err != nil {
+		return fmt.Errorf("check references: %w", err)
+	}
+	c.repo, c.store = repo, store
+	c.facts, c.history = map[plumbing.Hash]*blobFacts{}, map[historyKey]gone{}
+	return nil
+}
+
 // head opens the repository when needed and returns HEAD's commit and
 // tree; tree is nil when HEAD has no commit yet.
 func (c *Checker) head() (plumbing.Hash, *object.Tree, error) {
-	if c.repo == nil {
-		repo, store, err := openRepo(c.root)
-		if err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("check references: %w", err)
-		}
-		c.repo, c.store = repo, store
-		c.facts, c.history = map[plumbing.Hash]*blobFacts{}, map[historyKey]gone{}
+	if err := c.open(); err != nil {
+		return plumbing.ZeroHash, nil, err
 	}
 	ref, err := c.repo.Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
@@ -200,6 +209,26 @@ func (c *Checker) head() (plumbing.Hash, *object.Tree, error) {
 		return plumbing.ZeroHash, nil, fmt.Errorf("check references: HEAD tree: %w", err)
 	}
 	return ref.Hash(), tree, nil
+}
+
+// Head returns the commit HEAD names ("" before the first commit), reading
+// only the references: what a caller compares to tell whether a Check could
+// find anything new. Errors: ErrNotRepo; an unreadable repository.
+func (c *Checker) Head() (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.open(); err != nil {
+		return "", err
+	}
+	ref, err := c.repo.Head()
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		return "", nil
+	case err != nil:
+		c.repo, c.store = nil, nil
+		return "", fmt.Errorf("check references: read HEAD: %w", err)
+	}
+	return ref.Hash().String(), nil
 }
 
 // closePacks closes the pack files a check opened; the next check opens
