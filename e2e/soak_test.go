@@ -529,8 +529,8 @@ func (s *soakRun) check() {
 			t.Errorf("machine %d's agent, SIGTERMed %v after it started, exited %d:\n%s", r.machine, r.after, r.exit, r.stderr)
 		}
 	}
-	t.Logf("soak oracle: %d of %d index lines lost, %d of %d edits lost (%d kept in conflict copies), %d of %d deleted files back, %d of %d living files wrong, %d of %d SIGTERMs ended by the signal (and %d more sent in the Go runtime's start-up, before any handler can be installed), %d exited non-zero; %d index lines not flushed by the %d clean exits checked (server up throughout)",
-		lost, len(s.indexLines), lostEdits, len(s.edits), inCopies, resurrected, len(s.deleted), missing, len(s.alive), bySignal, len(s.terms), inRuntime, unclean, unflushed, flushChecked)
+	t.Logf("soak oracle: %d of %d index lines lost, %d of %d edits lost (%d kept in conflict copies), %d of %d deleted files back, %d of %d living files wrong, %d SIGTERMs: %d ended by the signal with the handler in place, %d sent in the Go runtime's own start-up (before any handler can be in place) ended by it, %d exited non-zero; %d index lines not flushed by the %d clean exits checked (server up throughout)",
+		lost, len(s.indexLines), lostEdits, len(s.edits), inCopies, resurrected, len(s.deleted), missing, len(s.alive), len(s.terms), bySignal, inRuntime, unclean, unflushed, flushChecked)
 }
 
 // anyHolds reports whether any of the files holds s.
