@@ -168,15 +168,10 @@ func addCheckout(e *cliEnv, c commonFlags, uc *userconfig.Config, co userconfig.
 // what to do, and the checkout stays registered (a grant may come; the
 // running agent keeps its block out meanwhile).
 func readable(e *cliEnv, c commonFlags, slug string) string {
-	c.repo = slug
-	s := &session{e: e, flags: c, slug: slug}
-	if _, err := c.applyConfig(e); err != nil {
-		return ""
+	if _, err := c.applyConfig(e); err != nil || c.server == "" {
+		return "" // no server to ask (add says how to log in)
 	}
-	s.flags, s.server = c, strings.TrimRight(c.server, "/")
-	if s.server == "" {
-		return ""
-	}
+	s := &session{e: e, flags: c, slug: slug, server: strings.TrimRight(c.server, "/")}
 	cl, err := s.newClient()
 	if err != nil {
 		return ""
