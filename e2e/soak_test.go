@@ -277,7 +277,9 @@ func (s *soakRun) remove(m *soakMachine, rename bool) {
 
 // startAgent starts m's `teammem-agent run`.
 func (s *soakRun) startAgent(m *soakMachine) {
-	args := []string{"run", "--debounce", "100ms", "--max-delay", "1s", "--poll", "1s",
+	// --shutdown-timeout: a loaded machine's flush is judged on what it
+	// pushes, not on how fast.
+	args := []string{"run", "--debounce", "100ms", "--max-delay", "1s", "--poll", "1s", "--shutdown-timeout", "20s",
 		"--server", "http://" + s.addr, "--repo", repo, "--dir", m.dir, "--state-dir", m.state, "--log-level", "warn"}
 	m.agent, m.started, m.upAt = startProc(s.t, agentBin, args...), time.Now(), time.Time{}
 }
@@ -516,7 +518,7 @@ func (s *soakRun) check() {
 		}
 		if r.unflushed > 0 {
 			unflushed += r.unflushed
-			t.Errorf("machine %d's agent exited 0 on SIGTERM %v after it started without pushing %d of its index lines", r.machine, r.after, r.unflushed)
+			t.Errorf("machine %d's agent exited 0 on SIGTERM %v after it started without pushing %d of its index lines:\n%s", r.machine, r.after, r.unflushed, r.stderr)
 		}
 		switch {
 		case r.signal && r.early:
