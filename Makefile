@@ -60,8 +60,13 @@ fuzz-smoke:
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
 
+## soak: the long runs: the randomized multi-agent run (e2e TestSoakRandomized)
+## for SOAK_DURATION (SOAK_SEED=N replays a run's operations; make test runs
+## it for 40 s), the in-process MEMORY.md append soak (-tags soak), 100 kills
+## during a pull, the idle agent's CPU.
+SOAK_DURATION ?= 10m
 soak:
-	SOAK=1 scripts/pg.sh with $(GO) test -count=1 -timeout 60m -run 'Soak|KillDuringPull' ./...
+	SOAK=1 SOAK_DURATION=$(SOAK_DURATION) scripts/pg.sh with $(GO) test -tags soak -count=1 -timeout 120m -run 'Soak|KillDuringPull' ./...
 
 clean:
 	rm -rf bin dist .teammem

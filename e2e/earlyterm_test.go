@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -14,7 +15,10 @@ import (
 // released), never by the signal. The handler is installed by the first
 // package initialised after the runtime's (internal/earlysignal), so only
 // a signal within the runtime's own first milliseconds could still end it
-// by the signal; the delays start past that. (Before, the handler was
+// by the signal; the delays start past that, and a SIGTERM that /proc shows
+// was sent before the handler was in place (startupWindow: under load the
+// runtime's start takes 30–180 ms on a 2-CPU machine) is logged, not
+// failed. (Before, the handler was
 // installed in main, after every package's initialisation: 35–75 ms into
 // start-up on a loaded 2-CPU machine by GODEBUG=inittrace=1, and SIGTERMs
 // 15 and 30 ms after start ended it by the signal; internal/earlysignal's
@@ -29,23 +33,36 @@ func TestSIGTERMDuringStartUpExitsCleanly(t *testing.T) {
 			args := append([]string{"run", "--debounce", "300ms", "--max-delay", "2s", "--poll", "1s"}, runArgs(srv, dir, state)...)
 			p := startProc(t, agentBin, args...)
 			time.Sleep(d * time.Millisecond)
+			early := startupWindow(p.cmd.Process.Pid)
 			code := p.stop(t, 15)
+			if early && !p.cmd.ProcessState.Exited() {
+				t.Logf("SIGTERM %v after start came while the Go runtime was still starting (no handler can be in place yet)", d*time.Millisecond)
+				return
+			}
 			if !p.cmd.ProcessState.Exited() || code != 0 {
 				t.Errorf("SIGTERM %v after start: %v (exit %d); want exit 0\nstderr %s", d*time.Millisecond, p.cmd.ProcessState, code, p.stderr)
 			}
 		})
 	}
-	// A SIGTERM right after start, many times: never ends it by the
-	// signal once past the runtime's first milliseconds (counted, not
-	// asserted: that much depends on the machine's load).
-	bySignal := 0
+	// A SIGTERM at random within the first 200 ms, many times: it ends
+	// the agent by the signal only when /proc showed no handler yet (the Go
+	// runtime still starting, before any package of ours is initialised);
+	// how many land there depends on the machine's load, so that is counted.
+	bySignal, inRuntime := 0, 0
 	for range 10 {
 		dir, state := t.TempDir(), t.TempDir()
 		p := startProc(t, agentBin, append([]string{"run"}, runArgs(srv, dir, state)...)...)
+		time.Sleep(time.Duration(rand.IntN(200)) * time.Millisecond)
+		early := startupWindow(p.cmd.Process.Pid)
 		p.stop(t, 15)
-		if !p.cmd.ProcessState.Exited() {
+		switch {
+		case p.cmd.ProcessState.Exited():
+		case early:
+			inRuntime++
+		default:
 			bySignal++
+			t.Errorf("a SIGTERM sent with the handler in place ended the agent by the signal\n%s", p.stderr)
 		}
 	}
-	t.Logf("SIGTERM at once after exec: %d of 10 ended by the signal", bySignal)
+	t.Logf("SIGTERM within 200 ms of exec: %d of 10 came in the Go runtime's start-up and ended it by the signal; %d with the handler in place did", inRuntime, bySignal)
 }

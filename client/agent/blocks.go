@@ -34,6 +34,9 @@ type BlockConfig struct {
 	// StaleAfter, when positive, marks the index lines of topics nobody
 	// changed or confirmed for longer (--stale-after).
 	StaleAfter time.Duration
+	// Hold, when set, is held around each update of the blocks, the
+	// listing of Checkouts included (LockBlocks).
+	Hold func() (release func(), err error)
 }
 
 // StaticCheckouts is a BlockConfig.Checkouts that always lists roots.
@@ -55,6 +58,8 @@ type blocks struct {
 	mcp map[string]bool
 	// roots are the checkouts of the last update.
 	roots []string
+	// unreadable is the engine's unreadable at the last update (said once).
+	unreadable bool
 	// failed are the files whose last update failed, with the reason, so
 	// that a warning is given once per reason, not every cycle.
 	failed map[string]string
@@ -71,6 +76,14 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	if b.cfg.Checkouts == nil {
 		return
 	}
+	if b.cfg.Hold != nil {
+		release, err := b.cfg.Hold()
+		if err != nil {
+			r.Block = append(r.Block, fmt.Sprintf("team memory block: %v", err))
+			return
+		}
+		defer release()
+	}
 	roots, err := b.cfg.Checkouts()
 	if err != nil {
 		if b.failed[""] != err.Error() {
@@ -81,9 +94,14 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	}
 	var text blockTexts
 	mcp := b.mcp
+	said := b.unreadable
+	b.unreadable = e.unreadable
+	if e.unreadable && !said {
+		r.Block = append(r.Block, fmt.Sprintf("team memory block kept out of the checkouts: the server refuses this token the repository %s", e.cfg.Repo))
+	}
 	switch {
-	case b.cfg.Remove:
-	case e.blockUnchanged(roots):
+	case b.cfg.Remove, e.unreadable: // no block rather than one saying nobody shared anything
+	case said == e.unreadable && e.blockUnchanged(roots):
 		text = b.last
 	default:
 		mcp = map[string]bool{}

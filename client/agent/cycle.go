@@ -121,6 +121,7 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 	m, err := e.cfg.Remote.Get(ctx, e.cfg.Repo, opts)
 	switch {
 	case errors.Is(err, client.ErrNotModified):
+		e.unreadable = false
 		return false, nil
 	case errors.Is(err, client.ErrGone) && opts.Since > 0:
 		// The server cannot list what changed since then; the journal is
@@ -128,6 +129,7 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 		e.view.loaded = false
 		return e.pull(ctx)
 	case errors.Is(err, client.ErrNotFound):
+		e.unreadable = false
 		if err := e.checkLost(0); err != nil {
 			return false, err
 		}
@@ -135,8 +137,10 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 		e.view.reset()
 		return changed, nil
 	case err != nil:
+		e.unreadable = errors.Is(err, client.ErrForbidden) || errors.Is(err, client.ErrUnauthorized)
 		return false, fmt.Errorf("pull: %w", err)
 	}
+	e.unreadable = false
 	if err := e.checkLost(m.Version); err != nil {
 		return false, err
 	}

@@ -108,6 +108,9 @@ type Engine struct {
 	saved      bool
 	maxEntries int    // the server's live-entry limit, once a 413 told it
 	blocked    string // why pushing stopped (401/403), "" while allowed
+	// unreadable says the last pull was refused the repository (401 or
+	// 403): the checkouts' blocks are kept out until a pull succeeds.
+	unreadable bool
 	// refusedKeys holds entries the server refused (too large, secret),
 	// left out until their content changes.
 	refusedKeys map[string]refusal

@@ -3,10 +3,12 @@ package agent
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
 )
 
 // TestEnginePushNeverTouchesLocalFiles: a push-only cycle writes, deletes
@@ -37,5 +39,25 @@ func TestEnginePushNeverTouchesLocalFiles(t *testing.T) {
 	want["m.md"] = "MINE\nb\nTHEIRS\n"
 	if diff := cmp.Diff(want, r.local(t)); diff != "" {
 		t.Errorf("local after the next sync (-want +got):\n%s", diff)
+	}
+}
+
+// TestShutdownFlushOutlastsLostRaces: the flush on SIGTERM keeps trying
+// while teammates' pushes win the race more often than one cycle retries
+// (here 8 412s in a row), within ShutdownTimeout, and pushes the edit.
+func TestShutdownFlushOutlastsLostRaces(t *testing.T) {
+	r := newRig(t, map[string]string{"MEMORY.md": "- base\n"}, nil, func(c *Config) { c.ShutdownTimeout = 10 * time.Second })
+	r.sync(t)
+	writeTree(t, r.dir, map[string]string{"MEMORY.md": "- base\n- mine\n"})
+	for range 8 {
+		r.remote.putFaults = append(r.remote.putFaults, &client.APIError{Status: 412, Code: api.CodeETagMismatch})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // SIGTERM
+	if err := r.engine.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.remote.snapshot()["MEMORY.md"]; got != "- base\n- mine\n" {
+		t.Errorf("the server holds %q after the flush; want the edit", got)
 	}
 }

@@ -1,10 +1,9 @@
 package agent
 
 import (
-	"fmt"
 	"sync"
 
-	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/internal/linediff"
 )
 
 // localWriters is how many files a pull writes at once. Each write is
@@ -51,11 +50,10 @@ func (e *Engine) writeLocalAll(steps []Step, r *Report) []error {
 // holds scanned (see unchanged). It may run on several goroutines at once:
 // it touches no engine state but the folder.
 func (e *Engine) writeIfUnchanged(key, scanned, content string) error {
-	if err := checkUnchanged(e.cfg.Dir, key, scanned); err != nil {
+	if err := writeChecked(e.cfg.Dir, key, scanned, content, func(late string) error {
+		return e.keepLate(key, content, late)
+	}); err != nil {
 		return err
-	}
-	if err := memcore.SafeWrite(e.cfg.Dir, key, []byte(content)); err != nil {
-		return fmt.Errorf("write %q: %w", key, err)
 	}
 	if e.onLocalChange != nil {
 		e.onLocalChange(key)
@@ -92,4 +90,29 @@ func forEach(n, workers int, f func(i int)) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// keepLate keeps what another program wrote to key's old file while the
+// agent replaced it with content: the lines of an index that content
+// lacks are appended to it; any other file's late version becomes a
+// conflict copy (status lists it), never lost.
+func (e *Engine) keepLate(key, content, late string) error {
+	if isIndex(key) {
+		have := map[string]bool{}
+		for _, l := range linediff.Split(content) {
+			have[normalLine(l)] = true
+		}
+		var missing []string
+		for _, l := range linediff.Split(late) {
+			if !have[normalLine(l)] {
+				missing, have[normalLine(l)] = append(missing, l), true
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		return appendTo(e.cfg.Dir, key, afterLastLine(content, joinLines(missing)))
+	}
+	_, err := writeConflictCopy(e.cfg.Dir, key, e.cfg.Now(), e.cfg.Host, []byte(late))
+	return err
 }

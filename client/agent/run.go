@@ -148,11 +148,31 @@ func (e *Engine) startFollow(ctx context.Context) (*Follower, func()) {
 }
 
 // shutdown rescans and pushes what is pending, bounded by ShutdownTimeout;
-// cycle saves the journal.
+// cycle saves the journal. A cycle that fails for a reason that passes (a
+// teammate's push won the race more often than a cycle retries, the
+// server restarting) is run again, pulling first, until it succeeds or the
+// time is up: the randomized soak saw 8 index lines of 162 clean exits
+// left unpushed by a single cycle under three agents' contention.
 func (e *Engine) shutdown(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.ShutdownTimeout)
 	defer cancel()
 	e.local.rescanAll()
-	e.cycle(sctx, modeRun) // reported through OnReport; exiting anyway
-	return nil
+	m := modeRun
+	for {
+		_, err := e.cycle(sctx, m) // reported through OnReport; exiting anyway
+		if err == nil || sctx.Err() != nil || !passing(err) {
+			return nil
+		}
+		if sleepCtx(sctx, e.cfg.Backoff/10) != nil {
+			return nil
+		}
+		m.pull = true
+	}
+}
+
+// passing reports whether a cycle's failure may pass by trying again soon:
+// a lost race (412, a file changed while syncing) or a retryable answer.
+func passing(err error) bool {
+	return errors.Is(err, client.ErrPreconditionFailed) || errors.Is(err, errReplan) ||
+		errors.Is(err, errLocalChanged) || client.IsRetryable(err)
 }

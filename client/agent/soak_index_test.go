@@ -13,17 +13,15 @@ import (
 	"github.com/teammem/teammem/api"
 )
 
-// TestSoakIndexAppends is issue 29's lost MEMORY.md line, reproduced in
-// process (go test -tags soak -run TestSoakIndexAppends ./client/agent/):
-// one program appends 300 lines to MEMORY.md (O_APPEND, every 200 µs)
-// while a teammate appends to the server's and the engine syncs in a loop.
-// It FAILS today: 20–50 of the 300 local lines are lost, from the local
-// file as well as the server, the first already in the first cycle that
-// merges (a line appended while the merged index is written). Closing the
-// check-then-rename window of writeIfUnchanged (the checked file kept open
-// and read again after the rename, late lines merged back) catches some
-// but not all (still 1 line lost of 100–250), so another overwrite path
-// remains; left for the next round, with this test.
+// TestSoakIndexAppends is issue 29's lost MEMORY.md line under load (go
+// test -tags soak -run TestSoakIndexAppends ./client/agent/): one program
+// appends 300 lines to MEMORY.md (O_APPEND, every 200 µs) while a teammate
+// appends to the server's and the engine syncs in a loop. It lost 20–68 of
+// the 300 lines while the agent replaced the index by renaming a new file
+// over it (a line written through a descriptor opened before the rename
+// went into the old file); now that an index the agent extends is
+// appended to (writeChecked) it loses none. The fast,
+// deterministic versions are TestIndexLineAppendedDuring*.
 func TestSoakIndexAppends(t *testing.T) {
 	r := newRig(t, map[string]string{"MEMORY.md": "- base\n"}, nil, nil)
 	r.sync(t)

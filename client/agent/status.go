@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore/protocol"
 )
@@ -133,11 +134,12 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 		st.Stream = readStreamState(StreamStatePath(st.Journal))
 	}
 	st.scanFolder(j, explain, o.Exclude)
+	refused := false
 	if o.Remote != nil {
-		st.probeServer(ctx, o, explain)
+		refused = st.probeServer(ctx, o, explain)
 	}
 	if o.Checkouts != nil {
-		st.TeamBlock = blockStates(o.Checkouts, o.Targets, o.NoInject)
+		st.TeamBlock = blockStates(o.Checkouts, o.Targets, o.NoInject, refused)
 		st.StaleReferences = staleCount(ctx, o.Checkouts, o.Dir)
 	}
 	return st, nil
@@ -145,7 +147,7 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 
 // blockStates says where the team memory block stands in each chosen
 // target of each checkout.
-func blockStates(checkouts func() ([]string, error), targets func(string) []teamblock.Target, noInject bool) []BlockStatus {
+func blockStates(checkouts func() ([]string, error), targets func(string) []teamblock.Target, noInject, refused bool) []BlockStatus {
 	out := []BlockStatus{}
 	roots, err := checkouts()
 	if err != nil {
@@ -158,7 +160,11 @@ func blockStates(checkouts func() ([]string, error), targets func(string) []team
 		}
 		for _, t := range chosen {
 			b := BlockStatus{Checkout: co, Assistant: t.Name, File: t.File, State: "off (--no-inject)"}
-			if !noInject {
+			switch {
+			case noInject:
+			case refused:
+				b.State = "kept out: the server refuses the token this repository (see server)"
+			default:
 				fs := teamblock.State(co, t)
 				b.File, b.State, b.Fix = fs.File, fs.State, fs.Fix
 			}
@@ -185,8 +191,11 @@ func (st *Status) readJournal() (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the journal %s: %w", st.Journal, err)
 	}
-	t := fi.ModTime().UTC()
-	st.LastSync, st.Version, st.Checksum = &t, j.Version, j.Checksum
+	st.Version, st.Checksum = j.Version, j.Checksum
+	if !j.Unsettled { // an unsettled journal never completed a sync (a refused pull saves one too)
+		t := fi.ModTime().UTC()
+		st.LastSync = &t
+	}
 	return j, nil
 }
 
@@ -253,8 +262,9 @@ func conflictCopies(dir string) []string {
 	return out
 }
 
-// probeServer asks the server for the repo's hashes.
-func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func(error) error) {
+// probeServer asks the server for the repo's hashes; it reports whether
+// the server refused the token the repository (401 or 403).
+func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func(error) error) (refused bool) {
 	timeout := o.ProbeTimeout
 	if timeout <= 0 {
 		timeout = 5 * time.Second
@@ -264,7 +274,7 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 	h, _, err := probeHashes(ctx, o.Remote, o.Repo)
 	if err != nil {
 		st.ServerError = explain(err).Error()
-		return
+		return errors.Is(err, client.ErrForbidden) || errors.Is(err, client.ErrUnauthorized)
 	}
 	st.ServerVersion, st.ServerChecksum = &h.Version, h.Checksum
 	st.Skipped = append(st.Skipped, invalidServerKeys(h.EntryChecksums)...)
@@ -272,6 +282,7 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 		st.ServerLost = fmt.Sprintf("the server is at version %d, this folder last synced version %d: it lost data; nothing is pushed until `teammem-agent sync --reseed`",
 			h.Version, st.Version)
 	}
+	return false
 }
 
 // invalidServerKeys names, sorted, the keys the server holds that fail

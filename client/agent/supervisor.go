@@ -2,8 +2,11 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -92,4 +95,30 @@ func Supervise(ctx context.Context, load func() (map[string]Runner, error), ever
 		case <-tick.C:
 		}
 	}
+}
+
+// Cadence of the registered checkouts' supervision: how often the
+// configuration is looked at, and how long a folder whose engine failed
+// waits before the next attempt.
+const (
+	SuperviseEvery = 2 * time.Second
+	SuperviseRetry = time.Minute
+)
+
+// RunnerKey names the engine of one team folder for Supervise by what it
+// syncs: the folder, the repository, the server, (hashed) the token or
+// token file, and the registered checkouts it keeps the block of, so that
+// a change of any of them restarts the folder's engine (a checkout added
+// gets its block from the new engine's first cycle, within seconds) and
+// nothing else does.
+func RunnerKey(dir, repo, server, token, tokenFile string, checkouts []string) string {
+	sum := sha256.Sum256([]byte(token + "\x00" + tokenFile))
+	cos := slices.Sorted(slices.Values(checkouts))
+	return strings.Join(append([]string{dir, repo, server, hex.EncodeToString(sum[:8])}, cos...), "\x00")
+}
+
+// RunnerFolder returns the team folder a RunnerKey names.
+func RunnerFolder(key string) string {
+	dir, _, _ := strings.Cut(key, "\x00")
+	return dir
 }

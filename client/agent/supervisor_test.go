@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,5 +87,34 @@ func TestSupervise(t *testing.T) {
 	}
 	if starts["bad"] != 1 || len(exits) != 1 || exits[0] != "bad" {
 		t.Errorf("the failing runner started %d times, exits %v; want once (retry an hour later), reported once", starts["bad"], exits)
+	}
+}
+
+// TestRunnerKey: the key changes with each of folder, repo, server, token
+// and the set of checkouts, never shows the token, and gives its folder
+// back.
+func TestRunnerKey(t *testing.T) {
+	cos := []string{"/src/api", "/src/api-wt"}
+	base := RunnerKey("/f", "acme/api", "http://s", "tok-secret", "", cos)
+	if k := RunnerKey("/f", "acme/api", "http://s", "tok-secret", "", []string{"/src/api-wt", "/src/api"}); k != base {
+		t.Errorf("the checkouts' order changed the key")
+	}
+	for _, k := range []string{
+		RunnerKey("/g", "acme/api", "http://s", "tok-secret", "", cos),
+		RunnerKey("/f", "acme/web", "http://s", "tok-secret", "", cos),
+		RunnerKey("/f", "acme/api", "http://t", "tok-secret", "", cos),
+		RunnerKey("/f", "acme/api", "http://s", "tok-other", "", cos),
+		RunnerKey("/f", "acme/api", "http://s", "", "/token", cos),
+		RunnerKey("/f", "acme/api", "http://s", "tok-secret", "", cos[:1]),
+	} {
+		if k == base {
+			t.Errorf("key %q equals the base key", k)
+		}
+	}
+	if strings.Contains(base, "tok-secret") {
+		t.Errorf("key %q shows the token", base)
+	}
+	if got := RunnerFolder(base); got != "/f" {
+		t.Errorf("RunnerFolder = %q, want /f", got)
 	}
 }

@@ -146,3 +146,8 @@ func (c *Config) Remove(path string) bool {
 	c.Checkouts = slices.DeleteFunc(c.Checkouts, func(x Checkout) bool { return x.Path == path })
 	return len(c.Checkouts) != n
 }
+
+// Has reports whether the checkout at path is registered.
+func (c Config) Has(path string) bool {
+	return slices.ContainsFunc(c.Checkouts, func(x Checkout) bool { return x.Path == path })
+}

@@ -111,6 +111,9 @@ type session struct {
 	// exclude names the folders below dir that are not synced: the team
 	// folder, for personal memory.
 	exclude []string
+	// holdBlocks, when set, is held around each update of the blocks
+	// (agent.LockBlocks: run on the registered checkouts).
+	holdBlocks func() (func(), error)
 	// lastReport is what run printed last (see onRunReport); run's
 	// reports arrive on the engine's goroutine only.
 	lastReport string

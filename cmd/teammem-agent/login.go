@@ -7,8 +7,10 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/client/userconfig"
@@ -127,6 +129,13 @@ func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc
 		} else if name == "add" {
 			return fmt.Errorf("%s is not in a git working tree: %w", co.Path, err)
 		}
+		if name == "remove" { // a running agent writes no block meanwhile (agent.LockBlocks)
+			release, err := agent.LockBlocks()
+			if err != nil {
+				return err
+			}
+			defer release()
+		}
 		path, uc, err := c.loadConfig(e)
 		if err != nil {
 			return err
@@ -162,13 +171,38 @@ func addCheckout(e *cliEnv, c commonFlags, uc *userconfig.Config, co userconfig.
 		what += ", and your personal memory of it"
 	}
 	if !uc.Add(co) {
-		return fmt.Sprintf("%s is already registered (%s)", co.Path, what), nil
+		return fmt.Sprintf("%s is already registered (%s)%s", co.Path, what, readable(e, c, slug)), nil
 	}
 	hint := ""
 	if uc.Server == "" && c.server == "" {
 		hint = "; log in with: teammem-agent login --server URL < token-file"
 	}
-	return fmt.Sprintf("added %s (%s); a running `teammem-agent run` picks it up%s", co.Path, what, hint), nil
+	return fmt.Sprintf("added %s (%s); a running `teammem-agent run` picks it up%s%s", co.Path, what, hint, readable(e, c, slug)), nil
+}
+
+// readable asks the server whether the token can read slug, for add to
+// say; "" when it can, or there is no server to ask. A refusal is said with
+// what to do, and the checkout stays registered (a grant may come; the
+// running agent keeps its block out meanwhile).
+func readable(e *cliEnv, c commonFlags, slug string) string {
+	if _, err := c.applyConfig(e); err != nil || c.server == "" {
+		return "" // no server to ask (add says how to log in)
+	}
+	s := &session{e: e, flags: c, slug: slug, server: strings.TrimRight(c.server, "/")}
+	cl, err := s.newClient()
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = cl.Hashes(ctx, slug)
+	switch {
+	case err == nil, errors.Is(err, client.ErrNotFound): // readable; nothing shared yet
+		return ""
+	case errors.Is(err, client.ErrForbidden), errors.Is(err, client.ErrUnauthorized):
+		return fmt.Sprintf("\nbut the token cannot read %s: %v\nuntil it can, the agent keeps the team memory block out of this checkout", slug, s.explain(err))
+	}
+	return fmt.Sprintf("\n(could not check that the token can read %s: %v)", slug, s.explain(err))
 }
 
 // removeCheckout unregisters co.

@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
+	"errors"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
@@ -76,22 +75,14 @@ func (s *session) runner(rf runFlags) agent.Runner {
 			return s.explain(err)
 		}
 		defer sy.Close()
-		s.log.Info("syncing", "repo", s.slug, "dir", s.dir, "server", s.server, "journal", sy.journal.Path())
-		if err := sy.eng.Run(ctx); err != nil {
+		s.log.Info("syncing", "repo", s.slug, "dir", s.dir, "server", s.server, "journal", sy.Journal.Path())
+		if err := sy.Engine.Run(ctx); err != nil {
 			return s.explain(err)
 		}
 		s.log.Info("stopped", "repo", s.slug)
 		return nil
 	}
 }
-
-// Cadence of run for the registered checkouts: how often the
-// configuration file is looked at, and how long a checkout that failed to
-// start waits before the next attempt.
-const (
-	configPoll   = 2 * time.Second
-	restartAfter = time.Minute
-)
 
 // runRegistered is run without --repo, --repo-dir or --dir when the
 // configuration file exists: one engine per team folder of the registered
@@ -103,42 +94,66 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 		return err
 	}
 	out := newPrinter(e, "run", c.json)
-	var stamp string
+	conf := userconfig.NewReloader(path)
 	var runners map[string]agent.Runner
 	load := func() (map[string]agent.Runner, error) {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return nil, fmt.Errorf("read the configuration: %w", err)
+		uc, changed, err := conf.Load()
+		if err != nil || !changed {
+			return runners, err
 		}
-		if st := fmt.Sprint(fi.ModTime().UnixNano(), fi.Size()); st != stamp {
-			uc, err := userconfig.Load(path)
-			if err != nil {
-				return nil, err
-			}
-			stamp, runners = st, registeredRunners(e, c, rf, uc, out, log)
-			log.Info("syncing the registered checkouts", "config", path, "folders", len(runners), "checkouts", len(uc.Checkouts))
-			if len(uc.Checkouts) == 0 {
-				log.Warn("no checkout is registered: add one with teammem-agent add [DIR]")
-			}
+		runners = registeredRunners(e, c, rf, path, uc, out, log)
+		log.Info("syncing the registered checkouts", "config", path, "folders", len(runners), "checkouts", len(uc.Checkouts))
+		if len(uc.Checkouts) == 0 {
+			log.Warn("no checkout is registered: add one with teammem-agent add [DIR]")
 		}
 		return runners, nil
 	}
-	agent.Supervise(ctx, load, configPoll, restartAfter, func(key string, err error) {
-		dir, _, _ := strings.Cut(key, "\x00")
-		if err != nil {
-			log.Error("cannot sync; trying again later", "dir", dir, "err", err, "retry", restartAfter)
-		}
-	})
+	agent.Supervise(ctx, load, agent.SuperviseEvery, agent.SuperviseRetry, heldOnce(log))
 	return nil
+}
+
+// heldOnce reports the end of a registered folder's engine: a failure is
+// logged at every attempt, but a folder another agent holds is said once
+// per holder (this agent keeps syncing the others and takes the folder
+// over once it is free; status names the holder).
+func heldOnce(log *slog.Logger) func(key string, err error) {
+	var mu sync.Mutex
+	said := map[string]string{} // folder → the holding message said last
+	return func(key string, err error) {
+		dir := agent.RunnerFolder(key)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+		case errors.Is(err, agent.ErrFolderLocked):
+			if said[dir] != err.Error() {
+				said[dir] = err.Error()
+				log.Warn("another teammem-agent holds this folder: syncing the others, and this one once it is free", "dir", dir, "err", err, "retry", agent.SuperviseRetry)
+			}
+			return
+		default:
+			log.Error("cannot sync; trying again later", "dir", dir, "err", err, "retry", agent.SuperviseRetry)
+		}
+		delete(said, dir)
+	}
 }
 
 // registeredRunners builds one runner per team folder of uc's checkouts,
 // and one per private memory folder of those whose personal memory is
-// synced (Config.PersonalFor), keyed by folder, repository, server and
-// token, so that a change of any of them restarts the folder's engine. A
-// checkout that cannot be resolved is logged and left out.
-func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
-	groups := map[string]*session{}
+// synced (Config.PersonalFor), keyed by agent.RunnerKey. A checkout that
+// cannot be resolved is logged and left out. Each engine lists its block's checkouts among those the
+// configuration at path still registers, read again each time, under the
+// blocks' lock (agent.LockBlocks), which `remove` holds too: a removed
+// checkout's block is never written back.
+func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
+	type group struct {
+		s     *session
+		paths []string
+		lists []func() ([]string, error)
+		// targets are the assistants of each of paths.
+		targets []func(string) []teamblock.Target
+	}
+	groups := map[string]*group{}
 	var order []string
 	for _, co := range uc.Checkouts {
 		cc := c
@@ -156,24 +171,54 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, uc userconfig.Conf
 				continue
 			}
 			s.out = out
-			if g, ok := groups[s.dir]; ok {
-				if s.checkouts != nil { // a private memory folder has no block, so no targets
-					g.targets = eitherTargets(g.targets, s.targets, s.checkouts)
-				}
-				g.checkouts = bothCheckouts(g.checkouts, s.checkouts)
-				continue
+			g, ok := groups[s.dir]
+			if !ok {
+				g = &group{s: s}
+				groups[s.dir] = g
+				order = append(order, s.dir)
 			}
-			groups[s.dir] = s
-			order = append(order, s.dir)
+			if s.checkouts != nil { // a private memory folder has no block
+				g.paths, g.lists, g.targets = append(g.paths, co.Path), append(g.lists, s.checkouts), append(g.targets, s.targets)
+			}
 		}
 	}
 	runners := map[string]agent.Runner{}
 	for _, dir := range order {
-		s := groups[dir]
-		sum := sha256.Sum256([]byte(s.flags.token + "\x00" + s.flags.tokenFile))
-		runners[strings.Join([]string{dir, s.slug, s.server, hex.EncodeToString(sum[:8])}, "\x00")] = s.runner(rf)
+		g := groups[dir]
+		if len(g.paths) > 0 { // a team folder: its block, under the blocks' lock
+			g.s.checkouts, g.s.holdBlocks = stillRegistered(path, g.paths, g.lists), agent.LockBlocks
+			g.s.targets = targetsOf(g.lists, g.targets)
+		}
+		runners[agent.RunnerKey(dir, g.s.slug, g.s.server, g.s.flags.token, g.s.flags.tokenFile, g.paths)] = g.s.runner(rf)
 	}
 	return runners
+}
+
+// stillRegistered lists the block checkouts (lists[i]) of those of paths
+// that the configuration at config still registers, each once.
+func stillRegistered(config string, paths []string, lists []func() ([]string, error)) func() ([]string, error) {
+	return func() ([]string, error) {
+		uc, err := userconfig.Load(config)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for i, p := range paths {
+			if !uc.Has(p) {
+				continue
+			}
+			roots, err := lists[i]()
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range roots {
+				if !slices.Contains(out, d) {
+					out = append(out, d)
+				}
+			}
+		}
+		return out, nil
+	}
 }
 
 // onRunReport prints one cycle of run: a JSON line with --json, text
@@ -211,40 +256,17 @@ func repeatKey(r agent.Report, err error) string {
 	return key
 }
 
-// eitherTargets chooses a checkout's targets by b when checkouts lists
-// it, else by a: checkouts of one team folder registered with different
-// assistants keep each their own.
-func eitherTargets(a, b func(string) []teamblock.Target, checkouts func() ([]string, error)) func(string) []teamblock.Target {
+// targetsOf chooses a checkout's assistants by the registration whose
+// block checkouts (lists[i]) hold it, the first one's otherwise: checkouts
+// of one team folder registered with different assistants keep each their
+// own.
+func targetsOf(lists []func() ([]string, error), targets []func(string) []teamblock.Target) func(string) []teamblock.Target {
 	return func(co string) []teamblock.Target {
-		if roots, err := checkouts(); err == nil && slices.Contains(roots, co) {
-			return b(co)
-		}
-		return a(co)
-	}
-}
-
-// bothCheckouts lists the checkouts of a and of b, each once.
-func bothCheckouts(a, b func() ([]string, error)) func() ([]string, error) {
-	switch {
-	case a == nil: // a private memory folder: no block
-		return b
-	case b == nil:
-		return a
-	}
-	return func() ([]string, error) {
-		out, err := a()
-		if err != nil {
-			return nil, err
-		}
-		more, err := b()
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range more {
-			if !slices.Contains(out, d) {
-				out = append(out, d)
+		for i, list := range lists {
+			if roots, err := list(); err == nil && slices.Contains(roots, co) {
+				return targets[i](co)
 			}
 		}
-		return out, nil
+		return targets[0](co)
 	}
 }

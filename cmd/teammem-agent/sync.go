@@ -46,7 +46,7 @@ func oneShot(name string, pushes bool, op func(*agent.Engine, context.Context) (
 			return s.explain(err)
 		}
 		defer sy.Close()
-		r, err := op(sy.eng, ctx)
+		r, err := op(sy.Engine, ctx)
 		err = s.explain(err)
 		s.out.report(s.slug, "", r, err)
 		if err != nil {
