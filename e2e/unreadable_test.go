@@ -35,7 +35,7 @@ func TestRepositoryTheTokenCannotRead(t *testing.T) {
 	}
 	st := w.ok(secret, "", "status", "--repo-dir", secret)
 	if !strings.Contains(st, "no grant for other/secret") || !strings.Contains(st, "last sync: never") ||
-		!strings.Contains(st, "CLAUDE.local.md: kept out: the server refuses the token this repository") {
+		!strings.Contains(st, "CLAUDE.local.md (claude): kept out: the server refuses the token this repository") {
 		t.Errorf("status of the unreadable checkout:\n%s", st)
 	}
 	t.Logf("status:\n%s", st)
