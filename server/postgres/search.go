@@ -25,15 +25,19 @@ import (
 // term, then the others; ties by repository and key. Score is the tier.
 // $6 are the repositories searched, also given as scope tokens in $1 for
 // the index lookup; with $8, every team repository too (but no personal
-// one that $6 does not name).
+// one that $6 does not name: those are kept out of the candidates
+// themselves, so that they take none of them, since a count short of the
+// bound would tell that somebody's personal memory holds the words).
 const searchSQL = `WITH q AS (
 		SELECT $1::tsquery AS own, $2::tsquery AS title, $3::tsquery AS words
 	), own AS (
-		SELECT e.repo, e.key, e.search_title, e.search FROM entries e, q WHERE e.search @@ q.own LIMIT $7
+		SELECT e.repo, e.key, e.search_title, e.search FROM entries e, q WHERE e.search @@ q.own
+			AND (NOT $8 OR left(e.repo, 1) <> '` + server.PersonalMark + `' OR e.repo = ANY($6)) LIMIT $7
 	), hits AS (
 		SELECT o.repo, o.key, coalesce(o.search_title @@ q.words, o.search @@ q.title)::int AS tier FROM own o, q
 		UNION ALL
-		SELECT l.repo, l.key, 1 FROM (SELECT l.repo, l.key FROM search_links l, q WHERE l.line @@ q.own LIMIT $7) l
+		SELECT l.repo, l.key, 1 FROM (SELECT l.repo, l.key FROM search_links l, q WHERE l.line @@ q.own
+			AND (NOT $8 OR left(l.repo, 1) <> '` + server.PersonalMark + `' OR l.repo = ANY($6)) LIMIT $7) l
 		WHERE EXISTS (SELECT 1 FROM entries e WHERE e.repo = l.repo AND e.key = l.key AND NOT e.deleted)
 	), ranked AS (
 		SELECT h.repo, h.key, max(h.tier)::float8 AS score

@@ -27,10 +27,16 @@ import (
 // 50 ms for a common word on 100,000 entries, whatever the LIMIT), and it
 // tells nothing about a word found in most entries anyway.
 //
+// A search of every team repository (%own, %links) keeps the personal
+// repositories it may not show out of the candidates themselves, so that
+// they take none of them (a count short of the bound would tell that
+// somebody's personal memory holds the words); %filter is the repository
+// filter of the ranked hits.
+//
 // search_docs holds live entries only; an index line may link a deleted
 // key, which the join to entries drops.
 const searchSQL = `WITH own AS (
-		SELECT rowid AS id FROM search_fts WHERE search_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?6
+		SELECT rowid AS id FROM search_fts WHERE search_fts MATCH ?1 %own ORDER BY rowid DESC LIMIT ?6
 	), titled AS (
 		SELECT rowid AS id FROM search_fts
 		WHERE search_fts MATCH ?2 AND rowid BETWEEN (SELECT min(id) FROM own) AND (SELECT max(id) FROM own)
@@ -39,11 +45,11 @@ const searchSQL = `WITH own AS (
 		UNION ALL
 		SELECT repo, key, 1 FROM (
 			SELECT l.repo, l.key FROM search_links_fts JOIN search_links l ON l.id = search_links_fts.rowid
-			WHERE search_links_fts MATCH ?3 ORDER BY search_links_fts.rowid DESC LIMIT ?6) l
+			WHERE search_links_fts MATCH ?3 %links ORDER BY search_links_fts.rowid DESC LIMIT ?6) l
 		WHERE EXISTS (SELECT 1 FROM entries e WHERE e.repo = l.repo AND e.key = l.key AND e.deleted = 0)
 	), ranked AS (
 		SELECT h.repo, h.key, max(h.tier) AS score
-		FROM hits h WHERE %s
+		FROM hits h WHERE %filter
 		GROUP BY h.repo, h.key
 		ORDER BY score DESC, h.repo, h.key
 		LIMIT ?4 OFFSET ?5
@@ -68,11 +74,17 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	}
 	// The unary + keeps the planner from pushing the filter into hits,
 	// where it would read the repository's every search_docs row.
-	filter := "+h.repo IN (" + strings.Join(ps, ", ") + ")"
+	in := "IN (" + strings.Join(ps, ", ") + ")"
+	filter, own, links := "+h.repo "+in, "", ""
 	if q.AllRepos { // every team repository, and the personal ones listed
-		filter = "(substr(h.repo, 1, 1) <> '" + server.PersonalMark + "' OR " + filter + ")"
+		team := func(repo string) string {
+			return "(substr(" + repo + ", 1, 1) <> '" + server.PersonalMark + "' OR " + repo + " " + in + ")"
+		}
+		filter = team("h.repo")
+		own = "AND (SELECT " + team("d.repo") + " FROM search_docs d WHERE d.id = search_fts.rowid)"
+		links = "AND " + team("l.repo")
 	}
-	rows, err := db.read.QueryContext(ctx, strings.Replace(searchSQL, "%s", filter, 1), args...)
+	rows, err := db.read.QueryContext(ctx, strings.NewReplacer("%own", own, "%links", links, "%filter", filter).Replace(searchSQL), args...)
 	if err != nil {
 		return nil, wrap("search", err)
 	}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/teammem/teammem/memcore/protocol"
@@ -87,4 +88,43 @@ func searchHitsIn(t *testing.T, s server.Store, q string, all bool, repos ...str
 		out = append(out, h.Repo+":"+h.Key)
 	}
 	return out
+}
+
+// testSearchPersonalCandidates: a search across every team repository
+// takes its bounded candidates among what it may show: another subject's
+// personal entries and index lines matching the words (written last, so
+// first in line on either store) neither take candidates nor lower the
+// count, which would tell a searcher that somebody's personal memory holds
+// the words.
+func testSearchPersonalCandidates(t *testing.T, s server.Store) {
+	team := contents{}
+	for i := range server.SearchCandidates + 30 {
+		team[fmt.Sprintf("n%04d.md", i)] = fmt.Sprintf("note %d about the common word", i)
+	}
+	apply(t, s, write("acme/web", at(0), team))
+	bob := server.PersonalRepo("bob", "acme/web")
+	mine, index := contents{}, ""
+	for i := range 40 {
+		key := fmt.Sprintf("p%02d.md", i)
+		mine[key] = "bob's private note on the common word"
+		index += fmt.Sprintf("- [P%d](%s) — the common word\n", i, key)
+	}
+	mine[protocol.IndexName] = index
+	apply(t, s, write(bob, at(1), mine))
+	seen := map[string]bool{}
+	for off := 0; ; off += 50 {
+		hits := searchPage(t, s, "common", true, nil, off)
+		for _, h := range hits {
+			if h.Repo != "acme/web" {
+				t.Fatalf("a search of the team repositories found %s:%s", h.Repo, h.Key)
+			}
+			seen[h.Key] = true
+		}
+		if len(hits) < 50 {
+			break
+		}
+	}
+	if len(seen) != server.SearchCandidates {
+		t.Errorf("paged through %d team entries, want the %d candidates: another subject's personal entries took the rest", len(seen), server.SearchCandidates)
+	}
 }

@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"Erase", testErase},
 		{"SearchCandidates", testSearchCandidates},
 		{"SearchScopeForged", testSearchScopeForged},
+		{"SearchPersonalCandidates", testSearchPersonalCandidates},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
