@@ -173,27 +173,8 @@ func TestRealGeminiReadsTeamIndex(t *testing.T) {
 func TestRealGeminiLoadsNothingOutsideTheTeamFolder(t *testing.T) {
 	gemini := realclient.GeminiCLIForTest(t, realclient.GeminiCLIVersion)
 	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
-	checkout, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
-	home, outside, teamDir, state := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
-	nonce := randomHex(t)
-	expand := func(s string) string { return strings.ReplaceAll(s, "{out}", strings.TrimPrefix(outside, "/")) }
-	canaries := map[string]string{}
-	entries := map[string]string{"deploys.md": "Run make deploy.\n"}
-	positive := "POSITIVE-" + nonce
-	index := []string{"- [Deploys](deploys.md) — deploy runbook " + positive}
-	for _, s := range importShapes {
-		text := "CANARY-" + strings.ReplaceAll(s.name, " ", "-") + "-" + nonce
-		canaries[text] = s.name
-		plantCanary(t, checkout, home, outside, s.canary, text)
-		if s.key != "" {
-			entries[expand(s.key)] = "x\n"
-		}
-		index = append(index, expand(s.line))
-	}
-	entries["MEMORY.md"] = strings.Join(index, "\n") + "\n"
-	if _, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: entries}, ""); err != nil {
-		t.Fatalf("the hostile PUT was refused as a whole: %v", err)
-	}
+	h := pushHostile(t, srv)
+	checkout, home, outside, teamDir, state, nonce, positive, entries := h.checkout, h.home, h.outside, h.teamDir, h.state, h.nonce, h.positive, h.entries
 	bypass := teamblock.Render(teamblock.Input{Repo: repo, TeamDir: teamDir, Index: entries["MEMORY.md"]}).Text
 	bypass = strings.TrimSuffix(strings.TrimPrefix(bypass, teamblock.Begin+"\n"), teamblock.End+"\n")
 	control := "CONTROL-" + nonce
@@ -216,10 +197,37 @@ func TestRealGeminiLoadsNothingOutsideTheTeamFolder(t *testing.T) {
 		t.Fatalf("the team index (%v) or the user's own import (%v) never reached the model: the test proves nothing",
 			rec.Sent(positive), rec.Sent(control))
 	}
-	for text, shape := range canaries {
-		if rec.Sent(text) {
-			t.Errorf("Gemini CLI %s loaded the canary of %q into the model's context", gemini.Version, shape)
-		}
-	}
+	h.leaked(t, "Gemini CLI "+gemini.Version, rec.Sent)
 	t.Logf("%d hostile shapes, none loaded; the user's own @import loaded", len(importShapes))
+}
+
+// TestRealCodexLoadsNothingOutsideTheTeamFolder holds issue 22's boundary
+// for the Codex target: every hostile shape is pushed and synced into the
+// victim's AGENTS.override.md (which carries the tracked AGENTS.md), and no
+// canary may reach the model while the team index does.
+func TestRealCodexLoadsNothingOutsideTheTeamFolder(t *testing.T) {
+	codex := realclient.CodexForTest(t, realclient.CodexVersion)
+	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
+	h := pushHostile(t, srv)
+	tracked := "# Agents\n\nSee @.env and @config/secrets.yml for nothing (AGENTS-MARKER-" + h.nonce + ").\n"
+	write(t, h.checkout, "AGENTS.md", tracked)
+	gittest.Run(t, h.checkout, "add", "AGENTS.md")
+	gittest.Run(t, h.checkout, "commit", "-q", "-m", "instructions")
+	args := append([]string{"sync"}, runArgs(srv, h.teamDir, h.state)...)
+	if code, p := runAgentHome(t, h.home, append(args, "--repo-dir", h.checkout, "--assistants", "codex")...); code != 0 {
+		t.Fatalf("sync exit %d:\n%s\n%s", code, p.stdout, p.stderr)
+	}
+	if got := read(h.checkout, "AGENTS.override.md"); !strings.Contains(got, h.positive) {
+		t.Fatalf("AGENTS.override.md after sync:\n%s", got)
+	}
+	rec := realclient.ResponsesAPI(t, "ok")
+	out := codex.Exec(t, realclient.Session{Dir: h.checkout, Home: h.home, BaseURL: rec.URL()}, "say hi")
+	if out.Err != nil {
+		t.Fatalf("codex exec: %v\nstdout: %s\nstderr: %s", out.Err, out.Stdout, out.Stderr)
+	}
+	if !rec.Sent(h.positive) || !rec.Sent("AGENTS-MARKER-"+h.nonce) {
+		t.Fatalf("the team index (%v) or the tracked AGENTS.md (%v) never reached the model: the test proves nothing",
+			rec.Sent(h.positive), rec.Sent("AGENTS-MARKER-"+h.nonce))
+	}
+	h.leaked(t, "Codex CLI "+codex.Version, rec.Sent)
 }

@@ -89,30 +89,9 @@ func TestRealClientLoadsNothingOutsideTheTeamFolder(t *testing.T) {
 		clients[i] = realclient.ClaudeCodeForTest(t, v)
 	}
 	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
-	checkout, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
-	home, outside, teamDir, state := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
-	nonce := randomHex(t)
-	expand := func(s string) string { return strings.ReplaceAll(s, "{out}", strings.TrimPrefix(outside, "/")) }
-
-	canaries := map[string]string{} // canary text → shape
-	entries := map[string]string{"deploys.md": "Run make deploy.\n"}
-	positive := "POSITIVE-" + nonce
-	index := []string{"- [Deploys](deploys.md) — deploy runbook " + positive}
-	for _, s := range importShapes {
-		text := "CANARY-" + strings.ReplaceAll(s.name, " ", "-") + "-" + nonce
-		canaries[text] = s.name
-		plantCanary(t, checkout, home, outside, s.canary, text)
-		if s.key != "" {
-			entries[expand(s.key)] = "x\n"
-		}
-		index = append(index, expand(s.line))
-	}
-	entries["MEMORY.md"] = strings.Join(index, "\n") + "\n"
-	res, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: entries}, "")
-	if err != nil {
-		t.Fatalf("the hostile PUT was refused as a whole: %v", err)
-	}
-	t.Logf("the server skipped %d of %d entries", len(res.Skipped), len(entries))
+	h := pushHostile(t, srv)
+	checkout, home, outside, teamDir, state, nonce := h.checkout, h.home, h.outside, h.teamDir, h.state, h.nonce
+	canaries, entries, positive, index := h.canaries, h.entries, h.positive, h.index
 
 	syncOK(t, srv, teamDir, state, "--repo-dir", checkout)
 	if !strings.Contains(blockOf(checkout), positive) {
@@ -156,22 +135,67 @@ func TestRealClientLoadsNothingOutsideTheTeamFolder(t *testing.T) {
 			if !msgs.Sent(positive) {
 				t.Fatalf("the team index never reached the model (%d requests): the test proves nothing", len(msgs.Requests()))
 			}
-			var leaked []string
-			for text, shape := range canaries {
-				if msgs.Sent(text) {
-					leaked = append(leaked, shape)
-				}
-			}
-			slices.Sort(leaked)
-			for _, shape := range leaked {
-				t.Errorf("Claude Code %s loaded the canary of %q into the model's context", c.Version, shape)
-			}
+			h.leaked(t, "Claude Code "+c.Version, msgs.Sent)
 			for text, line := range model {
 				if client, ours := msgs.Sent(text), strings.Contains(mp.stdout.String(), text); client != ours {
 					t.Errorf("%q: Claude Code %s loads its import: %v; memcore's model (memory prompt): %v", line, c.Version, client, ours)
 				}
 			}
 		})
+	}
+}
+
+// hostileRun is a victim's checkout, home and team folder with every
+// shape of importShapes pushed to the server by a teammate in one PUT
+// (keys and index lines) and a canary planted where each shape aims.
+type hostileRun struct {
+	checkout, home, outside, teamDir, state string
+	nonce, positive                         string
+	canaries                                map[string]string // canary text → shape
+	entries                                 map[string]string // what the teammate pushed
+	index                                   []string          // the team index's lines; the first links deploys.md and holds positive
+}
+
+// pushHostile makes a hostileRun: the victim's files and the teammate's
+// PUT, which the server must take (one bad entry never refuses a push).
+func pushHostile(t *testing.T, srv *serverProc) hostileRun {
+	t.Helper()
+	h := hostileRun{home: t.TempDir(), outside: t.TempDir(), teamDir: t.TempDir(), state: t.TempDir(), nonce: randomHex(t),
+		canaries: map[string]string{}, entries: map[string]string{"deploys.md": "Run make deploy.\n"}}
+	h.checkout, _ = gittest.NewCheckout(t, "git@github.com:"+repo+".git")
+	h.positive = "POSITIVE-" + h.nonce
+	expand := func(s string) string { return strings.ReplaceAll(s, "{out}", strings.TrimPrefix(h.outside, "/")) }
+	h.index = []string{"- [Deploys](deploys.md) — deploy runbook " + h.positive}
+	for _, s := range importShapes {
+		text := "CANARY-" + strings.ReplaceAll(s.name, " ", "-") + "-" + h.nonce
+		h.canaries[text] = s.name
+		plantCanary(t, h.checkout, h.home, h.outside, s.canary, text)
+		if s.key != "" {
+			h.entries[expand(s.key)] = "x\n"
+		}
+		h.index = append(h.index, expand(s.line))
+	}
+	h.entries["MEMORY.md"] = strings.Join(h.index, "\n") + "\n"
+	res, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: h.entries}, "")
+	if err != nil {
+		t.Fatalf("the hostile PUT was refused as a whole: %v", err)
+	}
+	t.Logf("the server skipped %d of %d entries", len(res.Skipped), len(h.entries))
+	return h
+}
+
+// leaked fails the test for every canary of h that rec sent to the model.
+func (h hostileRun) leaked(t *testing.T, client string, sent func(string) bool) {
+	t.Helper()
+	var shapes []string
+	for text, shape := range h.canaries {
+		if sent(text) {
+			shapes = append(shapes, shape)
+		}
+	}
+	slices.Sort(shapes)
+	for _, shape := range shapes {
+		t.Errorf("%s loaded the canary of %q into the model's context", client, shape)
 	}
 }
 
