@@ -71,3 +71,29 @@ func TestChooseTargets(t *testing.T) {
 		t.Error("a bad --assistants passed")
 	}
 }
+
+// TestTargetsOf: checkouts of one team folder registered with different
+// assistants keep each their own; a checkout neither lists takes the first
+// registration's; a single registration's choice is used as it is, without
+// listing its checkouts on every update.
+func TestTargetsOf(t *testing.T) {
+	listed := 0
+	list := func(roots ...string) func() ([]string, error) {
+		return func() ([]string, error) { listed++; return roots, nil }
+	}
+	only := func(ts ...teamblock.Target) func(string) []teamblock.Target {
+		return func(string) []teamblock.Target { return ts }
+	}
+	two := targetsOf([]func() ([]string, error){list("/a"), list("/b", "/b/wt")},
+		[]func(string) []teamblock.Target{only(teamblock.Claude), only(teamblock.Codex)})
+	for co, want := range map[string]string{"/a": "claude", "/b": "codex", "/b/wt": "codex", "/c": "claude"} {
+		if got := two(co); len(got) != 1 || got[0].Name != want {
+			t.Errorf("targets of %s: %v, want %s", co, got, want)
+		}
+	}
+	listed = 0
+	one := targetsOf([]func() ([]string, error){list("/a")}, []func(string) []teamblock.Target{only(teamblock.Gemini)})
+	if got := one("/a"); len(got) != 1 || got[0].Name != "gemini" || listed != 0 {
+		t.Errorf("one registration: %v after listing %d times; want gemini without listing", got, listed)
+	}
+}

@@ -261,6 +261,9 @@ func repeatKey(r agent.Report, err error) string {
 // of one team folder registered with different assistants keep each their
 // own.
 func targetsOf(lists []func() ([]string, error), targets []func(string) []teamblock.Target) func(string) []teamblock.Target {
+	if len(targets) == 1 { // one registration: nothing to choose, no checkout listed again per update
+		return targets[0]
+	}
 	return func(co string) []teamblock.Target {
 		for i, list := range lists {
 			if roots, err := list(); err == nil && slices.Contains(roots, co) {
