@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/internal/proctest"
 	"github.com/teammem/teammem/memcore"
 )
@@ -476,7 +478,7 @@ func (s *soakRun) check() {
 		if !strings.Contains(srv[soakIndex], line+"\n") {
 			lost++
 			if lost <= 10 {
-				t.Errorf("index line %q (machine %d) is lost", line, n)
+				t.Errorf("index line %q (machine %d) is lost: %s", line, n, s.trace(line))
 			}
 		}
 	}
@@ -533,6 +535,39 @@ func (s *soakRun) check() {
 	}
 	t.Logf("soak oracle: %d of %d index lines lost, %d of %d edits lost (%d kept in conflict copies), %d of %d deleted files back, %d of %d living files wrong, %d SIGTERMs: %d ended by the signal with the handler in place, %d sent in the Go runtime's own start-up (before any handler can be in place) ended by it, %d exited non-zero; %d index lines not flushed by the %d clean exits checked (server up throughout)",
 		lost, len(s.indexLines), lostEdits, len(s.edits), inCopies, resurrected, len(s.deleted), missing, len(s.alive), len(s.terms), bySignal, inRuntime, unclean, unflushed, flushChecked)
+}
+
+// trace says where a lost index line went, for the failure's message:
+// which versions of the server's index held it and which dropped it, and
+// which machines' folders still hold it (in the index or a conflict copy).
+func (s *soakRun) trace(line string) string {
+	ctx := context.Background()
+	var b strings.Builder
+	h, err := s.srv.api.History(ctx, repo, soakIndex, client.HistoryOptions{Limit: 1000})
+	if err != nil {
+		return fmt.Sprintf("(no history: %v)", err)
+	}
+	had := false
+	for _, rev := range slices.Backward(h.Revisions) { // oldest first
+		c, err := s.srv.api.Revision(ctx, repo, soakIndex, rev.Version)
+		if err != nil {
+			fmt.Fprintf(&b, "version %d unreadable (%v); ", rev.Version, err)
+			continue
+		}
+		if has := strings.Contains(c.Content, line+"\n"); has != had {
+			verb := "dropped"
+			if has {
+				verb = "added"
+			}
+			fmt.Fprintf(&b, "%s at version %d (%s, %d lines); ", verb, rev.Version, rev.At, strings.Count(c.Content, "\n"))
+			had = has
+		}
+	}
+	for _, m := range s.machines {
+		fmt.Fprintf(&b, "machine %d: in its index %v, in a conflict copy %v; ", m.n,
+			strings.Contains(read(m.dir, soakIndex), line+"\n"), anyHolds(conflictCopies(s.t, m.dir), line+"\n"))
+	}
+	return b.String()
 }
 
 // anyHolds reports whether any of the files holds s.

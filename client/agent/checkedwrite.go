@@ -26,8 +26,11 @@ import (
 //     whatever another program appended since: nothing is replaced;
 //   - any other content replaces the file; then what was appended to the
 //     old file after it was read is appended to the new one, and an old
-//     file rewritten meanwhile is handed to rewritten (its whole content).
-func writeChecked(dir, key, scanned, content string, rewritten func(late string) error) error {
+//     file rewritten meanwhile is handed to rewritten (what was read, and
+//     its whole content now); the old file is then handed to keep, open,
+//     with its content as read last, for the engine to look at again
+//     (replacedFiles).
+func writeChecked(dir, key, scanned, content string, rewritten func(old, late string) error, keep func(f *os.File, seen string)) error {
 	if scanned == "" { // nothing there to append to or to lose
 		if err := checkUnchanged(dir, key, scanned); err != nil {
 			return err
@@ -38,20 +41,26 @@ func writeChecked(dir, key, scanned, content string, rewritten func(late string)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	if rest, ok := strings.CutPrefix(content, old); ok {
+		defer f.Close()
 		if _, err := f.WriteString(rest); err != nil {
 			return fmt.Errorf("append to %q: %w", key, err)
 		}
 		return f.Sync()
 	}
 	if err := memcore.SafeWrite(dir, key, []byte(content)); err != nil {
+		f.Close()
 		return fmt.Errorf("write %q: %w", key, err)
 	}
 	if replaced != nil {
 		replaced(key)
 	}
 	now, err := readFrom0(f) // the old file, as it is now
+	if err == nil {
+		keep(f, now) // a writer may still be about to write to it
+	} else {
+		f.Close()
+	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("check %q after writing it: %w", key, err)
@@ -60,7 +69,7 @@ func writeChecked(dir, key, scanned, content string, rewritten func(late string)
 	case strings.HasPrefix(now, old):
 		return appendTo(dir, key, afterLastLine(content, now[len(old):]))
 	}
-	return rewritten(now)
+	return rewritten(old, now)
 }
 
 // readFrom0 reads f from its start.

@@ -144,3 +144,61 @@ func TestTopicRewrittenDuringReplace(t *testing.T) {
 		t.Errorf("conflict copies holding the rewrite: %q; want one (folder: %v)", copies, entries)
 	}
 }
+
+// TestLateWriteToReplacedFile is the line the randomized soak still lost:
+// a program opens the file, the agent replaces it and looks at the old
+// file once, and only then does the program write (it was descheduled
+// between its open and its write). The agent keeps the old file open and
+// looks again at its next cycle (and on a timer while it runs): an
+// appended line reaches the folder and the server; a topic's appended
+// text too.
+func TestLateWriteToReplacedFile(t *testing.T) {
+	for _, key := range []string{"MEMORY.md", "notes.md"} {
+		t.Run(key, func(t *testing.T) {
+			r := newRig(t, map[string]string{key: "- base\n- gone\n"}, nil, nil)
+			r.sync(t)
+			r.serverEdit(api.PutRequest{Entries: map[string]string{key: "- base\n"}}) // not an extension: replaced
+			f := r.openAppenderOf(t, key)
+			r.sync(t)
+			appendVia(t, f, "- late\n")
+			r.sync(t)
+			local := r.local(t)[key]
+			wantLines(t, "the folder", local, "- base", "- late")
+			wantLines(t, "the server", r.remote.snapshot()[key], "- base", "- late")
+			if strings.Contains(local, "- gone") {
+				t.Errorf("the line the server dropped is back:\n%s", local)
+			}
+			if n := r.engine.replaced.pending(); !n {
+				t.Errorf("the old file is no longer watched within %v", replacedWatchFor)
+			}
+			r.engine.checkReplacedFiles(true)
+			if r.engine.replaced.pending() {
+				t.Error("old files still open after the engine closed them")
+			}
+		})
+	}
+}
+
+// TestIndexRewrittenLateKeepsDrops: an old index rewritten by another
+// program after the agent replaced it brings back only the lines that
+// program added, not the ones the server dropped on purpose.
+func TestIndexRewrittenLateKeepsDrops(t *testing.T) {
+	r := newRig(t, map[string]string{"MEMORY.md": "- base\n- gone\n"}, nil, nil)
+	r.sync(t)
+	r.serverEdit(api.PutRequest{Entries: map[string]string{"MEMORY.md": "- base\n"}})
+	f, err := os.OpenFile(filepath.Join(r.dir, "MEMORY.md"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.sync(t)
+	f.Truncate(0) // rewritten in place, with a new line in the middle
+	f.WriteAt([]byte("- base\n- added by hand\n- gone\n"), 0)
+	f.Close()
+	r.sync(t)
+	local := r.local(t)["MEMORY.md"]
+	wantLines(t, "the folder", local, "- base", "- added by hand")
+	wantLines(t, "the server", r.remote.snapshot()["MEMORY.md"], "- base", "- added by hand")
+	if strings.Contains(local, "- gone") {
+		t.Errorf("the line the server dropped is back:\n%s", local)
+	}
+}

@@ -57,6 +57,13 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 		return r, err
 	}
 	e.skipsNow, e.idle = nil, false
+	carried, warnings := e.checkReplacedFiles(false)
+	if len(warnings) > 0 { // a replan would drop them from r
+		e.report(Report{Warnings: warnings})
+	}
+	if carried {
+		e.settled = false // a file changed: no idle end
+	}
 	err := e.cycleLoop(ctx, m, &r)
 	if e.skipsNow != nil { // the folder was scanned: these were said
 		e.skipsSaid = e.skipsNow

@@ -130,6 +130,9 @@ type Engine struct {
 	// file was written or removed; it may be called from several
 	// goroutines at once.
 	onLocalChange func(key string)
+	// replaced holds the old files of those the engine replaced lately,
+	// watched for a late writer (see replacedFiles).
+	replaced replacedFiles
 }
 
 // New returns an engine; it does no I/O.

@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"os"
 	"sync"
+	"time"
 
 	"github.com/teammem/teammem/internal/linediff"
 )
@@ -50,9 +52,9 @@ func (e *Engine) writeLocalAll(steps []Step, r *Report) []error {
 // holds scanned (see unchanged). It may run on several goroutines at once:
 // it touches no engine state but the folder.
 func (e *Engine) writeIfUnchanged(key, scanned, content string) error {
-	if err := writeChecked(e.cfg.Dir, key, scanned, content, func(late string) error {
-		return e.keepLate(key, content, late)
-	}); err != nil {
+	rewritten := func(old, late string) error { return e.keepLate(key, content, old, late) }
+	keep := func(f *os.File, seen string) { e.replaced.add(key, f, seen, content, time.Now()) }
+	if err := writeChecked(e.cfg.Dir, key, scanned, content, rewritten, keep); err != nil {
 		return err
 	}
 	if e.onLocalChange != nil {
@@ -92,20 +94,24 @@ func forEach(n, workers int, f func(i int)) {
 	wg.Wait()
 }
 
-// keepLate keeps what another program wrote to key's old file while the
-// agent replaced it with content: the lines of an index that content
-// lacks are appended to it; any other file's late version becomes a
-// conflict copy (status lists it), never lost.
-func (e *Engine) keepLate(key, content, late string) error {
+// keepLate keeps what another program wrote to key's old file (read as
+// old) while the agent replaced it with content, the old file now holding
+// late: the lines of an index that late adds to old and content lacks are
+// appended to it (a line content dropped on purpose stays dropped); any
+// other file's late version becomes a conflict copy (status lists it),
+// never lost.
+func (e *Engine) keepLate(key, content, old, late string) error {
 	if isIndex(key) {
 		have := map[string]bool{}
 		for _, l := range linediff.Split(content) {
 			have[normalLine(l)] = true
 		}
 		var missing []string
-		for _, l := range linediff.Split(late) {
-			if !have[normalLine(l)] {
-				missing, have[normalLine(l)] = append(missing, l), true
+		for _, h := range linediff.Hunks(linediff.Split(old), linediff.Split(late)) {
+			for _, l := range h.Lines {
+				if !have[normalLine(l)] {
+					missing, have[normalLine(l)] = append(missing, l), true
+				}
 			}
 		}
 		if len(missing) == 0 {

@@ -40,6 +40,12 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer rescan.Stop()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
+	// late looks at the old files of those the engine just replaced, for
+	// a writer that had opened one (replacedFiles); it runs while any is
+	// watched.
+	late := time.NewTimer(time.Hour)
+	late.Stop()
+	defer late.Stop()
 	trigger := make(chan struct{}, 1)
 	trigger <- struct{}{} // pull on start
 	b := newBackoff(e.cfg.Backoff, e.cfg.MaxBackoff)
@@ -81,11 +87,25 @@ func (e *Engine) Run(ctx context.Context) error {
 			backingOff = false
 			pull = true
 			e.local.rescanAll()
+		case <-late.C:
+			carried, warnings := e.checkReplacedFiles(false)
+			if len(warnings) > 0 {
+				e.report(Report{Warnings: warnings})
+			}
+			if e.replaced.pending() {
+				late.Reset(replacedCheckEvery)
+			}
+			if !carried {
+				continue
+			}
 		}
 		if backingOff {
 			continue // the retry timer runs the cycle
 		}
 		_, err := e.cycle(ctx, mode{pull: pull, local: true, push: true})
+		if e.replaced.pending() {
+			late.Reset(replacedCheckEvery)
+		}
 		switch {
 		case ctx.Err() != nil:
 		case err == nil || errors.Is(err, ErrPushBlocked) || errors.Is(err, ErrIncomplete):
@@ -157,6 +177,7 @@ func (e *Engine) shutdown(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.ShutdownTimeout)
 	defer cancel()
 	e.local.rescanAll()
+	defer e.checkReplacedFiles(true) // closes the old files still watched
 	m := modeRun
 	for {
 		_, err := e.cycle(sctx, m) // reported through OnReport; exiting anyway
