@@ -66,9 +66,14 @@ func startBenchServer(b *testing.B) *authServer {
 // mcpConcurrency sessions, and reports their latency percentiles.
 func benchToolCalls(b *testing.B, srv *authServer, args func(i int) (string, map[string]any)) {
 	b.Helper()
+	// One connection per session kept open, as a client of its own each
+	// would have (http.DefaultTransport keeps 2 idle connections a host:
+	// the other calls would each open a new connection).
+	tr := &http.Transport{MaxIdleConnsPerHost: mcpConcurrency}
+	defer tr.CloseIdleConnections()
 	sessions := make([]*sdk.ClientSession, mcpConcurrency)
 	for i := range sessions {
-		sessions[i] = mcpHTTP(b, srv, srv.admin)
+		sessions[i] = mcpHTTPVia(b, srv, srv.admin, tr)
 	}
 	lat := make([]time.Duration, b.N)
 	var next sync.Mutex

@@ -42,7 +42,13 @@ var mcpTransports = map[string]mcpTransport{"http": mcpHTTP, "stdio": mcpStdio}
 // mcpHTTP connects the SDK's streamable client to /mcp.
 func mcpHTTP(t testing.TB, srv *authServer, token string) *sdk.ClientSession {
 	t.Helper()
-	tr := &sdk.StreamableClientTransport{Endpoint: srv.url() + "/mcp", HTTPClient: &http.Client{Transport: bearer{token: token}}}
+	return mcpHTTPVia(t, srv, token, nil)
+}
+
+// mcpHTTPVia is mcpHTTP sending through next (nil: http.DefaultTransport).
+func mcpHTTPVia(t testing.TB, srv *authServer, token string, next http.RoundTripper) *sdk.ClientSession {
+	t.Helper()
+	tr := &sdk.StreamableClientTransport{Endpoint: srv.url() + "/mcp", HTTPClient: &http.Client{Transport: bearer{token: token, next: next}}}
 	return mcpConnect(t, tr)
 }
 

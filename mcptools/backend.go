@@ -145,7 +145,9 @@ type Backend interface {
 	List(ctx context.Context, repo string) ([]Entry, error)
 	// History returns a key's revisions, newest first, at most limit.
 	History(ctx context.Context, repo, key string, limit int) ([]Revision, error)
-	// Revision returns one revision of a key with its content.
+	// Revision returns one revision of a key with its content; version 0
+	// is the key's newest revision (a delete too), in one look where the
+	// backend can.
 	Revision(ctx context.Context, repo, key string, version int64) (Revision, error)
 	// Activity returns a repository's versions, newest first, at most limit.
 	Activity(ctx context.Context, repo string, limit int) ([]Change, error)

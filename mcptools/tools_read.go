@@ -171,18 +171,13 @@ func (t *tools) read(ctx context.Context, in ReadInput) (ReadOutput, error) {
 	if in.Key == "" {
 		return ReadOutput{}, refusef("key is required, such as %s", IndexKey)
 	}
-	version := in.Version
-	if version < 0 {
+	if in.Version < 0 {
 		return ReadOutput{}, refusef("version must be a positive version number")
 	}
-	if version == 0 {
-		rev, err := t.latest(ctx, repo, in.Key)
-		if err != nil {
-			return ReadOutput{}, err
-		}
-		version = rev.Version
+	rev, err := t.b.Revision(ctx, repo, in.Key, in.Version)
+	if in.Version == 0 {
+		rev, err = live(rev, err, repo, in.Key)
 	}
-	rev, err := t.b.Revision(ctx, repo, in.Key, version)
 	if err != nil {
 		return ReadOutput{}, err
 	}
@@ -190,20 +185,19 @@ func (t *tools) read(ctx context.Context, in ReadInput) (ReadOutput, error) {
 		Author: rev.Author, At: timeText(rev.At), Content: rev.Content}, nil
 }
 
-// latest returns the last revision of a live key; a deleted key is
-// ErrNotFound.
-func (t *tools) latest(ctx context.Context, repo, key string) (Revision, error) {
-	revs, err := t.b.History(ctx, repo, key, 1)
-	if err != nil {
-		return Revision{}, err
-	}
-	if len(revs) == 0 {
+// live is the newest revision of key (rev, err as Backend.Revision gave it
+// for version 0) when the key is live; a key that never existed or is
+// deleted is ErrNotFound, said as such.
+func live(rev Revision, err error, repo, key string) (Revision, error) {
+	switch {
+	case errors.Is(err, ErrNotFound):
 		return Revision{}, Mark(fmt.Errorf("no memory %q in %s", key, repo), ErrNotFound)
+	case err != nil:
+		return Revision{}, err
+	case rev.Op == "delete":
+		return Revision{}, Mark(fmt.Errorf("memory %q of %s was deleted at version %d by %s; memory_history lists the versions it had", key, repo, rev.Version, rev.Author), ErrNotFound)
 	}
-	if r := revs[0]; r.Op == "delete" {
-		return Revision{}, Mark(fmt.Errorf("memory %q of %s was deleted at version %d by %s; memory_history lists the versions it had", key, repo, r.Version, r.Author), ErrNotFound)
-	}
-	return revs[0], nil
+	return rev, nil
 }
 
 // History limits.

@@ -187,14 +187,11 @@ func (t *tools) index(ctx context.Context, repo string, st State) (string, error
 	if !ok {
 		return "", nil
 	}
-	last, err := t.latest(ctx, repo, IndexKey)
+	rev, err := t.b.Revision(ctx, repo, IndexKey, 0)
+	rev, err = live(rev, err, repo, IndexKey)
 	if errors.Is(err, ErrNotFound) {
 		return "", Mark(err, ErrConflict)
 	}
-	if err != nil {
-		return "", err
-	}
-	rev, err := t.b.Revision(ctx, repo, IndexKey, last.Version)
 	if err != nil {
 		return "", err
 	}

@@ -176,7 +176,8 @@ func (s *Service) History(ctx context.Context, p Principal, repo, key string, be
 	return s.store.History(ctx, canon, key, before, limit)
 }
 
-// Revision returns one revision of a key with its content.
+// Revision returns one revision of a key with its content; version 0 is
+// the key's newest revision (a delete too).
 func (s *Service) Revision(ctx context.Context, p Principal, repo, key string, version int64) (Revision, error) {
 	canon, err := s.authorize(p, repo, PermRead)
 	if err != nil {
@@ -185,8 +186,8 @@ func (s *Service) Revision(ctx context.Context, p Principal, repo, key string, v
 	if err := validateKey(key); err != nil {
 		return Revision{}, err
 	}
-	if version <= 0 {
-		return Revision{}, invalidf(ReasonInvalidParameter, "version must be a positive version number")
+	if version < 0 {
+		return Revision{}, invalidf(ReasonInvalidParameter, "version must be a positive version number, or none for the newest revision")
 	}
 	return s.store.Revision(ctx, canon, key, version)
 }

@@ -75,8 +75,9 @@ type Store interface {
 	History(ctx context.Context, repo, key string, before int64, limit int) ([]Revision, error)
 
 	// Revision returns one revision of a key with its content (empty for a
-	// delete). It returns an error wrapping ErrNotFound when there is no
-	// revision of that key at that version.
+	// delete); version 0 is the key's newest revision, whatever its op. It
+	// returns an error wrapping ErrNotFound when there is no revision of
+	// that key at that version (or none at all).
 	Revision(ctx context.Context, repo, key string, version int64) (Revision, error)
 
 	// SeenChecksums returns, for each key of want (key → entry checksum),

@@ -7,6 +7,7 @@ package mcprest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -112,8 +113,23 @@ func (b *Backend) History(ctx context.Context, repo, key string, limit int) ([]m
 	return out, nil
 }
 
-// Revision reads one revision with its content.
+// Revision reads one revision with its content. Version 0 is looked up in
+// the key's history first, so that the agent works with a server that
+// refuses a revision read without a version (as it did before).
 func (b *Backend) Revision(ctx context.Context, repo, key string, version int64) (mcptools.Revision, error) {
+	if version == 0 {
+		revs, err := b.History(ctx, repo, key, 1)
+		if err != nil {
+			return mcptools.Revision{}, err
+		}
+		if len(revs) == 0 {
+			return mcptools.Revision{}, mcptools.Mark(fmt.Errorf("%q has no revision", key), mcptools.ErrNotFound)
+		}
+		if revs[0].Op == "delete" {
+			return revs[0], nil
+		}
+		version = revs[0].Version
+	}
 	r, err := b.c.Revision(ctx, repo, key, version)
 	if err != nil {
 		return mcptools.Revision{}, mark(err)

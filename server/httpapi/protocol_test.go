@@ -258,6 +258,21 @@ func TestHistoryRevisionRepos(t *testing.T) {
 	if r := ts.Do(http.MethodGet, api.PathRevision+"?repo=acme/api&key=a.md&version=9", ts.Admin, nil); r.Status != http.StatusNotFound {
 		t.Errorf("missing revision = %d", r.Status)
 	}
+	// Without a version: the newest revision, here the delete.
+	newest := servertest.Decode[api.RevisionContent](t, ts.Do(http.MethodGet, api.PathRevision+"?repo=acme/api&key=a.md", ts.Admin, nil))
+	if newest.Version != 3 || newest.Op != "delete" || newest.Content != "" {
+		t.Errorf("newest revision = %+v", newest)
+	}
+	for target, want := range map[string]int{
+		"?repo=acme/api&key=never.md":          http.StatusNotFound,
+		"?repo=acme/api&key=a.md&version=-1":   http.StatusBadRequest,
+		"?repo=acme/api&key=a.md&version=0x1":  http.StatusBadRequest,
+		"?repo=acme/api&key=../a.md&version=1": http.StatusBadRequest,
+	} {
+		if r := ts.Do(http.MethodGet, api.PathRevision+target, ts.Admin, nil); r.Status != want {
+			t.Errorf("GET revision%s = %d, want %d", target, r.Status, want)
+		}
+	}
 
 	reader := ts.Token("ana", "acme/*:read")
 	repos := servertest.Decode[api.RepoList](t, ts.Do(http.MethodGet, api.PathRepos, reader, nil))

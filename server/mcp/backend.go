@@ -85,6 +85,9 @@ func (b *backend) History(ctx context.Context, repo, key string, limit int) ([]m
 func (b *backend) Revision(ctx context.Context, repo, key string, version int64) (mcptools.Revision, error) {
 	r, err := b.svc.Revision(ctx, b.principal(ctx), repo, key, version)
 	if errors.Is(err, server.ErrNotFound) {
+		if version == 0 {
+			return mcptools.Revision{}, mcptools.Mark(fmt.Errorf("%q has no revision", key), mcptools.ErrNotFound)
+		}
 		return mcptools.Revision{}, mcptools.Mark(fmt.Errorf("%q has no revision at version %d", key, version), mcptools.ErrNotFound)
 	}
 	if err != nil {

@@ -57,9 +57,8 @@ func (db *DB) Revision(ctx context.Context, repo, key string, version int64) (se
 	ctx, cancel := bounded(ctx)
 	defer cancel()
 	r := server.Revision{Repo: repo, Key: key, Version: version}
-	err := db.pool.QueryRow(ctx, `SELECT op, checksum, size, author, at, content FROM revisions
-		WHERE repo = $1 AND key = $2 AND version = $3`, repo, key, version).
-		Scan(&r.Op, &r.Checksum, &r.Size, &r.Author, &r.At, &r.Content)
+	err := db.pool.QueryRow(ctx, readRevisionSQL(version), repo, key, version).
+		Scan(&r.Version, &r.Op, &r.Checksum, &r.Size, &r.Author, &r.At, &r.Content)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return server.Revision{}, fmt.Errorf("revision %d of %s in %s: %w", version, key, repo, server.ErrNotFound)
 	}
@@ -104,4 +103,15 @@ func (db *DB) PurgeTombstones(ctx context.Context, before time.Time) (int, error
 	}
 	db.meta.Clear()
 	return n, nil
+}
+
+// readRevisionSQL reads the revision at version $3, or with version 0 the
+// newest.
+func readRevisionSQL(version int64) string {
+	if version == 0 {
+		return `SELECT version, op, checksum, size, author, at, content FROM revisions
+		WHERE repo = $1 AND key = $2 AND $3::bigint = 0 ORDER BY version DESC LIMIT 1`
+	}
+	return `SELECT version, op, checksum, size, author, at, content FROM revisions
+		WHERE repo = $1 AND key = $2 AND version = $3`
 }

@@ -29,7 +29,8 @@ const (
 
 // readStmts are the read pool's prepared statements.
 type readStmts struct {
-	state, meta, content *sql.Stmt
+	state, meta, content   *sql.Stmt
+	searchRepos, searchAll *sql.Stmt
 }
 
 func prepareReads(ctx context.Context, pool *sql.DB) (*readStmts, error) {
@@ -37,7 +38,8 @@ func prepareReads(ctx context.Context, pool *sql.DB) (*readStmts, error) {
 	for _, p := range []struct {
 		stmt **sql.Stmt
 		sql  string
-	}{{&r.state, stateSQL}, {&r.meta, metaSQL}, {&r.content, contentSQL}} {
+	}{{&r.state, stateSQL}, {&r.meta, metaSQL}, {&r.content, contentSQL},
+		{&r.searchRepos, searchReposSQL}, {&r.searchAll, searchAllSQL}} {
 		stmt, err := pool.PrepareContext(ctx, p.sql)
 		if err != nil {
 			_ = r.Close()
@@ -51,7 +53,7 @@ func prepareReads(ctx context.Context, pool *sql.DB) (*readStmts, error) {
 // Close closes the statements prepared so far.
 func (r *readStmts) Close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{r.state, r.meta, r.content} {
+	for _, s := range []*sql.Stmt{r.state, r.meta, r.content, r.searchRepos, r.searchAll} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}

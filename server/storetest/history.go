@@ -83,8 +83,20 @@ func testRevision(t *testing.T, s server.Store) {
 	if err != nil || got.Content != "b" || got.Author != "bob" {
 		t.Errorf("Revision(b.md, 2) = %+v, %v; want content b by bob", got, err)
 	}
-	for _, v := range []int64{0, 1, 3, 5} {
+	for _, v := range []int64{1, 3, 5} {
 		_, err := s.Revision(ctx, repo, "b.md", v)
+		wantErr(t, err, server.ErrNotFound)
+	}
+	// Version 0 is the newest revision, a delete as well as a put.
+	if got, err := s.Revision(ctx, repo, "a.md", 0); err != nil || got.Version != 4 || got.Content != "v4" {
+		t.Errorf("Revision(a.md, 0) = %+v, %v; want version 4, v4", got, err)
+	}
+	apply(t, s, write(repo, at(4), nil, "a.md"))
+	if got, err := s.Revision(ctx, repo, "a.md", 0); err != nil || got.Version != 5 || got.Op != server.OpDelete {
+		t.Errorf("Revision(a.md, 0) after a delete = %+v, %v; want the delete at 5", got, err)
+	}
+	for _, r := range []string{repo, "other/repo"} {
+		_, err := s.Revision(ctx, r, "never.md", 0)
 		wantErr(t, err, server.ErrNotFound)
 	}
 }
