@@ -7,8 +7,6 @@ package loadgentest
 
 import (
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -20,6 +18,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Token is the only bearer token the fake accepts.
@@ -86,18 +85,7 @@ func (f *Fake) sums() map[string]string {
 	return m
 }
 
-func (f *Fake) checksum() string {
-	h := sha256.New()
-	keys := make([]string, 0, len(f.entries))
-	for k := range f.entries {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		io.WriteString(h, k+"\x00"+entrySum(f.entries[k])+"\n")
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
+func (f *Fake) checksum() string { return protocol.DatasetChecksum(f.sums()) }
 
 func (f *Fake) get(w http.ResponseWriter, r *http.Request) {
 	f.Gets++
@@ -176,7 +164,4 @@ func (f *Fake) Live() []string {
 	return keys
 }
 
-func entrySum(content string) string {
-	sum := sha256.Sum256([]byte(content))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func entrySum(content string) string { return protocol.EntryChecksum([]byte(content)) }
