@@ -1,6 +1,7 @@
 package searchtext
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,41 +21,76 @@ type Snippet struct {
 
 type span struct{ start, end int } // byte offsets in the content
 
-// SnippetOf returns the excerpt of content showing terms.
+// SnippetOf returns the excerpt of content showing terms. It reads the
+// content's words only as far as the excerpt can reach: SnippetRunes
+// code points of words after the first match (a lower bound of the
+// excerpt's length from there), and then as many words as the longest
+// term has, for a match open at the excerpt's end. Search results are
+// 2 KB notes whose first match is mostly near the top, so this is a
+// fraction of the note.
 func SnippetOf(content string, terms []Term) Snippet {
-	type word struct {
-		w          string
-		start, end int
+	longest := 0
+	for _, t := range terms {
+		longest = max(longest, len(t))
 	}
 	var words []word
+	first, after, extra := -1, 0, 0
 	eachWord(content, func(w string, s, e int) bool {
 		words = append(words, word{w, s, e})
-		return true
-	})
-	var hits []span
-	for i := range words {
-		for _, t := range terms {
-			if i+len(t) > len(words) {
-				continue
-			}
-			ok := true
-			for j, tw := range t {
-				if words[i+j].w != tw {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				hits = append(hits, span{words[i].start, words[i+len(t)-1].end})
-				break
-			}
+		if first < 0 {
+			first = firstEnding(words, terms)
+			return true
 		}
-	}
+		if s >= first {
+			after += utf8.RuneCountInString(content[s:e])
+		}
+		if after > SnippetRunes {
+			extra++
+		}
+		return extra <= longest
+	})
+	hits := matches(words, terms)
 	from := 0
 	if len(hits) > 0 {
 		from = backUp(content, hits[0].start, SnippetRunes/4)
 	}
 	return excerpt(content, from, hits)
+}
+
+type word struct {
+	w          string
+	start, end int // byte offsets in the content
+}
+
+// firstEnding returns the byte offset where a match of a term ending at
+// the last of words starts, or -1 when none does.
+func firstEnding(words []word, terms []Term) int {
+	n := len(words)
+	for _, t := range terms {
+		if len(t) > n {
+			continue
+		}
+		if slices.EqualFunc(words[n-len(t):], t, func(w word, tw string) bool { return w.w == tw }) {
+			return words[n-len(t)].start
+		}
+	}
+	return -1
+}
+
+// matches returns the matches of terms in words, in order: at each word,
+// the first term (in the query's order) whose words start there.
+func matches(words []word, terms []Term) []span {
+	var hits []span
+	for i := range words {
+		for _, t := range terms {
+			if i+len(t) <= len(words) &&
+				slices.EqualFunc(words[i:i+len(t)], t, func(w word, tw string) bool { return w.w == tw }) {
+				hits = append(hits, span{words[i].start, words[i+len(t)-1].end})
+				break
+			}
+		}
+	}
+	return hits
 }
 
 // backUp returns the offset about n code points before at, at a word's

@@ -1,0 +1,108 @@
+package searchtext
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// snippetOfWholeText is SnippetOf reading every word of the content: the
+// oracle SnippetOf's early stop must agree with.
+func snippetOfWholeText(content string, terms []Term) Snippet {
+	var words []word
+	eachWord(content, func(w string, s, e int) bool {
+		words = append(words, word{w, s, e})
+		return true
+	})
+	hits := matches(words, terms)
+	from := 0
+	if len(hits) > 0 {
+		from = backUp(content, hits[0].start, SnippetRunes/4)
+	}
+	return excerpt(content, from, hits)
+}
+
+// snippetVocabulary makes texts where terms meet often, overlap, run
+// into each other as phrases and sit in whitespace runs of any length.
+var snippetVocabulary = []string{"a", "b", "c", "deploy", "Deploy", "café", "CAFE", "x_y", "ü", "日本",
+	" ", "  ", "\n\n", "\t", strings.Repeat(" ", 300), ".", "—", "\x00", "\xff", "RetryPush"}
+
+func randomSnippetCase(r *rand.Rand) (string, []Term) {
+	if r.IntN(2) == 0 {
+		return denseSnippetCase(r)
+	}
+	var b strings.Builder
+	for range r.IntN(400) {
+		b.WriteString(snippetVocabulary[r.IntN(len(snippetVocabulary))])
+		if r.IntN(3) > 0 {
+			b.WriteByte(' ')
+		}
+	}
+	var q strings.Builder
+	for range 1 + r.IntN(3) {
+		if r.IntN(2) == 0 {
+			q.WriteString(`"` + snippetVocabulary[r.IntN(4)] + " " + snippetVocabulary[r.IntN(4)] + `" `)
+		} else {
+			q.WriteString(snippetVocabulary[r.IntN(10)] + " ")
+		}
+	}
+	terms, _ := Parse(q.String())
+	return b.String(), terms
+}
+
+// denseSnippetCase makes a text that is nearly all word runes (long
+// words, one space between them), starting with a match, so that the
+// excerpt ends where SnippetOf's count of word runes does, and with a
+// phrase of the query often across that end.
+func denseSnippetCase(r *rand.Rand) (string, []Term) {
+	long := []string{strings.Repeat("q", 1+r.IntN(30)), strings.Repeat("é", 1+r.IntN(30)), "b", "c"}
+	words := []string{"a"}
+	for len(words) < 10+r.IntN(60) {
+		words = append(words, long[r.IntN(len(long))])
+	}
+	terms, _ := Parse(`a "b c" "c b c"`)
+	return strings.Join(words, " "), terms
+}
+
+// TestSnippetStopsEarlyAsIfWhole: the excerpt read up to its reach is
+// the excerpt of the whole text, on texts built to put matches at the
+// excerpt's end, phrases across it and whitespace runs that stretch it.
+func TestSnippetStopsEarlyAsIfWhole(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 20000 {
+		content, terms := randomSnippetCase(r)
+		if got, want := SnippetOf(content, terms), snippetOfWholeText(content, terms); !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d: terms %q in %q:\n got %+v\nwant %+v", i, terms, content, got, want)
+		}
+	}
+}
+
+func FuzzSnippetStopsEarlyAsIfWhole(f *testing.F) {
+	f.Add("Set pool_max_conns to 8 for the Make release job.", `pool_max_conns "make release"`)
+	f.Add(strings.Repeat("a b ", 200)+"c", `"b c" a`)
+	f.Fuzz(func(t *testing.T, content, query string) {
+		terms, err := Parse(query)
+		if err != nil {
+			return
+		}
+		if got, want := SnippetOf(content, terms), snippetOfWholeText(content, terms); !reflect.DeepEqual(got, want) {
+			t.Fatalf("terms %q in %q:\n got %+v\nwant %+v", terms, content, got, want)
+		}
+	})
+}
+
+// BenchmarkSnippetOf: one search result's snippet, a 2 KB note with its
+// first match near the top, as most are; "whole text" reads every word.
+func BenchmarkSnippetOf(b *testing.B) {
+	note := "Deploys go out with make release after the canary. " + strings.Repeat("The pool_max_conns setting of the database client decides the queue; retry with RetryPush. ", 22)
+	terms, _ := Parse("canary release")
+	for name, snippet := range map[string]func(string, []Term) Snippet{"early stop": SnippetOf, "whole text": snippetOfWholeText} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				snippet(note, terms)
+			}
+		})
+	}
+}
