@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -63,6 +64,27 @@ func checkToolList(t *testing.T, s *sdk.ClientSession) {
 	want := []string{"delete_memory", "list_memories", "memory_history", "read_memory", "search_memories", "write_memory"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
+	}
+	// The input schemas, given to the SDK as JSON text, are listed as
+	// inferred from the tools' inputs and still checked on every call.
+	for _, tl := range tools.Tools {
+		if tl.Name != "read_memory" {
+			continue
+		}
+		var schema struct {
+			Type       string                     `json:"type"`
+			Required   []string                   `json:"required"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		text, _ := json.Marshal(tl.InputSchema)
+		if err := json.Unmarshal(text, &schema); err != nil || schema.Type != "object" || !slices.Equal(schema.Required, []string{"key"}) ||
+			len(schema.Properties) != 3 || !strings.Contains(string(schema.Properties["version"]), `"integer"`) {
+			t.Errorf("read_memory's input schema: %s (%v)", text, err)
+		}
+	}
+	res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "read_memory", Arguments: map[string]any{"repo": repo, "key": "MEMORY.md", "version": "seven"}})
+	if err == nil && !res.IsError {
+		t.Errorf("read_memory with a string version was not refused: %+v", res)
 	}
 }
 

@@ -2,10 +2,12 @@ package mcptools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -15,6 +17,9 @@ type target interface{ target() (repo, key string) }
 // add registers one tool whose handler is timed, classified and observed.
 // The handler's error becomes a tool error (isError) with its message.
 func add[In target, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, fn func(context.Context, In) (Out, error)) {
+	if tool.InputSchema == nil {
+		tool.InputSchema = inputSchema[In]()
+	}
 	mcp.AddTool(s, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		start := time.Now()
 		out, err := fn(ctx, in)
@@ -27,6 +32,23 @@ func add[In target, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, fn func(co
 		}
 		return nil, out, err
 	})
+}
+
+// inputSchema is the JSON Schema the SDK would infer for In, as JSON text.
+// The SDK reads a tool's input schema again on every call over HTTP (for
+// x-mcp-header annotations) by marshalling and parsing it: from text that
+// is a copy and a parse, from the inferred *jsonschema.Schema a walk by
+// reflection too (a tenth of the server's CPU for a read_memory call).
+func inputSchema[In any]() json.RawMessage {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: input schema of %T: %v", *new(In), err))
+	}
+	text, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: input schema of %T: %v", *new(In), err))
+	}
+	return text
 }
 
 // outcome classifies a call's error.

@@ -116,6 +116,7 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"github.com/golang-jwt/jwt":              {"server/auth"},
 		"github.com/prometheus/":                 {"server/metrics"},
 		"github.com/modelcontextprotocol/go-sdk": {"mcptools", "server/mcp"},
+		"github.com/google/jsonschema-go":        {"mcptools"},
 		"github.com/fsnotify/fsnotify":           {"client/watch"},
 		"github.com/go-git/":                     {"client/gitremote", "client/refcheck", "memcore"},
 		"github.com/yuin/goldmark":               {"memcore", "server/webui"},

@@ -55,7 +55,11 @@ func (db *DB) keyExisted(ctx context.Context, repo, key string) error {
 func (db *DB) Revision(ctx context.Context, repo, key string, version int64) (server.Revision, error) {
 	r := server.Revision{Repo: repo, Key: key, Version: version}
 	var at int64
-	err := db.read.QueryRowContext(ctx, readRevisionSQL(version), repo, key, version).
+	stmt := db.reads.revision
+	if version == 0 {
+		stmt = db.reads.newestRevision
+	}
+	err := stmt.QueryRowContext(ctx, repo, key, version).
 		Scan(&r.Version, &r.Op, &r.Checksum, &r.Size, &r.Author, &at, &r.Content)
 	if errors.Is(err, sql.ErrNoRows) {
 		return server.Revision{}, fmt.Errorf("revision %d of %s in %s: %w", version, key, repo, server.ErrNotFound)
@@ -67,13 +71,11 @@ func (db *DB) Revision(ctx context.Context, repo, key string, version int64) (se
 	return r, nil
 }
 
-// readRevisionSQL reads the revision at version ?3, or with version 0 the
-// newest (?3 is then unused).
-func readRevisionSQL(version int64) string {
-	if version == 0 {
-		return `SELECT version, op, checksum, size, author, at, content FROM revisions
-		WHERE repo = ?1 AND key = ?2 AND ?3 = 0 ORDER BY version DESC LIMIT 1`
-	}
-	return `SELECT version, op, checksum, size, author, at, content FROM revisions
+// The statements reading one revision (prepared with the read pool's
+// others): at version ?3, or the newest (?3 is 0).
+const (
+	revisionAtSQL = `SELECT version, op, checksum, size, author, at, content FROM revisions
 		WHERE repo = ?1 AND key = ?2 AND version = ?3`
-}
+	newestRevisionSQL = `SELECT version, op, checksum, size, author, at, content FROM revisions
+		WHERE repo = ?1 AND key = ?2 AND ?3 = 0 ORDER BY version DESC LIMIT 1`
+)

@@ -29,8 +29,9 @@ const (
 
 // readStmts are the read pool's prepared statements.
 type readStmts struct {
-	state, meta, content   *sql.Stmt
-	searchRepos, searchAll *sql.Stmt
+	state, meta, content     *sql.Stmt
+	searchRepos, searchAll   *sql.Stmt
+	revision, newestRevision *sql.Stmt
 }
 
 func prepareReads(ctx context.Context, pool *sql.DB) (*readStmts, error) {
@@ -39,7 +40,8 @@ func prepareReads(ctx context.Context, pool *sql.DB) (*readStmts, error) {
 		stmt **sql.Stmt
 		sql  string
 	}{{&r.state, stateSQL}, {&r.meta, metaSQL}, {&r.content, contentSQL},
-		{&r.searchRepos, searchReposSQL}, {&r.searchAll, searchAllSQL}} {
+		{&r.searchRepos, searchReposSQL}, {&r.searchAll, searchAllSQL},
+		{&r.revision, revisionAtSQL}, {&r.newestRevision, newestRevisionSQL}} {
 		stmt, err := pool.PrepareContext(ctx, p.sql)
 		if err != nil {
 			_ = r.Close()
@@ -53,7 +55,7 @@ func prepareReads(ctx context.Context, pool *sql.DB) (*readStmts, error) {
 // Close closes the statements prepared so far.
 func (r *readStmts) Close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{r.state, r.meta, r.content, r.searchRepos, r.searchAll} {
+	for _, s := range []*sql.Stmt{r.state, r.meta, r.content, r.searchRepos, r.searchAll, r.revision, r.newestRevision} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
