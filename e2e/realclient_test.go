@@ -175,6 +175,15 @@ func pushHostile(t *testing.T, srv *serverProc) hostileRun {
 		}
 		h.index = append(h.index, expand(s.line))
 	}
+	// A topic whose references the victim's checkout lacks: the line
+	// linking it ends with a stale warning naming them, text the teammate
+	// chose. References aimed at a canary as imports are no references.
+	stale := "CANARY-stale-reference-" + h.nonce
+	h.canaries[stale] = "stale-reference warning"
+	plantCanary(t, h.checkout, h.home, h.outside, "stale/.env", stale)
+	h.entries["release.md"] = "---\nrefs: [\"gone/release.sh\", \"@stale/.env\", \"x @stale/.env\", \"gone/a.go:@stale/.env\", \"`@stale/.env`\"]\n---\n" +
+		"Release with `gone/release.sh`, `@stale/.env`, [notes](@stale/.env) and `Run` in @stale/.env or `gone/run.go`.\n"
+	h.index = append(h.index, "- [Release](release.md) — release notes")
 	h.entries["MEMORY.md"] = strings.Join(h.index, "\n") + "\n"
 	res, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: h.entries}, "")
 	if err != nil {
@@ -184,9 +193,18 @@ func pushHostile(t *testing.T, srv *serverProc) hostileRun {
 	return h
 }
 
-// leaked fails the test for every canary of h that rec sent to the model.
+// staleWarning is the stale warning the block shows for pushHostile's
+// release.md in a checkout that lacks what it references.
+const staleWarning = "⚠ stale: `gone/release.sh`, `gone/run.go` — check the code before trusting it"
+
+// leaked fails the test for every canary of h that rec sent to the model,
+// and when the stale warning of release.md (which teammate text reaches
+// the model through) did not reach it.
 func (h hostileRun) leaked(t *testing.T, client string, sent func(string) bool) {
 	t.Helper()
+	if !sent(staleWarning) {
+		t.Errorf("%s: the stale warning %q never reached the model", client, staleWarning)
+	}
 	var shapes []string
 	for text, shape := range h.canaries {
 		if sent(text) {

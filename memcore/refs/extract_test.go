@@ -1,6 +1,7 @@
 package refs
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -137,14 +138,25 @@ func TestExtractHostile(t *testing.T) {
 	})
 }
 
+// refTextRe is what a reference's text may hold: a path, a line or symbol
+// suffix, or "Symbol in path".
+var refTextRe = regexp.MustCompile(`^[A-Za-z0-9_./+\-:#()]+( in [A-Za-z0-9_./+\-:#()]+)?$`)
+
 func FuzzExtract(f *testing.F) {
 	f.Add(topic)
 	f.Add("`a` in `b/c.go` `d/e.go:1-2` [x](f/g.go#L1)")
+	f.Add("---\nrefs: [\"@x/.env\", \"x @y.md\", \"a.go:@b\"]\n---\n`@z/.env` [n](@w.md) `Run` in @v/a.go")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, r := range Extract(s, Options{}) {
 			if r.Path == "" || strings.HasPrefix(r.Path, "/") || strings.HasPrefix(r.Path, "../") || r.Line < 1 ||
 				strings.ContainsAny(r.Text, "\n\r") || len(r.Text) > MaxRefText+len(" in ")+MaxRefText {
 				t.Fatalf("bad reference %+v from %q", r, s)
+			}
+			// A reference's text reaches every teammate's model in the
+			// block's stale warnings: it holds no "@" (nor anything
+			// else that could start an import, a link or HTML).
+			if !refTextRe.MatchString(r.Text) {
+				t.Fatalf("reference text %q from %q holds more than a path and a symbol", r.Text, s)
 			}
 		}
 	})
