@@ -22,6 +22,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/internal/gittest"
 	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 	"github.com/teammem/teammem/server"
 )
 
@@ -234,5 +235,79 @@ func TestPersonalMemoryTwoMachines(t *testing.T) {
 	}
 	if code := runB.stop(t, syscall.SIGTERM); code != 0 {
 		t.Errorf("run B exit %d:\n%s", code, runB.stderr)
+	}
+}
+
+// TestPersonalMemoryKeepsTheTeamRules: the personal sync is the team
+// sync's engine and keeps its rules: a credential stays on the machine
+// (the push leaves it out, says so without printing it), the history
+// lists each version and `restore --personal` brings an old one back,
+// which the next sync writes into the folder like any edit.
+func TestPersonalMemoryKeepsTheTeamRules(t *testing.T) {
+	w := newWorkstation(t)
+	co, _ := gittest.NewCheckout(t, "git@github.com:acme/e2e.git")
+	w.ok(co, w.token+"\n", "login", "--server", w.srv.url())
+	w.ok(co, "", "add", "--personal")
+	mem := w.memDir(co)
+	mine, err := client.New(client.Options{BaseURL: w.srv.url(), Token: w.token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onServer := func() map[string]string {
+		t.Helper()
+		m, err := mine.Get(context.Background(), "~/acme/e2e", client.GetOptions{})
+		if err != nil {
+			t.Fatalf("the owner's personal memory: %v", err)
+		}
+		return m.Content.Entries
+	}
+	sync := func(wantCode int) string {
+		t.Helper()
+		p := w.agent(co, "", "sync", "--personal")
+		if err := p.wait(); p.cmd.ProcessState.ExitCode() != wantCode {
+			t.Fatalf("sync --personal: %v, want exit %d\nstdout:\n%s\nstderr:\n%s", err, wantCode, p.stdout, p.stderr)
+		}
+		return p.stdout.String() + p.stderr.String()
+	}
+
+	write(t, mem, "notes.md", "first take\n")
+	sync(0)
+	write(t, mem, "notes.md", "second take\n")
+	tok := secretstest.GitHubToken()
+	write(t, mem, "creds.md", "deploy with "+tok+"\n")
+	out := sync(1) // exit 1: not everything was synced
+	got := onServer()
+	if got["notes.md"] != "second take\n" {
+		t.Fatalf("the server's personal memory after two syncs: %v", got)
+	}
+	if _, ok := got["creds.md"]; ok || !strings.Contains(out, "creds.md") || strings.Contains(out, tok) {
+		t.Errorf("a credential in personal memory: on the server %v; the sync said (must name creds.md, never the token):\n%s", ok, out)
+	}
+	if read(mem, "creds.md") == "" {
+		t.Error("creds.md was taken out of the folder")
+	}
+
+	var hist api.History
+	if err := json.Unmarshal([]byte(w.ok(co, "", "log", "--personal", "notes.md", "--json")), &hist); err != nil || len(hist.Revisions) != 2 {
+		t.Fatalf("log --personal notes.md = %+v, %v; want two revisions", hist, err)
+	}
+	first := hist.Revisions[1].Version
+	var r struct {
+		Repo                 string
+		FromVersion, Version int64
+	}
+	if err := json.Unmarshal([]byte(w.ok(co, "", "restore", "--personal", "notes.md", "--version", fmt.Sprint(first), "--json")), &r); err != nil ||
+		r.Repo != "~/acme/e2e" || r.FromVersion != first {
+		t.Fatalf("restore --personal = %+v, %v", r, err)
+	}
+	if got := onServer()["notes.md"]; got != "first take\n" {
+		t.Errorf("notes.md on the server after the restore = %q", got)
+	}
+	sync(1) // creds.md is still there
+	if got := read(mem, "notes.md"); got != "first take\n" {
+		t.Errorf("notes.md in the folder after the restore and a sync = %q", got)
+	}
+	if team := w.srv.entries("acme/e2e"); len(team) != 0 {
+		t.Errorf("the team repository holds %v", team)
 	}
 }
