@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -75,6 +76,12 @@ func indexChangeOf(repo string, ch writeplan.Change, docs searchDocs) indexChang
 // may need rolling back alone (an upsert, a DELETE … RETURNING) opens a
 // statement savepoint, and FTS5 writes its pending terms to a new segment
 // at every savepoint: interleaved, each put would write its own segment.
+//
+// The FTS5 statements run in rowid order, table by table (a rowid's own
+// statements keep their order): FTS5 also writes its pending terms out
+// whenever a row comes below the last one written, so a batch of puts in
+// the order they came (keys written before, with older rowids) wrote a
+// segment for nearly every put.
 func (s *searchStmts) apply(ctx context.Context, changes []indexChange) error {
 	var fts []ftsOp
 	for _, c := range changes {
@@ -88,6 +95,9 @@ func (s *searchStmts) apply(ctx context.Context, changes []indexChange) error {
 			return err
 		}
 	}
+	slices.SortStableFunc(fts, func(a, b ftsOp) int {
+		return cmp.Or(cmp.Compare(a.table, b.table), cmp.Compare(a.rowid, b.rowid))
+	})
 	for _, op := range fts {
 		if _, err := op.stmt.ExecContext(ctx, op.args...); err != nil {
 			return wrap("index entries", err)
@@ -96,11 +106,22 @@ func (s *searchStmts) apply(ctx context.Context, changes []indexChange) error {
 	return nil
 }
 
-// ftsOp is one statement on an FTS5 table, run by apply's second pass.
+// ftsOp is one statement on an FTS5 table, run by apply's second pass:
+// on the table's row rowid, args[0].
 type ftsOp struct {
-	stmt *sql.Stmt
-	args []any
+	table ftsTable
+	rowid int64
+	stmt  *sql.Stmt
+	args  []any
 }
+
+// The FTS5 tables.
+type ftsTable int
+
+const (
+	entriesFTS ftsTable = iota // search_fts
+	linksFTS                   // search_links_fts
+)
 
 // put updates the rows of search_docs and search_links for a put of key
 // and appends the FTS5 statements indexing it to fts.
@@ -110,7 +131,7 @@ func (s *searchStmts) put(ctx context.Context, fts []ftsOp, repo, key string, e 
 		return fts, wrap("index entry", err)
 	}
 	scope := searchtext.Scope(repo)
-	fts = append(fts, ftsOp{s.ftsPut, []any{id, scope, e.Title, e.Body}})
+	fts = append(fts, ftsOp{entriesFTS, id, s.ftsPut, []any{id, scope, e.Title, e.Body}})
 	if !searchtext.IsIndex(key) {
 		return fts, nil
 	}
@@ -122,7 +143,7 @@ func (s *searchStmts) put(ctx context.Context, fts []ftsOp, repo, key string, e 
 		if err := s.linkAdd.QueryRowContext(ctx, repo, key, target).Scan(&id); err != nil {
 			return fts, wrap("index links", err)
 		}
-		fts = append(fts, ftsOp{s.linkFtsAdd, []any{id, scope, e.Links[target]}})
+		fts = append(fts, ftsOp{linksFTS, id, s.linkFtsAdd, []any{id, scope, e.Links[target]}})
 	}
 	return fts, nil
 }
@@ -138,7 +159,7 @@ func (s *searchStmts) unindex(ctx context.Context, fts []ftsOp, repo, key string
 	case err != nil:
 		return fts, wrap("unindex entry", err)
 	default:
-		fts = append(fts, ftsOp{s.ftsDelete, []any{id}})
+		fts = append(fts, ftsOp{entriesFTS, id, s.ftsDelete, []any{id}})
 	}
 	if searchtext.IsIndex(key) {
 		return s.dropLinks(ctx, fts, repo, key)
@@ -159,7 +180,7 @@ func (s *searchStmts) dropLinks(ctx context.Context, fts []ftsOp, repo, source s
 			_ = rows.Close()
 			return fts, wrap("unindex links", err)
 		}
-		fts = append(fts, ftsOp{s.linkFtsDel, []any{id}})
+		fts = append(fts, ftsOp{linksFTS, id, s.linkFtsDel, []any{id}})
 	}
 	return fts, wrap("unindex links", errors.Join(rows.Err(), rows.Close()))
 }
