@@ -49,6 +49,12 @@ func SnippetOf(content string, terms []Term) Snippet {
 		}
 		return extra <= longest
 	})
+	return snippetOfWords(content, words, terms)
+}
+
+// snippetOfWords is the snippet of content showing the matches of terms
+// among words, the content's words as far as they were read.
+func snippetOfWords(content string, words []word, terms []Term) Snippet {
 	hits := matches(words, terms)
 	from := 0
 	if len(hits) > 0 {

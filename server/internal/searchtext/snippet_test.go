@@ -15,12 +15,7 @@ func snippetOfWholeText(content string, terms []Term) Snippet {
 		words = append(words, word{w, s, e})
 		return true
 	})
-	hits := matches(words, terms)
-	from := 0
-	if len(hits) > 0 {
-		from = backUp(content, hits[0].start, SnippetRunes/4)
-	}
-	return excerpt(content, from, hits)
+	return snippetOfWords(content, words, terms)
 }
 
 // snippetVocabulary makes texts where terms meet often, overlap, run
