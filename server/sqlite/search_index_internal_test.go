@@ -1,0 +1,99 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/searchtext"
+)
+
+// TestIndexBatchInRowidOrder: a batch re-indexing keys written before, in
+// the order their puts came (here the newest rowid first), writes one FTS5
+// segment, not one per put: apply runs the FTS5 statements in rowid
+// order, since FTS5 writes its pending terms out whenever a row comes
+// below the last one written. FTS5's write counter counts each segment
+// written and each replaced row's tombstone: n + 1 (in put order it was
+// 2n).
+func TestIndexBatchInRowidOrder(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "teammem.db"), Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := WaitBackfill(db); err != nil {
+		t.Fatal(err)
+	}
+	const repo, n = "acme/api", 30
+	key := func(i int) string { return fmt.Sprintf("k%02d.md", i) }
+	var puts []server.Put
+	for i := range n {
+		c := fmt.Sprintf("note %d about deploys", i)
+		puts = append(puts, server.Put{Key: key(i), Content: c, Checksum: "sha256:x"})
+	}
+	if _, err := db.Apply(ctx, server.Write{Repo: repo, Puts: puts, Author: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	before := segmentsWritten(t, db)
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes []indexChange
+	for i := n - 1; i >= 0; i-- {
+		changes = append(changes, indexChange{repo: repo, key: key(i), e: searchtext.EntryOf(key(i), fmt.Sprintf("note %d about releases", i))})
+	}
+	if err := db.writer.stmts.in(ctx, tx).search.apply(ctx, changes); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if after := segmentsWritten(t, db); after-before > n+1 {
+		t.Errorf("re-indexing %d entries in one batch made %d FTS5 writes; want %d (a tombstone each and one segment)", n, after-before, n+1)
+	}
+}
+
+// segmentsWritten reads the write counter of search_fts's structure record
+// (FTS5 counts every segment and tombstone write): after the cookie and
+// the contentless-delete marker, the varints nLevel, nSegment,
+// nWriteCounter.
+func segmentsWritten(t *testing.T, db *DB) uint64 {
+	t.Helper()
+	var rec []byte
+	if err := db.read.QueryRowContext(context.Background(), `SELECT block FROM search_fts_data WHERE id = 10`).Scan(&rec); err != nil {
+		t.Fatal(err)
+	}
+	i := 4
+	if len(rec) >= 8 && string(rec[4:8]) == "\xff\x00\x00\x01" {
+		i = 8
+	}
+	var v [3]uint64
+	for k := range v {
+		n := 0
+		v[k], n = sqliteVarint(rec[i:])
+		if n == 0 {
+			t.Fatalf("structure record %x", rec)
+		}
+		i += n
+	}
+	return v[2]
+}
+
+// sqliteVarint decodes SQLite's varint (big-endian groups of 7 bits, a
+// full ninth byte); n is 0 when b ends first.
+func sqliteVarint(b []byte) (v uint64, n int) {
+	for i := range min(len(b), 9) {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), 9
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
