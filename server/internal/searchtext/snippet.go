@@ -71,16 +71,18 @@ type word struct {
 // firstEnding returns the byte offset where a match of a term ending at
 // the last of words starts, or -1 when none does.
 func firstEnding(words []word, terms []Term) int {
-	n := len(words)
 	for _, t := range terms {
-		if len(t) > n {
-			continue
-		}
-		if slices.EqualFunc(words[n-len(t):], t, func(w word, tw string) bool { return w.w == tw }) {
-			return words[n-len(t)].start
+		if i := len(words) - len(t); termAt(words, i, t) {
+			return words[i].start
 		}
 	}
 	return -1
+}
+
+// termAt reports whether the words of t are words[i:i+len(t)].
+func termAt(words []word, i int, t Term) bool {
+	return i >= 0 && i+len(t) <= len(words) &&
+		slices.EqualFunc(words[i:i+len(t)], t, func(w word, tw string) bool { return w.w == tw })
 }
 
 // matches returns the matches of terms in words, in order: at each word,
@@ -89,8 +91,7 @@ func matches(words []word, terms []Term) []span {
 	var hits []span
 	for i := range words {
 		for _, t := range terms {
-			if i+len(t) <= len(words) &&
-				slices.EqualFunc(words[i:i+len(t)], t, func(w word, tw string) bool { return w.w == tw }) {
+			if termAt(words, i, t) {
 				hits = append(hits, span{words[i].start, words[i+len(t)-1].end})
 				break
 			}
