@@ -38,7 +38,8 @@ func add[In target, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, fn func(co
 // The SDK reads a tool's input schema again on every call over HTTP (for
 // x-mcp-header annotations) by marshalling and parsing it: from text that
 // is a copy and a parse, from the inferred *jsonschema.Schema a walk by
-// reflection too (a tenth of the server's CPU for a read_memory call).
+// reflection too: in a profile of read_memory at 16 clients, that reading
+// took 9 % of the server's CPU, 3.7 % from text.
 func inputSchema[In any]() json.RawMessage {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {

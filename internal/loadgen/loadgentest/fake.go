@@ -80,7 +80,7 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (f *Fake) sums() map[string]string {
 	m := map[string]string{}
 	for k, v := range f.entries {
-		m[k] = entrySum(v)
+		m[k] = protocol.EntryChecksum([]byte(v))
 	}
 	return m
 }
@@ -163,5 +163,3 @@ func (f *Fake) Live() []string {
 	slices.Sort(keys)
 	return keys
 }
-
-func entrySum(content string) string { return protocol.EntryChecksum([]byte(content)) }
