@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -59,16 +60,11 @@ func TestSoakSIGTERMAtStartUpUnderLoad(t *testing.T) {
 	}
 	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
 	putAll(t, srv, map[string]string{"a.md": "a\n", "MEMORY.md": "- [a](a.md)\n"})
-	stop := make(chan struct{})
-	defer close(stop)
+	var done atomic.Bool // every CPU spins until the test ends
+	defer done.Store(true)
 	for range runtime.NumCPU() {
 		go func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !done.Load() {
 			}
 		}()
 	}
