@@ -45,7 +45,12 @@ func tsvectorText(from int, parts ...vectorPart) string {
 	occ := make([]occurrence, 0, n)    // every position, in order
 	p := from
 	for _, part := range parts {
-		for w := range strings.FieldsSeq(part.text) {
+		for rest := part.text; rest != ""; {
+			w, tail, _ := strings.Cut(rest, " ") // searchtext separates words by one space
+			rest = tail
+			if w == "" {
+				continue
+			}
 			id, ok := ids[w]
 			if !ok {
 				id = int32(len(words))

@@ -129,13 +129,13 @@ func Scope(repo string) string {
 }
 
 // scopeLike reports whether w has the form of a scope token: "r" and 16
-// hexadecimal digits. Such words are left out of the index and queries.
+// hexadecimal digits, in either case. Such words are left out of the index and queries.
 func scopeLike(w string) bool {
-	if len(w) != 17 || w[0] != 'r' {
+	if len(w) != 17 || lowerASCII(w[0]) != 'r' {
 		return false
 	}
 	for i := 1; i < len(w); i++ {
-		if c := w[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+		if c := lowerASCII(w[i]); !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
 		}
 	}

@@ -35,12 +35,12 @@ const MaxBodyBytes = 256 << 10
 // Normalize returns text's words, separated by one space, at most about
 // limit bytes of them (limit <= 0: all).
 func Normalize(text string, limit int) string {
-	var b strings.Builder
-	eachWord(text, func(w string, _, _ int) bool {
-		writeWord(&b, w)
-		return limit <= 0 || b.Len() < limit
+	var b []byte
+	eachRaw(text, func(raw string, _ int, ascii bool) bool {
+		b = appendNormalized(b, raw, ascii)
+		return limit <= 0 || len(b) < limit
 	})
-	return b.String()
+	return string(b)
 }
 
 // Words returns text's words in order.
@@ -56,40 +56,109 @@ func Words(text string) []string {
 // eachWord calls fn with each word of text, normalised, and the byte range
 // of its original form in text, until fn returns false.
 func eachWord(text string, fn func(word string, start, end int) bool) {
-	start, ascii := -1, true
-	emit := func(w string, s, end int) bool {
-		if w == "" || len(w) > MaxWordBytes || scopeLike(w) {
-			return true
-		}
-		return fn(w, s, end)
-	}
-	flush := func(end int) bool {
-		if start < 0 {
-			return true
-		}
-		s := start
-		start = -1
+	eachRaw(text, func(raw string, start int, ascii bool) bool {
+		w := raw
 		if !ascii {
-			ascii = true
-			return emit(fold(text[s:end]), s, end)
+			w = fold(raw)
+		} else if hasUpper(raw) {
+			w = strings.ToLower(raw)
 		}
-		return emit(strings.ToLower(text[s:end]), s, end)
-	}
-	for i, r := range text {
-		if isWordRune(r) {
-			if start < 0 {
-				start = i
+		return fn(w, start, start+len(raw))
+	})
+}
+
+// eachRaw calls fn with each word of text as it stands in text (raw, from
+// byte start), until fn returns false; ascii reports that the word is
+// ASCII, which it normalises to by lowering its case alone (see
+// writeNormalized). The words left out of the index (see keep) are not
+// passed. It reads text a byte at a time, decoding a rune only past
+// ASCII: a 2 KB note takes a few microseconds, and every put reads one.
+func eachRaw(text string, fn func(raw string, start int, ascii bool) bool) {
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				i++
+				continue
 			}
-			if r >= utf8.RuneSelf {
-				ascii = false
-			}
+		} else if r, size := utf8.DecodeRuneInString(text[i:]); !isWordRune(r) {
+			i += size
 			continue
 		}
-		if !flush(i) {
+		start, ascii := i, true
+		for i < len(text) {
+			if c := text[i]; c < utf8.RuneSelf {
+				if !asciiWord[c] {
+					break
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if !isWordRune(r) {
+				break
+			}
+			ascii = false
+			i += size
+		}
+		raw := text[start:i]
+		if keep(raw, ascii) && !fn(raw, start, ascii) {
 			return
 		}
 	}
-	flush(len(text))
+}
+
+// keep reports whether the word raw is indexed and searched: not empty
+// once folded, at most MaxWordBytes long and not shaped like a scope
+// token (see scopeLike).
+func keep(raw string, ascii bool) bool {
+	if !ascii {
+		w := fold(raw)
+		return w != "" && len(w) <= MaxWordBytes && !scopeLike(w)
+	}
+	return len(raw) <= MaxWordBytes && !scopeLike(raw) // scopeLike ignores ASCII case
+}
+
+// appendNormalized appends the word raw (see eachRaw), normalised, to b,
+// after a space unless b is empty.
+func appendNormalized(b []byte, raw string, ascii bool) []byte {
+	if len(b) > 0 {
+		b = append(b, ' ')
+	}
+	switch {
+	case !ascii:
+		return append(b, fold(raw)...)
+	case !hasUpper(raw):
+		return append(b, raw...)
+	}
+	for i := 0; i < len(raw); i++ {
+		b = append(b, lowerASCII(raw[i]))
+	}
+	return b
+}
+
+// asciiWord marks the ASCII bytes that belong to a word: letters and
+// digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isUpper(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if isUpper(c) {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // CamelParts returns the parts of text's camelCase words (see
@@ -98,57 +167,52 @@ func eachWord(text string, fn func(word string, start, end int) bool) {
 // themselves, so that "retry push" (or the phrase) finds RetryPush while
 // the word stays whole for "RetryPush", "retrypush" and "MySQL".
 func CamelParts(text string, limit int) string {
-	var b strings.Builder
-	eachWord(text, func(_ string, s, end int) bool {
-		writeCamelParts(&b, text[s:end])
-		return limit <= 0 || b.Len() < limit
+	var b []byte
+	eachRaw(text, func(raw string, _ int, ascii bool) bool {
+		if ascii {
+			b = appendCamelParts(b, raw)
+		}
+		return limit <= 0 || len(b) < limit
 	})
-	return b.String()
+	return string(b)
 }
 
 // WordsAndParts returns Normalize(text, limit) followed by the camelCase
 // parts of those words (at most about partsLimit bytes of them), reading
 // text once.
 func WordsAndParts(text string, limit, partsLimit int) string {
-	var words, parts strings.Builder
-	eachWord(text, func(w string, s, end int) bool {
-		writeWord(&words, w)
-		if parts.Len() < partsLimit {
-			writeCamelParts(&parts, text[s:end])
+	words := make([]byte, 0, min(len(text), limit+MaxWordBytes+1))
+	var parts []byte
+	eachRaw(text, func(raw string, _ int, ascii bool) bool {
+		words = appendNormalized(words, raw, ascii)
+		if ascii && len(parts) < partsLimit {
+			parts = appendCamelParts(parts, raw)
 		}
-		return limit <= 0 || words.Len() < limit
+		return limit <= 0 || len(words) < limit
 	})
-	if parts.Len() == 0 {
-		return words.String()
+	if len(parts) > 0 {
+		words = append(append(words, ' '), parts...)
 	}
-	return words.String() + " " + parts.String()
+	return string(words)
 }
 
-// writeCamelParts writes the parts of word (as it stands in the text) when
-// it is a camelCase word of ASCII letters and digits.
-func writeCamelParts(b *strings.Builder, word string) {
-	for i := 0; i < len(word); i++ {
-		if word[i] >= utf8.RuneSelf {
-			return
-		}
+// appendCamelParts appends the parts of word, ASCII letters and digits as
+// it stands in the text, to b when it is a camelCase word.
+func appendCamelParts(b []byte, word string) []byte {
+	if len(word) < 2 || !hasUpper(word[1:]) { // no part starts past the first letter
+		return b
 	}
 	from := 0
 	for i := 1; i < len(word); i++ {
 		if camelBoundary(word, i, len(word)) {
-			writeWord(b, strings.ToLower(word[from:i]))
+			b = appendNormalized(b, word[from:i], true)
 			from = i
 		}
 	}
 	if from > 0 {
-		writeWord(b, strings.ToLower(word[from:]))
+		b = appendNormalized(b, word[from:], true)
 	}
-}
-
-func writeWord(b *strings.Builder, w string) {
-	if b.Len() > 0 {
-		b.WriteByte(' ')
-	}
-	b.WriteString(w)
+	return b
 }
 
 // camelBoundary reports whether a part of a camelCase word (ASCII letters

@@ -133,3 +133,22 @@ func TestSnippet(t *testing.T) {
 		t.Errorf("no hit: %+v", s)
 	}
 }
+
+// BenchmarkEntryOf measures the search text of one 2 KB note of English and
+// identifiers, as every put computes it.
+func BenchmarkEntryOf(b *testing.B) {
+	note := benchNote()
+	b.SetBytes(int64(len(note)))
+	for b.Loop() {
+		EntryOf("notes/deploy.md", note)
+	}
+}
+
+func benchNote() string {
+	var note strings.Builder
+	note.WriteString("---\nname: Deploy notes\ndescription: How we deploy the API server\n---\n\n")
+	for note.Len() < 2048 {
+		note.WriteString("Deploy the `RetryPolicy` after the database migration; set pool_max_conns in server/postgres/write.go and run `make release`. ")
+	}
+	return note.String()
+}
