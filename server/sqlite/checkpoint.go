@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"sync/atomic"
 	"time"
 )
 
@@ -11,6 +12,19 @@ import (
 // leaves) are copied into the file once per checkpoint, so fewer
 // checkpoints copy fewer pages; the WAL holds at most this long's frames.
 const checkpointPause = 200 * time.Millisecond
+
+// walRestartFrames is how many frames the WAL may hold before the writer
+// restarts it (see checkpointer.restartWanted): 16,384 pages of 4 KiB,
+// 64 MiB. A passive checkpoint copies frames but never rewinds the WAL:
+// only a write transaction that begins once every frame is copied, and no
+// reader uses them, starts writing it from the top again. Under sustained
+// writes the writer always begins first, and the file grew without end
+// (1.5 GB after 30 s of 16 concurrent 2 KB PUTs; TestWALBoundedUnderLoad).
+var walRestartFrames int64 = 16384 // a variable for tests
+
+// walSizeLimit is the size the WAL file is cut to when it rewinds
+// (journal_size_limit): what grew in a burst is given back.
+const walSizeLimit = 16384 * 4096
 
 // checkpointer copies committed WAL frames back into the database file on
 // its own connection, so the writer (whose connection does not checkpoint
@@ -21,6 +35,9 @@ type checkpointer struct {
 	kick chan struct{}
 	quit chan struct{}
 	done chan struct{}
+	// restart is set when a checkpoint found the WAL longer than
+	// walRestartFrames.
+	restart atomic.Bool
 }
 
 func startCheckpointer(ctx context.Context, path string) (*checkpointer, error) {
@@ -51,13 +68,24 @@ func (c *checkpointer) loop() {
 		}
 		// PASSIVE never waits for readers or the writer; a failure leaves
 		// the frames for the next run (or the last connection's close).
-		_, _ = c.pool.ExecContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`)
+		var busy, frames, copied int64
+		err := c.pool.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+		if err == nil && frames >= walRestartFrames {
+			c.restart.Store(true)
+		}
 		select {
 		case <-time.After(checkpointPause):
 		case <-c.quit:
 			return
 		}
 	}
+}
+
+// restartWanted reports, once, that the WAL has grown past
+// walRestartFrames: the writer then rewinds it between two transactions
+// (see writer.rewindWAL).
+func (c *checkpointer) restartWanted() bool {
+	return c.restart.Load() && c.restart.Swap(false)
 }
 
 // stop ends the loop and closes the connection.

@@ -6,6 +6,17 @@ func LargestBatch(db *DB) int64 { return db.writer.largest.Load() }
 // Lingered returns how many batches of db waited for more writes.
 func Lingered(db *DB) int64 { return db.writer.lingered.Load() }
 
+// Rewound returns how many times db's writer rewound the WAL.
+func Rewound(db *DB) int64 { return db.writer.rewound.Load() }
+
+// SetWALRestartFrames sets the WAL length past which the writer rewinds
+// it, until the test ends.
+func SetWALRestartFrames(t interface{ Cleanup(func()) }, n int64) {
+	old := walRestartFrames
+	walRestartFrames = n
+	t.Cleanup(func() { walRestartFrames = old })
+}
+
 // WaitBackfill waits until db's search backfill has ended and returns its
 // outcome.
 func WaitBackfill(db *DB) error {

@@ -24,8 +24,8 @@ func docsOf(w server.Write) searchDocs {
 // The statements keeping the search index (see migration 8), run by the
 // writer in the transaction of the write they index.
 const (
-	docUpsertSQL = `INSERT INTO search_docs (repo, key) VALUES (?, ?)
-		ON CONFLICT (repo, key) DO UPDATE SET key = excluded.key RETURNING id`
+	docIDSQL      = `SELECT id FROM search_docs WHERE repo = ? AND key = ?`
+	docAddSQL     = `INSERT INTO search_docs (repo, key) VALUES (?, ?) RETURNING id`
 	ftsPutSQL     = `INSERT OR REPLACE INTO search_fts (rowid, scope, title, body) VALUES (?, ?, ?, ?)`
 	docDeleteSQL  = `DELETE FROM search_docs WHERE repo = ? AND key = ? RETURNING id`
 	ftsDeleteSQL  = `DELETE FROM search_fts WHERE rowid = ?`
@@ -35,15 +35,15 @@ const (
 	linkFtsAddSQL = `INSERT INTO search_links_fts (rowid, scope, line) VALUES (?, ?, ?)`
 )
 
-var searchWriteSQL = []string{docUpsertSQL, ftsPutSQL, docDeleteSQL, ftsDeleteSQL, linksDropSQL, linkFtsDelSQL, linkAddSQL, linkFtsAddSQL}
+var searchWriteSQL = []string{docIDSQL, docAddSQL, ftsPutSQL, docDeleteSQL, ftsDeleteSQL, linksDropSQL, linkFtsDelSQL, linkAddSQL, linkFtsAddSQL}
 
 // searchStmts are the index statements, part of writeStmts.
 type searchStmts struct {
-	docUpsert, ftsPut, docDelete, ftsDelete, linksDrop, linkFtsDel, linkAdd, linkFtsAdd *sql.Stmt
+	docID, docAdd, ftsPut, docDelete, ftsDelete, linksDrop, linkFtsDel, linkAdd, linkFtsAdd *sql.Stmt
 }
 
 func (s *searchStmts) all() []**sql.Stmt {
-	return []**sql.Stmt{&s.docUpsert, &s.ftsPut, &s.docDelete, &s.ftsDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
+	return []**sql.Stmt{&s.docID, &s.docAdd, &s.ftsPut, &s.docDelete, &s.ftsDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
 }
 
 // indexChange is one change of the search index: the words of a put
@@ -127,8 +127,14 @@ const (
 // put updates the rows of search_docs and search_links for a put of key
 // and appends the FTS5 statements indexing it to fts.
 func (s *searchStmts) put(ctx context.Context, fts []ftsOp, repo, key string, e searchtext.Entry) ([]ftsOp, error) {
+	// Most puts replace an indexed key: its row is read, not rewritten
+	// (an upsert wrote it again on every put).
 	var id int64
-	if err := s.docUpsert.QueryRowContext(ctx, repo, key).Scan(&id); err != nil {
+	err := s.docID.QueryRowContext(ctx, repo, key).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = s.docAdd.QueryRowContext(ctx, repo, key).Scan(&id)
+	}
+	if err != nil {
 		return fts, wrap("index entry", err)
 	}
 	scope := searchtext.Scope(repo)
@@ -136,7 +142,7 @@ func (s *searchStmts) put(ctx context.Context, fts []ftsOp, repo, key string, e 
 	if !searchtext.IsIndex(key) {
 		return fts, nil
 	}
-	fts, err := s.dropLinks(ctx, fts, repo, key)
+	fts, err = s.dropLinks(ctx, fts, repo, key)
 	if err != nil {
 		return fts, err
 	}

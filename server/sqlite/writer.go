@@ -57,8 +57,9 @@ type writer struct {
 	done  chan struct{}
 	once  sync.Once
 	// largest is the most jobs one batch has held, lingered how many
-	// batches waited for more (read by tests).
-	largest, lingered atomic.Int64
+	// batches waited for more, rewound how many times the WAL was rewound
+	// (read by tests).
+	largest, lingered, rewound atomic.Int64
 }
 
 func startWriter(ctx context.Context, db *DB) (*writer, error) {
@@ -112,6 +113,9 @@ func (w *writer) loop() {
 			w.drain()
 			return
 		}
+		if w.db.ckpt.restartWanted() {
+			w.rewindWAL()
+		}
 		jobs = w.fill(jobs, concurrent)
 		concurrent = len(jobs) > 1
 		if n := int64(len(jobs)); n > w.largest.Load() {
@@ -121,6 +125,32 @@ func (w *writer) loop() {
 		clear(jobs)
 	}
 }
+
+// rewindWAL copies the WAL's last frames into the database file and
+// makes the next transaction write it from the top (a RESTART
+// checkpoint), on the writer's connection between two transactions: no
+// write can begin meanwhile, so the checkpoint catches up. It waits for
+// readers of older snapshots at most rewindWait; one still reading leaves
+// the rewind to the next time the checkpointer asks.
+func (w *writer) rewindWAL() {
+	ctx := context.Background()
+	conn, err := w.db.write.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, rewindWait.Milliseconds())); err != nil {
+		return
+	}
+	var busy, frames, copied int64
+	if conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &frames, &copied) == nil && busy == 0 {
+		w.rewound.Add(1)
+	}
+	_, _ = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds()))
+}
+
+// rewindWait bounds how long rewindWAL holds the writes back.
+const rewindWait = 50 * time.Millisecond
 
 // fill adds the queued jobs to the batch, up to maxBatch. When writers
 // are running concurrently (the last batch held several writes), it then

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -148,5 +152,64 @@ func TestConditionalWritesNeverLinger(t *testing.T) {
 	wg.Wait()
 	if l := sqlite.Lingered(db); l != 0 {
 		t.Errorf("%d batches of conditional writes lingered; want 0 (largest batch %d)", l, sqlite.LargestBatch(db))
+	}
+}
+
+// TestWALBoundedUnderLoad writes without a pause from 8 goroutines, so
+// that a write transaction always begins before a passive checkpoint has
+// copied the whole WAL: without the writer's rewind the WAL never starts
+// again from the top and grows with every write. With it the WAL is
+// rewound, and the last checkpoint finds it short; every write is kept.
+func TestWALBoundedUnderLoad(t *testing.T) {
+	sqlite.SetWALRestartFrames(t, 64)
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	db, err := sqlite.Open(t.Context(), path, sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	const repo, writers = "acme/wal", 8
+	var wg sync.WaitGroup
+	last := make([]string, writers)
+	deadline := time.Now().Add(3 * time.Second)
+	for g := range writers {
+		wg.Go(func() {
+			for i := 0; time.Now().Before(deadline) || sqlite.Rewound(db) < 2; i++ {
+				content := fmt.Sprintf("writer %d, write %d\n%s", g, i, strings.Repeat("wal ", 500))
+				key := fmt.Sprintf("w%d.md", g)
+				if _, err := db.Apply(ctx, server.Write{Repo: repo, Puts: []server.Put{put(key, content)}, Author: "t"}); err != nil {
+					t.Error(err)
+					return
+				}
+				last[g] = content
+				if time.Now().After(deadline.Add(20 * time.Second)) {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := sqlite.Rewound(db); n < 2 {
+		t.Fatalf("the WAL was rewound %d times under 3 s of writes, want at least 2", n)
+	}
+	snap, err := db.Snapshot(ctx, repo, server.ReadOptions{WithContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range snap.Live {
+		got[e.Key] = e.Content
+	}
+	for g, content := range last {
+		if got[fmt.Sprintf("w%d.md", g)] != content {
+			t.Errorf("w%d.md holds %.30q, want the last acknowledged %.30q", g, got[fmt.Sprintf("w%d.md", g)], content)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 64<<20 {
+		t.Errorf("WAL of %d bytes left after close", fi.Size())
 	}
 }
