@@ -148,3 +148,20 @@ func rssKB(b *testing.B, pid int) int64 {
 	b.Fatal("no VmRSS")
 	return 0
 }
+
+// TestLoadMCPScenarios runs teammem-load's MCP scenarios against the real
+// server: every read_memory and search_memories call succeeds, in one
+// repository and across all of them.
+func TestLoadMCPScenarios(t *testing.T) {
+	srv := startAuthServer(t)
+	for _, c := range []struct {
+		scenario string
+		all      bool
+	}{{loadgen.MCPRead, false}, {loadgen.MCPSearch, false}, {loadgen.MCPSearch, true}} {
+		r, err := loadgen.Run(t.Context(), loadgen.Config{Server: srv.url(), Token: srv.admin, Scenario: c.scenario,
+			Concurrency: 3, Requests: 30, Entries: 4, SearchRepos: 2, SearchAll: c.all})
+		if err != nil || r.Requests != 30 || len(r.Errors) != 0 {
+			t.Errorf("%s (all %v): %d requests, errors %v, %v; want 30 without an error", c.scenario, c.all, r.Requests, r.Errors, err)
+		}
+	}
+}

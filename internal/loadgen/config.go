@@ -24,10 +24,14 @@ const (
 	Put     = "put"      // single-key PUT of a new EntryBytes entry, rotating over the seeded keys
 	CAS     = "cas"      // GET hashes, then PUT with If-Match, retried on 412; no acknowledged write may be lost
 	Search  = "search"   // GET /api/v1/search over SearchRepos repositories of Entries notes (SearchAll: across all)
+	// MCP tools/call on /mcp over the search corpus: read_memory of one
+	// note, search_memories (SearchAll: across all repositories).
+	MCPRead   = "mcp-read"
+	MCPSearch = "mcp-search"
 )
 
 // Scenarios lists every scenario name.
-var Scenarios = []string{GetFull, Get304, Hashes, Put, CAS, Search}
+var Scenarios = []string{GetFull, Get304, Hashes, Put, CAS, Search, MCPRead, MCPSearch}
 
 // Defaults of Config.
 const (

@@ -2,10 +2,12 @@ package loadgen
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -351,5 +353,40 @@ func TestCorpusContent(t *testing.T) {
 		if !strings.Contains(all.String(), s) {
 			t.Errorf("200 notes never hold %q", s)
 		}
+	}
+}
+
+// TestMCPRepliesAreRead: an MCP call answered 200 is still an error when
+// the reply is a tool error, a JSON-RPC error or not JSON-RPC at all.
+func TestMCPRepliesAreRead(t *testing.T) {
+	fake, _ := loadgentest.New(t)
+	var n atomic.Int64
+	replies := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}`,
+		`<html>`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/mcp" {
+			fake.ServeHTTP(w, r)
+			return
+		}
+		if r.Header.Get("Mcp-Protocol-Version") == "" || !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			http.Error(w, "not an MCP request", http.StatusBadRequest)
+			return
+		}
+		_, _ = io.WriteString(w, replies[n.Add(1)%int64(len(replies))])
+	}))
+	defer srv.Close()
+	cfg := testConfig(srv, MCPRead)
+	cfg.Concurrency, cfg.Requests, cfg.SearchRepos, cfg.Entries = 1, 8, 1, 2
+	r, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"tool error": 2, "JSON-RPC error": 2, "not a JSON-RPC reply": 2}
+	if diff := cmp.Diff(want, r.Errors); diff != "" || r.Requests != 8 {
+		t.Errorf("%d requests, errors (-want +got):\n%s", r.Requests, diff)
 	}
 }

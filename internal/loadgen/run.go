@@ -28,6 +28,10 @@ func newScenario(cfg Config, c *client) scenario {
 		return &casScenario{cfg: cfg, c: c}
 	case Search:
 		return &searchScenario{cfg: cfg, c: c}
+	case MCPRead:
+		return &mcpScenario{searchScenario{cfg: cfg, c: c}, "read_memory"}
+	case MCPSearch:
+		return &mcpScenario{searchScenario{cfg: cfg, c: c}, "search_memories"}
 	default:
 		return &readScenario{cfg: cfg, c: c}
 	}
