@@ -45,11 +45,13 @@ type DB struct {
 	writer *writer
 	ckpt   *checkpointer
 	id     string // the server identity, read at open
-	// stopBackfill ends the search backfill (see backfill); backfilled is
-	// closed when it has ended, with its outcome in backfillErr.
+	// stopBackfill ends the search backfill (see backfill) and merger;
+	// backfilled is closed when the backfill has ended, with its outcome
+	// in backfillErr, merging when the merger has.
 	stopBackfill context.CancelFunc
 	backfilled   chan struct{}
 	backfillErr  error
+	merging      chan struct{}
 	closeOnce    sync.Once // Close closes once; later calls return closeErr
 	closeErr     error
 }
@@ -125,9 +127,14 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 	}
 	bctx, cancel := context.WithCancel(context.Background())
 	db.stopBackfill, db.backfilled = cancel, make(chan struct{})
+	db.merging = make(chan struct{})
 	go func() {
 		defer close(db.backfilled)
 		db.backfillErr = db.backfill(bctx)
+	}()
+	go func() {
+		defer close(db.merging)
+		db.merger(bctx, db.writer.indexed)
 	}()
 	return nil
 }
@@ -205,6 +212,7 @@ func (db *DB) closeAll() error {
 	if db.stopBackfill != nil {
 		db.stopBackfill()
 		<-db.backfilled
+		<-db.merging
 	}
 	if db.writer != nil {
 		db.writer.stop()

@@ -17,6 +17,9 @@ func SetWALRestartFrames(t interface{ Cleanup(func()) }, n int64) {
 	t.Cleanup(func() { walRestartFrames = old })
 }
 
+// Merged returns how many merge steps of db's search index did work.
+func Merged(db *DB) int64 { return db.writer.merged.Load() }
+
 // WaitBackfill waits until db's search backfill has ended and returns its
 // outcome.
 func WaitBackfill(db *DB) error {

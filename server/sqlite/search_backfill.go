@@ -18,21 +18,8 @@ const backfillBatch = 200
 // its comment), in the writer's transaction, and moves search_backfill's
 // cursor past them; done once there is none left.
 type backfillJob struct {
-	ctx      context.Context
-	done     bool
-	err      error
-	finished chan struct{}
-}
-
-func (j *backfillJob) context() context.Context { return j.ctx }
-
-func (j *backfillJob) conditional() bool { return false }
-
-func (j *backfillJob) finish(err error) {
-	if err != nil {
-		j.err = err
-	}
-	close(j.finished)
+	serverJob
+	done bool
 }
 
 func (j *backfillJob) run(ctx context.Context, b *batch) error {
@@ -98,7 +85,7 @@ func (db *DB) backfill(ctx context.Context) error {
 		return nil
 	}
 	for {
-		j := &backfillJob{ctx: ctx, finished: make(chan struct{})}
+		j := &backfillJob{serverJob: newServerJob(ctx)}
 		if err := db.writer.submit(ctx, j, j.finished); err != nil {
 			return fmt.Errorf("index entries for search: %w", err)
 		}

@@ -3,9 +3,13 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/sqlite"
 	"github.com/teammem/teammem/server/storetest"
 )
@@ -45,4 +49,73 @@ func TestSearchBackfill(t *testing.T) {
 		t.Fatalf("backfill: %v", err)
 	}
 	storetest.BackfillFound(t, db)
+}
+
+// TestSearchIndexMergedWhenIdle: 40 writes, each its own transaction,
+// leave the FTS5 index in many segments; once the writes pause, the
+// merger merges them (its steps did work, the index holds fewer data
+// rows) and every entry is still found, the replaced text no more.
+func TestSearchIndexMergedWhenIdle(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 40
+	for i := range n {
+		content := fmt.Sprintf("# Note %d\n\nThe canary deploy of service%d waits for the replica.\n", i, i)
+		if _, err := db.Apply(ctx, server.Write{Repo: "acme/api", Author: "t",
+			Puts: []server.Put{{Key: fmt.Sprintf("n%02d.md", i), Content: content, Checksum: protocol.EntryChecksum([]byte(content))}}}); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 { // replaced: its old words must not be found
+			content = fmt.Sprintf("# Note %d\n\nThe canary rollout of service%d.\n", i, i)
+			if _, err := db.Apply(ctx, server.Write{Repo: "acme/api", Author: "t",
+				Puts: []server.Put{{Key: fmt.Sprintf("n%02d.md", i), Content: content, Checksum: protocol.EntryChecksum([]byte(content))}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rows := func() (n int) {
+		raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		if err := raw.QueryRowContext(ctx, `SELECT count(*) FROM search_fts_data`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := rows()
+	deadline := time.Now().Add(30 * time.Second)
+	for last := int64(-1); ; {
+		time.Sleep(1500 * time.Millisecond) // past mergeIdle and a few steps
+		m := sqlite.Merged(db)
+		if m > 0 && m == last {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the merger did %d steps in 30 s and has not stopped", m)
+		}
+		last = m
+	}
+	if after := rows(); after >= before {
+		t.Errorf("search_fts_data holds %d rows after merging, %d before; want fewer", after, before)
+	}
+	count := func(q string) int {
+		hits, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{q}}, Repos: []string{"acme/api"}, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	if got := count("canary"); got != n {
+		t.Errorf("canary: %d hits, want %d", got, n)
+	}
+	if got := count("deploy"); got != n/2 {
+		t.Errorf("deploy: %d hits, want %d (the replaced notes' old words are gone)", got, n/2)
+	}
 }

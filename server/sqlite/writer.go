@@ -57,9 +57,13 @@ type writer struct {
 	done  chan struct{}
 	once  sync.Once
 	// largest is the most jobs one batch has held, lingered how many
-	// batches waited for more, rewound how many times the WAL was rewound
-	// (read by tests).
-	largest, lingered, rewound atomic.Int64
+	// batches waited for more, rewound how many times the WAL was rewound,
+	// merged how many merge steps of the search index did work (read by
+	// tests).
+	largest, lingered, rewound, merged atomic.Int64
+	// indexed is poked after a commit that changed the search index (see
+	// DB.merger).
+	indexed chan struct{}
 }
 
 func startWriter(ctx context.Context, db *DB) (*writer, error) {
@@ -68,7 +72,8 @@ func startWriter(ctx context.Context, db *DB) (*writer, error) {
 		return nil, err
 	}
 	w := &writer{db: db, stmts: stmts, queue: make(chan job, maxBatch),
-		quit: make(chan struct{}), done: make(chan struct{})}
+		quit: make(chan struct{}), done: make(chan struct{}), indexed: make(chan struct{}, 1)}
+	w.indexed <- struct{}{} // an index left unmerged by the last run is merged too
 	go w.loop()
 	return w, nil
 }
@@ -124,6 +129,30 @@ func (w *writer) loop() {
 		w.runBatch(jobs)
 		clear(jobs)
 	}
+}
+
+// serverJob is what a job the server runs on its own (the search backfill
+// and merge) embeds: its context, its outcome and the channel closed when
+// it is finished (to pass to submit).
+type serverJob struct {
+	ctx      context.Context
+	err      error
+	finished chan struct{}
+}
+
+func newServerJob(ctx context.Context) serverJob {
+	return serverJob{ctx: ctx, finished: make(chan struct{})}
+}
+
+func (j *serverJob) context() context.Context { return j.ctx }
+
+func (j *serverJob) conditional() bool { return false }
+
+func (j *serverJob) finish(err error) {
+	if err != nil {
+		j.err = err
+	}
+	close(j.finished)
 }
 
 // rewindWAL copies the WAL's last frames into the database file and
@@ -257,6 +286,12 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 		w.db.meta.Clear()
 	}
 	w.db.ckpt.poke()
+	if len(b.index) > 0 {
+		select {
+		case w.indexed <- struct{}{}:
+		default:
+		}
+	}
 	return nil
 }
 
