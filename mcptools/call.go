@@ -72,17 +72,36 @@ func arguments[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, er
 			return in, fmt.Errorf("validating \"arguments\": %v", err)
 		}
 	}
-	if err := schema.ApplyDefaults(&m); err != nil {
-		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	defaults := hasDefaults(schema.Schema())
+	if defaults {
+		if err := schema.ApplyDefaults(&m); err != nil {
+			return in, fmt.Errorf("validating \"arguments\": %v", err)
+		}
 	}
 	if err := schema.Validate(m); err != nil {
 		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	if !defaults && len(raw) > 0 {
+		// Valid, so its properties are In's very names (no other is
+		// allowed): decoded as they came, as the SDK decodes them.
+		return in, json.Unmarshal(raw, &in)
 	}
 	withDefaults, err := json.Marshal(m)
 	if err == nil {
 		err = json.Unmarshal(withDefaults, &in)
 	}
 	return in, err
+}
+
+// hasDefaults reports whether an object schema gives a property a
+// default value.
+func hasDefaults(s *jsonschema.Schema) bool {
+	for _, p := range s.Properties {
+		if p.Default != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // errorResult is the tool error telling err.

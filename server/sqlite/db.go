@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/teammem/teammem/internal/filelock"
@@ -52,8 +53,11 @@ type DB struct {
 	backfilled   chan struct{}
 	backfillErr  error
 	merging      chan struct{}
-	closeOnce    sync.Once // Close closes once; later calls return closeErr
-	closeErr     error
+	// pending counts the keys marked for the search index (see
+	// search_pending.go).
+	pending   atomic.Int64
+	closeOnce sync.Once // Close closes once; later calls return closeErr
+	closeErr  error
 }
 
 var _ server.Store = (*DB)(nil)
@@ -109,6 +113,9 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		return err
 	}
 	if db.reads, err = prepareReads(ctx, db.read); err != nil {
+		return err
+	}
+	if err := db.countPending(ctx); err != nil {
 		return err
 	}
 	if db.ckpt, err = startCheckpointer(ctx, db.path); err != nil {

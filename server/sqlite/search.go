@@ -92,6 +92,9 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	if !q.AllRepos && len(q.Repos) == 0 {
 		return nil, nil
 	}
+	if err := db.indexPending(ctx); err != nil {
+		return nil, wrap("search", err)
+	}
 	repos, err := json.Marshal(append([]string{}, q.Repos...))
 	if err != nil {
 		return nil, wrap("search", err)

@@ -8,18 +8,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/internal/searchtext"
-	"github.com/teammem/teammem/server/internal/writeplan"
 )
-
-// searchDocs is the search text of a write's puts, by key, computed by
-// the caller before the write is queued (see searchtext.Prepare).
-type searchDocs map[string]searchtext.Entry
-
-func docsOf(w server.Write) searchDocs {
-	return searchtext.Prepare(w.Puts, func(p server.Put) (string, string) { return p.Key, p.Content })
-}
 
 // The statements keeping the search index (see migration 8), run by the
 // writer in the transaction of the write they index.
@@ -35,15 +25,15 @@ const (
 	linkFtsAddSQL = `INSERT INTO search_links_fts (rowid, scope, line) VALUES (?, ?, ?)`
 )
 
-var searchWriteSQL = []string{docIDSQL, docAddSQL, ftsPutSQL, docDeleteSQL, ftsDeleteSQL, linksDropSQL, linkFtsDelSQL, linkAddSQL, linkFtsAddSQL}
+var searchWriteSQL = []string{pendingAddSQL, pendingDropSQL, docIDSQL, docAddSQL, ftsPutSQL, docDeleteSQL, ftsDeleteSQL, linksDropSQL, linkFtsDelSQL, linkAddSQL, linkFtsAddSQL}
 
 // searchStmts are the index statements, part of writeStmts.
 type searchStmts struct {
-	docID, docAdd, ftsPut, docDelete, ftsDelete, linksDrop, linkFtsDel, linkAdd, linkFtsAdd *sql.Stmt
+	pendingAdd, pendingDrop, docID, docAdd, ftsPut, docDelete, ftsDelete, linksDrop, linkFtsDel, linkAdd, linkFtsAdd *sql.Stmt
 }
 
 func (s *searchStmts) all() []**sql.Stmt {
-	return []**sql.Stmt{&s.docID, &s.docAdd, &s.ftsPut, &s.docDelete, &s.ftsDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
+	return []**sql.Stmt{&s.pendingAdd, &s.pendingDrop, &s.docID, &s.docAdd, &s.ftsPut, &s.docDelete, &s.ftsDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
 }
 
 // indexChange is one change of the search index: the words of a put
@@ -56,19 +46,6 @@ type indexChange struct {
 	repo, key string
 	del       bool
 	e         searchtext.Entry
-}
-
-// indexChangeOf returns the index change of ch in repo. docs holds the
-// put's words when the caller prepared them.
-func indexChangeOf(repo string, ch writeplan.Change, docs searchDocs) indexChange {
-	if ch.Op == server.OpDelete {
-		return indexChange{repo: repo, key: ch.Key, del: true}
-	}
-	e, ok := docs[ch.Key]
-	if !ok {
-		e = searchtext.EntryOf(ch.Key, ch.Content)
-	}
-	return indexChange{repo: repo, key: ch.Key, e: e}
 }
 
 // apply makes the index changes, in order, in two passes: first the rows

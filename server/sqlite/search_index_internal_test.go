@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/internal/searchtext"
 )
@@ -96,4 +97,84 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 		}
 	}
 	return 0, 0
+}
+
+// TestPutsMarkedThenIndexedOnce: 50 puts of one key write nothing to the
+// FTS5 index, only a mark; the search after them indexes the key once,
+// with its last content, and sees it. A key deleted before the search is
+// not found; marks survive a restart and are indexed by the first search.
+func TestPutsMarkedThenIndexedOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	db, err := Open(ctx, path, Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	const repo = "acme/api"
+	put := func(db *DB, key, content string) {
+		t.Helper()
+		p := server.Put{Key: key, Content: content, Checksum: protocol.EntryChecksum([]byte(content))}
+		if _, err := db.Apply(ctx, server.Write{Repo: repo, Author: "t", Puts: []server.Put{p}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	find := func(db *DB, word string) []string {
+		t.Helper()
+		hits, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{word}}, Repos: []string{repo}, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, h := range hits {
+			keys = append(keys, h.Key)
+		}
+		return keys
+	}
+	put(db, "seed.md", "seed")
+	find(db, "seed") // the index exists
+	before := segmentsWritten(t, db)
+	for i := range 50 {
+		put(db, "deploy.md", fmt.Sprintf("deploy step%d", i))
+	}
+	put(db, "gone.md", "deploy, deleted before any search")
+	if _, err := db.Apply(ctx, server.Write{Repo: repo, Author: "t", Deletes: []string{"gone.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := segmentsWritten(t, db); got != before {
+		t.Fatalf("51 puts and a delete wrote to the FTS5 index %d times before a search; want none", got-before)
+	}
+	if n := db.pending.Load(); n != 2 {
+		t.Fatalf("%d keys marked, want 2", n)
+	}
+	if got := find(db, "step49"); len(got) != 1 || got[0] != "deploy.md" {
+		t.Errorf("step49: %v, want deploy.md", got)
+	}
+	if got := find(db, "step48"); len(got) != 0 {
+		t.Errorf("step48 (replaced): %v, want nothing", got)
+	}
+	if got := find(db, "deleted"); len(got) != 0 {
+		t.Errorf("deleted: %v, want nothing", got)
+	}
+	if got := segmentsWritten(t, db) - before; got > 2 {
+		t.Errorf("the search indexed the marked keys with %d FTS5 writes; want a segment (and a tombstone) at most", got)
+	}
+	if n := db.pending.Load(); n != 0 {
+		t.Errorf("%d keys still marked after the search", n)
+	}
+
+	put(db, "later.md", "rollback plan")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := db.pending.Load(); n != 1 {
+		t.Errorf("after a restart %d keys marked, want 1", n)
+	}
+	if got := find(db, "rollback"); len(got) != 1 || got[0] != "later.md" {
+		t.Errorf("rollback after a restart: %v, want later.md", got)
+	}
 }

@@ -79,12 +79,18 @@ func (db *DB) mergeWhenIdle(ctx context.Context, written <-chan struct{}) (inter
 	for {
 		select {
 		case <-written:
+			if db.pending.Load() >= maxPending { // a burst: index its keys now
+				_ = db.indexPending(ctx)
+			}
 			continue
 		case <-time.After(mergeIdle):
 		case <-ctx.Done():
 			return false
 		}
 		break
+	}
+	if db.indexPending(ctx) != nil {
+		return false
 	}
 	for {
 		j := &mergeJob{serverJob: newServerJob(ctx)}

@@ -51,10 +51,11 @@ func TestSearchBackfill(t *testing.T) {
 	storetest.BackfillFound(t, db)
 }
 
-// TestSearchIndexMergedWhenIdle: 40 writes, each its own transaction,
-// leave the FTS5 index in many segments; once the writes pause, the
-// merger merges them (its steps did work, the index holds fewer data
-// rows) and every entry is still found, the replaced text no more.
+// TestSearchIndexMergedWhenIdle: 40 writes, each followed by a search
+// (which indexes the keys the write marked), leave the FTS5 index in many
+// segments; once the writes pause, the merger merges them (its steps did
+// work, the index holds fewer data rows) and every entry is still found,
+// the replaced text no more.
 func TestSearchIndexMergedWhenIdle(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "teammem.db")
@@ -64,6 +65,13 @@ func TestSearchIndexMergedWhenIdle(t *testing.T) {
 	}
 	defer db.Close()
 	const n = 40
+	count := func(q string) int {
+		hits, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{q}}, Repos: []string{"acme/api"}, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
 	for i := range n {
 		content := fmt.Sprintf("# Note %d\n\nThe canary deploy of service%d waits for the replica.\n", i, i)
 		if _, err := db.Apply(ctx, server.Write{Repo: "acme/api", Author: "t",
@@ -77,6 +85,7 @@ func TestSearchIndexMergedWhenIdle(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		count("canary")
 	}
 	rows := func() (n int) {
 		raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
@@ -104,13 +113,6 @@ func TestSearchIndexMergedWhenIdle(t *testing.T) {
 	}
 	if after := rows(); after >= before {
 		t.Errorf("search_fts_data holds %d rows after merging, %d before; want fewer", after, before)
-	}
-	count := func(q string) int {
-		hits, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{q}}, Repos: []string{"acme/api"}, Limit: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(hits)
 	}
 	if got := count("canary"); got != n {
 		t.Errorf("canary: %d hits, want %d", got, n)

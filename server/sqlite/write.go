@@ -86,16 +86,17 @@ func (s *writeStmts) Close() error {
 
 // batch is one write transaction shared by several jobs.
 type batch struct {
-	w       *writer
-	tx      *sql.Tx
-	stmts   *writeStmts
-	pending map[string]server.RepoState // states written by this batch
-	plans   []*writeplan.Plan           // the writes committed by this batch, in order
-	docs    searchDocs                  // the search text of the running job's puts
-	index   []indexChange               // the search index changes of the committed writes, made at the end
-	purged  bool                        // tombstones were removed
-	changed bool                        // something to commit
-	broken  error                       // the transaction is unusable
+	w            *writer
+	tx           *sql.Tx
+	stmts        *writeStmts
+	pending      map[string]server.RepoState // states written by this batch
+	plans        []*writeplan.Plan           // the writes committed by this batch, in order
+	index        []indexChange               // search index changes (backfill, marked keys), made at the end
+	marks        []pendingKey                // the keys the committed writes changed, marked at the end
+	indexedMarks bool                        // a pendingJob ran: the marks left are counted again
+	purged       bool                        // tombstones were removed
+	changed      bool                        // something to commit
+	broken       error                       // the transaction is unusable
 }
 
 func newBatch(ctx context.Context, tx *sql.Tx, w *writer) *batch {
@@ -165,7 +166,7 @@ func (b *batch) begin(context.Context) (writeplan.Tx, error) {
 type change struct {
 	b     *batch
 	plan  *writeplan.Plan
-	index []indexChange // made by the batch if the change commits
+	marks []pendingKey // marked by the batch if the change commits
 }
 
 func (c *change) Lock(ctx context.Context, repo string) (server.RepoState, error) {
@@ -217,7 +218,7 @@ func (c *change) save(ctx context.Context, p *writeplan.Plan) error {
 		if _, err := st.rev.ExecContext(ctx, p.Repo, ch.Key, p.Version, string(ch.Op), ch.Checksum, ch.Size, p.Author, at, ch.Content); err != nil {
 			return wrap("save revision", err)
 		}
-		c.index = append(c.index, indexChangeOf(p.Repo, ch, c.b.docs))
+		c.marks = append(c.marks, pendingKey{p.Repo, ch.Key})
 	}
 	return nil
 }
@@ -226,7 +227,7 @@ func (c *change) save(ctx context.Context, p *writeplan.Plan) error {
 func (c *change) Commit(context.Context) error {
 	c.b.pending[c.plan.Repo] = c.plan.State()
 	c.b.plans = append(c.b.plans, c.plan)
-	c.b.index = append(c.b.index, c.index...)
+	c.b.marks = append(c.b.marks, c.marks...)
 	c.b.changed = true
 	return nil
 }

@@ -61,8 +61,8 @@ type writer struct {
 	// merged how many merge steps of the search index did work (read by
 	// tests).
 	largest, lingered, rewound, merged atomic.Int64
-	// indexed is poked after a commit that changed the search index (see
-	// DB.merger).
+	// indexed is poked after a commit that changed the search index or
+	// marked keys for it (see DB.merger).
 	indexed chan struct{}
 }
 
@@ -271,7 +271,8 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 	if b.broken != nil || !b.changed {
 		return errors.Join(b.broken, wrap("roll back write", tx.Rollback()))
 	}
-	if err := errors.Join(b.stmts.search.apply(ctx, b.index), b.saveRepos(ctx)); err != nil {
+	pending, err := b.markPending(ctx)
+	if err = errors.Join(err, b.stmts.search.apply(ctx, b.index), b.saveRepos(ctx)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -286,7 +287,9 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 		w.db.meta.Clear()
 	}
 	w.db.ckpt.poke()
-	if len(b.index) > 0 {
+	marked := pending > w.db.pending.Load()
+	w.db.pending.Store(pending)
+	if len(b.index) > 0 || marked {
 		select {
 		case w.indexed <- struct{}{}:
 		default:
@@ -299,7 +302,6 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 type applyJob struct {
 	ctx  context.Context
 	w    server.Write
-	docs searchDocs
 	res  server.WriteResult
 	err  error
 	done chan struct{}
@@ -311,9 +313,7 @@ func (j *applyJob) conditional() bool { return j.w.IfMatch.IsSet() || j.w.IfNone
 
 func (j *applyJob) run(ctx context.Context, b *batch) error {
 	var err error
-	b.docs = j.docs
 	j.res, err = b.w.cache.Apply(ctx, b.begin, j.w)
-	b.docs = nil
 	return err
 }
 
@@ -327,7 +327,7 @@ func (j *applyJob) finish(err error) {
 // Apply queues one write for the writer and waits until its batch has
 // committed; see server.Store.
 func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
-	j := &applyJob{ctx: ctx, w: w, docs: docsOf(w), done: make(chan struct{})}
+	j := &applyJob{ctx: ctx, w: w, done: make(chan struct{})}
 	if err := db.writer.submit(ctx, j, j.done); err != nil {
 		return server.WriteResult{}, fmt.Errorf("apply write to %s: %w", w.Repo, err)
 	}

@@ -1,0 +1,143 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/teammem/teammem/server/internal/searchtext"
+)
+
+// A write marks the keys it changes in search_pending (migration 12), in
+// its transaction, instead of indexing them: FTS5's work for a put (its
+// tokeniser, the segment it flushes at every commit, the tombstone of the
+// row it replaces) cost about 40 % of the PUT throughput on one CPU, for
+// text most puts replace again before anyone searches. The marked keys
+// are indexed, with their content at that moment, by indexPending:
+//   - before every search, in the writer's queue behind every write
+//     acknowledged before the search began, so a search sees them all;
+//   - once writes pause (see merger), and as soon as maxPending keys wait,
+//     so the first search after a burst does a bounded amount of work.
+// Marks are rows: a crash loses none, and Open counts them.
+
+// pendingBatch is how many marked keys one writer transaction indexes.
+const pendingBatch = 200
+
+// maxPending is how many keys may wait before the merger indexes them
+// without waiting for writes to pause.
+const maxPending = 500
+
+const (
+	pendingAddSQL  = `INSERT OR IGNORE INTO search_pending (repo, key) VALUES (?, ?)`
+	pendingReadSQL = `SELECT p.repo, p.key, e.deleted, coalesce(r.content, '')
+		FROM search_pending p
+		LEFT JOIN entries e ON e.repo = p.repo AND e.key = p.key
+		LEFT JOIN revisions r ON r.repo = e.repo AND r.key = e.key AND r.version = e.version
+		ORDER BY p.repo, p.key LIMIT ?`
+	pendingDropSQL = `DELETE FROM search_pending WHERE repo = ? AND key = ?`
+)
+
+// pendingKey is a key a write changed, marked at the batch's end.
+type pendingKey struct{ repo, key string }
+
+// markPending records the batch's marks. It returns how many keys are
+// marked in all once it commits: the count before and the rows it added
+// (a key already marked adds none) or, after a pendingJob, a count of the
+// table, so that a count that ever went wrong is set right by the next
+// search.
+func (b *batch) markPending(ctx context.Context) (int64, error) {
+	added := b.w.db.pending.Load() // only the writer changes it
+	for _, m := range b.marks {
+		res, err := b.stmts.search.pendingAdd.ExecContext(ctx, m.repo, m.key)
+		if err != nil {
+			return added, wrap("mark for search", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return added, wrap("mark for search", err)
+		}
+		added += n
+	}
+	if b.indexedMarks {
+		err := b.tx.QueryRowContext(ctx, `SELECT count(*) FROM search_pending`).Scan(&added)
+		return added, wrap("count search marks", err)
+	}
+	return added, nil
+}
+
+// pendingJob indexes up to pendingBatch marked keys with their current
+// content (a deleted or purged key leaves the index) and drops their
+// marks; more reports that it left some.
+type pendingJob struct {
+	serverJob
+	more bool
+}
+
+func (j *pendingJob) run(ctx context.Context, b *batch) error {
+	return b.inSavepoint(ctx, func() error {
+		type marked struct {
+			pendingKey
+			deleted sql.NullInt64 // NULL: the entry is gone (purged)
+			content string
+		}
+		rows, err := b.tx.QueryContext(ctx, pendingReadSQL, pendingBatch)
+		if err != nil {
+			return wrap("read search marks", err)
+		}
+		var keys []marked
+		for rows.Next() {
+			var m marked
+			if err := rows.Scan(&m.repo, &m.key, &m.deleted, &m.content); err != nil {
+				_ = rows.Close()
+				return wrap("read search marks", err)
+			}
+			keys = append(keys, m)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return wrap("read search marks", err)
+		}
+		for _, m := range keys {
+			c := indexChange{repo: m.repo, key: m.key, del: !m.deleted.Valid || m.deleted.Int64 != 0}
+			if !c.del {
+				c.e = searchtext.EntryOf(m.key, m.content)
+			}
+			b.index = append(b.index, c) // made at the batch's end, as a backfill's
+			if _, err := b.stmts.search.pendingDrop.ExecContext(ctx, m.repo, m.key); err != nil {
+				return wrap("drop search mark", err)
+			}
+		}
+		b.indexedMarks = true
+		b.changed = b.changed || len(keys) > 0
+		j.more = len(keys) == pendingBatch
+		return nil
+	})
+}
+
+// indexPending indexes every key marked before it was called (and those
+// marked meanwhile, as far as the batches take it).
+func (db *DB) indexPending(ctx context.Context) error {
+	for db.pending.Load() > 0 {
+		j := &pendingJob{serverJob: newServerJob(ctx)}
+		if err := db.writer.submit(ctx, j, j.finished); err != nil {
+			return fmt.Errorf("index for search: %w", err)
+		}
+		if j.err != nil {
+			return fmt.Errorf("index for search: %w", j.err)
+		}
+		if !j.more {
+			return nil
+		}
+	}
+	return nil
+}
+
+// countPending reads how many keys are marked, at open.
+func (db *DB) countPending(ctx context.Context) error {
+	var n int64
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM search_pending`).Scan(&n); err != nil {
+		return wrap("count search marks", err)
+	}
+	db.pending.Store(n)
+	return nil
+}
