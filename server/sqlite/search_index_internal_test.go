@@ -177,4 +177,10 @@ func TestPutsMarkedThenIndexedOnce(t *testing.T) {
 	if got := find(db, "rollback"); len(got) != 1 || got[0] != "later.md" {
 		t.Errorf("rollback after a restart: %v, want later.md", got)
 	}
+
+	db.pending.Store(3) // a count gone wrong, no mark in the table
+	find(db, "rollback")
+	if n := db.pending.Load(); n != 0 {
+		t.Errorf("a count of 3 with no mark left is %d after a search; want it set right (0)", n)
+	}
 }

@@ -269,6 +269,11 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 	b := newBatch(ctx, tx, w)
 	fill(b)
 	if b.broken != nil || !b.changed {
+		if b.broken == nil && b.indexedMarks {
+			// An indexing job found no mark, and nothing else changed:
+			// none is left, whatever the count said.
+			w.db.pending.Store(0)
+		}
 		return errors.Join(b.broken, wrap("roll back write", tx.Rollback()))
 	}
 	pending, err := b.markPending(ctx)
