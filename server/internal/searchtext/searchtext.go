@@ -70,7 +70,7 @@ func eachWord(text string, fn func(word string, start, end int) bool) {
 // eachRaw calls fn with each word of text as it stands in text (raw, from
 // byte start), until fn returns false; ascii reports that the word is
 // ASCII, which it normalises to by lowering its case alone (see
-// writeNormalized). The words left out of the index (see keep) are not
+// appendNormalized). The words left out of the index (see keep) are not
 // passed. It reads text a byte at a time, decoding a rune only past
 // ASCII: a 2 KB note takes a few microseconds, and every put reads one.
 func eachRaw(text string, fn func(raw string, start int, ascii bool) bool) {
