@@ -8,16 +8,10 @@ import (
 
 // purgeJob is one Store.PurgeTombstones.
 type purgeJob struct {
-	ctx    context.Context
+	serverJob
 	before time.Time
 	n      int
-	err    error
-	done   chan struct{}
 }
-
-func (j *purgeJob) context() context.Context { return j.ctx }
-
-func (j *purgeJob) conditional() bool { return false }
 
 func (j *purgeJob) run(ctx context.Context, b *batch) error {
 	return b.inSavepoint(ctx, func() error {
@@ -43,20 +37,16 @@ func (j *purgeJob) run(ctx context.Context, b *batch) error {
 	})
 }
 
-func (j *purgeJob) finish(err error) {
-	if err != nil {
-		j.n, j.err = 0, err
-	}
-	close(j.done)
-}
-
 // PurgeTombstones removes tombstones deleted before the given time and
 // raises the since-floor of their repositories, in the writer's next
 // batch; see server.Store.
 func (db *DB) PurgeTombstones(ctx context.Context, before time.Time) (int, error) {
-	j := &purgeJob{ctx: ctx, before: before, done: make(chan struct{})}
-	if err := db.writer.submit(ctx, j, j.done); err != nil {
+	j := &purgeJob{serverJob: newServerJob(ctx), before: before}
+	if err := db.writer.submit(ctx, j, j.finished); err != nil {
 		return 0, fmt.Errorf("purge tombstones: %w", err)
 	}
-	return j.n, j.err
+	if j.err != nil {
+		return 0, j.err
+	}
+	return j.n, nil
 }

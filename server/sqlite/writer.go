@@ -131,9 +131,9 @@ func (w *writer) loop() {
 	}
 }
 
-// serverJob is what a job the server runs on its own (the search backfill
-// and merge) embeds: its context, its outcome and the channel closed when
-// it is finished (to pass to submit).
+// serverJob is what a job other than a client's write (a purge, the search
+// backfill, indexing and merge) embeds: its context, its outcome and the
+// channel closed when it is finished (to pass to submit).
 type serverJob struct {
 	ctx      context.Context
 	err      error

@@ -92,15 +92,7 @@ func TestGroupCommit(t *testing.T) {
 			t.Errorf("version %d was not acknowledged to any write", v)
 		}
 	}
-	snap, err := db.Snapshot(ctx, repo, server.ReadOptions{WithContent: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, e := range snap.Live {
-		got[e.Key] = e.Content
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, liveContents(t, db, repo)); diff != "" {
 		t.Errorf("contents (-want +got):\n%s", diff)
 	}
 	for v, key := range versions {
@@ -193,14 +185,7 @@ func TestWALBoundedUnderLoad(t *testing.T) {
 	if n := sqlite.Rewound(db); n < 2 {
 		t.Fatalf("the WAL was rewound %d times under 3 s of writes, want at least 2", n)
 	}
-	snap, err := db.Snapshot(ctx, repo, server.ReadOptions{WithContent: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, e := range snap.Live {
-		got[e.Key] = e.Content
-	}
+	got := liveContents(t, db, repo)
 	for g, content := range last {
 		if got[fmt.Sprintf("w%d.md", g)] != content {
 			t.Errorf("w%d.md holds %.30q, want the last acknowledged %.30q", g, got[fmt.Sprintf("w%d.md", g)], content)
@@ -212,4 +197,18 @@ func TestWALBoundedUnderLoad(t *testing.T) {
 	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 64<<20 {
 		t.Errorf("WAL of %d bytes left after close", fi.Size())
 	}
+}
+
+// liveContents returns the content of each live entry of repo, by key.
+func liveContents(t *testing.T, db *sqlite.DB, repo string) map[string]string {
+	t.Helper()
+	snap, err := db.Snapshot(context.Background(), repo, server.ReadOptions{WithContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range snap.Live {
+		got[e.Key] = e.Content
+	}
+	return got
 }
