@@ -76,18 +76,22 @@ func (db *DB) merger(ctx context.Context, written <-chan struct{}) {
 // mergeIdle, then merges until nothing is left to merge (false) or a write
 // comes (true: wait for the next pause).
 func (db *DB) mergeWhenIdle(ctx context.Context, written <-chan struct{}) (interrupted bool) {
-	for {
+	// One timer, pushed back by each write: the writer pokes written after
+	// every commit, and a timer made per poke was one per batch.
+	idle := time.NewTimer(mergeIdle)
+	defer idle.Stop()
+	for waiting := true; waiting; {
 		select {
 		case <-written:
 			if db.pending.Load() >= maxPending { // a burst: index its keys now
 				_ = db.indexPending(ctx)
 			}
-			continue
-		case <-time.After(mergeIdle):
+			idle.Reset(mergeIdle)
+		case <-idle.C:
+			waiting = false
 		case <-ctx.Done():
 			return false
 		}
-		break
 	}
 	if db.indexPending(ctx) != nil {
 		return false

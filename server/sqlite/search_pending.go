@@ -47,23 +47,23 @@ type pendingKey struct{ repo, key string }
 // table, so that a count that ever went wrong is set right by the next
 // search.
 func (b *batch) markPending(ctx context.Context) (int64, error) {
-	added := b.w.db.pending.Load() // only the writer changes it
+	total := b.w.db.pending.Load() // only the writer changes it
 	for _, m := range b.marks {
 		res, err := b.stmts.search.pendingAdd.ExecContext(ctx, m.repo, m.key)
 		if err != nil {
-			return added, wrap("mark for search", err)
+			return total, wrap("mark for search", err)
 		}
 		n, err := res.RowsAffected()
 		if err != nil {
-			return added, wrap("mark for search", err)
+			return total, wrap("mark for search", err)
 		}
-		added += n
+		total += n
 	}
 	if b.indexedMarks {
-		err := b.tx.QueryRowContext(ctx, `SELECT count(*) FROM search_pending`).Scan(&added)
-		return added, wrap("count search marks", err)
+		err := b.tx.QueryRowContext(ctx, `SELECT count(*) FROM search_pending`).Scan(&total)
+		return total, wrap("count search marks", err)
 	}
-	return added, nil
+	return total, nil
 }
 
 // pendingJob indexes up to pendingBatch marked keys with their current
