@@ -2,9 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
@@ -182,5 +185,58 @@ func TestPutsMarkedThenIndexedOnce(t *testing.T) {
 	find(db, "rollback")
 	if n := db.pending.Load(); n != 0 {
 		t.Errorf("a count of 3 with no mark left is %d after a search; want it set right (0)", n)
+	}
+}
+
+// TestWALRewindWaitsLittleForReaders: while a reader keeps an older
+// snapshot open, the WAL cannot be rewound; the writer tries (between two
+// transactions, holding the writes back), gives up after rewindWait
+// instead of the connections' 10 s busy timeout, and the writes go on.
+// Once the reader ends, the WAL is rewound.
+func TestWALRewindWaitsLittleForReaders(t *testing.T) {
+	old := walRestartFrames
+	walRestartFrames = 64
+	t.Cleanup(func() { walRestartFrames = old })
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "teammem.db"), Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	write := func(i int) {
+		c := fmt.Sprintf("write %d\n%s", i, strings.Repeat("wal ", 500))
+		p := server.Put{Key: fmt.Sprintf("k%d.md", i%8), Content: c, Checksum: protocol.EntryChecksum([]byte(c))}
+		if _, err := db.Apply(ctx, server.Write{Repo: "acme/wal", Author: "t", Puts: []server.Put{p}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(0)
+	reader, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := reader.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&n); err != nil { // the snapshot starts
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for i := 1; db.writer.rewindBusy.Load() < 2; i++ {
+		write(i)
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("no rewind was tried in 20 s of writes with a reader open (%d tried and refused)", db.writer.rewindBusy.Load())
+		}
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("the writes took %v past 2 refused rewinds; a rewind waits for readers %v at most", d, rewindWait)
+	}
+	if r := db.writer.rewound.Load(); r != 0 {
+		t.Errorf("the WAL was rewound %d times under an open reader", r)
+	}
+	_ = reader.Rollback()
+	for i := 0; db.writer.rewound.Load() == 0; i++ {
+		write(i)
+		if time.Since(start) > 40*time.Second {
+			t.Fatal("the WAL was not rewound after the reader ended")
+		}
 	}
 }

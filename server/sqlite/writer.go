@@ -57,10 +57,10 @@ type writer struct {
 	done  chan struct{}
 	once  sync.Once
 	// largest is the most jobs one batch has held, lingered how many
-	// batches waited for more, rewound how many times the WAL was rewound,
-	// merged how many merge steps of the search index did work (read by
-	// tests).
-	largest, lingered, rewound, merged atomic.Int64
+	// batches waited for more, rewound how many times the WAL was rewound
+	// and rewindBusy how many times a reader kept it from being, merged
+	// how many merge steps of the search index did work (read by tests).
+	largest, lingered, rewound, rewindBusy, merged atomic.Int64
 	// indexed is poked after a commit that changed the search index or
 	// marked keys for it (see DB.merger).
 	indexed chan struct{}
@@ -174,6 +174,8 @@ func (w *writer) rewindWAL() {
 	var busy, frames, copied int64
 	if conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &frames, &copied) == nil && busy == 0 {
 		w.rewound.Add(1)
+	} else {
+		w.rewindBusy.Add(1)
 	}
 	_, _ = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds()))
 }
