@@ -113,29 +113,35 @@ func (b *Backend) History(ctx context.Context, repo, key string, limit int) ([]m
 	return out, nil
 }
 
-// Revision reads one revision with its content. Version 0 is looked up in
-// the key's history first, so that the agent works with a server that
-// refuses a revision read without a version (as it did before).
+// Revision reads one revision with its content; version 0 asks the server
+// for the key's newest revision, in one request. A server from before
+// that refuses a revision read without a version (400): the newest
+// version is then read from the key's history first.
 func (b *Backend) Revision(ctx context.Context, repo, key string, version int64) (mcptools.Revision, error) {
-	if version == 0 {
-		revs, err := b.History(ctx, repo, key, 1)
-		if err != nil {
-			return mcptools.Revision{}, err
-		}
-		if len(revs) == 0 {
-			return mcptools.Revision{}, mcptools.Mark(fmt.Errorf("%q has no revision", key), mcptools.ErrNotFound)
-		}
-		if revs[0].Op == "delete" {
-			return revs[0], nil
-		}
-		version = revs[0].Version
-	}
 	r, err := b.c.Revision(ctx, repo, key, version)
+	if version == 0 && errors.Is(err, client.ErrBadRequest) {
+		return b.newestFromHistory(ctx, repo, key)
+	}
 	if err != nil {
 		return mcptools.Revision{}, mark(err)
 	}
 	return mcptools.Revision{Version: r.Version, Op: r.Op, Checksum: r.Checksum, Size: int64(len(r.Content)), Author: r.Author,
 		At: parseTime(r.At), Content: r.Content}, nil
+}
+
+// newestFromHistory is Revision(version 0) against an older server.
+func (b *Backend) newestFromHistory(ctx context.Context, repo, key string) (mcptools.Revision, error) {
+	revs, err := b.History(ctx, repo, key, 1)
+	if err != nil {
+		return mcptools.Revision{}, err
+	}
+	if len(revs) == 0 {
+		return mcptools.Revision{}, mcptools.Mark(fmt.Errorf("%q has no revision", key), mcptools.ErrNotFound)
+	}
+	if revs[0].Op == "delete" {
+		return revs[0], nil
+	}
+	return b.Revision(ctx, repo, key, revs[0].Version)
 }
 
 // Activity reads the repository's newest versions.
