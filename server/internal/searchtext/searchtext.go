@@ -36,8 +36,8 @@ const MaxBodyBytes = 256 << 10
 // limit bytes of them (limit <= 0: all).
 func Normalize(text string, limit int) string {
 	var b []byte
-	eachRaw(text, func(raw string, _ int, ascii bool) bool {
-		b = appendNormalized(b, raw, ascii)
+	eachRaw(text, func(raw string, _ int, folded string) bool {
+		b = appendNormalized(b, raw, folded)
 		return limit <= 0 || len(b) < limit
 	})
 	return string(b)
@@ -56,24 +56,26 @@ func Words(text string) []string {
 // eachWord calls fn with each word of text, normalised, and the byte range
 // of its original form in text, until fn returns false.
 func eachWord(text string, fn func(word string, start, end int) bool) {
-	eachRaw(text, func(raw string, start int, ascii bool) bool {
-		w := raw
-		if !ascii {
-			w = fold(raw)
-		} else if hasUpper(raw) {
-			w = strings.ToLower(raw)
+	eachRaw(text, func(raw string, start int, folded string) bool {
+		w := folded
+		if w == "" {
+			w = raw
+			if hasUpper(raw) {
+				w = strings.ToLower(raw)
+			}
 		}
 		return fn(w, start, start+len(raw))
 	})
 }
 
 // eachRaw calls fn with each word of text as it stands in text (raw, from
-// byte start), until fn returns false; ascii reports that the word is
-// ASCII, which it normalises to by lowering its case alone (see
-// appendNormalized). The words left out of the index (see keep) are not
-// passed. It reads text a byte at a time, decoding a rune only past
-// ASCII: a 2 KB note takes a few microseconds, and every put reads one.
-func eachRaw(text string, fn func(raw string, start int, ascii bool) bool) {
+// byte start), until fn returns false. A word that is not ASCII comes
+// folded too (see fold); folded is "" for an ASCII word, which is
+// normalised by lowering its case alone (see appendNormalized). The words
+// left out of the index (see keep) are not passed. It reads text a byte at
+// a time, decoding a rune only past ASCII: a 2 KB note takes a few
+// microseconds, and every put reads one.
+func eachRaw(text string, fn func(raw string, start int, folded string) bool) {
 	for i := 0; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf {
 			if !asciiWord[c] {
@@ -100,33 +102,37 @@ func eachRaw(text string, fn func(raw string, start int, ascii bool) bool) {
 			ascii = false
 			i += size
 		}
-		raw := text[start:i]
-		if keep(raw, ascii) && !fn(raw, start, ascii) {
+		raw, folded := text[start:i], ""
+		if !ascii {
+			if folded = fold(raw); folded == "" {
+				continue // marks alone, or runes fold drops
+			}
+		}
+		if keep(raw, folded) && !fn(raw, start, folded) {
 			return
 		}
 	}
 }
 
-// keep reports whether the word raw is indexed and searched: not empty
-// once folded, at most MaxWordBytes long and not shaped like a scope
-// token (see scopeLike).
-func keep(raw string, ascii bool) bool {
-	if !ascii {
-		w := fold(raw)
-		return w != "" && len(w) <= MaxWordBytes && !scopeLike(w)
+// keep reports whether the word raw (folded, when not ASCII) is indexed
+// and searched: at most MaxWordBytes long once normalised and not shaped
+// like a scope token (see scopeLike, which ignores ASCII case).
+func keep(raw, folded string) bool {
+	if folded != "" {
+		raw = folded
 	}
-	return len(raw) <= MaxWordBytes && !scopeLike(raw) // scopeLike ignores ASCII case
+	return len(raw) <= MaxWordBytes && !scopeLike(raw)
 }
 
 // appendNormalized appends the word raw (see eachRaw), normalised, to b,
 // after a space unless b is empty.
-func appendNormalized(b []byte, raw string, ascii bool) []byte {
+func appendNormalized(b []byte, raw, folded string) []byte {
 	if len(b) > 0 {
 		b = append(b, ' ')
 	}
 	switch {
-	case !ascii:
-		return append(b, fold(raw)...)
+	case folded != "":
+		return append(b, folded...)
 	case !hasUpper(raw):
 		return append(b, raw...)
 	}
@@ -168,8 +174,8 @@ func lowerASCII(c byte) byte {
 // the word stays whole for "RetryPush", "retrypush" and "MySQL".
 func CamelParts(text string, limit int) string {
 	var b []byte
-	eachRaw(text, func(raw string, _ int, ascii bool) bool {
-		if ascii {
+	eachRaw(text, func(raw string, _ int, folded string) bool {
+		if folded == "" {
 			b = appendCamelParts(b, raw)
 		}
 		return limit <= 0 || len(b) < limit
@@ -183,9 +189,9 @@ func CamelParts(text string, limit int) string {
 func WordsAndParts(text string, limit, partsLimit int) string {
 	words := make([]byte, 0, min(len(text), limit+MaxWordBytes+1))
 	var parts []byte
-	eachRaw(text, func(raw string, _ int, ascii bool) bool {
-		words = appendNormalized(words, raw, ascii)
-		if ascii && len(parts) < partsLimit {
+	eachRaw(text, func(raw string, _ int, folded string) bool {
+		words = appendNormalized(words, raw, folded)
+		if folded == "" && len(parts) < partsLimit {
 			parts = appendCamelParts(parts, raw)
 		}
 		return limit <= 0 || len(words) < limit
@@ -205,12 +211,12 @@ func appendCamelParts(b []byte, word string) []byte {
 	from := 0
 	for i := 1; i < len(word); i++ {
 		if camelBoundary(word, i, len(word)) {
-			b = appendNormalized(b, word[from:i], true)
+			b = appendNormalized(b, word[from:i], "")
 			from = i
 		}
 	}
 	if from > 0 {
-		b = appendNormalized(b, word[from:], true)
+		b = appendNormalized(b, word[from:], "")
 	}
 	return b
 }

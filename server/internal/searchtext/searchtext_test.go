@@ -144,6 +144,19 @@ func BenchmarkEntryOf(b *testing.B) {
 	}
 }
 
+// BenchmarkEntryOfAccented is BenchmarkEntryOf for a note whose words are
+// mostly not ASCII (each such word is folded: NFKD, marks dropped).
+func BenchmarkEntryOfAccented(b *testing.B) {
+	var note strings.Builder
+	for note.Len() < 2048 {
+		note.WriteString("Déployer le RetryPolicy après la migration de la base; 部署 数据库 迁移; naïve café résumé. ")
+	}
+	b.SetBytes(int64(note.Len()))
+	for b.Loop() {
+		EntryOf("notes/déploiement.md", note.String())
+	}
+}
+
 func benchNote() string {
 	var note strings.Builder
 	note.WriteString("---\nname: Deploy notes\ndescription: How we deploy the API server\n---\n\n")
