@@ -240,3 +240,69 @@ func TestWALRewindWaitsLittleForReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestMarksIndexedDuringABurst: writes that never pause for mergeIdle
+// still get their keys indexed once maxPending wait, so the first search
+// after a long burst has a bounded amount of indexing to do.
+func TestMarksIndexedDuringABurst(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "teammem.db"), Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	const puts, keysPerPut = 30, 100
+	most := int64(0)
+	for p := range puts {
+		var batch []server.Put
+		for k := range keysPerPut {
+			c := fmt.Sprintf("burst note %d of put %d", k, p)
+			batch = append(batch, server.Put{Key: fmt.Sprintf("p%02d/k%03d.md", p, k), Content: c, Checksum: protocol.EntryChecksum([]byte(c))})
+		}
+		if _, err := db.Apply(ctx, server.Write{Repo: "acme/burst", Author: "t", Puts: batch}); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, db.pending.Load())
+		time.Sleep(30 * time.Millisecond) // a burst: never the pause of mergeIdle
+	}
+	if limit := int64(maxPending + 3*keysPerPut); most > limit {
+		t.Errorf("%d keys waited for the index during a burst of %d; want at most about %d", most, puts*keysPerPut, limit)
+	}
+	if n := db.pending.Load(); n > maxPending+keysPerPut {
+		t.Errorf("%d keys wait at the burst's end", n)
+	}
+}
+
+// TestIndexMergedAtOpen: segments a run left unmerged (it ended before
+// the writes paused) are merged by the next run, which writes nothing.
+func TestIndexMergedAtOpen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	db, err := Open(ctx, path, Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 { // each search indexes one write: a segment each
+		c := fmt.Sprintf("note %d", i)
+		p := server.Put{Key: fmt.Sprintf("k%02d.md", i), Content: c, Checksum: protocol.EntryChecksum([]byte(c))}
+		if _, err := db.Apply(ctx, server.Write{Repo: "acme/api", Author: "t", Puts: []server.Put{p}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{"note"}}, Repos: []string{"acme/api"}, Limit: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil { // before mergeIdle
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	for start := time.Now(); db.writer.merged.Load() == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Since(start) > 15*time.Second {
+			t.Fatal("the index left in 20 segments was not merged in 15 s after open")
+		}
+	}
+}
