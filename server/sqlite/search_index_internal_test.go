@@ -23,11 +23,7 @@ import (
 // 2n).
 func TestIndexBatchInRowidOrder(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "teammem.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openAt(t, "")
 	if err := WaitBackfill(db); err != nil {
 		t.Fatal(err)
 	}
@@ -109,19 +105,9 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 func TestPutsMarkedThenIndexedOnce(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "teammem.db")
-	db, err := Open(ctx, path, Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close() }()
+	db := openAt(t, path)
 	const repo = "acme/api"
-	put := func(db *DB, key, content string) {
-		t.Helper()
-		p := server.Put{Key: key, Content: content, Checksum: protocol.EntryChecksum([]byte(content))}
-		if _, err := db.Apply(ctx, server.Write{Repo: repo, Author: "t", Puts: []server.Put{p}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(db *DB, key, content string) { t.Helper(); putNotes(t, db, repo, key, content) }
 	find := func(db *DB, word string) []string {
 		t.Helper()
 		hits, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{word}}, Repos: []string{repo}, Limit: 10})
@@ -170,10 +156,7 @@ func TestPutsMarkedThenIndexedOnce(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err = Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = openAt(t, path)
 	if n := db.pending.Load(); n != 1 {
 		t.Errorf("after a restart %d keys marked, want 1", n)
 	}
@@ -198,17 +181,9 @@ func TestWALRewindWaitsLittleForReaders(t *testing.T) {
 	walRestartFrames = 64
 	t.Cleanup(func() { walRestartFrames = old })
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "teammem.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close() }()
+	db := openAt(t, "")
 	write := func(i int) {
-		c := fmt.Sprintf("write %d\n%s", i, strings.Repeat("wal ", 500))
-		p := server.Put{Key: fmt.Sprintf("k%d.md", i%8), Content: c, Checksum: protocol.EntryChecksum([]byte(c))}
-		if _, err := db.Apply(ctx, server.Write{Repo: "acme/wal", Author: "t", Puts: []server.Put{p}}); err != nil {
-			t.Fatal(err)
-		}
+		putNotes(t, db, "acme/wal", fmt.Sprintf("k%d.md", i%8), fmt.Sprintf("write %d\n%s", i, strings.Repeat("wal ", 500)))
 	}
 	write(0)
 	reader, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -245,23 +220,15 @@ func TestWALRewindWaitsLittleForReaders(t *testing.T) {
 // still get their keys indexed once maxPending wait, so the first search
 // after a long burst has a bounded amount of indexing to do.
 func TestMarksIndexedDuringABurst(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "teammem.db"), Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close() }()
+	db := openAt(t, "")
 	const puts, keysPerPut = 30, 100
 	most := int64(0)
 	for p := range puts {
-		var batch []server.Put
+		var kc []string
 		for k := range keysPerPut {
-			c := fmt.Sprintf("burst note %d of put %d", k, p)
-			batch = append(batch, server.Put{Key: fmt.Sprintf("p%02d/k%03d.md", p, k), Content: c, Checksum: protocol.EntryChecksum([]byte(c))})
+			kc = append(kc, fmt.Sprintf("p%02d/k%03d.md", p, k), fmt.Sprintf("burst note %d of put %d", k, p))
 		}
-		if _, err := db.Apply(ctx, server.Write{Repo: "acme/burst", Author: "t", Puts: batch}); err != nil {
-			t.Fatal(err)
-		}
+		putNotes(t, db, "acme/burst", kc...)
 		most = max(most, db.pending.Load())
 		time.Sleep(30 * time.Millisecond) // a burst: never the pause of mergeIdle
 	}
@@ -278,16 +245,9 @@ func TestMarksIndexedDuringABurst(t *testing.T) {
 func TestIndexMergedAtOpen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "teammem.db")
-	db, err := Open(ctx, path, Options{Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openAt(t, path)
 	for i := range 20 { // each search indexes one write: a segment each
-		c := fmt.Sprintf("note %d", i)
-		p := server.Put{Key: fmt.Sprintf("k%02d.md", i), Content: c, Checksum: protocol.EntryChecksum([]byte(c))}
-		if _, err := db.Apply(ctx, server.Write{Repo: "acme/api", Author: "t", Puts: []server.Put{p}}); err != nil {
-			t.Fatal(err)
-		}
+		putNotes(t, db, "acme/api", fmt.Sprintf("k%02d.md", i), fmt.Sprintf("note %d", i))
 		if _, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{"note"}}, Repos: []string{"acme/api"}, Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -295,14 +255,39 @@ func TestIndexMergedAtOpen(t *testing.T) {
 	if err := db.Close(); err != nil { // before mergeIdle
 		t.Fatal(err)
 	}
-	db, err = Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close() }()
+	db = openAt(t, path)
 	for start := time.Now(); db.writer.merged.Load() == 0; time.Sleep(100 * time.Millisecond) {
 		if time.Since(start) > 15*time.Second {
 			t.Fatal("the index left in 20 segments was not merged in 15 s after open")
 		}
+	}
+}
+
+// openAt opens the store at path (a new file in the test's folder when
+// ""), migrating it; it is closed when the test ends (Close may come
+// before: a second Close does nothing).
+func openAt(t *testing.T, path string) *DB {
+	t.Helper()
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "teammem.db")
+	}
+	db, err := Open(context.Background(), path, Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// putNotes writes the entries (key, content, key, content...) to repo in
+// one write.
+func putNotes(t *testing.T, db *DB, repo string, kc ...string) {
+	t.Helper()
+	var puts []server.Put
+	for i := 0; i+1 < len(kc); i += 2 {
+		puts = append(puts, server.Put{Key: kc[i], Content: kc[i+1], Checksum: protocol.EntryChecksum([]byte(kc[i+1]))})
+	}
+	if _, err := db.Apply(context.Background(), server.Write{Repo: repo, Author: "t", Puts: puts}); err != nil {
+		t.Fatal(err)
 	}
 }
