@@ -120,7 +120,8 @@ func backUp(s string, at, n int) int {
 }
 
 // excerpt builds the snippet of content from byte offset from, about
-// SnippetRunes long, marking the hits inside it.
+// SnippetRunes long (longer by the rest of a match open at that length),
+// marking the hits inside it.
 func excerpt(content string, from int, hits []span) Snippet {
 	var b strings.Builder
 	runes := 0
@@ -137,7 +138,10 @@ func excerpt(content string, from int, hits []span) Snippet {
 	space := false
 	i := from
 	for i < len(content) {
-		if h < len(hits) && i == hits[h].start {
+		// A match starting inside the excerpt is shown whole; one starting
+		// past its length is not begun (matches one after the other would
+		// otherwise stretch it to the end of the text).
+		if h < len(hits) && i == hits[h].start && runes < SnippetRunes {
 			if space {
 				b.WriteByte(' ')
 				runes++

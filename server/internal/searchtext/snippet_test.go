@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // snippetOfWholeText is SnippetOf reading every word of the content: the
@@ -99,5 +100,20 @@ func BenchmarkSnippetOf(b *testing.B) {
 				snippet(note, terms)
 			}
 		})
+	}
+}
+
+// TestSnippetBoundedByChainedMatches: matches one after the other (a text
+// of the searched word only) do not stretch the excerpt: the match open at
+// SnippetRunes is finished, none starts after it. Both stop points (early,
+// whole text) agree.
+func TestSnippetBoundedByChainedMatches(t *testing.T) {
+	content := strings.Repeat("deploy ", 300)
+	terms, _ := Parse("deploy")
+	for name, snippet := range map[string]func(string, []Term) Snippet{"early stop": SnippetOf, "whole text": snippetOfWholeText} {
+		s := snippet(content, terms)
+		if n := utf8.RuneCountInString(s.Text); n > SnippetRunes+len("deploy")+2 {
+			t.Errorf("%s: a snippet of %d code points, %d matches, for a text of one word repeated; want about %d", name, n, len(s.Matches), SnippetRunes)
+		}
 	}
 }
