@@ -38,17 +38,20 @@ const DefaultConnectTimeout = 3 * time.Second
 // unreachable server is survived: calls fail with server.ErrUnavailable
 // meanwhile and the pool reconnects.
 type DB struct {
-	pool   *pgxpool.Pool
-	cache  writeplan.Cache
-	writes writeQueues
-	states stateReads
-	meta   writeplan.Meta // entry metadata by version, for the hashes probe
-	id     string         // the server identity, read at open
-	// stopBackfill ends the search backfill (see backfill); backfilled is
-	// closed when it has ended, with its outcome in backfillErr.
-	stopBackfill context.CancelFunc
-	backfilled   chan struct{}
-	backfillErr  error
+	pool    *pgxpool.Pool
+	cache   writeplan.Cache
+	writes  writeQueues
+	states  stateReads
+	meta    writeplan.Meta // entry metadata by version, for the hashes probe
+	id      string         // the server identity, read at open
+	indexer *indexer       // indexes the keys this process's writes mark for search
+	// stopBackground ends the search backfill (see backfill) and the
+	// indexer; backfilled is closed when the backfill has ended, with its
+	// outcome in backfillErr, indexed when the indexer has.
+	stopBackground context.CancelFunc
+	backfilled     chan struct{}
+	backfillErr    error
+	indexed        chan struct{}
 }
 
 var _ server.Store = (*DB)(nil)
@@ -85,10 +88,14 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	bctx, stop := context.WithCancel(context.Background())
-	db.stopBackfill, db.backfilled = stop, make(chan struct{})
+	db.stopBackground, db.backfilled, db.indexed, db.indexer = stop, make(chan struct{}), make(chan struct{}), newIndexer()
 	go func() {
 		defer close(db.backfilled)
 		db.backfillErr = db.backfill(bctx)
+	}()
+	go func() {
+		defer close(db.indexed)
+		db.indexer.run(bctx, db)
 	}()
 	return db, nil
 }
@@ -139,8 +146,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // Close waits for the writes and reads still queued (their callers gave
 // up) and closes the pool, waiting for connections in use to be released.
 func (db *DB) Close() error {
-	db.stopBackfill()
+	db.stopBackground()
 	<-db.backfilled
+	<-db.indexed
 	db.writes.wait()
 	db.states.wait()
 	db.pool.Close()

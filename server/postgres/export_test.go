@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"testing"
+	"time"
 
 	"github.com/teammem/teammem/server"
 )
@@ -29,4 +31,12 @@ func ApplyGroup(db *DB, ws []server.Write) ([]server.WriteResult, []error) {
 func WaitBackfill(db *DB) error {
 	<-db.backfilled
 	return db.backfillErr
+}
+
+// SetPendingPause sets how long writes pause before a DB opened afterwards
+// indexes the keys they marked, until the test ends.
+func SetPendingPause(t testing.TB, d time.Duration) {
+	old := pendingPause
+	pendingPause = d
+	t.Cleanup(func() { pendingPause = old })
 }

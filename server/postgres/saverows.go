@@ -21,18 +21,16 @@ const (
 			$8::timestamptz[], $9::text[])`
 	// A put makes the key's row live with its content; a delete keeps the
 	// checksum and size of the content it removed and empties the content.
-	// The entry's search vectors ($10 entries.search, $11 its title's, in
-	// tsvector text: see tsvectorText) are NULL for a delete.
-	saveEntries = `INSERT INTO entries (repo, key, folded_key, checksum, size, content, version, updated_at, deleted, deleted_at,
-			search, search_title)
-		SELECT $1, k, f, c, s, t, v, u, d, CASE WHEN d THEN u END, CASE WHEN NOT d THEN sv::tsvector END,
-			CASE WHEN NOT d THEN st::tsvector END
+	// The search vectors are left as they are: the key is marked in
+	// search_pending (markPending), and they are set from the marks before
+	// a search reads them (see search_pending.go).
+	saveEntries = `INSERT INTO entries (repo, key, folded_key, checksum, size, content, version, updated_at, deleted, deleted_at)
+		SELECT $1, k, f, c, s, t, v, u, d, CASE WHEN d THEN u END
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::timestamptz[],
-			$9::bool[], $10::text[], $11::text[]) AS x(k, f, c, s, t, v, u, d, sv, st)
+			$9::bool[]) AS x(k, f, c, s, t, v, u, d)
 		ON CONFLICT (repo, key) DO UPDATE SET folded_key = excluded.folded_key, checksum = excluded.checksum,
 			size = excluded.size, content = excluded.content, version = excluded.version,
-			updated_at = excluded.updated_at, deleted = excluded.deleted, deleted_at = excluded.deleted_at,
-			search = excluded.search, search_title = excluded.search_title`
+			updated_at = excluded.updated_at, deleted = excluded.deleted, deleted_at = excluded.deleted_at`
 )
 
 // saveRows are the rows a group's plans store: one version row per plan,
@@ -60,14 +58,10 @@ type saveRows struct {
 	entVersion []int64
 	entAt      []time.Time
 	entDeleted []bool
-	entVector  []string
-	entTitle   []string
-
-	links searchLinks // the memory indexes changed, as the group leaves them
 }
 
-// add adds the rows of one plan; docs holds its puts' search text.
-func (r *saveRows) add(p *writeplan.Plan, docs searchDocs) {
+// add adds the rows of one plan.
+func (r *saveRows) add(p *writeplan.Plan) {
 	r.verVersion, r.verSum = append(r.verVersion, p.Version), append(r.verSum, p.Checksum)
 	for _, ch := range p.Changes {
 		r.revKey = append(r.revKey, ch.Key)
@@ -78,13 +72,13 @@ func (r *saveRows) add(p *writeplan.Plan, docs searchDocs) {
 		r.revAuthor = append(r.revAuthor, p.Author)
 		r.revAt = append(r.revAt, p.At)
 		r.revContent = append(r.revContent, ch.Content)
-		r.entry(ch, p, docs)
+		r.entry(ch, p)
 	}
 }
 
 // entry sets the entry row of ch's key, replacing the one an earlier plan
 // of the group left.
-func (r *saveRows) entry(ch writeplan.Change, p *writeplan.Plan, docs searchDocs) {
+func (r *saveRows) entry(ch writeplan.Change, p *writeplan.Plan) {
 	if r.entIndex == nil {
 		r.entIndex = map[string]int{}
 	}
@@ -96,26 +90,19 @@ func (r *saveRows) entry(ch writeplan.Change, p *writeplan.Plan, docs searchDocs
 		r.entFolded = append(r.entFolded, protocol.FoldKey(ch.Key))
 		r.entSum, r.entSize, r.entContent = append(r.entSum, ""), append(r.entSize, 0), append(r.entContent, "")
 		r.entVersion, r.entAt, r.entDeleted = append(r.entVersion, 0), append(r.entAt, time.Time{}), append(r.entDeleted, false)
-		r.entVector, r.entTitle = append(r.entVector, ""), append(r.entTitle, "")
 	}
-	d := docs.of(ch)
-	r.entVector[i], r.entTitle[i] = "", ""
-	if ch.Op != server.OpDelete {
-		r.entVector[i], r.entTitle[i] = withScope(p.Repo, d.vector), d.title
-	}
-	r.links.set(ch, d)
 	r.entSum[i], r.entSize[i], r.entContent[i] = ch.Checksum, ch.Size, ch.Content
 	r.entVersion[i], r.entAt[i], r.entDeleted[i] = p.Version, p.At, ch.Op == server.OpDelete
 }
 
-// queue queues the statements storing the rows.
-func (r *saveRows) queue(b *pgx.Batch, repo string) {
+// queue queues the statements storing the rows and marking their keys for
+// search; marked receives how many keys were not marked yet.
+func (r *saveRows) queue(b *pgx.Batch, repo string, marked *int64) {
 	b.Queue(saveVersions, repo, r.verVersion, r.verSum)
 	if len(r.revKey) == 0 {
 		return
 	}
 	b.Queue(saveRevisions, repo, r.revKey, r.revVersion, r.revOp, r.revSum, r.revSize, r.revAuthor, r.revAt, r.revContent)
-	b.Queue(saveEntries, repo, r.entKey, r.entFolded, r.entSum, r.entSize, r.entContent, r.entVersion, r.entAt, r.entDeleted,
-		r.entVector, r.entTitle)
-	r.links.queue(b, repo)
+	b.Queue(saveEntries, repo, r.entKey, r.entFolded, r.entSum, r.entSize, r.entContent, r.entVersion, r.entAt, r.entDeleted)
+	queueMarks(b, repo, r.entKey, marked)
 }

@@ -61,6 +61,9 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	defer cancel()
 	// Every team repository and the personal ones listed, or the listed
 	// ones only.
+	if err := db.indexSearched(ctx, q.Repos, q.AllRepos); err != nil {
+		return nil, err
+	}
 	args := []any{tsquery(q, true, ""), tsquery(q, false, ":A"), tsquery(q, false, ""), q.Limit, q.Offset,
 		nonNilRepos(q.Repos), server.SearchCandidates, q.AllRepos}
 	rows, err := db.pool.Query(ctx, searchSQL, args...)

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/teammem/teammem/server/internal/searchtext"
 )
 
 // backfillBatch is how many entries of one repository one backfill
@@ -88,7 +86,7 @@ func (db *DB) backfillStep(ctx context.Context) (done, busy bool, err error) {
 // repository's row lock (writers of the repository wait meanwhile, as
 // behind another writer) and returns the last key indexed.
 func backfillRepo(ctx context.Context, tx pgx.Tx, repo, after string) (string, error) {
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM repos WHERE slug = $1 FOR UPDATE`, repo); err != nil {
+	if _, err := tx.Exec(ctx, lockRepoRow, repo); err != nil {
 		return "", err
 	}
 	rows, err := tx.Query(ctx, `SELECT key, content FROM entries WHERE repo = $1 AND key > $2 AND NOT deleted
@@ -96,22 +94,15 @@ func backfillRepo(ctx context.Context, tx pgx.Tx, repo, after string) (string, e
 	if err != nil {
 		return "", err
 	}
-	var keys, vectors, titles []string
-	b := &pgx.Batch{}
-	var k, content string
-	_, err = pgx.ForEachRow(rows, []any{&k, &content}, func() error {
-		d := docOf(searchtext.EntryOf(k, content))
-		keys, vectors, titles = append(keys, k), append(vectors, withScope(repo, d.vector)), append(titles, d.title)
-		if searchtext.IsIndex(k) {
-			queueLinks(b, repo, k, d.links)
-		}
+	var ents []indexed
+	var e indexed
+	if _, err := pgx.ForEachRow(rows, []any{&e.key, &e.content}, func() error {
+		ents = append(ents, e)
 		return nil
-	})
-	if err != nil || len(keys) == 0 {
+	}); err != nil || len(ents) == 0 {
 		return after, err
 	}
-	b.Queue(`UPDATE entries e SET search = x.sv::tsvector, search_title = x.st::tsvector
-		FROM unnest($2::text[], $3::text[], $4::text[]) AS x(k, sv, st) WHERE e.repo = $1 AND e.key = x.k`,
-		repo, keys, vectors, titles)
-	return keys[len(keys)-1], tx.SendBatch(ctx, b).Close()
+	b := &pgx.Batch{}
+	queueIndex(b, repo, ents)
+	return ents[len(ents)-1].key, tx.SendBatch(ctx, b).Close()
 }

@@ -7,9 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/internal/searchtext"
-	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // searchDoc is what the index holds for one put, in tsvector text form
@@ -48,42 +46,41 @@ func withScope(repo, v string) string {
 	return b.String()
 }
 
-// searchDocs is the search text of a write's puts, by key, computed by
-// the caller before the write is queued (see searchtext.Prepare).
-type searchDocs map[string]searchDoc
-
-func docsOf(w server.Write) searchDocs {
-	entries := searchtext.Prepare(w.Puts, func(p server.Put) (string, string) { return p.Key, p.Content })
-	d := make(searchDocs, len(entries))
-	for k, e := range entries {
-		d[k] = docOf(e)
-	}
-	return d
+// indexed is an entry as the index takes it: its key, whether it is live,
+// and its content.
+type indexed struct {
+	key     string
+	deleted bool // a tombstone, or no row at all: it leaves the index
+	content string
 }
 
-// of returns the search text of ch (empty for a delete).
-func (d searchDocs) of(ch writeplan.Change) searchDoc {
-	if ch.Op == server.OpDelete {
-		return searchDoc{}
-	}
-	if e, ok := d[ch.Key]; ok {
-		return e
-	}
-	return docOf(searchtext.EntryOf(ch.Key, ch.Content))
-}
+// indexEntries is the statement setting the vectors of the entries $2 of
+// repository $1: $3 and $4 in tsvector text (see tsvectorText), NULL where
+// $5 says the entry is deleted.
+const indexEntries = `UPDATE entries e SET search = CASE WHEN x.d THEN NULL ELSE x.sv::tsvector END,
+		search_title = CASE WHEN x.d THEN NULL ELSE x.st::tsvector END
+	FROM unnest($2::text[], $3::text[], $4::text[], $5::bool[]) AS x(k, sv, st, d) WHERE e.repo = $1 AND e.key = x.k`
 
-// searchLinks are the lines of the memory indexes a group changes, by
-// index key, as its last change leaves them (nil: deleted).
-type searchLinks map[string]map[string]string
-
-func (l *searchLinks) set(ch writeplan.Change, d searchDoc) {
-	if !searchtext.IsIndex(ch.Key) {
+// queueIndex queues the statements bringing the index of repo's entries
+// ents up to date: their vectors and, for a memory index, its lines.
+func queueIndex(b *pgx.Batch, repo string, ents []indexed) {
+	if len(ents) == 0 {
 		return
 	}
-	if *l == nil {
-		*l = searchLinks{}
+	keys, vectors, titles, deleted := make([]string, len(ents)), make([]string, len(ents)), make([]string, len(ents)),
+		make([]bool, len(ents))
+	for i, e := range ents {
+		keys[i], deleted[i] = e.key, e.deleted
+		var d searchDoc
+		if !e.deleted {
+			d = docOf(searchtext.EntryOf(e.key, e.content))
+			vectors[i], titles[i] = withScope(repo, d.vector), d.title
+		}
+		if searchtext.IsIndex(e.key) {
+			queueLinks(b, repo, e.key, d.links)
+		}
 	}
-	(*l)[ch.Key] = d.links
+	b.Queue(indexEntries, repo, keys, vectors, titles, deleted)
 }
 
 const (
@@ -91,13 +88,6 @@ const (
 	saveLinks = `INSERT INTO search_links (repo, source, key, line)
 		SELECT $1, $2, k, l::tsvector FROM unnest($3::text[], $4::text[]) AS x(k, l)`
 )
-
-// queue queues the statements replacing the lines of each changed index.
-func (l searchLinks) queue(b *pgx.Batch, repo string) {
-	for _, source := range slices.Sorted(maps.Keys(l)) {
-		queueLinks(b, repo, source, l[source])
-	}
-}
 
 // queueLinks queues the statements replacing the lines of the index
 // source with links.

@@ -25,7 +25,7 @@ func TestSearchBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, q := range []string{`UPDATE entries SET search = NULL`, `DELETE FROM search_links`,
+	for _, q := range []string{`UPDATE entries SET search = NULL`, `DELETE FROM search_links`, `DELETE FROM search_pending`,
 		`INSERT INTO search_backfill (id, repo, key) VALUES (1, '', '')`} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)

@@ -25,7 +25,7 @@ import (
 func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	j := &job{ctx: ctx, w: w, docs: docsOf(w), done: make(chan struct{})}
+	j := &job{ctx: ctx, w: w, done: make(chan struct{})}
 	db.writes.submit(j, db.runGroup)
 	select {
 	case <-j.done:
@@ -98,7 +98,6 @@ func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *ser
 		g.guard(*known)
 	}
 	for _, j := range jobs {
-		g.cur = j.docs
 		j.res, j.err = db.cache.Apply(ctx, g.begin, j.w)
 	}
 	err := g.commit(ctx)
@@ -108,6 +107,7 @@ func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *ser
 		db.cache.Forget(repo)
 	case g.changed:
 		db.meta.Commit(g.plans)
+		db.indexer.committed(repo, g.marked)
 	}
 	return g, err
 }
@@ -134,8 +134,7 @@ type group struct {
 	state   server.RepoState  // after the changes queued so far
 	batch   *pgx.Batch        // the queued statements
 	plans   []*writeplan.Plan // the planned writes, in order: commit stores their rows
-	docs    []searchDocs      // the search text of each plan's puts
-	cur     searchDocs        // that of the write being planned
+	marked  int64             // the keys the commit marked for search that were not marked yet
 	changed bool              // something to commit
 	broken  error             // the transaction is unusable
 }
@@ -257,10 +256,10 @@ func (g *group) commit(ctx context.Context) error {
 	b := g.batch
 	if g.changed {
 		var rows saveRows
-		for i, p := range g.plans {
-			rows.add(p, g.docs[i])
+		for _, p := range g.plans {
+			rows.add(p)
 		}
-		rows.queue(b, g.repo)
+		rows.queue(b, g.repo, &g.marked)
 		b.Queue(saveRepo, st.Repo, st.Version, st.Checksum, st.Entries, st.Bytes, st.UpdatedAt)
 		b.Queue(notify, eventsChannel, noticeOf(st.Repo, st.Version))
 	}
@@ -351,7 +350,7 @@ func (c *change) Live(ctx context.Context, repo string, add func(string, writepl
 
 // Save adds the plan to the group's.
 func (c *change) Save(_ context.Context, p *writeplan.Plan) error {
-	c.g.plans, c.g.docs = append(c.g.plans, p), append(c.g.docs, c.g.cur)
+	c.g.plans = append(c.g.plans, p)
 	c.plan = p
 	return nil
 }

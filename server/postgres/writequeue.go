@@ -25,8 +25,7 @@ const maxKnown = 512
 type job struct {
 	ctx  context.Context // the caller's, bounded: a job whose caller gave up is left out
 	w    server.Write
-	docs searchDocs // the search text of w's puts, computed before queueing
-	seq  int64      // the process's commit count when the job was queued
+	seq  int64 // the process's commit count when the job was queued
 	res  server.WriteResult
 	err  error
 	done chan struct{} // closed once res and err are final

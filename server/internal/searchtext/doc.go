@@ -105,18 +105,6 @@ func EntryOf(key, content string) Entry {
 	return e
 }
 
-// Prepare returns the search text of each put, by key; kc gives a put's
-// key and content. Stores call it in the caller's goroutine, before the
-// write is queued, so that the work is not serialised.
-func Prepare[P any](puts []P, kc func(P) (key, content string)) map[string]Entry {
-	m := make(map[string]Entry, len(puts))
-	for _, p := range puts {
-		k, c := kc(p)
-		m[k] = EntryOf(k, c)
-	}
-	return m
-}
-
 // Scope returns the token naming repo in the index: a search of some
 // repositories matches their tokens, so the filter is part of the index
 // lookup. 64 bits of SHA-256 in hex, behind a letter so that no tokeniser

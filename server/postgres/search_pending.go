@@ -1,0 +1,223 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/teammem/teammem/server"
+)
+
+// A write marks the keys it changes in search_pending (migration 10), in
+// its transaction, instead of computing and storing their vectors: the
+// tokenising, the vectors' TOAST and their GIN entries cost about a fifth
+// of the PUT throughput, for text most puts replace again before anyone
+// searches. The marked keys are indexed, with their content at that
+// moment, by indexRepo:
+//   - before every search, for the repositories it searches, by the
+//     replica that searches (so a search sees every acknowledged write,
+//     wherever it was made: the write committed its marks with it);
+//   - in the background by the replica that wrote them, once its writes
+//     pause for pendingPause, and as soon as it has marked maxPending keys
+//     of one repository, so that the first search after a burst does a
+//     bounded amount of work (see indexer);
+//   - at open, every mark left (by a replica that ended before indexing).
+//
+// Until its mark is indexed an entry keeps the vectors of its content
+// before the write; no search reads them. The indexing of a repository's
+// marks holds the repository's row lock, taken first, as a write takes it:
+// a write and the indexing of the keys it marks never interleave, and the
+// replicas take turns (one indexes, the others then find no mark left).
+
+// pendingBatch is how many marked keys of one repository one transaction
+// indexes while it holds the repository's row lock.
+const pendingBatch = 200
+
+// maxPending is how many keys of one repository this process's writes may
+// mark before it indexes them without waiting for its writes to pause.
+const maxPending = 500
+
+// pendingPause is how long this process's writes pause before it indexes
+// the keys they marked (a variable for the tests: a DB takes it at open).
+var pendingPause = time.Second
+
+const (
+	// markPending marks the keys $2 of repository $1 (those already marked
+	// stay so).
+	markPending = `INSERT INTO search_pending (repo, key) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`
+	// lockRepoRow is the lock a write takes first; see lockRepo.
+	lockRepoRow = `SELECT 1 FROM repos WHERE slug = $1 FOR UPDATE`
+	// takePending drops up to $2 marks of repository $1 and returns their
+	// keys with their entries as they are (an entry purged since is
+	// deleted).
+	takePending = `WITH m AS (
+			DELETE FROM search_pending WHERE repo = $1
+				AND key IN (SELECT key FROM search_pending WHERE repo = $1 ORDER BY key LIMIT $2)
+			RETURNING key
+		)
+		SELECT m.key, coalesce(e.deleted, true), coalesce(e.content, '')
+		FROM m LEFT JOIN entries e ON e.repo = $1 AND e.key = m.key`
+	// pendingIn lists the repositories with marks among those a search
+	// reads: $1, and with $2 every team repository (as searchSQL).
+	pendingIn = `SELECT DISTINCT repo FROM search_pending
+		WHERE repo = ANY($1) OR ($2 AND left(repo, 1) <> '` + server.PersonalMark + `')`
+	// pendingAll lists every repository with marks.
+	pendingAll = `SELECT DISTINCT repo FROM search_pending`
+)
+
+// queueMarks queues the statement marking keys of repo; added receives how
+// many were not marked yet.
+func queueMarks(b *pgx.Batch, repo string, keys []string, added *int64) {
+	b.Queue(markPending, repo, keys).Exec(func(ct pgconn.CommandTag) error {
+		*added = ct.RowsAffected()
+		return nil
+	})
+}
+
+// indexSearched indexes the marks of the repositories a search reads (see
+// pendingIn) before it reads them.
+func (db *DB) indexSearched(ctx context.Context, repos []string, all bool) error {
+	return db.indexListed(ctx, pendingIn, nonNilRepos(repos), all)
+}
+
+// indexListed indexes the marks of the repositories query lists.
+func (db *DB) indexListed(ctx context.Context, query string, args ...any) error {
+	rows, err := db.pool.Query(ctx, query, args...)
+	if err != nil {
+		return wrap("index for search", err)
+	}
+	repos, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return wrap("index for search", err)
+	}
+	for _, r := range repos {
+		if err := db.indexRepo(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexRepo indexes repo's marks, a batch per transaction, until it finds
+// none left.
+func (db *DB) indexRepo(ctx context.Context, repo string) error {
+	for {
+		more, err := db.indexBatch(ctx, repo)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// indexBatch indexes up to pendingBatch of repo's marked keys under the
+// repository's row lock; more reports that it may have left some.
+func (db *DB) indexBatch(ctx context.Context, repo string) (more bool, err error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockRepoRow, repo); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, takePending, repo, pendingBatch)
+		if err != nil {
+			return err
+		}
+		var ents []indexed
+		var e indexed
+		if _, err := pgx.ForEachRow(rows, []any{&e.key, &e.deleted, &e.content}, func() error {
+			ents = append(ents, e)
+			return nil
+		}); err != nil || len(ents) == 0 {
+			return err
+		}
+		more = len(ents) == pendingBatch
+		b := &pgx.Batch{}
+		queueIndex(b, repo, ents)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	return more, wrap("index "+repo+" for search", err)
+}
+
+// indexer indexes, in the background, the keys this process's writes
+// marked: once its writes pause for pendingPause, and as soon as it has
+// marked maxPending keys of one repository. At start it indexes every mark
+// there is.
+type indexer struct {
+	mu     sync.Mutex
+	marked map[string]int64 // keys marked by this process since it last indexed them, by repository
+	wrote  chan struct{}    // a write committed (buffered: one signal is enough)
+	full   chan struct{}    // some repository has maxPending marked
+	pause  time.Duration    // pendingPause
+}
+
+func newIndexer() *indexer {
+	return &indexer{marked: map[string]int64{}, wrote: make(chan struct{}, 1), full: make(chan struct{}, 1),
+		pause: pendingPause}
+}
+
+// committed records that a write to repo committed, marking added keys
+// that were not marked yet.
+func (ix *indexer) committed(repo string, added int64) {
+	ix.mu.Lock()
+	if added > 0 {
+		ix.marked[repo] += added
+	}
+	full := ix.marked[repo] >= maxPending
+	ix.mu.Unlock()
+	signal(ix.wrote)
+	if full {
+		signal(ix.full)
+	}
+}
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// run indexes until ctx ends.
+func (ix *indexer) run(ctx context.Context, db *DB) {
+	_ = db.indexListed(ctx, pendingAll) // a failure leaves the marks to the searches
+	pause := time.NewTimer(ix.pause)
+	pause.Stop()
+	defer pause.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ix.wrote:
+			pause.Reset(ix.pause)
+		case <-ix.full:
+			ix.index(ctx, db, maxPending)
+		case <-pause.C:
+			ix.index(ctx, db, 1)
+		}
+	}
+}
+
+// index indexes the repositories where this process marked at least
+// least keys. A repository it fails to index is tried again at the next
+// pause (a search indexes it meanwhile if it can).
+func (ix *indexer) index(ctx context.Context, db *DB, least int64) {
+	ix.mu.Lock()
+	var repos []string
+	for r, n := range ix.marked {
+		if n >= least {
+			repos = append(repos, r)
+			delete(ix.marked, r)
+		}
+	}
+	ix.mu.Unlock()
+	for _, r := range repos {
+		if err := db.indexRepo(ctx, r); err != nil {
+			ix.mu.Lock()
+			ix.marked[r]++
+			ix.mu.Unlock()
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/postgres"
+)
+
+// searchKeys returns the keys db finds for word in repo.
+func searchKeys(t *testing.T, db *postgres.DB, repo, word string) []string {
+	t.Helper()
+	hits, err := db.Search(context.Background(), server.SearchRequest{Terms: []server.SearchTerm{{word}},
+		Repos: []string{repo}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, h := range hits {
+		keys = append(keys, h.Key)
+	}
+	return keys
+}
+
+// apply applies w and fails the test on an error.
+func apply(t *testing.T, db *postgres.DB, w server.Write) {
+	t.Helper()
+	if _, err := db.Apply(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// count returns the one number query answers.
+func count(t *testing.T, conn *pgx.Conn, query string) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRow(context.Background(), query).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// connect opens a connection to url, closed when the test ends.
+func connect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
+}
+
+// waitCount waits up to 10 s for query to answer at most want.
+func waitCount(t *testing.T, conn *pgx.Conn, query string, want int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n := count(t, conn, query)
+		if n <= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d after 10 s, want at most %d", what, n, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+const countMarks = `SELECT count(*) FROM search_pending`
+
+// TestPutsMarkedThenIndexed: a write stores no vector, only a mark per
+// key, whatever the number of writes; the next search indexes the marked
+// keys with their last content (a replaced text and a deleted key are not
+// found, an index line is) and drops the marks; marks left by a process
+// that ended are indexed by the next one at open.
+func TestPutsMarkedThenIndexed(t *testing.T) {
+	postgres.SetPendingPause(t, time.Hour) // no background indexing
+	url := freshURL(t, pgtest.URL(t))
+	db := open(t, url, postgres.Options{Migrate: true})
+	conn := connect(t, url)
+	const repo = "acme/api"
+	apply(t, db, putWrite(repo, "seed.md", "seed"))
+	if got := searchKeys(t, db, repo, "seed"); !slices.Equal(got, []string{"seed.md"}) {
+		t.Fatalf("seed: %v", got)
+	}
+	for i := range 50 {
+		apply(t, db, putWrite(repo, "deploy.md", fmt.Sprintf("deploy step%d", i)))
+	}
+	apply(t, db, putWrite(repo, "MEMORY.md", "- [Deploy](deploy.md) — the release train"))
+	apply(t, db, putWrite(repo, "gone.md", "deploy, deleted before any search"))
+	apply(t, db, server.Write{Repo: repo, Author: "t", Deletes: []string{"gone.md"}})
+	if n := count(t, conn, countMarks); n != 3 {
+		t.Fatalf("%d keys marked, want 3 (deploy.md, MEMORY.md, gone.md)", n)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM entries WHERE search IS NOT NULL AND key <> 'seed.md'`); n != 0 {
+		t.Fatalf("%d entries have vectors before a search; want none", n)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM search_links`); n != 0 {
+		t.Fatalf("%d index lines stored before a search; want none", n)
+	}
+	if got := searchKeys(t, db, repo, "step49"); !slices.Equal(got, []string{"deploy.md"}) {
+		t.Errorf("step49: %v, want deploy.md", got)
+	}
+	if got := searchKeys(t, db, repo, "step48"); len(got) != 0 {
+		t.Errorf("step48 (replaced): %v, want nothing", got)
+	}
+	if got := searchKeys(t, db, repo, "deleted"); len(got) != 0 {
+		t.Errorf("deleted: %v, want nothing", got)
+	}
+	if got := searchKeys(t, db, repo, "train"); !slices.Contains(got, "deploy.md") {
+		t.Errorf("train (the index line): %v, want deploy.md", got)
+	}
+	if n := count(t, conn, countMarks); n != 0 {
+		t.Errorf("%d keys still marked after a search", n)
+	}
+
+	apply(t, db, putWrite(repo, "later.md", "rollback plan"))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, conn, countMarks); n != 1 {
+		t.Fatalf("after close %d keys marked, want 1", n)
+	}
+	open(t, url, postgres.Options{})
+	waitCount(t, conn, countMarks, 0, "marks left by a closed process, after the next opened")
+	if n := count(t, conn, `SELECT count(*) FROM entries WHERE key = 'later.md' AND search IS NOT NULL`); n != 1 {
+		t.Errorf("later.md not indexed at open")
+	}
+}
+
+// TestMarksIndexedWhenWritesPause: without any search, the keys a
+// process's writes marked are indexed once its writes pause.
+func TestMarksIndexedWhenWritesPause(t *testing.T) {
+	postgres.SetPendingPause(t, 50*time.Millisecond)
+	url := freshURL(t, pgtest.URL(t))
+	db := open(t, url, postgres.Options{Migrate: true})
+	conn := connect(t, url)
+	for _, k := range []string{"a.md", "b.md", "c.md"} {
+		apply(t, db, putWrite("acme/api", k, "pause "+k))
+	}
+	waitCount(t, conn, countMarks, 0, "keys marked after the writes paused")
+	if n := count(t, conn, `SELECT count(*) FROM entries WHERE search IS NULL`); n != 0 {
+		t.Errorf("%d entries without vectors after the writes paused", n)
+	}
+}
+
+// TestMarksIndexedDuringABurst: writes that never pause get their keys
+// indexed once maxPending (500) wait: after 600 new keys in writes of 50,
+// at most 100 are still marked.
+func TestMarksIndexedDuringABurst(t *testing.T) {
+	postgres.SetPendingPause(t, time.Hour)
+	url := freshURL(t, pgtest.URL(t))
+	db := open(t, url, postgres.Options{Migrate: true})
+	conn := connect(t, url)
+	for w := range 12 {
+		var puts []server.Put
+		for i := range 50 {
+			puts = append(puts, putWrite("", fmt.Sprintf("k%03d.md", w*50+i), "burst").Puts[0])
+		}
+		apply(t, db, server.Write{Repo: "acme/api", Author: "t", At: time.Now(), Puts: puts})
+	}
+	waitCount(t, conn, countMarks, 100, "keys marked during a burst of 600")
+}
+
+// TestSearchOnOtherReplicaSeesWrite: a write acknowledged by one replica
+// is found, with its content and nothing older, by a search on another,
+// while both replicas' indexers run after every pause of 1 ms, a third
+// writer keeps writing the repository, and searches on the first replica
+// index the same marks: the indexing of a key never interleaves with a
+// write of it.
+func TestSearchOnOtherReplicaSeesWrite(t *testing.T) {
+	postgres.SetPendingPause(t, time.Millisecond)
+	_, a, b := twoReplicas(t)
+	const repo = "acme/race"
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	wg.Go(func() { // another writer of the repository
+		for i := 0; ctx.Err() == nil; i++ {
+			if _, err := b.Apply(ctx, putWrite(repo, "other.md", fmt.Sprintf("other%d", i))); err != nil && ctx.Err() == nil {
+				errs <- err
+				return
+			}
+		}
+	})
+	wg.Go(func() { // searches racing to index the same marks
+		for ctx.Err() == nil {
+			if _, err := a.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{"deploy"}}, Repos: []string{repo},
+				Limit: 10}); err != nil && ctx.Err() == nil {
+				errs <- err
+				return
+			}
+		}
+	})
+	for i := range 60 {
+		apply(t, a, putWrite(repo, "deploy.md", fmt.Sprintf("deploy v%d", i)))
+		if got := searchKeys(t, b, repo, fmt.Sprintf("v%d", i)); !slices.Equal(got, []string{"deploy.md"}) {
+			t.Fatalf("write %d acknowledged on one replica: the other finds %v, want deploy.md", i, got)
+		}
+		if i > 0 {
+			if got := searchKeys(t, b, repo, fmt.Sprintf("v%d", i-1)); len(got) != 0 {
+				t.Fatalf("write %d acknowledged: the other replica still finds the text it replaced in %v", i, got)
+			}
+		}
+	}
+	cancel()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
