@@ -219,3 +219,39 @@ func TestSearchOnOtherReplicaSeesWrite(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRollBackWithMarks: migrating down past migration 10 while keys are
+// marked leaves what the build before reads as current: a deleted marked
+// entry has no vector, a marked index no lines, and the backfill indexes
+// every live entry again.
+func TestRollBackWithMarks(t *testing.T) {
+	postgres.SetPendingPause(t, time.Hour)
+	ctx := context.Background()
+	url := freshURL(t, pgtest.URL(t))
+	db := open(t, url, postgres.Options{Migrate: true})
+	conn := connect(t, url)
+	const repo = "acme/api"
+	apply(t, db, putWrite(repo, "MEMORY.md", "- [Old](old.md) — the old train"))
+	apply(t, db, putWrite(repo, "old.md", "an old note"))
+	searchKeys(t, db, repo, "old") // indexes them
+	apply(t, db, putWrite(repo, "MEMORY.md", "- [New](new.md) — the new plan"))
+	apply(t, db, server.Write{Repo: repo, Author: "t", Deletes: []string{"old.md"}})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, conn, countMarks); n != 2 {
+		t.Fatalf("%d keys marked, want 2", n)
+	}
+	if _, _, err := postgres.Migrate(ctx, url, "down", 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM entries WHERE deleted AND search IS NOT NULL`); n != 0 {
+		t.Errorf("%d deleted entries keep a vector", n)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM search_links`); n != 0 {
+		t.Errorf("%d lines of a marked index kept", n)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM search_backfill WHERE repo = '' AND key = ''`); n != 1 {
+		t.Errorf("the backfill does not start again from the first entry")
+	}
+}
