@@ -13,22 +13,8 @@ import (
 	"github.com/teammem/teammem/internal/pgtest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
+	"github.com/teammem/teammem/server/storetest"
 )
-
-// searchKeys returns the keys db finds for word in repo.
-func searchKeys(t *testing.T, db *postgres.DB, repo, word string) []string {
-	t.Helper()
-	hits, err := db.Search(context.Background(), server.SearchRequest{Terms: []server.SearchTerm{{word}},
-		Repos: []string{repo}, Limit: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for _, h := range hits {
-		keys = append(keys, h.Key)
-	}
-	return keys
-}
 
 // apply applies w and fails the test on an error.
 func apply(t *testing.T, db *postgres.DB, w server.Write) {
@@ -89,7 +75,7 @@ func TestPutsMarkedThenIndexed(t *testing.T) {
 	conn := connect(t, url)
 	const repo = "acme/api"
 	apply(t, db, putWrite(repo, "seed.md", "seed"))
-	if got := searchKeys(t, db, repo, "seed"); !slices.Equal(got, []string{"seed.md"}) {
+	if got := storetest.SearchKeys(t, db, repo, "seed"); !slices.Equal(got, []string{"seed.md"}) {
 		t.Fatalf("seed: %v", got)
 	}
 	for i := range 50 {
@@ -107,16 +93,16 @@ func TestPutsMarkedThenIndexed(t *testing.T) {
 	if n := count(t, conn, `SELECT count(*) FROM search_links`); n != 0 {
 		t.Fatalf("%d index lines stored before a search; want none", n)
 	}
-	if got := searchKeys(t, db, repo, "step49"); !slices.Equal(got, []string{"deploy.md"}) {
+	if got := storetest.SearchKeys(t, db, repo, "step49"); !slices.Equal(got, []string{"deploy.md"}) {
 		t.Errorf("step49: %v, want deploy.md", got)
 	}
-	if got := searchKeys(t, db, repo, "step48"); len(got) != 0 {
+	if got := storetest.SearchKeys(t, db, repo, "step48"); len(got) != 0 {
 		t.Errorf("step48 (replaced): %v, want nothing", got)
 	}
-	if got := searchKeys(t, db, repo, "deleted"); len(got) != 0 {
+	if got := storetest.SearchKeys(t, db, repo, "deleted"); len(got) != 0 {
 		t.Errorf("deleted: %v, want nothing", got)
 	}
-	if got := searchKeys(t, db, repo, "train"); !slices.Contains(got, "deploy.md") {
+	if got := storetest.SearchKeys(t, db, repo, "train"); !slices.Contains(got, "deploy.md") {
 		t.Errorf("train (the index line): %v, want deploy.md", got)
 	}
 	if n := count(t, conn, countMarks); n != 0 {
@@ -203,11 +189,11 @@ func TestSearchOnOtherReplicaSeesWrite(t *testing.T) {
 	})
 	for i := range 60 {
 		apply(t, a, putWrite(repo, "deploy.md", fmt.Sprintf("deploy v%d", i)))
-		if got := searchKeys(t, b, repo, fmt.Sprintf("v%d", i)); !slices.Equal(got, []string{"deploy.md"}) {
+		if got := storetest.SearchKeys(t, b, repo, fmt.Sprintf("v%d", i)); !slices.Equal(got, []string{"deploy.md"}) {
 			t.Fatalf("write %d acknowledged on one replica: the other finds %v, want deploy.md", i, got)
 		}
 		if i > 0 {
-			if got := searchKeys(t, b, repo, fmt.Sprintf("v%d", i-1)); len(got) != 0 {
+			if got := storetest.SearchKeys(t, b, repo, fmt.Sprintf("v%d", i-1)); len(got) != 0 {
 				t.Fatalf("write %d acknowledged: the other replica still finds the text it replaced in %v", i, got)
 			}
 		}
@@ -233,7 +219,7 @@ func TestRollBackWithMarks(t *testing.T) {
 	const repo = "acme/api"
 	apply(t, db, putWrite(repo, "MEMORY.md", "- [Old](old.md) — the old train"))
 	apply(t, db, putWrite(repo, "old.md", "an old note"))
-	searchKeys(t, db, repo, "old") // indexes them
+	storetest.SearchKeys(t, db, repo, "old") // indexes them
 	apply(t, db, putWrite(repo, "MEMORY.md", "- [New](new.md) — the new plan"))
 	apply(t, db, server.Write{Repo: repo, Author: "t", Deletes: []string{"old.md"}})
 	if err := db.Close(); err != nil {

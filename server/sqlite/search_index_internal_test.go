@@ -12,6 +12,7 @@ import (
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/internal/searchtext"
+	"github.com/teammem/teammem/server/storetest"
 )
 
 // TestIndexBatchInRowidOrder: a batch re-indexing keys written before, in
@@ -108,18 +109,7 @@ func TestPutsMarkedThenIndexedOnce(t *testing.T) {
 	db := openAt(t, path)
 	const repo = "acme/api"
 	put := func(db *DB, key, content string) { t.Helper(); putNotes(t, db, repo, key, content) }
-	find := func(db *DB, word string) []string {
-		t.Helper()
-		hits, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{word}}, Repos: []string{repo}, Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var keys []string
-		for _, h := range hits {
-			keys = append(keys, h.Key)
-		}
-		return keys
-	}
+	find := func(db *DB, word string) []string { t.Helper(); return storetest.SearchKeys(t, db, repo, word) }
 	put(db, "seed.md", "seed")
 	find(db, "seed") // the index exists
 	before := segmentsWritten(t, db)

@@ -22,6 +22,17 @@ func search(t *testing.T, s server.Store, q string, repos ...string) []string {
 	return out
 }
 
+// SearchKeys runs q (as a person types it) in repo and returns the key of
+// each hit in order.
+func SearchKeys(t *testing.T, s server.Store, repo, q string) []string {
+	t.Helper()
+	var keys []string
+	for _, h := range searchHits(t, s, q, 0, repo) {
+		keys = append(keys, h.Key)
+	}
+	return keys
+}
+
 func searchHits(t *testing.T, s server.Store, q string, offset int, repos ...string) []server.SearchHit {
 	t.Helper()
 	return searchPage(t, s, q, len(repos) == 0, repos, offset)
