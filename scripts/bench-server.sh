@@ -33,7 +33,7 @@ bench_one() { # store-name extra-server-args...
   local name=$1; shift
   bench_start "${server_on[@]}" -- --log-level warn "$@" || return 1
   sleep 1
-  echo "== $name store: idle RSS $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' /proc/$pid/status)"
+  echo "== $name store: idle RSS $(awk '/VmRSS/ {r=$2} /RssFile/ {f=$2} END {printf "%.1f MB (mapped files %.1f MB)", r/1024, f/1024}' /proc/$pid/status)"
   "${rest_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -all -d "$D" -runs 3 || true
   if [ "${BENCH_BIG_PULL:-1}" = 1 ]; then # the memory figure: 8 concurrent full pulls of 8 distinct 50 MB repositories
     "${rest_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -big-pull -big-settle "${BENCH_SETTLE:-60s}" || true

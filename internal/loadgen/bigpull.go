@@ -32,13 +32,14 @@ type BigPullResult struct {
 	Seconds      float64 `json:"seconds"`       // the concurrent pulls, first start to last end
 	BeforeMB     float64 `json:"rss_before_mb"` // before the pulls
 	PeakMB       float64 `json:"rss_peak_mb"`
-	SettledMB    float64 `json:"rss_settled_mb"` // Settle after the pulls
+	SettledMB    float64 `json:"rss_settled_mb"`      // Settle after the pulls
+	FileMB       float64 `json:"rss_settled_file_mb"` // of SettledMB, the pages of mapped files (see Memory)
 	SettleSecond float64 `json:"settle_seconds"`
 }
 
 func (r BigPullResult) String() string {
-	return fmt.Sprintf("big-pull %d×%.0f MB: %.1f s; server RSS %.0f MB before, peak %.0f MB, %.0f MB %.0f s later",
-		r.Repos, r.RepoMB, r.Seconds, r.BeforeMB, r.PeakMB, r.SettledMB, r.SettleSecond)
+	return fmt.Sprintf("big-pull %d×%.0f MB: %.1f s; server RSS %.0f MB before, peak %.0f MB, %.0f MB %.0f s later (mapped files %.0f MB)",
+		r.Repos, r.RepoMB, r.Seconds, r.BeforeMB, r.PeakMB, r.SettledMB, r.SettleSecond, r.FileMB)
 }
 
 // BigPull runs the memory benchmark; every pull must return every entry.
@@ -69,11 +70,11 @@ func BigPull(ctx context.Context, cfg BigPullConfig) (BigPullResult, error) {
 	}
 	hc.CloseIdleConnections()
 	res := BigPullResult{Repos: cfg.Repos, RepoMB: float64(n*cfg.EntryBytes) / 1e6, SettleSecond: cfg.Settle.Seconds()}
-	before, err := ReadRSS(cfg.ServerPID)
+	before, err := ReadMemory(cfg.ServerPID)
 	if err != nil {
 		return res, err
 	}
-	res.BeforeMB = float64(before) / 1e6
+	res.BeforeMB = float64(before.RSS) / 1e6
 	rss := startRSS(ctx, cfg.ServerPID, 20*time.Millisecond)
 	start := time.Now()
 	errs := make([]error, len(clients))
@@ -97,8 +98,8 @@ func BigPull(ctx context.Context, cfg BigPullConfig) (BigPullResult, error) {
 		return res, ctx.Err()
 	case <-time.After(cfg.Settle):
 	}
-	settled, err := ReadRSS(cfg.ServerPID)
-	res.SettledMB = float64(settled) / 1e6
+	settled, err := ReadMemory(cfg.ServerPID)
+	res.SettledMB, res.FileMB = float64(settled.RSS)/1e6, float64(settled.File)/1e6
 	return res, err
 }
 

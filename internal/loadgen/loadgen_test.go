@@ -244,13 +244,13 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestReadRSS(t *testing.T) {
-	rss, err := ReadRSS(os.Getpid())
+func TestReadMemory(t *testing.T) {
+	m, err := ReadMemory(os.Getpid())
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
-	if rss < 1<<20 {
-		t.Errorf("own RSS %d bytes, want at least 1 MiB", rss)
+	if m.RSS < 1<<20 || m.File <= 0 || m.File > m.RSS {
+		t.Errorf("own RSS %d bytes, %d of mapped files; want at least 1 MiB, and some of it the binary's", m.RSS, m.File)
 	}
 }
 

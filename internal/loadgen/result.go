@@ -23,6 +23,7 @@ type Result struct {
 	P99ms       float64        `json:"p99_ms"`
 	RSSBytes    int64          `json:"rss_bytes,omitempty"`      // at the end; 0 without ServerPID
 	RSSPeak     int64          `json:"rss_peak_bytes,omitempty"` // highest sample during the run
+	RSSFile     int64          `json:"rss_file_bytes,omitempty"` // of RSSBytes, the pages of mapped files (see Memory)
 	// CPUms is the server's CPU time (user and system) per request, or
 	// for cas per acknowledged write (its hashes probes and 412s
 	// included), in milliseconds; 0 without ServerPID. Its resolution is
@@ -77,7 +78,7 @@ func (r Result) String() string {
 		fmt.Fprintf(&b, "  cpu %.3f ms/%s", r.CPUms, unit)
 	}
 	if r.RSSBytes > 0 {
-		fmt.Fprintf(&b, "  rss %.1f MiB (peak %.1f)", mib(r.RSSBytes), mib(r.RSSPeak))
+		fmt.Fprintf(&b, "  rss %.1f MiB (peak %.1f; mapped files %.1f)", mib(r.RSSBytes), mib(r.RSSPeak), mib(r.RSSFile))
 	}
 	return b.String()
 }

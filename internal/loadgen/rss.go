@@ -11,31 +11,52 @@ import (
 	"time"
 )
 
-// ReadRSS returns the resident set size of process pid, from the VmRSS line
-// of /proc/<pid>/status.
-func ReadRSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, fmt.Errorf("read rss: %w", err)
-	}
-	defer f.Close()
-	return parseVmRSS(f)
+// Memory is a process's resident memory, from /proc/<pid>/status.
+type Memory struct {
+	RSS  int64 // VmRSS: every resident page
+	File int64 // RssFile: those of mapped files (the binary, a database mapped for reading), page cache the kernel may drop and read again
 }
 
-func parseVmRSS(f *os.File) (int64, error) {
+// ReadMemory returns the resident memory of process pid.
+func ReadMemory(pid int) (Memory, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Memory{}, fmt.Errorf("read rss: %w", err)
+	}
+	defer f.Close()
+	return parseStatus(f)
+}
+
+func parseStatus(f *os.File) (Memory, error) {
+	var m Memory
+	var seen int
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		rest, ok := strings.CutPrefix(s.Text(), "VmRSS:")
-		if !ok {
+		name, rest, ok := strings.Cut(s.Text(), ":")
+		var dst *int64
+		switch {
+		case !ok:
+			continue
+		case name == "VmRSS":
+			dst = &m.RSS
+		case name == "RssFile":
+			dst = &m.File
+		default:
 			continue
 		}
 		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("read rss: %w", err)
+			return Memory{}, fmt.Errorf("read rss: %s: %w", name, err)
 		}
-		return kb * 1024, nil
+		*dst, seen = kb*1024, seen+1
 	}
-	return 0, fmt.Errorf("read rss: no VmRSS line in %s", f.Name())
+	if err := s.Err(); err != nil {
+		return Memory{}, fmt.Errorf("read rss: %w", err)
+	}
+	if seen < 2 {
+		return Memory{}, fmt.Errorf("read rss: no VmRSS or RssFile line in %s", f.Name())
+	}
+	return m, nil
 }
 
 // rssSampler records the highest RSS of a process until stopped.
@@ -71,18 +92,19 @@ func startRSS(ctx context.Context, pid int, interval time.Duration) *rssSampler 
 }
 
 func (s *rssSampler) sample() {
-	if v, err := ReadRSS(s.pid); err == nil && v > s.peak {
-		s.peak = v
+	if m, err := ReadMemory(s.pid); err == nil && m.RSS > s.peak {
+		s.peak = m.RSS
 	}
 }
 
-// finish stops sampling and returns the last and the peak RSS.
-func (s *rssSampler) finish() (last, peak int64, err error) {
+// finish stops sampling and returns the last memory read and the peak
+// RSS.
+func (s *rssSampler) finish() (last Memory, peak int64, err error) {
 	if s.pid <= 0 {
-		return 0, 0, nil
+		return Memory{}, 0, nil
 	}
 	s.stop()
 	s.wg.Wait()
-	last, err = ReadRSS(s.pid)
-	return last, max(last, s.peak), err
+	last, err = ReadMemory(s.pid)
+	return last, max(last.RSS, s.peak), err
 }

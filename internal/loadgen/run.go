@@ -63,7 +63,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	used, cpuErr := cpu.finish()
 	last, peak, rssErr := rss.finish()
 	r := tally(cfg, workers, elapsed)
-	r.RSSBytes, r.RSSPeak = last, peak
+	r.RSSBytes, r.RSSPeak, r.RSSFile = last.RSS, peak, last.File
 	if err := ctx.Err(); err != nil {
 		return r, fmt.Errorf("run %s: %w", cfg.Scenario, err)
 	}

@@ -79,6 +79,7 @@ func Median(rs []Result) Result {
 	m.CPUms = median(rs, func(r Result) float64 { return r.CPUms })
 	m.RSSBytes = int64(median(rs, func(r Result) float64 { return float64(r.RSSBytes) }))
 	m.RSSPeak = int64(median(rs, func(r Result) float64 { return float64(r.RSSPeak) }))
+	m.RSSFile = int64(median(rs, func(r Result) float64 { return float64(r.RSSFile) }))
 	return m
 }
 

@@ -30,32 +30,46 @@ const (
 // readStmts are the read pool's prepared statements.
 type readStmts struct {
 	state, meta, content     *sql.Stmt
-	searchRepos, searchAll   *sql.Stmt
 	revision, newestRevision *sql.Stmt
 }
 
 func prepareReads(ctx context.Context, pool *sql.DB) (*readStmts, error) {
 	var r readStmts
-	for _, p := range []struct {
-		stmt **sql.Stmt
-		sql  string
-	}{{&r.state, stateSQL}, {&r.meta, metaSQL}, {&r.content, contentSQL},
-		{&r.searchRepos, searchReposSQL}, {&r.searchAll, searchAllSQL},
-		{&r.revision, revisionAtSQL}, {&r.newestRevision, newestRevisionSQL}} {
-		stmt, err := pool.PrepareContext(ctx, p.sql)
-		if err != nil {
-			_ = r.Close()
-			return nil, wrap("prepare read statements", err)
-		}
-		*p.stmt = stmt
-	}
-	return &r, nil
+	return &r, prepareAll(ctx, pool, []prepared{{&r.state, stateSQL}, {&r.meta, metaSQL}, {&r.content, contentSQL},
+		{&r.revision, revisionAtSQL}, {&r.newestRevision, newestRevisionSQL}})
 }
 
 // Close closes the statements prepared so far.
 func (r *readStmts) Close() error {
+	return closeStmts(r.state, r.meta, r.content, r.revision, r.newestRevision)
+}
+
+// prepared is a statement to prepare, and where it goes.
+type prepared struct {
+	stmt **sql.Stmt
+	sql  string
+}
+
+// prepareAll prepares each of stmts on pool; after a failure it closes
+// those prepared so far.
+func prepareAll(ctx context.Context, pool *sql.DB, stmts []prepared) error {
+	for i, p := range stmts {
+		stmt, err := pool.PrepareContext(ctx, p.sql)
+		if err != nil {
+			for _, q := range stmts[:i] {
+				_ = (*q.stmt).Close()
+			}
+			return wrap("prepare read statements", err)
+		}
+		*p.stmt = stmt
+	}
+	return nil
+}
+
+// closeStmts closes the statements that are not nil.
+func closeStmts(stmts ...*sql.Stmt) error {
 	var errs []error
-	for _, s := range []*sql.Stmt{r.state, r.meta, r.content, r.searchRepos, r.searchAll, r.revision, r.newestRevision} {
+	for _, s := range stmts {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"strings"
 
@@ -69,6 +70,14 @@ var (
 	searchAllSQL   = searchStatement(true)
 )
 
+// searchReads are the search pool's prepared statements.
+type searchReads struct{ repos, all *sql.Stmt }
+
+func prepareSearchReads(ctx context.Context, pool *sql.DB) (*searchReads, error) {
+	var f searchReads
+	return &f, prepareAll(ctx, pool, []prepared{{&f.repos, searchReposSQL}, {&f.all, searchAllSQL}})
+}
+
 func searchStatement(all bool) string {
 	in := "IN (SELECT value FROM json_each(?7))"
 	// The unary + keeps the planner from pushing the filter into hits,
@@ -99,9 +108,9 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	if err != nil {
 		return nil, wrap("search", err)
 	}
-	stmt := db.reads.searchRepos
+	stmt := db.finds.repos
 	if q.AllRepos {
-		stmt = db.reads.searchAll
+		stmt = db.finds.all
 	}
 	rows, err := stmt.QueryContext(ctx, matchExpr(q, "{title body}"), matchExpr(q, "title"), matchExpr(q, "line"),
 		q.Limit, q.Offset, server.SearchCandidates, string(repos))
