@@ -60,10 +60,13 @@ const (
 		)
 		SELECT m.key, coalesce(e.deleted, true), coalesce(e.content, '')
 		FROM m LEFT JOIN entries e ON e.repo = $1 AND e.key = m.key`
-	// pendingIn lists the repositories with marks among those a search
-	// reads: $1, and with $2 every team repository (as searchSQL).
-	pendingIn = `SELECT DISTINCT repo FROM search_pending
-		WHERE repo = ANY($1) OR ($2 AND left(repo, 1) <> '` + server.PersonalMark + `')`
+	// pendingIn lists the repositories among $1 with marks (an index
+	// lookup per repository).
+	pendingIn = `SELECT DISTINCT repo FROM search_pending WHERE repo = ANY($1)`
+	// pendingTeam lists the team repositories with marks and those among
+	// $1, the repositories a search of everything reads (as searchSQL).
+	pendingTeam = `SELECT DISTINCT repo FROM search_pending
+		WHERE left(repo, 1) <> '` + server.PersonalMark + `' OR repo = ANY($1)`
 	// pendingAll lists every repository with marks.
 	pendingAll = `SELECT DISTINCT repo FROM search_pending`
 )
@@ -77,10 +80,13 @@ func queueMarks(b *pgx.Batch, repo string, keys []string, added *int64) {
 	})
 }
 
-// indexSearched indexes the marks of the repositories a search reads (see
-// pendingIn) before it reads them.
+// indexSearched indexes the marks of the repositories a search reads
+// before it reads them: repos, and with all every team repository.
 func (db *DB) indexSearched(ctx context.Context, repos []string, all bool) error {
-	return db.indexListed(ctx, pendingIn, nonNilRepos(repos), all)
+	if all {
+		return db.indexListed(ctx, pendingTeam, nonNilRepos(repos))
+	}
+	return db.indexListed(ctx, pendingIn, nonNilRepos(repos))
 }
 
 // indexListed indexes the marks of the repositories query lists.

@@ -108,6 +108,13 @@ func TestPutsMarkedThenIndexed(t *testing.T) {
 	if n := count(t, conn, countMarks); n != 0 {
 		t.Errorf("%d keys still marked after a search", n)
 	}
+	// A search of every repository indexes the marks of the others first.
+	apply(t, db, putWrite("acme/web", "ui.md", "the widget"))
+	hits, err := db.Search(context.Background(), server.SearchRequest{Terms: []server.SearchTerm{{"widget"}}, AllRepos: true,
+		Limit: 10})
+	if err != nil || len(hits) != 1 || hits[0].Repo != "acme/web" {
+		t.Errorf("widget in every repository: %v, %v; want acme/web:ui.md", hits, err)
+	}
 
 	apply(t, db, putWrite(repo, "later.md", "rollback plan"))
 	if err := db.Close(); err != nil {
