@@ -47,11 +47,11 @@ type DB struct {
 	indexer *indexer       // indexes the keys this process's writes mark for search
 	// stopBackground ends the search backfill (see backfill) and the
 	// indexer; backfilled is closed when the backfill has ended, with its
-	// outcome in backfillErr, indexed when the indexer has.
+	// outcome in backfillErr, indexerDone when the indexer has.
 	stopBackground context.CancelFunc
 	backfilled     chan struct{}
 	backfillErr    error
-	indexed        chan struct{}
+	indexerDone    chan struct{}
 }
 
 var _ server.Store = (*DB)(nil)
@@ -88,13 +88,13 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	bctx, stop := context.WithCancel(context.Background())
-	db.stopBackground, db.backfilled, db.indexed, db.indexer = stop, make(chan struct{}), make(chan struct{}), newIndexer()
+	db.stopBackground, db.backfilled, db.indexerDone, db.indexer = stop, make(chan struct{}), make(chan struct{}), newIndexer()
 	go func() {
 		defer close(db.backfilled)
 		db.backfillErr = db.backfill(bctx)
 	}()
 	go func() {
-		defer close(db.indexed)
+		defer close(db.indexerDone)
 		db.indexer.run(bctx, db)
 	}()
 	return db, nil
@@ -148,7 +148,7 @@ func (db *DB) Ping(ctx context.Context) error {
 func (db *DB) Close() error {
 	db.stopBackground()
 	<-db.backfilled
-	<-db.indexed
+	<-db.indexerDone
 	db.writes.wait()
 	db.states.wait()
 	db.pool.Close()

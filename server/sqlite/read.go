@@ -35,8 +35,12 @@ type readStmts struct {
 
 func prepareReads(ctx context.Context, pool *sql.DB) (*readStmts, error) {
 	var r readStmts
-	return &r, prepareAll(ctx, pool, []prepared{{&r.state, stateSQL}, {&r.meta, metaSQL}, {&r.content, contentSQL},
+	err := prepareAll(ctx, pool, []prepared{{&r.state, stateSQL}, {&r.meta, metaSQL}, {&r.content, contentSQL},
 		{&r.revision, revisionAtSQL}, {&r.newestRevision, newestRevisionSQL}})
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // Close closes the statements prepared so far.
@@ -51,7 +55,7 @@ type prepared struct {
 }
 
 // prepareAll prepares each of stmts on pool; after a failure it closes
-// those prepared so far.
+// those it prepared.
 func prepareAll(ctx context.Context, pool *sql.DB, stmts []prepared) error {
 	for i, p := range stmts {
 		stmt, err := pool.PrepareContext(ctx, p.sql)

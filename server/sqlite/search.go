@@ -75,7 +75,10 @@ type searchReads struct{ repos, all *sql.Stmt }
 
 func prepareSearchReads(ctx context.Context, pool *sql.DB) (*searchReads, error) {
 	var f searchReads
-	return &f, prepareAll(ctx, pool, []prepared{{&f.repos, searchReposSQL}, {&f.all, searchAllSQL}})
+	if err := prepareAll(ctx, pool, []prepared{{&f.repos, searchReposSQL}, {&f.all, searchAllSQL}}); err != nil {
+		return nil, err
+	}
+	return &f, nil
 }
 
 func searchStatement(all bool) string {
