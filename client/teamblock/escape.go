@@ -26,8 +26,11 @@ func cleanLine(s string) string {
 // escapeText writes text so that Markdown reads it as plain text. Every
 // "<" becomes "&lt;", so no HTML (and so no HTML comment, no marker) can
 // start; a backslash goes before every character that could start a link,
-// an image, a code span or a code fence, and before an "&" that would start
-// a character reference; every word that holds an @ (an @include, an e-mail
+// an image, a code span or a code fence, before every "|" (an index line
+// such as "-|-" would otherwise be a table's delimiter row, making the line
+// above a header row, whose cells GFM splits at a "|" even inside a code
+// span: a stale reference's code span "`x[](y)|`" would then open a link),
+// and before an "&" that would start a character reference; every word that holds an @ (an @include, an e-mail
 // address) or looks like a web address (which GitHub-flavoured Markdown
 // links by itself) is put in a code span, where neither includes nor links
 // are recognised.
@@ -61,7 +64,7 @@ func writeWord(b *strings.Builder, w string) {
 		case r == '<':
 			b.WriteString("&lt;")
 			continue
-		case strings.ContainsRune("\\`[]~", r), r == '&' && startsReference(w[i+1:]):
+		case strings.ContainsRune("\\`[]~|", r), r == '&' && startsReference(w[i+1:]):
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
