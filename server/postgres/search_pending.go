@@ -22,7 +22,7 @@ import (
 //     wherever it was made: the write committed its marks with it);
 //   - in the background by the replica that wrote them, once its writes
 //     pause for pendingPause, and as soon as it has marked maxPending keys
-//     of one repository, so that the first search after a burst does a
+//     (in all its repositories), so that the first search after a burst does a
 //     bounded amount of work (see indexer);
 //   - at open, every mark left (by a replica that ended before indexing).
 //
@@ -36,8 +36,9 @@ import (
 // indexes while it holds the repository's row lock.
 const pendingBatch = 200
 
-// maxPending is how many keys of one repository this process's writes may
-// mark before it indexes them without waiting for its writes to pause.
+// maxPending is how many keys this process's writes may mark, in all
+// repositories, before it indexes them without waiting for its writes to
+// pause.
 const maxPending = 500
 
 // pendingPause is how long this process's writes pause before it indexes
@@ -149,13 +150,13 @@ func (db *DB) indexBatch(ctx context.Context, repo string) (more bool, err error
 
 // indexer indexes, in the background, the keys this process's writes
 // marked: once its writes pause for pendingPause, and as soon as it has
-// marked maxPending keys of one repository. At start it indexes every mark
-// there is.
+// marked maxPending keys. At start it indexes every mark there is.
 type indexer struct {
 	mu     sync.Mutex
 	marked map[string]int64 // keys marked by this process since it last indexed them, by repository
 	wrote  chan struct{}    // a write committed (buffered: one signal is enough)
-	full   chan struct{}    // some repository has maxPending marked
+	total  int64            // the sum of marked
+	full   chan struct{}    // maxPending keys are marked
 	pause  time.Duration    // pendingPause
 }
 
@@ -170,8 +171,9 @@ func (ix *indexer) committed(repo string, added int64) {
 	ix.mu.Lock()
 	if added > 0 {
 		ix.marked[repo] += added
+		ix.total += added
 	}
-	full := ix.marked[repo] >= maxPending
+	full := ix.total >= maxPending
 	ix.mu.Unlock()
 	signal(ix.wrote)
 	if full {
@@ -199,30 +201,26 @@ func (ix *indexer) run(ctx context.Context, db *DB) {
 		case <-ix.wrote:
 			pause.Reset(ix.pause)
 		case <-ix.full:
-			ix.index(ctx, db, maxPending)
+			ix.index(ctx, db)
 		case <-pause.C:
-			ix.index(ctx, db, 1)
+			ix.index(ctx, db)
 		}
 	}
 }
 
-// index indexes the repositories where this process marked at least
-// least keys. A repository it fails to index is tried again at the next
-// pause (a search indexes it meanwhile if it can).
-func (ix *indexer) index(ctx context.Context, db *DB, least int64) {
+// index indexes the repositories where this process marked keys. A
+// repository it fails to index is tried again at the next pause (a search
+// indexes it meanwhile if it can).
+func (ix *indexer) index(ctx context.Context, db *DB) {
 	ix.mu.Lock()
-	var repos []string
-	for r, n := range ix.marked {
-		if n >= least {
-			repos = append(repos, r)
-			delete(ix.marked, r)
-		}
-	}
+	marked := ix.marked
+	ix.marked, ix.total = map[string]int64{}, 0
 	ix.mu.Unlock()
-	for _, r := range repos {
+	for r, n := range marked {
 		if err := db.indexRepo(ctx, r); err != nil {
 			ix.mu.Lock()
-			ix.marked[r]++
+			ix.marked[r] += n
+			ix.total += n
 			ix.mu.Unlock()
 		}
 	}

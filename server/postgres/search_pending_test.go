@@ -147,8 +147,9 @@ func TestMarksIndexedWhenWritesPause(t *testing.T) {
 }
 
 // TestMarksIndexedDuringABurst: writes that never pause get their keys
-// indexed once maxPending (500) wait: after 600 new keys in writes of 50,
-// at most 100 are still marked.
+// indexed once maxPending (500) wait, in all repositories: after 600 new
+// keys in writes of 50 to three repositories in turn, at most 100 are
+// still marked.
 func TestMarksIndexedDuringABurst(t *testing.T) {
 	postgres.SetPendingPause(t, time.Hour)
 	url := freshURL(t, pgtest.URL(t))
@@ -159,7 +160,7 @@ func TestMarksIndexedDuringABurst(t *testing.T) {
 		for i := range 50 {
 			puts = append(puts, putWrite("", fmt.Sprintf("k%03d.md", w*50+i), "burst").Puts[0])
 		}
-		apply(t, db, server.Write{Repo: "acme/api", Author: "t", At: time.Now(), Puts: puts})
+		apply(t, db, server.Write{Repo: fmt.Sprintf("acme/r%d", w%3), Author: "t", At: time.Now(), Puts: puts})
 	}
 	waitCount(t, conn, countMarks, 100, "keys marked during a burst of 600")
 }
