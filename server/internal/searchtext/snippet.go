@@ -33,9 +33,11 @@ func SnippetOf(content string, terms []Term) Snippet {
 	for _, t := range terms {
 		longest = max(longest, len(t))
 	}
-	var words []word
+	words := make([]word, 0, 64)
 	first, after, extra := -1, 0, 0
-	eachWord(content, func(w string, s, e int) bool {
+	skip := matchFrom(content, terms)
+	eachWord(content[skip:], func(w string, s, e int) bool {
+		s, e = s+skip, e+skip
 		words = append(words, word{w, s, e})
 		if first < 0 {
 			first = firstEnding(words, terms)
@@ -50,6 +52,81 @@ func SnippetOf(content string, terms []Term) Snippet {
 		return extra <= longest
 	})
 	return snippetOfWords(content, words, terms)
+}
+
+// matchFrom returns a byte offset of content before which no term can
+// start a match, between two words: the first place where a term's first
+// word appears in any ASCII case, or the first byte past ASCII (where a
+// word may fold into any other), backed up to the start of the word it
+// falls in. The words from there on are those of the whole text from
+// there on, and reading them starts where a match could (a result's first
+// match is often far into it) instead of tokenising every word before.
+func matchFrom(content string, terms []Term) int {
+	end := len(content)
+	for _, t := range terms {
+		if len(t) == 0 {
+			continue
+		}
+		if i := indexFoldASCII(content[:end], t[0]); i >= 0 {
+			end = i
+		}
+	}
+	for i := 0; i < end; i++ {
+		if content[i] >= utf8.RuneSelf {
+			end = i
+		}
+	}
+	for end > 0 && asciiWord[content[end-1]] {
+		end--
+	}
+	return end
+}
+
+// indexFoldASCII returns the first offset of s where w (lower case) stands
+// in any ASCII case, or -1. It looks for w's first byte in either case
+// with strings.IndexByte, remembering the next of each.
+func indexFoldASCII(s, w string) int {
+	if w == "" {
+		return 0
+	}
+	lo, up := w[0], w[0]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	nextLo, nextUp := strings.IndexByte(s, lo), -1
+	if up != lo {
+		nextUp = strings.IndexByte(s, up)
+	}
+	for nextLo >= 0 || nextUp >= 0 {
+		i := nextLo
+		if i < 0 || (nextUp >= 0 && nextUp < i) {
+			i = nextUp
+		}
+		if i+len(w) > len(s) {
+			return -1
+		}
+		if foldEqualASCII(s[i+1:i+len(w)], w[1:]) {
+			return i
+		}
+		if i == nextLo {
+			if nextLo = strings.IndexByte(s[i+1:], lo); nextLo >= 0 {
+				nextLo += i + 1
+			}
+		} else if nextUp = strings.IndexByte(s[i+1:], up); nextUp >= 0 {
+			nextUp += i + 1
+		}
+	}
+	return -1
+}
+
+// foldEqualASCII reports whether s is w (lower case) in some ASCII case.
+func foldEqualASCII(s, w string) bool {
+	for j := range len(w) {
+		if lowerASCII(s[j]) != w[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // snippetOfWords is the snippet of content showing the matches of terms

@@ -88,18 +88,57 @@ func FuzzSnippetStopsEarlyAsIfWhole(f *testing.F) {
 	})
 }
 
+// TestSnippetStartsWhereAMatchCan: reading starts at the first place a
+// term's first word could stand, and a word past ASCII that folds into a
+// term (full-width letters, an accent) or a term inside a longer word
+// found as a substring changes nothing: the snippet is the whole text's,
+// and its first match the first there is.
+func TestSnippetStartsWhereAMatchCan(t *testing.T) {
+	for _, c := range []struct {
+		content, query, first string
+	}{
+		{"xx ＤＥＰＬＯＹ yy deploy", "deploy", "ＤＥＰＬＯＹ"},
+		{"the caféteria, then Déploy and deploy", "deploy", "Déploy"},
+		{"RetryPush then push", "push", "push"},
+		{"no match at all in here", "zyzzyva", ""},
+		{strings.Repeat("filler words ", 100) + "Make Release now", `"make release"`, "Make Release"},
+		{"pool max then pool_max_conns", "pool_max_conns", "pool_max_conns"},
+	} {
+		terms, err := Parse(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := SnippetOf(c.content, terms)
+		if want := snippetOfWholeText(c.content, terms); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q in %q:\n got %+v\nwant %+v", c.query, c.content, got, want)
+		}
+		first := ""
+		if len(got.Matches) > 0 {
+			r := []rune(got.Text)
+			first = string(r[got.Matches[0][0]:got.Matches[0][1]])
+		}
+		if first != c.first {
+			t.Errorf("%q in %q: first match %q, want %q", c.query, c.content, first, c.first)
+		}
+	}
+}
+
 // BenchmarkSnippetOf: one search result's snippet, a 2 KB note with its
 // first match near the top, as most are; "whole text" reads every word.
 func BenchmarkSnippetOf(b *testing.B) {
-	note := "Deploys go out with make release after the canary. " + strings.Repeat("The pool_max_conns setting of the database client decides the queue; retry with RetryPush. ", 22)
+	filler := strings.Repeat("The pool_max_conns setting of the database client decides the queue; retry with RetryPush. ", 22)
+	top := "Deploys go out with make release after the canary. " + filler
+	deep := filler + "Deploys go out with make release after the canary."
 	terms, _ := Parse("canary release")
 	for name, snippet := range map[string]func(string, []Term) Snippet{"early stop": SnippetOf, "whole text": snippetOfWholeText} {
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				snippet(note, terms)
-			}
-		})
+		for where, note := range map[string]string{"top": top, "deep": deep} {
+			b.Run(name+"/"+where, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					snippet(note, terms)
+				}
+			})
+		}
 	}
 }
 
