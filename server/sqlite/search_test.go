@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/sqlite"
 	"github.com/teammem/teammem/server/storetest"
@@ -65,25 +64,17 @@ func TestSearchIndexMergedWhenIdle(t *testing.T) {
 	}
 	defer db.Close()
 	const n = 40
-	count := func(q string) int {
-		hits, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{q}}, Repos: []string{"acme/api"}, Limit: 100})
-		if err != nil {
+	count := func(q string) int { return len(storetest.SearchKeys(t, db, "acme/api", q)) }
+	write := func(key, content string) {
+		if _, err := db.Apply(ctx, server.Write{Repo: "acme/api", Author: "t", Puts: []server.Put{put(key, content)}}); err != nil {
 			t.Fatal(err)
 		}
-		return len(hits)
 	}
 	for i := range n {
-		content := fmt.Sprintf("# Note %d\n\nThe canary deploy of service%d waits for the replica.\n", i, i)
-		if _, err := db.Apply(ctx, server.Write{Repo: "acme/api", Author: "t",
-			Puts: []server.Put{{Key: fmt.Sprintf("n%02d.md", i), Content: content, Checksum: protocol.EntryChecksum([]byte(content))}}}); err != nil {
-			t.Fatal(err)
-		}
+		key := fmt.Sprintf("n%02d.md", i)
+		write(key, fmt.Sprintf("# Note %d\n\nThe canary deploy of service%d waits for the replica.\n", i, i))
 		if i%2 == 0 { // replaced: its old words must not be found
-			content = fmt.Sprintf("# Note %d\n\nThe canary rollout of service%d.\n", i, i)
-			if _, err := db.Apply(ctx, server.Write{Repo: "acme/api", Author: "t",
-				Puts: []server.Put{{Key: fmt.Sprintf("n%02d.md", i), Content: content, Checksum: protocol.EntryChecksum([]byte(content))}}}); err != nil {
-				t.Fatal(err)
-			}
+			write(key, fmt.Sprintf("# Note %d\n\nThe canary rollout of service%d.\n", i, i))
 		}
 		count("canary")
 	}
