@@ -249,3 +249,23 @@ func TestRollBackWithMarks(t *testing.T) {
 		t.Errorf("the backfill does not start again from the first entry")
 	}
 }
+
+// TestEraseDropsMarks: erasing a repository drops its marks with its
+// entries, and leaves another repository's.
+func TestEraseDropsMarks(t *testing.T) {
+	postgres.SetPendingPause(t, time.Hour)
+	url := freshURL(t, pgtest.URL(t))
+	db := open(t, url, postgres.Options{Migrate: true})
+	conn := connect(t, url)
+	apply(t, db, putWrite("acme/gone", "a.md", "erased"))
+	apply(t, db, putWrite("acme/kept", "b.md", "kept"))
+	if _, _, err := db.EraseRepo(context.Background(), "acme/gone"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM search_pending WHERE repo = 'acme/gone'`); n != 0 {
+		t.Errorf("%d marks of the erased repository left", n)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM search_pending WHERE repo = 'acme/kept'`); n != 1 {
+		t.Errorf("%d marks of the other repository, want 1", n)
+	}
+}
