@@ -15,14 +15,15 @@ import (
 const (
 	DefaultSearchLimit = 20
 	MaxSearchLimit     = 50
-	// SearchCandidates bounds the matches a store ranks for one query:
-	// the stores take at most this many entries matching by their own
-	// words (and as many index lines), then rank those, so that a word
+	// SearchCandidates bounds the results of one query, so that a word
 	// found in every entry costs about what a rarer one does (on 100,000
-	// entries, ranking all 85,000 holding "deploy" took 0.3 to 3 s). Every
-	// page of a query is cut from the same candidates, so pages follow
-	// each other; a query matching more is better narrowed than paged
-	// through.
+	// entries, ranking all 85,000 holding "deploy" took 0.3 to 3 s):
+	// Postgres takes at most this many entries matching by their own
+	// words (and as many index lines) and ranks those; SQLite reads its
+	// matches in rank order and stops at the page's end, never past this
+	// many. Every page of a query is cut from the same order, so pages
+	// follow each other; a query matching more is better narrowed than
+	// paged through.
 	SearchCandidates = 250
 	// MaxSearchOffset is how deep pages go: no page starts past the
 	// candidates.

@@ -120,9 +120,11 @@ type Store interface {
 	// first, at most q.Limit of them after skipping q.Offset, with their
 	// content. Only q.Repos (or, with q.AllRepos, every repository) are
 	// read: the filter is part of the index query. A write is found by
-	// every Search that starts after its Apply returned, on every process:
-	// the index is written in the write's transaction. Ties are ordered by
-	// repository and key.
+	// every Search that starts after its Apply returned, on every process
+	// (the keys a write changes are marked in its transaction and indexed
+	// before a search reads them). Best first: the entries whose title or
+	// index line holds every term, then the others; in each, the entry
+	// written last first, then by repository and key.
 	Search(ctx context.Context, q SearchRequest) ([]SearchHit, error)
 
 	// SaveStaleReports records each report as the latest of its entry

@@ -22,7 +22,8 @@ import (
 // two tiers: first those whose title (the key's words, frontmatter name
 // and description: search_title, or for an entry the backfill has not
 // reached yet the weight-A words of search, $2) or index line holds every
-// term, then the others; ties by repository and key. Score is the tier.
+// term, then the others; in each tier the entry written most recently
+// first (then by repository and key). Score is the tier.
 // $6 are the repositories searched, also given as scope tokens in $1 for
 // the index lookup; with $8, every team repository too (but no personal
 // one that $6 does not name: those are kept out of the candidates
@@ -31,24 +32,24 @@ import (
 const searchSQL = `WITH q AS (
 		SELECT $1::tsquery AS own, $2::tsquery AS title, $3::tsquery AS words
 	), own AS (
-		SELECT e.repo, e.key, e.search_title, e.search FROM entries e, q WHERE e.search @@ q.own
+		SELECT e.repo, e.key, e.updated_at, e.search_title, e.search FROM entries e, q WHERE e.search @@ q.own
 			AND (NOT $8 OR left(e.repo, 1) <> '` + server.PersonalMark + `' OR e.repo = ANY($6)) LIMIT $7
 	), hits AS (
-		SELECT o.repo, o.key, coalesce(o.search_title @@ q.words, o.search @@ q.title)::int AS tier FROM own o, q
+		SELECT o.repo, o.key, o.updated_at, coalesce(o.search_title @@ q.words, o.search @@ q.title)::int AS tier FROM own o, q
 		UNION ALL
-		SELECT l.repo, l.key, 1 FROM (SELECT l.repo, l.key FROM search_links l, q WHERE l.line @@ q.own
+		SELECT l.repo, l.key, e.updated_at, 1 FROM (SELECT l.repo, l.key FROM search_links l, q WHERE l.line @@ q.own
 			AND (NOT $8 OR left(l.repo, 1) <> '` + server.PersonalMark + `' OR l.repo = ANY($6)) LIMIT $7) l
-		WHERE EXISTS (SELECT 1 FROM entries e WHERE e.repo = l.repo AND e.key = l.key AND NOT e.deleted)
+		JOIN entries e ON e.repo = l.repo AND e.key = l.key AND NOT e.deleted
 	), ranked AS (
-		SELECT h.repo, h.key, max(h.tier)::float8 AS score
+		SELECT h.repo, h.key, max(h.tier)::float8 AS score, max(h.updated_at) AS updated_at
 		FROM hits h WHERE ($8 AND left(h.repo, 1) <> '` + server.PersonalMark + `') OR h.repo = ANY($6)
 		GROUP BY h.repo, h.key
-		ORDER BY score DESC, h.repo, h.key
+		ORDER BY score DESC, updated_at DESC, h.repo, h.key
 		LIMIT $4 OFFSET $5
 	)
 	SELECT r.repo, r.key, e.version, r.score, e.content
 	FROM ranked r JOIN entries e ON e.repo = r.repo AND e.key = r.key AND NOT e.deleted
-	ORDER BY r.score DESC, r.repo, r.key`
+	ORDER BY r.score DESC, r.updated_at DESC, r.repo, r.key`
 
 // Search finds live entries; see server.Store. The query's words are never
 // tsquery syntax: each is a quoted lexeme of letters and digits only,

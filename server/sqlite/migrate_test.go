@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,5 +82,56 @@ func TestMigrateKeepsContent(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, snap); diff != "" {
 		t.Errorf("snapshot after migrating (-want +got):\n%s", diff)
+	}
+}
+
+// TestMigrateNumbersByRecency: migration 13, applied to a database holding
+// data (here: rolled back and applied again), numbers the live entries by
+// their last write and its backfill indexes them again: a search finds
+// every one, the newest first, an index line's entry above them, and a
+// deleted one not at all.
+func TestMigrateNumbersByRecency(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, w := range []server.Write{
+		{Repo: "acme/web", Puts: []server.Put{put("a.md", "walrus one"), put("b.md", "walrus two")}},
+		{Repo: "acme/api", Puts: []server.Put{put("c.md", "walrus three")}},
+		{Repo: "acme/web", Puts: []server.Put{put("MEMORY.md", "- [B](b.md) — walrus\n"), put("d.md", "walrus four")}},
+		{Repo: "acme/web", Puts: []server.Put{put("a.md", "walrus one again")}},
+		{Repo: "acme/api", Deletes: []string{"c.md"}},
+	} {
+		w.Author, w.At = "t", t0.Add(time.Duration(i)*time.Minute)
+		if _, err := db.Apply(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"b.md", "a.md", "MEMORY.md", "d.md"}
+	if got := storetest.SearchKeys(t, db, "acme/web", "walrus"); !slices.Equal(got, want) {
+		t.Fatalf("before the round trip: %q, want %q", got, want)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	latest, _ := migrations.Latest(migrations.SQLite)
+	if v, _, err := sqlite.Migrate(ctx, path, migrations.Down, 1); err != nil || v != latest-1 {
+		t.Fatalf("roll back one: version %d, %v", v, err)
+	}
+	if db, err = sqlite.Open(ctx, path, sqlite.Options{Migrate: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := sqlite.WaitBackfill(db); err != nil {
+		t.Fatalf("backfill: %v", err)
+	}
+	if got := storetest.SearchKeys(t, db, "acme/web", "walrus"); !slices.Equal(got, want) {
+		t.Errorf("after migration 13: %q, want %q", got, want)
+	}
+	if got := storetest.SearchKeys(t, db, "acme/api", "walrus"); len(got) != 0 {
+		t.Errorf("the deleted key is found: %q", got)
 	}
 }

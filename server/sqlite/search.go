@@ -11,17 +11,21 @@ import (
 )
 
 // searchSQL finds the live entries of the searched repositories (?7, see
-// searchStatement) that hold every term in their own words (?1) or in an index
-// line linking them (?3), ranks them and reads the page's content from each
-// entry's current revision.
+// searchStatement) that hold every term in their own words (?1), in their
+// title (?2: the key's words, frontmatter name and description) or in an
+// index line linking them (?3), ranks them and reads the page's content
+// from each entry's current revision.
 //
-// The candidates are bounded: the server.SearchCandidates most recently
-// indexed entries whose own words match (FTS5 walks its doclists newest
-// first and stops there), and as many index lines. They are ranked in two
-// tiers: first the entries whose title (?2: key, frontmatter name and
-// description) or index line holds every term, then the others; ties by
-// repository and key. The title match is only looked for among the
-// candidates' rowids, so its cost is bounded too. Score is the tier.
+// Ranking: first the entries whose title or index line holds every term,
+// then the others; in each tier the entry written most recently first
+// (the lowest search_docs id, see migration 13). Score is the tier.
+//
+// A page reads only as many matches as it shows and skips (?6 = offset +
+// limit, at most server.SearchCandidates): FTS5 walks each doclist in
+// rowid order, newest first, and stops there. The titled entries come
+// from search_titles_fts, whose doclists are short; the others from
+// search_fts, past the titled ones. Index lines are read newest first, up
+// to the bound (?8).
 //
 // FTS5's bm25 is not used: its statistics count every row holding each
 // phrase of the query, a walk of the whole doclist on every search (5 to
@@ -29,42 +33,42 @@ import (
 // tells nothing about a word found in most entries anyway.
 //
 // A search of every team repository (%own, %links) keeps the personal
-// repositories it may not show out of the candidates themselves, so that
-// they take none of them (a count short of the bound would tell that
-// somebody's personal memory holds the words); %filter is the repository
-// filter of the ranked hits.
+// repositories it may not show out of the walk itself, so that they take
+// no place in it (a page short of its rows would tell that somebody's
+// personal memory holds the words); %filter is the repository filter of
+// the page.
 //
 // search_docs holds live entries only; an index line may link a deleted
-// key, which the join to entries drops.
-const searchSQL = `WITH own AS (
-		SELECT rowid AS id FROM search_fts WHERE search_fts MATCH ?1 %own ORDER BY rowid DESC LIMIT ?6
-	), titled AS (
-		SELECT rowid AS id FROM search_fts
-		WHERE search_fts MATCH ?2 AND rowid BETWEEN (SELECT min(id) FROM own) AND (SELECT max(id) FROM own)
-	), hits (repo, key, tier) AS (
-		SELECT d.repo, d.key, own.id IN titled FROM own JOIN search_docs d ON d.id = own.id
-		UNION ALL
-		SELECT repo, key, 1 FROM (
+// key, which the join to search_docs drops.
+const searchSQL = `WITH titled AS (
+		SELECT rowid AS id FROM search_titles_fts WHERE search_titles_fts MATCH ?2 %own(search_titles_fts) ORDER BY rowid LIMIT ?6
+	), linked AS (
+		SELECT d.id FROM (
 			SELECT l.repo, l.key FROM search_links_fts JOIN search_links l ON l.id = search_links_fts.rowid
-			WHERE search_links_fts MATCH ?3 %links ORDER BY search_links_fts.rowid DESC LIMIT ?6) l
-		WHERE EXISTS (SELECT 1 FROM entries e WHERE e.repo = l.repo AND e.key = l.key AND e.deleted = 0)
-	), ranked AS (
-		SELECT h.repo, h.key, max(h.tier) AS score
-		FROM hits h WHERE %filter
-		GROUP BY h.repo, h.key
-		ORDER BY score DESC, h.repo, h.key
-		LIMIT ?4 OFFSET ?5
+			WHERE search_links_fts MATCH ?3 %links ORDER BY search_links_fts.rowid DESC LIMIT ?8) l
+		JOIN search_docs d ON d.repo = l.repo AND d.key = l.key
+	), first (id) AS (
+		SELECT id FROM titled UNION SELECT id FROM linked
+	), ranked (id, tier) AS (
+		SELECT id, 1 FROM (SELECT id FROM first ORDER BY id LIMIT ?6)
+		UNION ALL
+		SELECT id, 0 FROM (
+			SELECT rowid AS id FROM search_fts WHERE search_fts MATCH ?1 %own(search_fts) AND rowid NOT IN first
+			ORDER BY rowid LIMIT ?6)
+	), page AS (
+		SELECT id, tier FROM ranked ORDER BY tier DESC, id LIMIT ?4 OFFSET ?5
 	)
-	SELECT r.repo, r.key, e.version, r.score, coalesce(v.content, '')
-	FROM ranked r JOIN entries e ON e.repo = r.repo AND e.key = r.key AND e.deleted = 0
-		LEFT JOIN revisions v ON v.repo = r.repo AND v.key = r.key AND v.version = e.version
-	ORDER BY r.score DESC, r.repo, r.key`
+	SELECT d.repo, d.key, e.version, p.tier, coalesce(v.content, '')
+	FROM page p JOIN search_docs d ON d.id = p.id
+		JOIN entries e ON e.repo = d.repo AND e.key = d.key AND e.deleted = 0
+		LEFT JOIN revisions v ON v.repo = e.repo AND v.key = e.key AND v.version = e.version
+	WHERE %filter
+	ORDER BY p.tier DESC, p.id`
 
-// The two search statements, prepared with the read pool's others: in
-// the repositories listed (?7, a JSON array), and in every team repository
-// and the personal ones listed. The list travels as one JSON parameter so
-// that each is one statement, parsed once, whatever the number of
-// repositories (parsing this statement cost a third of a search's CPU).
+// The two search statements, prepared with the search pool: in the
+// repositories listed (?7, a JSON array), and in every team repository and
+// the personal ones listed. The list travels as one JSON parameter so that
+// each is one statement, parsed once, whatever the number of repositories.
 var (
 	searchReposSQL = searchStatement(false)
 	searchAllSQL   = searchStatement(true)
@@ -83,18 +87,23 @@ func prepareSearchReads(ctx context.Context, pool *sql.DB) (*searchReads, error)
 
 func searchStatement(all bool) string {
 	in := "IN (SELECT value FROM json_each(?7))"
-	// The unary + keeps the planner from pushing the filter into hits,
-	// where it would read the repository's every search_docs row.
-	filter, own, links := "+h.repo "+in, "", ""
+	filter, links := "d.repo "+in, ""
+	own := func(string) string { return "" }
 	if all { // every team repository, and the personal ones listed
 		team := func(repo string) string {
 			return "(substr(" + repo + ", 1, 1) <> '" + server.PersonalMark + "' OR " + repo + " " + in + ")"
 		}
-		filter = team("h.repo")
-		own = "AND (SELECT " + team("d.repo") + " FROM search_docs d WHERE d.id = search_fts.rowid)"
+		filter = team("d.repo")
+		own = func(table string) string {
+			return "AND (SELECT " + team("o.repo") + " FROM search_docs o WHERE o.id = " + table + ".rowid)"
+		}
 		links = "AND " + team("l.repo")
 	}
-	return strings.NewReplacer("%own", own, "%links", links, "%filter", filter).Replace(searchSQL)
+	sql := strings.NewReplacer("%links", links, "%filter", filter).Replace(searchSQL)
+	for _, table := range []string{"search_titles_fts", "search_fts"} {
+		sql = strings.ReplaceAll(sql, "%own("+table+")", own(table))
+	}
+	return sql
 }
 
 // Search finds live entries; see server.Store. The query's words are
@@ -116,7 +125,7 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 		stmt = db.finds.all
 	}
 	rows, err := stmt.QueryContext(ctx, matchExpr(q, "{title body}"), matchExpr(q, "title"), matchExpr(q, "line"),
-		q.Limit, q.Offset, server.SearchCandidates, string(repos))
+		q.Limit, q.Offset, min(q.Offset+q.Limit, server.SearchCandidates), string(repos), server.SearchCandidates)
 	if err != nil {
 		return nil, wrap("search", err)
 	}

@@ -14,9 +14,12 @@ import (
 // meanwhile wait no longer than behind a batch of their own.
 const backfillBatch = 200
 
-// backfillJob indexes the next entries written before migration 8 (see
-// its comment), in the writer's transaction, and moves search_backfill's
-// cursor past them; done once there is none left.
+// backfillJob indexes the words of the next entries numbered by
+// migration 13 (see its comment), newest first, in the writer's
+// transaction, and moves search_backfill's cursor past them; done once
+// there is none left. The entries written since are numbered below the
+// first and indexed by their writes: the cursor never reaches them, nor
+// the old row of an entry written again.
 type backfillJob struct {
 	serverJob
 	done bool
@@ -24,8 +27,8 @@ type backfillJob struct {
 
 func (j *backfillJob) run(ctx context.Context, b *batch) error {
 	return b.inSavepoint(ctx, func() error {
-		var repo, key string
-		err := b.tx.QueryRowContext(ctx, `SELECT repo, key FROM search_backfill WHERE id = 1`).Scan(&repo, &key)
+		var cursor int64
+		err := b.tx.QueryRowContext(ctx, `SELECT doc FROM search_backfill WHERE id = 1`).Scan(&cursor)
 		if errors.Is(err, sql.ErrNoRows) {
 			j.done = true
 			return nil
@@ -33,35 +36,32 @@ func (j *backfillJob) run(ctx context.Context, b *batch) error {
 		if err != nil {
 			return wrap("read search backfill", err)
 		}
-		type entry struct{ repo, key, content string }
-		var batch []entry
-		rows, err := b.tx.QueryContext(ctx, `SELECT e.repo, e.key, coalesce(r.content, '')
-			FROM entries e JOIN revisions r ON r.repo = e.repo AND r.key = e.key AND r.version = e.version
-			WHERE e.deleted = 0 AND (e.repo, e.key) > (?, ?) ORDER BY e.repo, e.key LIMIT ?`, repo, key, backfillBatch)
+		var index []indexChange
+		rows, err := b.tx.QueryContext(ctx, `SELECT d.id, d.repo, d.key, coalesce(r.content, '')
+			FROM search_docs d JOIN entries e ON e.repo = d.repo AND e.key = d.key
+				LEFT JOIN revisions r ON r.repo = e.repo AND r.key = e.key AND r.version = e.version
+			WHERE d.id > ? ORDER BY d.id LIMIT ?`, cursor, backfillBatch)
 		if err != nil {
 			return wrap("read search backfill", err)
 		}
 		for rows.Next() {
-			var e entry
-			if err := rows.Scan(&e.repo, &e.key, &e.content); err != nil {
+			var c indexChange
+			var content string
+			if err := rows.Scan(&c.doc, &c.repo, &c.key, &content); err != nil {
 				_ = rows.Close()
 				return wrap("read search backfill", err)
 			}
-			batch = append(batch, e)
+			c.e = searchtext.EntryOf(c.key, content)
+			index = append(index, c)
 		}
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return wrap("read search backfill", err)
 		}
-		index := make([]indexChange, len(batch))
-		for i, e := range batch {
-			index[i] = indexChange{repo: e.repo, key: e.key, e: searchtext.EntryOf(e.key, e.content)}
-		}
-		if len(batch) < backfillBatch {
+		if len(index) < backfillBatch {
 			_, err = b.tx.ExecContext(ctx, `DELETE FROM search_backfill`)
 			j.done = true
 		} else {
-			last := batch[len(batch)-1]
-			_, err = b.tx.ExecContext(ctx, `UPDATE search_backfill SET repo = ?, key = ? WHERE id = 1`, last.repo, last.key)
+			_, err = b.tx.ExecContext(ctx, `UPDATE search_backfill SET doc = ? WHERE id = 1`, index[len(index)-1].doc)
 		}
 		if err != nil {
 			return wrap("save search backfill", err)
@@ -72,7 +72,7 @@ func (j *backfillJob) run(ctx context.Context, b *batch) error {
 	})
 }
 
-// backfill indexes the entries written before migration 8, one writer
+// backfill indexes the entries numbered by migration 13, one writer
 // batch at a time, until none is left or ctx ends. It runs from Open in
 // its own goroutine; its error (the database failing) ends it and is
 // returned by waitBackfill.
@@ -81,7 +81,7 @@ func (db *DB) backfill(ctx context.Context) error {
 	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM search_backfill`).Scan(&pending); err != nil {
 		return fmt.Errorf("index entries for search: %w", wrap("read search backfill", err))
 	}
-	if pending == 0 { // nothing written before migration 8: the writer is not disturbed
+	if pending == 0 { // nothing to index: the writer is not disturbed
 		return nil
 	}
 	for {

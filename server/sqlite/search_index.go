@@ -11,40 +11,49 @@ import (
 	"github.com/teammem/teammem/server/internal/searchtext"
 )
 
-// The statements keeping the search index (see migration 8), run by the
-// writer in the transaction of the write they index.
+// The statements keeping the search index (see migrations 8 and 13), run
+// by the writer at the end of the batch whose marks, or backfill, they index.
 const (
-	docIDSQL      = `SELECT id FROM search_docs WHERE repo = ? AND key = ?`
-	docAddSQL     = `INSERT INTO search_docs (repo, key) VALUES (?, ?) RETURNING id`
-	ftsPutSQL     = `INSERT OR REPLACE INTO search_fts (rowid, scope, title, body) VALUES (?, ?, ?, ?)`
-	docDeleteSQL  = `DELETE FROM search_docs WHERE repo = ? AND key = ? RETURNING id`
-	ftsDeleteSQL  = `DELETE FROM search_fts WHERE rowid = ?`
-	linksDropSQL  = `DELETE FROM search_links WHERE repo = ? AND source = ? RETURNING id`
-	linkFtsDelSQL = `DELETE FROM search_links_fts WHERE rowid = ?`
-	linkAddSQL    = `INSERT INTO search_links (repo, source, key) VALUES (?, ?, ?) RETURNING id`
-	linkFtsAddSQL = `INSERT INTO search_links_fts (rowid, scope, line) VALUES (?, ?, ?)`
+	docIDSQL       = `SELECT id FROM search_docs WHERE repo = ? AND key = ?`
+	docAddSQL      = `INSERT INTO search_docs (id, repo, key) VALUES (?, ?, ?)`
+	docMoveSQL     = `UPDATE search_docs SET id = ? WHERE id = ?`
+	docLowestSQL   = `SELECT coalesce(min(id), 0) FROM search_docs`
+	ftsAddSQL      = `INSERT INTO search_fts (rowid, scope, title, body) VALUES (?, ?, ?, ?)`
+	titleAddSQL    = `INSERT INTO search_titles_fts (rowid, scope, title) VALUES (?, ?, ?)`
+	docDeleteSQL   = `DELETE FROM search_docs WHERE repo = ? AND key = ? RETURNING id`
+	ftsDeleteSQL   = `DELETE FROM search_fts WHERE rowid = ?`
+	titleDeleteSQL = `DELETE FROM search_titles_fts WHERE rowid = ?`
+	linksDropSQL   = `DELETE FROM search_links WHERE repo = ? AND source = ? RETURNING id`
+	linkFtsDelSQL  = `DELETE FROM search_links_fts WHERE rowid = ?`
+	linkAddSQL     = `INSERT INTO search_links (repo, source, key) VALUES (?, ?, ?) RETURNING id`
+	linkFtsAddSQL  = `INSERT INTO search_links_fts (rowid, scope, line) VALUES (?, ?, ?)`
 )
 
-var searchWriteSQL = []string{pendingAddSQL, pendingDropSQL, docIDSQL, docAddSQL, ftsPutSQL, docDeleteSQL, ftsDeleteSQL, linksDropSQL, linkFtsDelSQL, linkAddSQL, linkFtsAddSQL}
+var searchWriteSQL = []string{pendingAddSQL, pendingDropSQL, docIDSQL, docAddSQL, docMoveSQL, docLowestSQL, ftsAddSQL, titleAddSQL,
+	docDeleteSQL, ftsDeleteSQL, titleDeleteSQL, linksDropSQL, linkFtsDelSQL, linkAddSQL, linkFtsAddSQL}
 
 // searchStmts are the index statements, part of writeStmts.
 type searchStmts struct {
-	pendingAdd, pendingDrop, docID, docAdd, ftsPut, docDelete, ftsDelete, linksDrop, linkFtsDel, linkAdd, linkFtsAdd *sql.Stmt
+	pendingAdd, pendingDrop, docID, docAdd, docMove, docLowest, ftsAdd, titleAdd,
+	docDelete, ftsDelete, titleDelete, linksDrop, linkFtsDel, linkAdd, linkFtsAdd *sql.Stmt
 }
 
 func (s *searchStmts) all() []**sql.Stmt {
-	return []**sql.Stmt{&s.pendingAdd, &s.pendingDrop, &s.docID, &s.docAdd, &s.ftsPut, &s.docDelete, &s.ftsDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
+	return []**sql.Stmt{&s.pendingAdd, &s.pendingDrop, &s.docID, &s.docAdd, &s.docMove, &s.docLowest, &s.ftsAdd, &s.titleAdd,
+		&s.docDelete, &s.ftsDelete, &s.titleDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
 }
 
 // indexChange is one change of the search index: the words of a put
-// replace the key's, a delete removes them. A batch collects its writes'
-// changes and makes them at its end, outside the writes' savepoints: FTS5
-// writes its pending terms to a new segment at every savepoint, so
-// indexing inside each write's savepoint wrote one segment per write, and
-// merged them, instead of one per batch.
+// replace the key's, a delete removes them, a backfill indexes the words
+// of the entry already numbered doc. A batch collects its changes and
+// makes them at its end, outside the writes' savepoints: FTS5 writes its
+// pending terms to a new segment at every savepoint, so indexing inside
+// each write's savepoint wrote one segment per write, and merged them,
+// instead of one per batch.
 type indexChange struct {
 	repo, key string
 	del       bool
+	doc       int64 // a backfill's: the entry's search_docs id
 	e         searchtext.Entry
 }
 
@@ -54,20 +63,34 @@ type indexChange struct {
 // statement savepoint, and FTS5 writes its pending terms to a new segment
 // at every savepoint: interleaved, each put would write its own segment.
 //
+// Each put takes the next id below every other (see migration 13): the
+// entry indexed last is the newest, and comes first among its tier's
+// matches.
+//
 // The FTS5 statements run in rowid order, table by table (a rowid's own
 // statements keep their order): FTS5 also writes its pending terms out
-// whenever a row comes below the last one written, so a batch of puts in
-// the order they came (keys written before, with older rowids) wrote a
-// segment for nearly every put (TestIndexBatchInRowidOrder: 30 puts, 30
-// segments; now one).
+// whenever a row comes below the last one written, so a batch in the
+// order its changes came (each put's new row below the last, its old
+// row above) wrote a segment for nearly every put
+// (TestIndexBatchInRowidOrder: 30 puts, 30 segments; now one).
 func (s *searchStmts) apply(ctx context.Context, changes []indexChange) error {
 	var fts []ftsOp
+	next := int64(0) // the id of the next put, once read
 	for _, c := range changes {
 		var err error
-		if c.del {
+		switch {
+		case c.del:
 			fts, err = s.unindex(ctx, fts, c.repo, c.key)
-		} else {
-			fts, err = s.put(ctx, fts, c.repo, c.key, c.e)
+		case c.doc != 0:
+			fts, err = s.words(ctx, fts, c.doc, c.repo, c.key, c.e)
+		default:
+			if next == 0 {
+				if err := s.docLowest.QueryRowContext(ctx).Scan(&next); err != nil {
+					return wrap("index entries", err)
+				}
+			}
+			next--
+			fts, err = s.put(ctx, fts, next, c.repo, c.key, c.e)
 		}
 		if err != nil {
 			return err
@@ -98,36 +121,49 @@ type ftsTable int
 
 const (
 	entriesFTS ftsTable = iota // search_fts
+	titlesFTS                  // search_titles_fts
 	linksFTS                   // search_links_fts
 )
 
-// put updates the rows of search_docs and search_links for a put of key
-// and appends the FTS5 statements indexing it to fts.
-func (s *searchStmts) put(ctx context.Context, fts []ftsOp, repo, key string, e searchtext.Entry) ([]ftsOp, error) {
-	// Most puts replace an indexed key: its row is read, not rewritten
-	// (an upsert wrote it again on every put).
-	var id int64
-	err := s.docID.QueryRowContext(ctx, repo, key).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = s.docAdd.QueryRowContext(ctx, repo, key).Scan(&id)
+// put moves key's row of search_docs to id, a new key's too, and appends
+// the FTS5 statements replacing its words to fts.
+func (s *searchStmts) put(ctx context.Context, fts []ftsOp, id int64, repo, key string, e searchtext.Entry) ([]ftsOp, error) {
+	var old int64
+	err := s.docID.QueryRowContext(ctx, repo, key).Scan(&old)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = s.docAdd.ExecContext(ctx, id, repo, key)
+	case err == nil:
+		// A row the backfill has not reached yet is not in the FTS5
+		// tables: deleting it there changes nothing.
+		fts = append(fts, ftsOp{entriesFTS, old, s.ftsDelete, nil}, ftsOp{titlesFTS, old, s.titleDelete, nil})
+		_, err = s.docMove.ExecContext(ctx, id, old)
 	}
 	if err != nil {
 		return fts, wrap("index entry", err)
 	}
+	return s.words(ctx, fts, id, repo, key, e)
+}
+
+// words appends the FTS5 statements indexing the entry numbered id to fts
+// and, for a memory index, replaces its lines in search_links.
+func (s *searchStmts) words(ctx context.Context, fts []ftsOp, id int64, repo, key string, e searchtext.Entry) ([]ftsOp, error) {
 	scope := searchtext.Scope(repo)
-	fts = append(fts, ftsOp{entriesFTS, id, s.ftsPut, []any{scope, e.Title, e.Body}})
+	fts = append(fts, ftsOp{entriesFTS, id, s.ftsAdd, []any{scope, e.Title, e.Body}},
+		ftsOp{titlesFTS, id, s.titleAdd, []any{scope, e.Title}})
 	if !searchtext.IsIndex(key) {
 		return fts, nil
 	}
-	fts, err = s.dropLinks(ctx, fts, repo, key)
+	fts, err := s.dropLinks(ctx, fts, repo, key)
 	if err != nil {
 		return fts, err
 	}
 	for _, target := range slices.Sorted(maps.Keys(e.Links)) {
-		if err := s.linkAdd.QueryRowContext(ctx, repo, key, target).Scan(&id); err != nil {
+		var line int64
+		if err := s.linkAdd.QueryRowContext(ctx, repo, key, target).Scan(&line); err != nil {
 			return fts, wrap("index links", err)
 		}
-		fts = append(fts, ftsOp{linksFTS, id, s.linkFtsAdd, []any{scope, e.Links[target]}})
+		fts = append(fts, ftsOp{linksFTS, line, s.linkFtsAdd, []any{scope, e.Links[target]}})
 	}
 	return fts, nil
 }
@@ -139,11 +175,11 @@ func (s *searchStmts) unindex(ctx context.Context, fts []ftsOp, repo, key string
 	var id int64
 	err := s.docDelete.QueryRowContext(ctx, repo, key).Scan(&id)
 	switch {
-	case errors.Is(err, sql.ErrNoRows): // not indexed yet (see backfill)
+	case errors.Is(err, sql.ErrNoRows): // never indexed: put and deleted between two indexings
 	case err != nil:
 		return fts, wrap("unindex entry", err)
 	default:
-		fts = append(fts, ftsOp{entriesFTS, id, s.ftsDelete, nil})
+		fts = append(fts, ftsOp{entriesFTS, id, s.ftsDelete, nil}, ftsOp{titlesFTS, id, s.titleDelete, nil})
 	}
 	if searchtext.IsIndex(key) {
 		return s.dropLinks(ctx, fts, repo, key)

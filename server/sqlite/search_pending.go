@@ -29,12 +29,15 @@ const pendingBatch = 200
 const maxPending = 500
 
 const (
-	pendingAddSQL  = `INSERT OR IGNORE INTO search_pending (repo, key) VALUES (?, ?)`
+	pendingAddSQL = `INSERT OR IGNORE INTO search_pending (repo, key) VALUES (?, ?)`
+	// The oldest write first: each put indexed takes the next id below
+	// the others (see apply), so that the newest comes first in a search;
+	// writes of the same time by repository and key, the first last.
 	pendingReadSQL = `SELECT p.repo, p.key, e.deleted, coalesce(r.content, '')
 		FROM search_pending p
 		LEFT JOIN entries e ON e.repo = p.repo AND e.key = p.key
 		LEFT JOIN revisions r ON r.repo = e.repo AND r.key = e.key AND r.version = e.version
-		ORDER BY p.repo, p.key LIMIT ?`
+		ORDER BY e.updated_at, p.repo DESC, p.key DESC LIMIT ?`
 	pendingDropSQL = `DELETE FROM search_pending WHERE repo = ? AND key = ?`
 )
 

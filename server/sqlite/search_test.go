@@ -8,15 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/sqlite"
 	"github.com/teammem/teammem/server/storetest"
 )
 
-// TestSearchBackfill: entries written before the search migration (here:
-// their index rows removed and the backfill cursor set, as migration 8
-// leaves a database holding data) are indexed after Open, in several
-// batches, and found.
+// TestSearchBackfill: entries written before migration 13 (here: the
+// migration rolled back and applied again, which leaves the index empty
+// and every entry numbered) are indexed after Open, in several batches,
+// and found.
 func TestSearchBackfill(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "teammem.db")
@@ -28,18 +29,10 @@ func TestSearchBackfill(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
+	if _, _, err := sqlite.Migrate(ctx, path, migrations.Down, 1); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DELETE FROM search_fts`, `DELETE FROM search_docs`, `DELETE FROM search_links_fts`,
-		`DELETE FROM search_links`, `INSERT INTO search_backfill (id, repo, key) VALUES (1, '', '')`} {
-		if _, err := raw.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	_ = raw.Close()
-	db, err = sqlite.Open(ctx, path, sqlite.Options{})
+	db, err = sqlite.Open(ctx, path, sqlite.Options{Migrate: true})
 	if err != nil {
 		t.Fatal(err)
 	}

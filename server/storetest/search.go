@@ -146,8 +146,38 @@ func testSearchRanking(t *testing.T, s server.Store) {
 	wantHits(t, search(t, s, "tapir"), "acme/web:MEMORY.md")
 }
 
-// testSearchRepos: only the repositories asked for are searched; ties
-// are ordered by repository and key and pages follow each other.
+// testSearchRecency: in each tier the entry written last comes first
+// (entries written at the same time by repository and key); a title or
+// index-line match stays above newer body matches; pages cut the same
+// order.
+func testSearchRecency(t *testing.T, s server.Store) {
+	apply(t, s, write("acme/web", at(0), contents{"walrus.md": "notes on feeding", "a.md": "the walrus", "b.md": "the walrus"}))
+	apply(t, s, write("acme/web", at(1), contents{"c.md": "a walrus too"}))
+	apply(t, s, write("acme/api", at(2), contents{"d.md": "walrus"}))
+	wantHits(t, search(t, s, "walrus"), "acme/web:walrus.md", "acme/api:d.md", "acme/web:c.md", "acme/web:a.md", "acme/web:b.md")
+	apply(t, s, write("acme/web", at(3), contents{"b.md": "the walrus again"}))
+	wantHits(t, search(t, s, "walrus"), "acme/web:walrus.md", "acme/web:b.md", "acme/api:d.md", "acme/web:c.md", "acme/web:a.md")
+	wantHits(t, search(t, s, "walrus", "acme/web"), "acme/web:walrus.md", "acme/web:b.md", "acme/web:c.md", "acme/web:a.md")
+	apply(t, s, write("acme/web", at(4), contents{"MEMORY.md": "- [A](a.md) — walrus facts\n"}))
+	all := []string{"acme/web:a.md", "acme/web:walrus.md", "acme/web:MEMORY.md", "acme/web:b.md", "acme/api:d.md", "acme/web:c.md"}
+	wantHits(t, search(t, s, "walrus"), all...)
+	var paged []string
+	for off := 0; off < len(all); off += 2 {
+		terms, _ := searchtext.Parse("walrus")
+		hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, AllRepos: true, Limit: 2, Offset: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			paged = append(paged, h.Repo+":"+h.Key)
+		}
+	}
+	wantHits(t, paged, all...)
+}
+
+// testSearchRepos: only the repositories asked for are searched; entries
+// written at the same time are ordered by repository and key and pages
+// follow each other.
 func testSearchRepos(t *testing.T, s server.Store) {
 	for _, r := range []string{"acme/a", "acme/b", "other/c"} {
 		apply(t, s, write(r, at(0), contents{"x.md": "shared word", "y.md": "shared word"}))
