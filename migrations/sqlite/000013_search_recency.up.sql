@@ -16,12 +16,16 @@
 -- frontmatter name and description) under its search_docs id: the
 -- entries whose title holds every term, the first tier, are found by a
 -- walk of short doclists instead of a column filter over every match.
+-- Its scoped column holds each title word behind the repository's scope
+-- token (one token: "r" + 16 hex digits + the word; the scope token alone
+-- in place of a word that is not ASCII), so that a search of one
+-- repository walks that repository's doclists only.
 
 DROP TABLE search_fts;
 CREATE VIRTUAL TABLE search_fts USING fts5 (scope, title, body,
     content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');
 
-CREATE VIRTUAL TABLE search_titles_fts USING fts5 (scope, title,
+CREATE VIRTUAL TABLE search_titles_fts USING fts5 (scope, title, scoped,
     content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');
 
 DROP TABLE search_links_fts;

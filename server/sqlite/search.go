@@ -12,9 +12,9 @@ import (
 
 // searchSQL finds the live entries of the searched repositories (?7, see
 // searchStatement) that hold every term in their own words (?1), in their
-// title (?2: the key's words, frontmatter name and description) or in an
-// index line linking them (?3), ranks them and reads the page's content
-// from each entry's current revision.
+// title (?2, titleExpr: the key's words, frontmatter name and description)
+// or in an index line linking them (?3), ranks them and reads the page's
+// content from each entry's current revision.
 //
 // Ranking: first the entries whose title or index line holds every term,
 // then the others; in each tier the entry written most recently first
@@ -124,7 +124,7 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	if q.AllRepos {
 		stmt = db.finds.all
 	}
-	rows, err := stmt.QueryContext(ctx, matchExpr(q, "{title body}"), matchExpr(q, "title"), matchExpr(q, "line"),
+	rows, err := stmt.QueryContext(ctx, matchExpr(q, "{title body}"), titleExpr(q), matchExpr(q, "line"),
 		q.Limit, q.Offset, min(q.Offset+q.Limit, server.SearchCandidates), string(repos), server.SearchCandidates)
 	if err != nil {
 		return nil, wrap("search", err)
@@ -161,6 +161,50 @@ func matchExpr(q server.SearchRequest, cols string) string {
 			b.WriteString(" AND ")
 		}
 		quote(&b, strings.Join(t, " "))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// maxScopedRepos is how many repositories a search of its titles looks up
+// by their scoped words (titleExpr): one doclist per word and repository.
+const maxScopedRepos = 8
+
+// titleExpr is the FTS5 expression of q over search_titles_fts: in a few
+// repositories, when every word is ASCII, the terms' words behind each
+// repository's scope token in the scoped column (see scopedWords), whose
+// doclists hold that repository's entries only; otherwise
+// matchExpr(q, "title").
+func titleExpr(q server.SearchRequest) string {
+	if q.AllRepos || len(q.Repos) > maxScopedRepos {
+		return matchExpr(q, "title")
+	}
+	for _, t := range q.Terms {
+		for _, w := range t {
+			if !isASCII(w) {
+				return matchExpr(q, "title")
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("scoped : (")
+	for i, r := range q.Repos {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		scope := searchtext.Scope(r)
+		b.WriteString("(")
+		for j, t := range q.Terms {
+			if j > 0 {
+				b.WriteString(" AND ")
+			}
+			words := make([]string, len(t))
+			for k, w := range t {
+				words[k] = scope + w
+			}
+			quote(&b, strings.Join(words, " "))
+		}
+		b.WriteString(")")
 	}
 	b.WriteString(")")
 	return b.String()

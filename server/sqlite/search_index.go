@@ -7,6 +7,8 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/teammem/teammem/server/internal/searchtext"
 )
@@ -19,7 +21,7 @@ const (
 	docMoveSQL     = `UPDATE search_docs SET id = ? WHERE id = ?`
 	docLowestSQL   = `SELECT coalesce(min(id), 0) FROM search_docs`
 	ftsAddSQL      = `INSERT INTO search_fts (rowid, scope, title, body) VALUES (?, ?, ?, ?)`
-	titleAddSQL    = `INSERT INTO search_titles_fts (rowid, scope, title) VALUES (?, ?, ?)`
+	titleAddSQL    = `INSERT INTO search_titles_fts (rowid, scope, title, scoped) VALUES (?, ?, ?, ?)`
 	docDeleteSQL   = `DELETE FROM search_docs WHERE repo = ? AND key = ? RETURNING id`
 	ftsDeleteSQL   = `DELETE FROM search_fts WHERE rowid = ?`
 	titleDeleteSQL = `DELETE FROM search_titles_fts WHERE rowid = ?`
@@ -150,7 +152,7 @@ func (s *searchStmts) put(ctx context.Context, fts []ftsOp, id int64, repo, key 
 func (s *searchStmts) words(ctx context.Context, fts []ftsOp, id int64, repo, key string, e searchtext.Entry) ([]ftsOp, error) {
 	scope := searchtext.Scope(repo)
 	fts = append(fts, ftsOp{entriesFTS, id, s.ftsAdd, []any{scope, e.Title, e.Body}},
-		ftsOp{titlesFTS, id, s.titleAdd, []any{scope, e.Title}})
+		ftsOp{titlesFTS, id, s.titleAdd, []any{scope, e.Title, scopedWords(scope, e.Title)}})
 	if !searchtext.IsIndex(key) {
 		return fts, nil
 	}
@@ -203,4 +205,37 @@ func (s *searchStmts) dropLinks(ctx context.Context, fts []ftsOp, repo, source s
 		fts = append(fts, ftsOp{linksFTS, id, s.linkFtsDel, nil})
 	}
 	return fts, wrap("unindex links", errors.Join(rows.Err(), rows.Close()))
+}
+
+// scopedWords returns the words of text (normalised words separated by
+// spaces) each behind scope, as one token: search_titles_fts's scoped
+// column (see migration 13). A word that is not ASCII is replaced by scope
+// alone, which no query token equals, so that the words keep their
+// positions (a phrase matches only adjacent words) and no token is one
+// FTS5's tokeniser would split differently from ours: its Unicode tables
+// are older than Go's, and a word split there would leave a token of its
+// own choosing in the column, another repository's perhaps.
+func scopedWords(scope, text string) string {
+	var b strings.Builder
+	b.Grow(len(text) + len(scope)*(strings.Count(text, " ")+1))
+	for w := range strings.FieldsSeq(text) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(scope)
+		if isASCII(w) {
+			b.WriteString(w)
+		}
+	}
+	return b.String()
+}
+
+// isASCII reports whether s is ASCII only.
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

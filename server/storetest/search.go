@@ -93,7 +93,24 @@ func testSearchWords(t *testing.T, s server.Store) {
 	apply(t, s, write("acme/web", at(1), contents{"retry.md": "Call RetryPush before MySQL starts."}))
 	for _, q := range []string{"RetryPush", "retrypush", "retry push", `"retry push"`, "push", "mysql", "MySQL", "sql"} {
 		wantHits(t, search(t, s, q), "acme/web:retry.md")
+		wantHits(t, search(t, s, q, "acme/web"), "acme/web:retry.md")
 	}
+	// In one repository too (SQLite looks titles up by their words behind
+	// the repository's token): a phrase in a title is found with its words
+	// adjacent only, a word that is not ASCII between them counting.
+	apply(t, s, write("acme/web", at(2), contents{
+		"ab.md": "---\nname: alpha 日本 beta\n---\nnothing here",
+		"gd.md": "---\nname: Gamma délta\n---\nnothing here",
+	}))
+	wantHits(t, search(t, s, `"alpha beta"`, "acme/web"))
+	wantHits(t, search(t, s, `"alpha beta"`))
+	wantHits(t, search(t, s, "alpha beta", "acme/web"), "acme/web:ab.md")
+	wantHits(t, search(t, s, `"alpha 日本 beta"`, "acme/web"), "acme/web:ab.md")
+	wantHits(t, search(t, s, "日本", "acme/web"), "acme/web:ab.md")
+	wantHits(t, search(t, s, `"gamma delta"`, "acme/web"), "acme/web:gd.md")
+	wantHits(t, search(t, s, "GAMMA Délta", "acme/web"), "acme/web:gd.md")
+	wantHits(t, search(t, s, "pool_max_conns", "acme/web"), "acme/web:db.md")
+	wantHits(t, search(t, s, "CAFÉ migration", "acme/web"), "acme/web:db.md")
 }
 
 // testSearchLive: a deleted key is not found, an edited one only by its
@@ -255,14 +272,19 @@ func testSearchCandidates(t *testing.T, s server.Store) {
 }
 
 // testSearchScopeForged: entries of another repository holding a
-// repository's scope token as a word (a teammate who can write there) do
-// not take the candidates of a search of that repository.
+// repository's scope token as a word (a teammate who can write there),
+// alone or glued to a word, in their body or their title (their key and
+// frontmatter name), even behind a letter newer than FTS5's Unicode
+// tables (U+19B0, a letter to Go, a separator to its tokeniser), do not take
+// the results of a search of that repository.
 func testSearchScopeForged(t *testing.T, s server.Store) {
+	web := searchtext.Scope("acme/web")
 	c := contents{}
 	for i := range server.SearchCandidates + 10 {
-		c[fmt.Sprintf("n%04d.md", i)] = searchtext.Scope("acme/web") + " common"
+		c[fmt.Sprintf("n%04d.md", i)] = web + " common"
+		c[fmt.Sprintf("t%04d-%scommon.md", i, web)] = fmt.Sprintf("---\nname: x\u19b0%[1]scommon %[1]scommon\n---\n%[1]scommon", web)
 	}
 	apply(t, s, write("other/forger", at(0), c))
-	apply(t, s, write("acme/web", at(1), contents{"real.md": "the common word"}))
-	wantHits(t, search(t, s, "common", "acme/web"), "acme/web:real.md")
+	apply(t, s, write("acme/web", at(1), contents{"real.md": "the common word", "common-title.md": "a title"}))
+	wantHits(t, search(t, s, "common", "acme/web"), "acme/web:common-title.md", "acme/web:real.md")
 }
