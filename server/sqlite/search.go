@@ -12,7 +12,7 @@ import (
 
 // searchSQL finds the live entries of the searched repositories (?7, see
 // searchStatement) that hold every term in their own words (?1), in their
-// title (?2, titleExpr: the key's words, frontmatter name and description)
+// title (?2, see titleExpr: the key's words, frontmatter name and description)
 // or in an index line linking them (?3), ranks them and reads the page's
 // content from each entry's current revision.
 //
@@ -108,7 +108,7 @@ func searchStatement(all bool) string {
 
 // Search finds live entries; see server.Store. The query's words are
 // never FTS5 syntax: each term is a quoted phrase of normalised words
-// (letters and digits only), built by matchExpr.
+// (letters and digits only), built by matchExprs.
 func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.SearchHit, error) {
 	if !q.AllRepos && len(q.Repos) == 0 {
 		return nil, nil
@@ -128,7 +128,8 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	if q.AllRepos {
 		stmt = db.finds.all
 	}
-	rows, err := stmt.QueryContext(ctx, matchExpr(q, "{title body}"), titleExpr(q), matchExpr(q, "line"),
+	own, title, lines := matchExprs(q)
+	rows, err := stmt.QueryContext(ctx, own, title, lines,
 		q.Limit, q.Offset, min(q.Offset+q.Limit, server.SearchCandidates), string(repos), server.SearchCandidates)
 	if err != nil {
 		return nil, wrap("search", err)
@@ -145,27 +146,37 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	return hits, wrap("search", rows.Err())
 }
 
-// matchExpr is the FTS5 expression of q over the columns cols: every term
-// as a phrase, ANDed, and the repositories' scope tokens.
-func matchExpr(q server.SearchRequest, cols string) string {
-	var b strings.Builder
+// matchExprs returns the FTS5 expressions of q: over search_fts's title
+// and body, over search_titles_fts (see titleExpr) and over index lines.
+// The repositories' scope tokens are computed once for the three.
+func matchExprs(q server.SearchRequest) (own, title, lines string) {
+	var scopes []string // nil: every repository
 	if !q.AllRepos {
-		b.WriteString("scope : (")
+		scopes = make([]string, len(q.Repos))
 		for i, r := range q.Repos {
+			scopes[i] = searchtext.Scope(r)
+		}
+	}
+	return matchExpr(q.Terms, scopes, "{title body}"), titleExpr(q.Terms, scopes), matchExpr(q.Terms, scopes, "line")
+}
+
+// matchExpr is the FTS5 expression of terms over the columns cols, in
+// the repositories of scopes (nil: all of them): the scope tokens, and
+// every term as a phrase, ANDed.
+func matchExpr(terms []server.SearchTerm, scopes []string, cols string) string {
+	var b strings.Builder
+	if scopes != nil {
+		b.WriteString("scope : (")
+		for i, scope := range scopes {
 			if i > 0 {
 				b.WriteString(" OR ")
 			}
-			quote(&b, searchtext.Scope(r))
+			quote(&b, scope)
 		}
 		b.WriteString(") AND ")
 	}
 	b.WriteString(cols + " : (")
-	for i, t := range q.Terms {
-		if i > 0 {
-			b.WriteString(" AND ")
-		}
-		quote(&b, strings.Join(t, " "))
-	}
+	writeTerms(&b, terms, "")
 	b.WriteString(")")
 	return b.String()
 }
@@ -174,44 +185,54 @@ func matchExpr(q server.SearchRequest, cols string) string {
 // by their scoped words (titleExpr): one doclist per word and repository.
 const maxScopedRepos = 8
 
-// titleExpr is the FTS5 expression of q over search_titles_fts: in a few
-// repositories, when every word is ASCII, the terms' words behind each
+// titleExpr is the FTS5 expression of terms over search_titles_fts: in a
+// few repositories, when every word is ASCII, the terms' words behind each
 // repository's scope token in the scoped column (see scopedWords), whose
-// doclists hold that repository's entries only; otherwise
-// matchExpr(q, "title").
-func titleExpr(q server.SearchRequest) string {
-	if q.AllRepos || len(q.Repos) > maxScopedRepos {
-		return matchExpr(q, "title")
-	}
-	for _, t := range q.Terms {
-		for _, w := range t {
-			if !isASCII(w) {
-				return matchExpr(q, "title")
-			}
-		}
+// doclists hold that repository's entries only; otherwise matchExpr over
+// the title column.
+func titleExpr(terms []server.SearchTerm, scopes []string) string {
+	if scopes == nil || len(scopes) > maxScopedRepos || !asciiTerms(terms) {
+		return matchExpr(terms, scopes, "title")
 	}
 	var b strings.Builder
 	b.WriteString("scoped : (")
-	for i, r := range q.Repos {
+	for i, scope := range scopes {
 		if i > 0 {
 			b.WriteString(" OR ")
 		}
-		scope := searchtext.Scope(r)
 		b.WriteString("(")
-		for j, t := range q.Terms {
-			if j > 0 {
-				b.WriteString(" AND ")
-			}
-			words := make([]string, len(t))
-			for k, w := range t {
-				words[k] = scope + w
-			}
-			quote(&b, strings.Join(words, " "))
-		}
+		writeTerms(&b, terms, scope)
 		b.WriteString(")")
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// asciiTerms reports whether every word of terms is ASCII.
+func asciiTerms(terms []server.SearchTerm) bool {
+	for _, t := range terms {
+		for _, w := range t {
+			if !isASCII(w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// writeTerms writes every term as a phrase of its words, each behind
+// prefix, ANDed.
+func writeTerms(b *strings.Builder, terms []server.SearchTerm, prefix string) {
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		words := make([]string, len(t))
+		for j, w := range t {
+			words[j] = prefix + w
+		}
+		quote(b, strings.Join(words, " "))
+	}
 }
 
 // quote writes s as an FTS5 string. s holds letters, digits and spaces

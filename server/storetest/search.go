@@ -111,6 +111,11 @@ func testSearchWords(t *testing.T, s server.Store) {
 	wantHits(t, search(t, s, "GAMMA Délta", "acme/web"), "acme/web:gd.md")
 	wantHits(t, search(t, s, "pool_max_conns", "acme/web"), "acme/web:db.md")
 	wantHits(t, search(t, s, "CAFÉ migration", "acme/web"), "acme/web:db.md")
+	// A title holding an ASCII and a non-ASCII term ranks above a newer
+	// body match.
+	apply(t, s, write("acme/web", at(3), contents{"zz.md": "alpha and 日本 in the body"}))
+	wantHits(t, search(t, s, "alpha 日本", "acme/web"), "acme/web:ab.md", "acme/web:zz.md")
+	wantHits(t, search(t, s, "alpha 日本"), "acme/web:ab.md", "acme/web:zz.md")
 }
 
 // testSearchLive: a deleted key is not found, an edited one only by its
