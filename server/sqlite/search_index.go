@@ -77,7 +77,8 @@ type indexChange struct {
 // (TestIndexBatchInRowidOrder: 30 puts, 30 segments; now one).
 func (s *searchStmts) apply(ctx context.Context, changes []indexChange) error {
 	var fts []ftsOp
-	next := int64(0) // the id of the next put, once read
+	var lowest int64 // the lowest id so far, read at the first put
+	read := false
 	for _, c := range changes {
 		var err error
 		switch {
@@ -86,13 +87,14 @@ func (s *searchStmts) apply(ctx context.Context, changes []indexChange) error {
 		case c.doc != 0:
 			fts, err = s.words(ctx, fts, c.doc, c.repo, c.key, c.e)
 		default:
-			if next == 0 {
-				if err := s.docLowest.QueryRowContext(ctx).Scan(&next); err != nil {
+			if !read {
+				if err := s.docLowest.QueryRowContext(ctx).Scan(&lowest); err != nil {
 					return wrap("index entries", err)
 				}
+				read = true
 			}
-			next--
-			fts, err = s.put(ctx, fts, next, c.repo, c.key, c.e)
+			lowest--
+			fts, err = s.put(ctx, fts, lowest, c.repo, c.key, c.e)
 		}
 		if err != nil {
 			return err
