@@ -114,20 +114,7 @@ func TestMigrateNumbersByRecency(t *testing.T) {
 	if got := storetest.SearchKeys(t, db, "acme/web", "walrus"); !slices.Equal(got, want) {
 		t.Fatalf("before the round trip: %q, want %q", got, want)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	latest, _ := migrations.Latest(migrations.SQLite)
-	if v, _, err := sqlite.Migrate(ctx, path, migrations.Down, 1); err != nil || v != latest-1 {
-		t.Fatalf("roll back one: version %d, %v", v, err)
-	}
-	if db, err = sqlite.Open(ctx, path, sqlite.Options{Migrate: true}); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := sqlite.WaitBackfill(db); err != nil {
-		t.Fatalf("backfill: %v", err)
-	}
+	db = reindexed(t, db, path)
 	if got := storetest.SearchKeys(t, db, "acme/web", "walrus"); !slices.Equal(got, want) {
 		t.Errorf("after migration 13: %q, want %q", got, want)
 	}

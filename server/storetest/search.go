@@ -53,6 +53,30 @@ func searchPage(t *testing.T, s server.Store, q string, all bool, repos []string
 	return hits
 }
 
+// pagedSearch runs q over every repository in pages of limit hits, from
+// the first until a page comes back short, and returns "repo:key" of each
+// hit in order.
+func pagedSearch(t *testing.T, s server.Store, q string, limit int) []string {
+	t.Helper()
+	terms, err := searchtext.Parse(q)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", q, err)
+	}
+	var out []string
+	for off := 0; ; off += limit {
+		hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, AllRepos: true, Limit: limit, Offset: off})
+		if err != nil {
+			t.Fatalf("Search(%q) from %d: %v", q, off, err)
+		}
+		for _, h := range hits {
+			out = append(out, h.Repo+":"+h.Key)
+		}
+		if len(hits) < limit {
+			return out
+		}
+	}
+}
+
 func wantHits(t *testing.T, got []string, want ...string) {
 	t.Helper()
 	if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
@@ -183,18 +207,7 @@ func testSearchRecency(t *testing.T, s server.Store) {
 	apply(t, s, write("acme/web", at(4), contents{"MEMORY.md": "- [A](a.md) — walrus facts\n"}))
 	all := []string{"acme/web:a.md", "acme/web:walrus.md", "acme/web:MEMORY.md", "acme/web:b.md", "acme/api:d.md", "acme/web:c.md"}
 	wantHits(t, search(t, s, "walrus"), all...)
-	var paged []string
-	for off := 0; off < len(all); off += 2 {
-		terms, _ := searchtext.Parse("walrus")
-		hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, AllRepos: true, Limit: 2, Offset: off})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range hits {
-			paged = append(paged, h.Repo+":"+h.Key)
-		}
-	}
-	wantHits(t, paged, all...)
+	wantHits(t, pagedSearch(t, s, "walrus", 2), all...)
 }
 
 // testSearchRepos: only the repositories asked for are searched; entries
@@ -209,18 +222,7 @@ func testSearchRepos(t *testing.T, s server.Store) {
 	wantHits(t, search(t, s, "shared", "never/written"))
 	all := search(t, s, "shared")
 	wantHits(t, all, "acme/a:x.md", "acme/a:y.md", "acme/b:x.md", "acme/b:y.md", "other/c:x.md", "other/c:y.md")
-	var paged []string
-	for off := 0; off < 6; off += 4 {
-		terms, _ := searchtext.Parse("shared")
-		hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, AllRepos: true, Limit: 4, Offset: off})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range hits {
-			paged = append(paged, h.Repo+":"+h.Key)
-		}
-	}
-	wantHits(t, paged, all...)
+	wantHits(t, pagedSearch(t, s, "shared", 4), all...)
 }
 
 // testSearchHostile: what people type is never store syntax; every query
