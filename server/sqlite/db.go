@@ -43,13 +43,11 @@ type DB struct {
 	reads  *readStmts
 	search *sql.DB // query_only connections reading through a mapping, for searches
 	finds  *searchReads
-	// searching admits searches to the search pool in arrival order.
-	searching gate
-	states    states
-	meta      writeplan.Meta
-	writer    *writer
-	ckpt      *checkpointer
-	id        string // the server identity, read at open
+	states states
+	meta   writeplan.Meta
+	writer *writer
+	ckpt   *checkpointer
+	id     string // the server identity, read at open
 	// stopBackfill ends the search backfill (see backfill) and merger;
 	// backfilled is closed when the backfill has ended, with its outcome
 	// in backfillErr, merging when the merger has.
@@ -114,7 +112,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{path: path, lock: lock, states: states{m: map[string]server.RepoState{}}, searching: newGate(readConns)}
+	db := &DB{path: path, lock: lock, states: states{m: map[string]server.RepoState{}}}
 	if err := db.open(ctx, opts); err != nil {
 		return nil, errors.Join(err, db.closeAll())
 	}

@@ -120,10 +120,6 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	if err != nil {
 		return nil, wrap("search", err)
 	}
-	if err := db.searching.enter(ctx); err != nil {
-		return nil, wrap("search", err)
-	}
-	defer db.searching.leave()
 	stmt := db.finds.repos
 	if q.AllRepos {
 		stmt = db.finds.all
