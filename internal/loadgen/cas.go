@@ -10,8 +10,13 @@ import (
 	"github.com/teammem/teammem/api"
 )
 
-// maxAttempts bounds the 412 retries of one cas write.
-const maxAttempts = 100
+// attemptsPerWriter bounds the 412 retries of one cas write, per
+// concurrent writer: all of them race for the one repository version an
+// If-Match names, so each attempt wins about once in Concurrency. A flat
+// 100 let a writer of 16 lose every race ((15/16)^100 ≈ 0.2 %) about once
+// a second against a server on one CPU, and the run fail for it; 20 per
+// writer makes that about 1e-9 at any concurrency.
+const attemptsPerWriter = 20
 
 // casScenario is cas: each worker is a writer that owns one key and, each
 // iteration, reads the hashes, then PUTs a new content of its key with
@@ -44,7 +49,7 @@ func casKey(writer int) string { return fmt.Sprintf("load/cas-w%03d.md", writer)
 func (s *casScenario) iterate(ctx context.Context, w *worker, i int64) {
 	key, gen := casKey(w.id), s.base+i
 	body := putBody(key, entryContent(key, gen, s.cfg.EntryBytes))
-	for range maxAttempts {
+	for range max(100, attemptsPerWriter*s.cfg.Concurrency) {
 		r, ok := w.send(ctx, s.c, http.MethodGet, s.hashes, nil, nil, false, http.StatusOK)
 		if !ok {
 			return
