@@ -16,6 +16,8 @@ bench_build() {
 
 bench_pg_started=0
 bench_cleanup() {
+  # A script that failed between bench_start and bench_stop leaves no server.
+  if [ -n "${pid:-}" ]; then bench_stop; fi
   if [ "$bench_pg_started" = 1 ]; then scripts/pg.sh stop; fi
   rm -rf "$bin"
 }
@@ -58,4 +60,5 @@ bench_start() {
 bench_stop() {
   kill -TERM "$pid"; wait "$pid" || true
   rm -rf "$data"
+  pid=""
 }
