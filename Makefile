@@ -7,7 +7,7 @@ PKGS := ./...
 BENCHTIME ?= 1s
 FUZZTIME ?= 60s
 
-.PHONY: all build dist run test test-go quickstart-test cross lint bench load fuzz fuzz-smoke soak clean
+.PHONY: all build dist run test test-go quickstart-test cross lint bench pgo load fuzz fuzz-smoke soak clean
 
 all: build
 
@@ -53,6 +53,11 @@ lint:
 bench:
 	scripts/pg.sh with $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
 	scripts/bench-server.sh
+
+## pgo: profile the server under load on both stores into
+## cmd/teammem-server/default.pgo, which go build uses to optimise it.
+pgo:
+	scripts/pgo-profile.sh
 
 fuzz-smoke:
 	scripts/fuzz.sh 20000x

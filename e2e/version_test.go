@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"debug/buildinfo"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -27,6 +29,32 @@ func TestVersion(t *testing.T) {
 			if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got+" ", want) || strings.Contains(got, "\n") {
 				t.Errorf("%s %s printed %q, want %q", c.name, arg, got, want)
 			}
+		}
+	}
+}
+
+// TestServerBuiltWithProfile: go build optimises the server with the
+// profile committed beside its main package (cmd/teammem-server/default.pgo,
+// refreshed by `make pgo`), as the release archives are built; without it
+// a search_memories call at 16 clients costs about 15 % more CPU
+// (docs/mcp.md). The agent is not built with one.
+func TestServerBuiltWithProfile(t *testing.T) {
+	for _, c := range []struct {
+		bin, name string
+		want      bool
+	}{{serverBin, "teammem-server", true}, {agentBin, "teammem-agent", false}} {
+		info, err := buildinfo.ReadFile(c.bin)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		pgo := ""
+		for _, s := range info.Settings {
+			if s.Key == "-pgo" {
+				pgo = s.Value
+			}
+		}
+		if got := filepath.Base(pgo) == "default.pgo"; got != c.want {
+			t.Errorf("%s built with -pgo=%q; want a default.pgo: %v", c.name, pgo, c.want)
 		}
 	}
 }
