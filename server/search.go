@@ -155,12 +155,22 @@ func (s *Service) readable(ctx context.Context, p Principal) (repos []string, al
 			all = true
 		}
 	}
-	states, err := s.Repos(ctx, p)
+	var states []RepoState
+	switch {
+	case !all:
+		states, err = s.Repos(ctx, p)
+	case p.Subject != "":
+		// Only p's own personal repositories: listing every repository
+		// on each search of everything was a quarter of its CPU at 100.
+		if states, err = s.store.Repos(ctx, PersonalSpace(p.Subject)+"/"); err != nil {
+			err = fmt.Errorf("list repos: %w", err)
+		}
+	}
 	if err != nil {
 		return nil, false, err
 	}
 	for _, st := range states {
-		if !all || IsPersonal(st.Repo) {
+		if p.Can(st.Repo, PermRead) && (!all || IsPersonal(st.Repo)) {
 			repos = append(repos, st.Repo)
 		}
 	}

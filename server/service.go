@@ -194,7 +194,7 @@ func (s *Service) Revision(ctx context.Context, p Principal, repo, key string, v
 
 // Repos lists the repositories p can read.
 func (s *Service) Repos(ctx context.Context, p Principal) ([]RepoState, error) {
-	all, err := s.store.Repos(ctx)
+	all, err := s.store.Repos(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("list repos: %w", err)
 	}

@@ -137,9 +137,11 @@ type Store interface {
 	// entry's state now.
 	StaleReports(ctx context.Context, repo, key string) ([]StaleReport, error)
 
-	// Repos returns the state of every repository that has held data,
-	// sorted by slug.
-	Repos(ctx context.Context) ([]RepoState, error)
+	// Repos returns the state of every repository that has held data and
+	// whose name starts with prefix ("" for every one), sorted by slug.
+	// A search of everything lists the caller's personal repositories by
+	// their prefix instead of every repository on each call.
+	Repos(ctx context.Context, prefix string) ([]RepoState, error)
 
 	// PurgeTombstones removes tombstones deleted before the given time and
 	// raises each affected repository's since-floor so that Snapshot with

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/teammem/teammem/server"
@@ -107,18 +106,11 @@ func runPersonalDelete(ctx context.Context, args []string, e env) error {
 // personalRepos returns the subject's personal repositories that hold
 // data.
 func personalRepos(ctx context.Context, store server.Store, subject string) ([]server.RepoState, error) {
-	all, err := store.Repos(ctx)
+	repos, err := store.Repos(ctx, server.PersonalSpace(subject)+"/")
 	if err != nil {
 		return nil, fmt.Errorf("list repositories: %w", err)
 	}
-	prefix := server.PersonalSpace(subject) + "/"
-	var out []server.RepoState
-	for _, st := range all {
-		if strings.HasPrefix(st.Repo, prefix) {
-			out = append(out, st)
-		}
-	}
-	return out, nil
+	return repos, nil
 }
 
 // openEraseStore opens Postgres at databaseURL (beside running servers:

@@ -101,6 +101,28 @@ func TestPersonalMemory(t *testing.T) {
 	if got := string(ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=~/acme/api", alice, nil).Body); strings.Contains(got, "overwritten") {
 		t.Errorf("the admin's PUT reached the owner's memory: %s", got)
 	}
+
+	// A reader of everything searches every team repository and its own
+	// personal ones (listed by their prefix), never another subject's: not
+	// alice's, nor those of a subject whose space starts with its own.
+	boss, bossx := ts.Token("admin", "**:write"), ts.Token("adminx", "acme/*:write")
+	if !strings.HasPrefix(server.PersonalSpace("adminx"), server.PersonalSpace("admin")) {
+		t.Fatalf("the spaces of admin and adminx do not share a prefix: %s %s", server.PersonalSpace("admin"), server.PersonalSpace("adminx"))
+	}
+	for _, w := range []struct{ repo, token, body string }{
+		{"acme/web", boss, `{"entries":{"zebra.md":"team zebra notes"}}`},
+		{"~/acme/api", boss, `{"entries":{"own.md":"the admin's own zebra"}}`},
+		{"~/acme/api", bossx, `{"entries":{"x.md":"adminx zebra"}}`},
+	} {
+		if r := ts.Do(http.MethodPut, api.PathTeamMemory+"?repo="+url.QueryEscape(w.repo), w.token, []byte(w.body)); r.Status != http.StatusOK {
+			t.Fatalf("PUT %s: %d %s", w.repo, r.Status, r.Body)
+		}
+	}
+	got := hitKeys(servertest.Decode[api.SearchResults](t, ts.Do(http.MethodGet, searchPath("zebra"), boss, nil)))
+	slices.Sort(got)
+	if want := []string{"acme/web:zebra.md", server.PersonalRepo("admin", "acme/api") + ":own.md"}; !slices.Equal(got, want) {
+		t.Errorf("the search of everything by a reader of everything found %q; want %q", got, want)
+	}
 }
 
 // TestPersonalRepoNames: malformed personal names are 400 invalid_repo,

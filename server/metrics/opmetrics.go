@@ -61,7 +61,7 @@ func (t *storeTotals) read() storeTotalValues {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	repos, err := t.s.Repos(ctx)
+	repos, err := t.s.Repos(ctx, "")
 	t.at = time.Now()
 	if err != nil {
 		return t.last

@@ -92,9 +92,9 @@ func (i *instrumentedStore) Search(ctx context.Context, q server.SearchRequest) 
 	return h, err
 }
 
-func (i *instrumentedStore) Repos(ctx context.Context) ([]server.RepoState, error) {
+func (i *instrumentedStore) Repos(ctx context.Context, prefix string) ([]server.RepoState, error) {
 	start := time.Now()
-	r, err := i.s.Repos(ctx)
+	r, err := i.s.Repos(ctx, prefix)
 	i.observe("repos", start, err)
 	return r, err
 }

@@ -173,12 +173,13 @@ func readEntries(rows pgx.Rows, opts server.ReadOptions, snap *server.Snapshot) 
 	return wrap("read entries", err)
 }
 
-// Repos lists every repository by slug; see server.Store.
-func (db *DB) Repos(ctx context.Context) ([]server.RepoState, error) {
+// Repos lists the repositories whose name starts with prefix, by slug; see
+// server.Store.
+func (db *DB) Repos(ctx context.Context, prefix string) ([]server.RepoState, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
 	rows, err := db.pool.Query(ctx, `SELECT slug, version, checksum, entries, bytes, updated_at
-		FROM repos WHERE version > 0 ORDER BY slug`)
+		FROM repos WHERE version > 0 AND starts_with(slug, $1) ORDER BY slug`, prefix)
 	if err != nil {
 		return nil, wrap("list repositories", err)
 	}

@@ -188,9 +188,11 @@ func readEntries(ctx context.Context, stmt *sql.Stmt, repo string, opts server.R
 }
 
 // Repos lists every repository by slug; see server.Store.
-func (db *DB) Repos(ctx context.Context) ([]server.RepoState, error) {
+func (db *DB) Repos(ctx context.Context, prefix string) ([]server.RepoState, error) {
+	// A range of the primary key: text compares bytewise here.
 	rows, err := db.read.QueryContext(ctx,
-		`SELECT slug, version, checksum, entries, bytes, updated_at FROM repos WHERE version > 0 ORDER BY slug`)
+		`SELECT slug, version, checksum, entries, bytes, updated_at FROM repos
+		WHERE version > 0 AND slug >= ?1 AND (?2 = '' OR slug < ?2) ORDER BY slug`, prefix, prefixEnd(prefix))
 	if err != nil {
 		return nil, wrap("list repositories", err)
 	}
@@ -206,6 +208,18 @@ func (db *DB) Repos(ctx context.Context) ([]server.RepoState, error) {
 		repos = append(repos, st)
 	}
 	return repos, wrap("list repositories", rows.Err())
+}
+
+// prefixEnd returns the least string above every string that starts with
+// prefix, bytewise ("" when there is none, as for ""): the end of a range
+// scan for the prefix.
+func prefixEnd(prefix string) string {
+	for i := len(prefix) - 1; i >= 0; i-- {
+		if prefix[i] < 0xff {
+			return prefix[:i] + string([]byte{prefix[i] + 1})
+		}
+	}
+	return ""
 }
 
 func micros(t time.Time) int64 { return t.UnixMicro() }

@@ -22,7 +22,7 @@ func testNeverWritten(t *testing.T, s server.Store) {
 	wantErr(t, err, server.ErrNotFound)
 	_, err = s.Revision(ctx, repo, "MEMORY.md", 1)
 	wantErr(t, err, server.ErrNotFound)
-	repos, err := s.Repos(ctx)
+	repos, err := s.Repos(ctx, "")
 	if err != nil || len(repos) != 0 {
 		t.Errorf("Repos = %v, %v; want none", repos, err)
 	}

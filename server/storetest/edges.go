@@ -35,22 +35,34 @@ func testByteOrder(t *testing.T, s server.Store) {
 	if diff := cmp.Diff([]string{"Z.md", "é.md", "😀.md"}, tombKeys(snap.Deleted)); diff != "" {
 		t.Errorf("tombstone order (-want +got):\n%s", diff)
 	}
-	repos := []string{"b/x", "a/y", "a-b/z", "a/x", "a.b/z"}
+	repos := []string{"b/x", "a/y", "a-b/z", "a/x", "a.b/z", "~abc/a/x", "~abd/a/x", "~ab/c", "~abc/b/y", "~abc"}
 	for _, r := range repos {
 		apply(t, s, write(r, at(0), contents{"k": "v"}))
 	}
-	listed, err := s.Repos(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, st := range listed {
-		got = append(got, st.Repo)
-	}
 	want = append(repos, repo)
 	slices.Sort(want)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("repo order (-want +got):\n%s", diff)
+	// A prefix lists the repositories whose names start with it, bytewise
+	// (personal ones by their space), and nothing else.
+	for prefix, want := range map[string][]string{
+		"":      want,
+		"a/":    {"a/x", "a/y"},
+		"a":     {"a-b/z", "a.b/z", "a/x", "a/y", repo}, // acme/api
+		"~abc/": {"~abc/a/x", "~abc/b/y"},
+		"~ab":   {"~ab/c", "~abc", "~abc/a/x", "~abc/b/y", "~abd/a/x"},
+		"~abe/": nil,
+		"zz":    nil,
+	} {
+		listed, err := s.Repos(context.Background(), prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, st := range listed {
+			got = append(got, st.Repo)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Repos(%q) (-want +got):\n%s", prefix, diff)
+		}
 	}
 }
 
@@ -87,7 +99,7 @@ func testCancelled(t *testing.T, s server.Store) {
 		},
 		"RepoState": func() error { _, err := s.RepoState(ctx, repo); return err },
 		"History":   func() error { _, err := s.History(ctx, repo, "a.md", 0, 0); return err },
-		"Repos":     func() error { _, err := s.Repos(ctx); return err },
+		"Repos":     func() error { _, err := s.Repos(ctx, ""); return err },
 	}
 	for name, call := range calls {
 		if err := call(); !errors.Is(err, context.Canceled) {

@@ -127,7 +127,7 @@ func testRepos(t *testing.T, s server.Store) {
 	apply(t, s, write("acme/api", at(1), contents{"a.md": "1", "b.md": "22"}))
 	apply(t, s, write("acme/api", at(2), nil, "a.md"))
 	apply(t, s, write("acme/never", at(3), nil, "a.md")) // no-op, stores nothing
-	got, err := s.Repos(context.Background())
+	got, err := s.Repos(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
