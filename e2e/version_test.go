@@ -36,7 +36,7 @@ func TestVersion(t *testing.T) {
 // TestServerBuiltWithProfile: go build optimises the server with the
 // profile committed beside its main package (cmd/teammem-server/default.pgo,
 // refreshed by `make pgo`), as the release archives are built; without it
-// a search_memories call at 16 clients costs about 15 % more CPU
+// a search_memories call at 16 clients costs 6–11 % more CPU
 // (docs/mcp.md). The agent is not built with one.
 func TestServerBuiltWithProfile(t *testing.T) {
 	for _, c := range []struct {
