@@ -56,6 +56,20 @@ bench_start() {
   [ -n "$addr" ] || { cat "$data/log"; kill "$pid"; echo "server did not start"; return 1; }
 }
 
+# bench_each_store "STORES" FN calls FN NAME [SERVER-ARGS...] for each store
+# named in STORES: "sqlite" (the embedded store) and "postgres" (the
+# cluster of bench_pg_url, migrated at start).
+bench_each_store() {
+  local stores=$1 fn=$2 s
+  for s in $stores; do
+    case $s in
+      sqlite) "$fn" sqlite ;;
+      postgres) bench_pg_url; "$fn" postgres --database-url "$bench_url" --migrate ;;
+      *) echo "unknown store $s (want sqlite or postgres)"; return 1 ;;
+    esac
+  done
+}
+
 # bench_stop stops the server bench_start started and removes its data.
 bench_stop() {
   kill -TERM "$pid"; wait "$pid" || true

@@ -29,9 +29,4 @@ bench_one() { # store-name extra-server-args...
   bench_stop
 }
 
-for s in ${BENCH_STORES:-sqlite postgres}; do
-  case $s in
-    sqlite) bench_one sqlite ;;
-    postgres) bench_pg_url; bench_one postgres --database-url "$bench_url" --migrate ;;
-  esac
-done
+bench_each_store "${BENCH_STORES:-sqlite postgres}" bench_one

@@ -58,9 +58,4 @@ if [ "${BENCH_FLOOR:-0}" = 1 ]; then
   kill -TERM $fpid; wait $fpid || true
 fi
 
-for s in $STORES; do
-  case $s in
-    sqlite) bench_one sqlite ;;
-    postgres) bench_pg_url; bench_one postgres --database-url "$bench_url" --migrate ;;
-  esac
-done
+bench_each_store "$STORES" bench_one

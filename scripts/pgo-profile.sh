@@ -46,11 +46,6 @@ profile_store() { # store-name extra-server-args...
   bench_stop
 }
 
-for s in ${PGO_STORES:-sqlite postgres}; do
-  case $s in
-    sqlite) profile_store sqlite ;;
-    postgres) bench_pg_url; profile_store postgres --database-url "$bench_url" --migrate ;;
-  esac
-done
+bench_each_store "${PGO_STORES:-sqlite postgres}" profile_store
 go tool pprof -proto "$profiles"/*.pprof >"$out"
 echo "== $out: $(du -h "$out" | cut -f1), merged from $(ls "$profiles" | wc -l) profiles"
