@@ -187,7 +187,8 @@ func readEntries(ctx context.Context, stmt *sql.Stmt, repo string, opts server.R
 	return wrap("read entries", rows.Err())
 }
 
-// Repos lists every repository by slug; see server.Store.
+// Repos lists the repositories whose name starts with prefix, by slug;
+// see server.Store.
 func (db *DB) Repos(ctx context.Context, prefix string) ([]server.RepoState, error) {
 	// A range of the primary key: text compares bytewise here.
 	rows, err := db.read.QueryContext(ctx,
