@@ -35,9 +35,13 @@ func PersonalSpace(subject string) string {
 	return PersonalMark + strings.ToLower(personalEncoding.EncodeToString([]byte(subject)))
 }
 
+// PersonalPrefix returns what the name of each of subject's personal
+// repositories starts with: its space and "/".
+func PersonalPrefix(subject string) string { return PersonalSpace(subject) + "/" }
+
 // PersonalRepo returns the name of subject's personal repository for the
 // canonical slug.
-func PersonalRepo(subject, slug string) string { return PersonalSpace(subject) + "/" + slug }
+func PersonalRepo(subject, slug string) string { return PersonalPrefix(subject) + slug }
 
 // IsPersonal reports whether a canonical repository name is a personal
 // one.
@@ -57,7 +61,7 @@ func PersonalSlug(repo string) string {
 // ownsPersonal reports whether a canonical personal repository belongs to
 // subject. The empty subject owns nothing.
 func ownsPersonal(subject, repo string) bool {
-	return subject != "" && strings.HasPrefix(repo, PersonalSpace(subject)+"/")
+	return subject != "" && strings.HasPrefix(repo, PersonalPrefix(subject))
 }
 
 // canonicalPersonal canonicalises a personal repository name: "~/" or

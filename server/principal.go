@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -136,6 +137,45 @@ func (p Principal) Perm(repo string) Perm {
 		}
 	}
 	return best
+}
+
+// listPrefixes returns name prefixes under which lies every repository p
+// may read: each grant's segments before its first wildcard ("" for a
+// glob that starts with one: every repository) and p's personal space,
+// leaving out any prefix another one covers.
+func (p Principal) listPrefixes() []string {
+	prefixes := p.personalPrefixes()
+	for _, g := range p.Grants {
+		if g.Perm < PermRead {
+			continue
+		}
+		literal := g.Glob
+		if i := slices.IndexFunc(literal, func(seg string) bool { return seg == "*" || seg == "**" }); i >= 0 {
+			literal = literal[:i]
+		}
+		prefix := strings.Join(literal, "/")
+		if len(literal) < len(g.Glob) && prefix != "" {
+			prefix += "/" // a wildcard follows: the names go on past a "/"
+		}
+		prefixes = append(prefixes, prefix)
+	}
+	slices.Sort(prefixes) // a prefix sorts before what it covers
+	out := prefixes[:0]
+	for _, pre := range prefixes {
+		if len(out) == 0 || !strings.HasPrefix(pre, out[len(out)-1]) {
+			out = append(out, pre)
+		}
+	}
+	return out
+}
+
+// personalPrefixes returns the prefix of p's personal repositories, or
+// none when p has no subject to own any.
+func (p Principal) personalPrefixes() []string {
+	if p.Subject == "" {
+		return nil
+	}
+	return []string{PersonalPrefix(p.Subject)}
 }
 
 // Can reports whether the principal holds at least perm on repo.

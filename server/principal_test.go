@@ -1,6 +1,10 @@
 package server
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestGrantMatches(t *testing.T) {
 	tests := []struct {
@@ -50,5 +54,47 @@ func TestPrincipalPerm(t *testing.T) {
 	p := Principal{Subject: "ci", Grants: []Grant{r, w}}
 	if !p.Can("acme/api", PermWrite) || p.Can("acme/web", PermWrite) || !p.Can("acme/web", PermRead) || p.Can("other/x", PermRead) {
 		t.Errorf("unexpected permissions: api=%v web=%v other=%v", p.Perm("acme/api"), p.Perm("acme/web"), p.Perm("other/x"))
+	}
+}
+
+// TestListPrefixes: the prefixes a principal's repositories are listed by
+// cover every repository it can read (each matching name starts with
+// one), and none covers another.
+func TestListPrefixes(t *testing.T) {
+	own := PersonalPrefix("alice")
+	tests := []struct {
+		grants []string
+		want   []string
+	}{
+		{nil, []string{own}},
+		{[]string{"acme/*:read"}, []string{"acme/", own}},
+		{[]string{"acme/api:write"}, []string{"acme/api", own}},
+		{[]string{"acme/api:write", "acme/*:read", "acme/**/x:read"}, []string{"acme/", own}},
+		{[]string{"acme/api:write", "acme-x/*:read"}, []string{"acme-x/", "acme/api", own}},
+		{[]string{"*/api:read", "acme/*:read"}, []string{""}},
+		{[]string{"**:admin"}, []string{""}},
+	}
+	names := []string{"acme/api", "acme/api2", "acme/web", "acme/a/x", "acme-x/y", "b/api", own + "acme/api", PersonalPrefix("bob") + "acme/api"}
+	for _, tt := range tests {
+		p := Principal{Subject: "alice"}
+		for _, s := range tt.grants {
+			g, err := ParseGrant(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Grants = append(p.Grants, g)
+		}
+		got := p.listPrefixes()
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: listPrefixes = %q; want %q", tt.grants, got, tt.want)
+		}
+		for _, name := range names {
+			if p.Can(name, PermRead) && !slices.ContainsFunc(got, func(pre string) bool { return strings.HasPrefix(name, pre) }) {
+				t.Errorf("%q: %s is readable but under no prefix of %q", tt.grants, name, got)
+			}
+		}
+	}
+	if got := (Principal{}).listPrefixes(); len(got) != 0 {
+		t.Errorf("no subject, no grants: %q; want none", got)
 	}
 }

@@ -155,24 +155,16 @@ func (s *Service) readable(ctx context.Context, p Principal) (repos []string, al
 			all = true
 		}
 	}
-	var states []RepoState
-	switch {
-	case !all:
-		states, err = s.Repos(ctx, p)
-	case p.Subject != "":
-		// Only p's own personal repositories: listing every repository
-		// on each search of everything was a quarter of its CPU at 100.
-		if states, err = s.store.Repos(ctx, PersonalSpace(p.Subject)+"/"); err != nil {
-			err = fmt.Errorf("list repos: %w", err)
-		}
+	prefixes := p.listPrefixes()
+	if all { // every team repository is searched without naming it
+		prefixes = p.personalPrefixes()
 	}
+	states, err := s.reposUnder(ctx, p, prefixes)
 	if err != nil {
 		return nil, false, err
 	}
 	for _, st := range states {
-		if p.Can(st.Repo, PermRead) && (!all || IsPersonal(st.Repo)) {
-			repos = append(repos, st.Repo)
-		}
+		repos = append(repos, st.Repo)
 	}
 	return repos, all, nil
 }

@@ -194,14 +194,25 @@ func (s *Service) Revision(ctx context.Context, p Principal, repo, key string, v
 
 // Repos lists the repositories p can read.
 func (s *Service) Repos(ctx context.Context, p Principal) ([]RepoState, error) {
-	all, err := s.store.Repos(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list repos: %w", err)
-	}
-	out := all[:0:0]
-	for _, r := range all {
-		if p.Can(r.Repo, PermRead) {
-			out = append(out, r)
+	return s.reposUnder(ctx, p, p.listPrefixes())
+}
+
+// reposUnder lists the repositories p can read among those whose names
+// start with one of prefixes, sorted by slug: prefixes are sorted and none
+// starts with another, so their lists follow one another in order. Listing by the grants' prefixes instead of every repository
+// matters on a hot path: a search of everything lists what it may read on
+// every call, and listing 100 repositories was a quarter of its CPU.
+func (s *Service) reposUnder(ctx context.Context, p Principal, prefixes []string) ([]RepoState, error) {
+	var out []RepoState
+	for _, prefix := range prefixes {
+		states, err := s.store.Repos(ctx, prefix)
+		if err != nil {
+			return nil, fmt.Errorf("list repos: %w", err)
+		}
+		for _, st := range states {
+			if p.Can(st.Repo, PermRead) {
+				out = append(out, st)
+			}
 		}
 	}
 	return out, nil

@@ -106,7 +106,7 @@ func runPersonalDelete(ctx context.Context, args []string, e env) error {
 // personalRepos returns the subject's personal repositories that hold
 // data.
 func personalRepos(ctx context.Context, store server.Store, subject string) ([]server.RepoState, error) {
-	repos, err := store.Repos(ctx, server.PersonalSpace(subject)+"/")
+	repos, err := store.Repos(ctx, server.PersonalPrefix(subject))
 	if err != nil {
 		return nil, fmt.Errorf("list repositories: %w", err)
 	}
