@@ -56,6 +56,16 @@ bench_start() {
   [ -n "$addr" ] || { cat "$data/log"; kill "$pid"; echo "server did not start"; return 1; }
 }
 
+# bench_pin sets server_on and load_on, the launchers that run the server on
+# the last CPU and the load generator on the others, as a client on another
+# machine would be; both stay empty (fails) on one CPU or without taskset.
+bench_pin() {
+  server_on=() load_on=()
+  local ncpu; ncpu=$(nproc)
+  [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null || return 1
+  server_on=(taskset -c $((ncpu - 1))) load_on=(taskset -c "0-$((ncpu - 2))")
+}
+
 # bench_each_store "STORES" FN calls FN NAME [SERVER-ARGS...] for each store
 # named in STORES: "sqlite" (the embedded store) and "postgres" (the
 # cluster of bench_pg_url, migrated at start).

@@ -20,13 +20,11 @@ STORES=${BENCH_STORES:-sqlite postgres}
 . scripts/bench-lib.sh
 bench_build
 
-server_on=() rest_on=()
-ncpu=$(nproc)
-if [ "${BENCH_PIN:-1}" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
-  server_on=(taskset -c $((ncpu - 1))) rest_on=(taskset -c "0-$((ncpu - 2))")
-  echo "== pinned: server on CPU $((ncpu - 1)), generator on CPUs 0-$((ncpu - 2)), Postgres on any (BENCH_PIN=0 to share them all)"
+server_on=() load_on=()
+if [ "${BENCH_PIN:-1}" = 1 ] && bench_pin; then
+  echo "== pinned: server on CPU ${server_on[2]}, generator on CPUs ${load_on[2]}, Postgres on any (BENCH_PIN=0 to share them all)"
 else
-  echo "== not pinned: server, generator and Postgres share $ncpu CPUs"
+  echo "== not pinned: server, generator and Postgres share $(nproc) CPUs"
 fi
 
 bench_one() { # store-name extra-server-args...
@@ -34,9 +32,9 @@ bench_one() { # store-name extra-server-args...
   bench_start "${server_on[@]}" -- --log-level warn "$@" || return 1
   sleep 1
   echo "== $name store: idle RSS $(awk '/VmRSS/ {r=$2} /RssFile/ {f=$2} END {printf "%.1f MB (mapped files %.1f MB)", r/1024, f/1024}' /proc/$pid/status)"
-  "${rest_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -all -d "$D" -runs 3 || true
+  "${load_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -all -d "$D" -runs 3 || true
   if [ "${BENCH_BIG_PULL:-1}" = 1 ]; then # the memory figure: 8 concurrent full pulls of 8 distinct 50 MB repositories
-    "${rest_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -big-pull -big-settle "${BENCH_SETTLE:-60s}" || true
+    "${load_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -big-pull -big-settle "${BENCH_SETTLE:-60s}" || true
   fi
   bench_stop
 }
@@ -53,7 +51,7 @@ if [ "${BENCH_FLOOR:-0}" = 1 ]; then
   echo "== floor (a handler that only answers)"
   for c in "get-full 20" "get-304 20" "hashes 1000" "put 20"; do
     set -- $c
-    "${rest_on[@]}" "$bin/teammem-load" -server "http://$faddr" -token floor -server-pid $fpid -scenario "$1" -entries "$2" -d "$D" || true
+    "${load_on[@]}" "$bin/teammem-load" -server "http://$faddr" -token floor -server-pid $fpid -scenario "$1" -entries "$2" -d "$D" || true
   done
   kill -TERM $fpid; wait $fpid || true
 fi

@@ -19,11 +19,7 @@ bench_build
 profiles=$(mktemp -d)
 trap 'bench_cleanup; rm -rf "$profiles"' EXIT
 
-server_on=() load_on=()
-ncpu=$(nproc)
-if [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
-  server_on=(taskset -c $((ncpu - 1))) load_on=(taskset -c "0-$((ncpu - 2))")
-fi
+bench_pin || true # unpinned on one CPU
 
 profile_store() { # store-name extra-server-args...
   local name=$1; shift

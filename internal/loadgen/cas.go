@@ -15,7 +15,7 @@ import (
 // If-Match names, so each attempt wins about once in Concurrency. A flat
 // 100 let a writer of 16 lose every race ((15/16)^100 ≈ 0.2 %): against a
 // server on one CPU, 4 runs of 2 s in 25 failed for it. 20 per writer
-// makes that about 1e-9 per write at any concurrency.
+// makes that at most about 1e-9 per write, at any concurrency.
 const attemptsPerWriter = 20
 
 // casScenario is cas: each worker is a writer that owns one key and, each
@@ -49,7 +49,7 @@ func casKey(writer int) string { return fmt.Sprintf("load/cas-w%03d.md", writer)
 func (s *casScenario) iterate(ctx context.Context, w *worker, i int64) {
 	key, gen := casKey(w.id), s.base+i
 	body := putBody(key, entryContent(key, gen, s.cfg.EntryBytes))
-	for range max(100, attemptsPerWriter*s.cfg.Concurrency) {
+	for range attemptsPerWriter * s.cfg.Concurrency {
 		r, ok := w.send(ctx, s.c, http.MethodGet, s.hashes, nil, nil, false, http.StatusOK)
 		if !ok {
 			return
