@@ -9,7 +9,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/memcore/protocol"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 // allAssistants chooses every target.

@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // screenshotDir is where the browser tests save screenshots of the main

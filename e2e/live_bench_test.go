@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/pgtest"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/pgtest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // BenchmarkLiveEdit measures an edit in one agent's folder until the file

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/teammem/teammem/internal/pgtest"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/pgtest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // TestLiveSyncAcrossReplicas runs two server replicas on one Postgres

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // syncBy runs `teammem-agent sync` on dir naming the server by url and

@@ -16,7 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/loadgen"
+	"github.com/teammem/teammem/testkit/loadgen"
 )
 
 // mcpConcurrency is the number of MCP clients of the round-trip benchmarks.

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/realclient"
+	"github.com/teammem/teammem/testkit/realclient"
 )
 
 // searchTool is the name Claude Code gives the teammem search tool.

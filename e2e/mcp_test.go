@@ -15,7 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/mcptools"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // syncOK runs `teammem-agent sync` on dir and fails unless it exits 0.

@@ -20,8 +20,8 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/internal/gittest"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
 	"github.com/teammem/teammem/server"
 )

@@ -19,7 +19,7 @@ import (
 
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // repo is the repository every test syncs.
@@ -69,7 +69,7 @@ type proc struct {
 
 // startProc starts bin with args in a process group of its own; the
 // process is killed at test end if still running, and anything left of its
-// group is ended after it (internal/proctest).
+// group is ended after it (testkit/proctest).
 func startProc(t testing.TB, bin string, args ...string) *proc {
 	t.Helper()
 	return startProcWith(t, nil, bin, args...)

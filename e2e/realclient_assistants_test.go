@@ -10,8 +10,8 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client/teamblock"
-	"github.com/teammem/teammem/internal/gittest"
-	"github.com/teammem/teammem/internal/realclient"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/realclient"
 )
 
 // assistantCase is a checkout for a real assistant: with or without a

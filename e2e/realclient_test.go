@@ -15,8 +15,8 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client/teamblock"
-	"github.com/teammem/teammem/internal/gittest"
-	"github.com/teammem/teammem/internal/realclient"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/realclient"
 )
 
 // importShape is one way a hostile teammate may try to make the victim's

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/pgtest"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/pgtest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // serverCLI runs a one-shot teammem-server command to completion and

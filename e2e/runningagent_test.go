@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/gittest"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // TestRunningAgentObeysAddAndRemove is issue 29's running agent and its

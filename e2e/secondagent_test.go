@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // TestSecondAgentOnAFolder is issue 29's second agent on one folder, as

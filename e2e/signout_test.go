@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 var csrfFieldRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)

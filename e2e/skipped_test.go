@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // TestSyncContinuesPastASkippedFile runs a server whose entry limit is below

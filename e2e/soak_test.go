@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/memcore"
 )
 

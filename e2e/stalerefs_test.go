@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 // TestStaleReferencesReachTheWebUI: the real agent checks its topics'

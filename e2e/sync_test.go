@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/teammem/teammem/internal/gittest"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/internal/gittest"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // TestRepositoryTheTokenCannotRead is issue 29's unreadable repository:

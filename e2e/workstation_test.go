@@ -16,8 +16,8 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/internal/gittest"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // workstation is a developer's machine: a home of its own (config and

@@ -2,7 +2,7 @@
 # bench-search.sh — the search benchmark of issue 23: builds the server and
 # the load generator, starts the server on each store, loads the corpus
 # (SEARCH_REPOS repositories × SEARCH_ENTRIES notes of 2 KB, deterministic:
-# internal/loadgen/corpus.go), prints the load time and the data size, then
+# testkit/loadgen/corpus.go), prints the load time and the data size, then
 # runs `teammem-load -scenario search` in one repository and across all.
 #   SEARCH_REPOS=100 SEARCH_ENTRIES=1000 BENCH_D=10s BENCH_C=2 BENCH_STORES="sqlite postgres"
 set -euo pipefail

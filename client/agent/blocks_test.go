@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/teamblock"
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 

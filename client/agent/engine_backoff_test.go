@@ -7,7 +7,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // TestEngineRunHoldsTriggersWhileBackingOff: after a 503 with a long

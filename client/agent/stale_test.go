@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/client/teamblock"
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 // TestEngineBlockWarnsOfStaleReferences: an index line whose topic names

@@ -7,7 +7,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 	"github.com/teammem/teammem/memcore/protocol"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/client/teamblock"
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 // TestReadStatusTeamBlock: status tells, per checkout, whether the block

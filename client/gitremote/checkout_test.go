@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/client/gitremote"
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 // newRepoWithWorktree makes a repository with one commit and an

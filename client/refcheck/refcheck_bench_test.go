@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 // Sizes of the benchmark: the 1,000 topics × 5 references against

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 func TestRemoveRepoBlocks(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/gitremote"
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 const testBlock = Begin + "\n# Team memory\n\n- [A](/t/a.md)\n" + End + "\n"

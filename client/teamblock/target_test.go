@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/teammem/teammem/internal/gittest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 // commit writes files into checkout and commits them.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client/agent"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
 	"github.com/teammem/teammem/server/auth"
 )

@@ -13,11 +13,11 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // testServer is the real server handler on the embedded store behind
-// httptest (internal/servertest's); with authentication it verifies
+// httptest (testkit/servertest's); with authentication it verifies
 // tokens, without it runs NoAuth. api is an SDK client with the admin token.
 type testServer struct {
 	*servertest.Server

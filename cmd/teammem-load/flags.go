@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/teammem/teammem/internal/loadgen"
+	"github.com/teammem/teammem/testkit/loadgen"
 )
 
 var (

@@ -1,5 +1,5 @@
 // Command teammem-load drives a running teammem server with one of
-// internal/loadgen's scenarios, or with the whole benchmark set (-all), and
+// testkit/loadgen's scenarios, or with the whole benchmark set (-all), and
 // reports requests, errors by status, requests per second, p50/p99 latency
 // and, given -server-pid, the server's resident memory and its CPU time per
 // request (per acknowledged write for cas).

@@ -14,9 +14,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/teammem/teammem/internal/loadgen"
-	"github.com/teammem/teammem/internal/loadgen/loadgentest"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/loadgen"
+	"github.com/teammem/teammem/testkit/loadgen/loadgentest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 func noEnv(string) string { return "" }

@@ -11,7 +11,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/teammem/teammem/internal/loadgen"
+	"github.com/teammem/teammem/testkit/loadgen"
 )
 
 // errFailed reports a run that measured failed requests or lost updates.

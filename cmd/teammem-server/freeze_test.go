@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 // TestFrozenPostgres freezes the database server (SIGSTOP on the postmaster

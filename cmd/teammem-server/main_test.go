@@ -19,7 +19,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/internal/cliflags"
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/server"
 )
 

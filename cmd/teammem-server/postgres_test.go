@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 // TestServeOnPostgres runs migrate and serve against a real Postgres: without

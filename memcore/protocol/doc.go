@@ -7,5 +7,5 @@
 //
 // It is a leaf: it imports the standard library and golang.org/x/text only,
 // so that the server links these rules without memcore's Markdown, YAML and
-// gitignore machinery (internal/archtest keeps it so).
+// gitignore machinery (testkit/archtest keeps it so).
 package protocol

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/httpapi"
 )

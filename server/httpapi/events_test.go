@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // sseConn is an open events stream read frame by frame.

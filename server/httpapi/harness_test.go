@@ -3,11 +3,11 @@ package httpapi_test
 import (
 	"testing"
 
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // testServer is a real server (embedded store unless one is given, real
-// auth) behind httptest: internal/servertest's, with this package's own
+// auth) behind httptest: testkit/servertest's, with this package's own
 // helpers as methods.
 type testServer struct {
 	*servertest.Server

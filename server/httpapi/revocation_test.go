@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/proctest"
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/proctest"
+	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // bigPush writes n entries of size bytes each (Markdown-like, with

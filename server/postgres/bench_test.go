@@ -3,7 +3,7 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/storetest"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/postgres"

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/internal/writeplan"
 )

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 )

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // testServer is a real server (embedded store unless one is given, real
-// auth) behind httptest: internal/servertest's, with the browser helpers.
+// auth) behind httptest: testkit/servertest's, with the browser helpers.
 type testServer struct {
 	*servertest.Server
 	t *testing.T

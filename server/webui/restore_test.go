@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // TestUIRestoreRefusedByTheScanner: a revision stored before the

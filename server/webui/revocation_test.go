@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // TestUISearchUsesTheIndex: the search box finds through the search index

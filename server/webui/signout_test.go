@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/internal/pgtest"
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/pgtest"
+	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/postgres"

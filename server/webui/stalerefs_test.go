@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 )

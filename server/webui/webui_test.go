@@ -12,7 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/servertest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 func TestUISignIn(t *testing.T) {

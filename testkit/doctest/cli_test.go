@@ -61,7 +61,7 @@ func reference(t *testing.T, bin, name string, helps map[string]string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# `%s` command reference\n\n", name)
 	fmt.Fprintf(&b, "Generated from `%s --help` and each command's `--help` by\n", name)
-	b.WriteString("`go test ./internal/doctest -run CLIReference -update`; `make test` fails when this page\n")
+	b.WriteString("`go test ./testkit/doctest -run CLIReference -update`; `make test` fails when this page\n")
 	b.WriteString("and the real commands differ.\n")
 	top := helpOf(t, bin)
 	section := func(title, help string) {
@@ -110,11 +110,11 @@ func TestCLIReference(t *testing.T) {
 		}
 		want, err := os.ReadFile(file)
 		if err != nil {
-			t.Fatalf("%v (run go test ./internal/doctest -run CLIReference -update)", err)
+			t.Fatalf("%v (run go test ./testkit/doctest -run CLIReference -update)", err)
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("docs/cli/%s.md differs from the real --help output; run\n"+
-				"  go test ./internal/doctest -run CLIReference -update\nand review the diff:\n%s", name, firstDiff(want, got))
+				"  go test ./testkit/doctest -run CLIReference -update\nand review the diff:\n%s", name, firstDiff(want, got))
 		}
 	}
 }

@@ -106,7 +106,7 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 	// packages named for them: memcore parses Markdown (include scan,
 	// frontmatter) and reads .git (the project root) itself.
 	owners := map[string][]string{
-		"github.com/jackc/pgx":                   {"server/postgres", "migrations", "internal/pgtest"},
+		"github.com/jackc/pgx":                   {"server/postgres", "migrations", "testkit/pgtest"},
 		"modernc.org/sqlite":                     {"server/sqlite"},
 		"github.com/golang-migrate/migrate":      {"migrations", "server/postgres", "server/sqlite"},
 		"github.com/go-chi/chi":                  {"server/httpapi", "server/httpkit", "server/webui"},
@@ -123,7 +123,7 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"github.com/BurntSushi/toml":             {"client/userconfig", "client/mcpinstall"},
 		"gopkg.in/yaml":                          {"memcore"},
 		"github.com/bmatcuk/doublestar":          {"memcore"},
-		"github.com/getkin/kin-openapi":          {"internal/openapitest"},
+		"github.com/getkin/kin-openapi":          {"testkit/openapitest"},
 		"golang.org/x/net":                       {"cmd/teammem-server"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/internal/openapitest"
+	"github.com/teammem/teammem/testkit/openapitest"
 )
 
 // Response is one exchange's result.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/teammem/teammem/internal/loadgen/loadgentest"
+	"github.com/teammem/teammem/testkit/loadgen/loadgentest"
 )
 
 func testConfig(srv *httptest.Server, scenario string) Config {

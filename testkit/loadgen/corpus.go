@@ -35,7 +35,7 @@ var (
 		TEAMMEM_TOKEN DATABASE_URL LOG_LEVEL read_only feature_flags user_id tenant_id created_at
 		maxBatch linger checkpoint_interval wal_autocheckpoint gin_pending_list_limit`)
 	corpusPaths = strings.Fields(`server/postgres/write.go server/sqlite/writer.go cmd/teammem-server/main.go
-		deploy/helm/values.yaml .github/workflows/ci.yml internal/loadgen/run.go docs/operations.md
+		deploy/helm/values.yaml .github/workflows/ci.yml testkit/loadgen/run.go docs/operations.md
 		migrations/postgres/000001_init.up.sql client/agent/sync.go Makefile`)
 	corpusCommands = []string{"make release", "make test", "go test ./...", "kubectl rollout restart",
 		"terraform apply", "git rebase main", "docker compose up", "psql -c 'VACUUM ANALYZE'"}

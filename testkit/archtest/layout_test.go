@@ -69,27 +69,28 @@ var layout = []room{
 	// Wiring.
 	{"cmd/teammem-server", with(prim, "api", "server/...", "migrations", "memcore/protocol")},
 	{"cmd/teammem-agent", with(prim, "api", "client/...", "memcore/...", "mcptools")},
-	{"cmd/teammem-load", with(prim, "internal/loadgen")},
+	{"cmd/teammem-load", with(prim, "testkit/loadgen")},
 
-	// Primitives: nothing of ours.
+	// Primitives, the ground floor: nothing of ours (TestPrimitivesGround).
 	{"internal/atomicfile", nil},
 	{"internal/filelock", nil},
 	{"internal/linediff", nil},
 	{"internal/buildinfo", nil},
 	{"internal/cliflags", nil},
 	{"internal/earlysignal", nil},
-	// The load generator and the test kits (their tests import what they
-	// drive; only their non-test code is held here).
-	{"internal/loadgen/...", []string{"api", "client", "memcore/protocol", "internal/loadgen"}},
-	{"internal/archtest", nil},
-	{"internal/pgtest", nil},
-	{"internal/proctest", nil},
-	{"internal/gittest", nil},
-	{"internal/realclient", []string{"internal/proctest"}},
-	{"internal/openapitest", []string{"api"}},
-	{"internal/servertest", []string{"api", "server", "server/...", "internal/openapitest"}},
-	{"internal/doctest", nil},
-	{"internal/deploytest", nil},
+	// The load generator and the test kits live apart from the primitives
+	// (testkit/, above server/ and client/): they import what they drive;
+	// only their non-test code is held here.
+	{"testkit/loadgen/...", []string{"api", "client", "memcore/protocol", "testkit/loadgen"}},
+	{"testkit/archtest", nil},
+	{"testkit/pgtest", nil},
+	{"testkit/proctest", nil},
+	{"testkit/gittest", nil},
+	{"testkit/realclient", []string{"testkit/proctest"}},
+	{"testkit/openapitest", []string{"api"}},
+	{"testkit/servertest", []string{"api", "server", "server/...", "testkit/openapitest"}},
+	{"testkit/doctest", nil},
+	{"testkit/deploytest", nil},
 	{"e2e", nil},
 }
 
@@ -140,7 +141,7 @@ func TestLayout(t *testing.T) {
 			}
 		}
 		if len(in) != 1 {
-			t.Errorf("%s is in %d rooms of the layout; want exactly one (add it to layout in internal/archtest and to CONTRIBUTING.md's tree)", pkg, len(in))
+			t.Errorf("%s is in %d rooms of the layout; want exactly one (add it to layout in testkit/archtest and to CONTRIBUTING.md's tree)", pkg, len(in))
 			continue
 		}
 		for _, imp := range imports {
@@ -148,6 +149,23 @@ func TestLayout(t *testing.T) {
 				continue
 			}
 			t.Errorf("%s imports %s; its room allows %v", pkg, imp, in[0].imports)
+		}
+	}
+}
+
+// TestPrimitivesGround checks that internal/ holds only ground-floor
+// primitives: no package under it imports a package of ours outside it, so
+// every arrow from internal/ points down (test kits, which import the server
+// and the client, live in testkit/).
+func TestPrimitivesGround(t *testing.T) {
+	for pkg, imports := range ours(t) {
+		if !strings.HasPrefix(pkg, "internal/") {
+			continue
+		}
+		for _, imp := range imports {
+			if !strings.HasPrefix(imp, "internal/") {
+				t.Errorf("%s imports %s: internal/ is for primitives that import nothing of ours; a kit that imports the product belongs in testkit/", pkg, imp)
+			}
 		}
 	}
 }

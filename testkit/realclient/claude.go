@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/internal/proctest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // Claude Code releases the tests run: the last that ships cli.js for

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/teammem/teammem/internal/pgtest"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 func TestURLGivesAnEmptyDatabase(t *testing.T) {
