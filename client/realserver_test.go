@@ -11,9 +11,9 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // TestAgainstRealServer drives the real server (embedded store, real auth)

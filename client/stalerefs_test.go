@@ -9,8 +9,8 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // TestReportStale sends a report larger than one request, with a finding

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // soakDuration is how long TestSoakRandomized loads the agents:

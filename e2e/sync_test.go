@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // pair is a server and two agents on two folders of the same repo.

@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 	"github.com/teammem/teammem/testkit/gittest"
 	"github.com/teammem/teammem/testkit/proctest"
-	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
 // The team memory block: what the teammate's model sees of team memory

@@ -19,8 +19,8 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/internal/cliflags"
-	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 var listenRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)

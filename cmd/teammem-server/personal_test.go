@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 // TestPersonalDelete: personal delete refuses while the server holds the

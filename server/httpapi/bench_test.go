@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // seedRepo fills acme/bench with n entries of 2 KB.

@@ -14,8 +14,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // hostileKeys must each be refused with 400 invalid_key, writing nothing.

@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 func TestServerIdentity(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // TestPersonalMemory: "~/<slug>" is the caller's own personal repository;

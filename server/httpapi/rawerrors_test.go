@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server/httpapi"
 	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/testkit/servertest"
-	"github.com/teammem/teammem/server/httpapi"
 )
 
 // rawServer serves the test server's handler on a listener wrapped by

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/proctest"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/testkit/proctest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // TestRevokedToken: a revoked token gets the usual 401 envelope on the

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 const commitA = "0123456789abcdef0123456789abcdef01234567"

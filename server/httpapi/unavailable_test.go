@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/sqlite"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // flakyStore injects the fault a database outage produces: every call fails

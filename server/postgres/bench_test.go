@@ -3,10 +3,10 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/storetest"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 func BenchmarkStore(b *testing.B) {

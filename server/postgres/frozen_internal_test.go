@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/internal/writeplan"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 // pausingTx runs pause after a successful Lock: the write's deadline can

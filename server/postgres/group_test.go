@@ -10,10 +10,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 func putWrite(repo, key, content string) server.Write {

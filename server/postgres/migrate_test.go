@@ -9,10 +9,10 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
-	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/storetest"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 func TestMigrate(t *testing.T) {

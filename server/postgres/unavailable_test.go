@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 func TestUnreachableIsUnavailable(t *testing.T) {

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/testkit/pgtest"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
+	"github.com/teammem/teammem/testkit/pgtest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // seedUIRepo fills acme/ui with 1,000 live entries in 20 folders (about

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // TestUIPersonalMemory: a signed-in user sees their own personal memory,

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // TestRevokedUISession: a browser session holds its token, verified again

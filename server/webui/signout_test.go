@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/testkit/pgtest"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/postgres"
+	"github.com/teammem/teammem/testkit/pgtest"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // sessionCookie is the browser's session cookie for ts.

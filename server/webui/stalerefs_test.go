@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // TestUIStaleReferences: the entry and repository pages show the latest
