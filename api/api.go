@@ -14,6 +14,7 @@ const (
 	PathRepos           = "/api/v1/repos"
 	PathActivity        = "/api/v1/activity"
 	PathServer          = "/api/v1/server"
+	PathWhoami          = "/api/v1/whoami"
 	PathSeen            = "/api/v1/seen"
 	PathSearch          = "/api/v1/search"
 	PathHealthz         = "/healthz"
@@ -34,6 +35,17 @@ type ServerInfo struct {
 	// database is created or migrated to it, and the same on every replica
 	// sharing it, whatever URL the server is reached by.
 	ServerID string `json:"serverId"`
+}
+
+// Whoami is the body of GET /api/v1/whoami: the caller as the server sees
+// it. Subject is what revisions written with this credential are stamped
+// with; Grants are "<repo-glob>:<read|write|admin>"; ExpiresAt (RFC 3339,
+// UTC) is when the credential stops being accepted, absent when it does not
+// expire.
+type Whoami struct {
+	Subject   string   `json:"subject"`
+	Grants    []string `json:"grants"`
+	ExpiresAt string   `json:"expiresAt,omitempty"`
 }
 
 // MaxSeenEntries is the largest number of entries one POST /api/v1/seen

@@ -54,3 +54,15 @@ func (c *Client) Seen(ctx context.Context, repo string, entries map[string]strin
 	}
 	return seen, nil
 }
+
+// Whoami asks the server who this client's credential names (GET
+// /api/v1/whoami). Errors: ErrUnauthorized when the token is missing,
+// expired or revoked, and those of Get.
+func (c *Client) Whoami(ctx context.Context) (*api.Whoami, error) {
+	var w api.Whoami
+	r := request{method: http.MethodGet, path: api.PathWhoami, auth: true}
+	if _, err := c.do(ctx, r, &w); err != nil {
+		return nil, fmt.Errorf("whoami: %w", err)
+	}
+	return &w, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Perm is a level of access to a repository. Higher levels imply lower ones.
@@ -118,6 +119,9 @@ func globMatch(glob, segs []string) bool {
 type Principal struct {
 	Subject string
 	Grants  []Grant
+	// Expires is when the credential stops being accepted; zero when it
+	// does not expire (the loopback no-auth mode).
+	Expires time.Time
 }
 
 // Perm returns the highest permission the principal holds on repo. A

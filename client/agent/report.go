@@ -24,6 +24,10 @@ type Report struct {
 	// Warnings are other things the user should know (safety rails, keys
 	// skipped from the server, entries left out by the server's limit).
 	Warnings []string `json:"warnings"`
+	// Notes are what a one-shot command did that a person should read but
+	// that needs no action (how seed merged an index, which keys --prune
+	// kept); they do not make a run incomplete.
+	Notes []string `json:"notes,omitempty"`
 	// Block says which checkouts' CLAUDE.local.md the team memory block
 	// was left out of, and why (once per checkout and reason). It does not
 	// make a sync incomplete: the team folder itself is in step.

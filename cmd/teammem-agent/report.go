@@ -99,6 +99,9 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	for _, s := range r.Skipped {
 		fmt.Fprintln(w, s.String())
 	}
+	for _, s := range r.Notes {
+		fmt.Fprintln(w, "note:", s)
+	}
 	for _, s := range r.Warnings {
 		fmt.Fprintln(w, "warning:", s)
 	}

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
+
 	"github.com/teammem/teammem/client/agent"
 )
 
@@ -11,15 +14,15 @@ func init() {
 }
 
 // runSeed is `teammem-agent seed --dir DIR --repo SLUG [--prune]`: make
-// the repo hold the folder's files. The folder wins over the server for
-// every key it holds; with --prune the server's other keys are
-// soft-deleted, within the mass-delete rail. Nothing is written locally.
+// the repo hold the folder's files, as a teammate's agent writes them (see
+// agent.Seed: indexes merge by line; --prune removes only what the folder
+// owns). Nothing is written locally.
 func runSeed(ctx context.Context, e *cliEnv, args []string) error {
 	fs := newFlagSet("seed", "seed --dir DIR --repo SLUG [--prune] [--allow-mass-delete] [flags]", e.Stdout)
 	var c commonFlags
 	c.register(fs)
 	var o agent.SeedOptions
-	fs.BoolVar(&o.Prune, "prune", false, "soft-delete the repo's keys that are not in the folder")
+	fs.BoolVar(&o.Prune, "prune", false, "soft-delete the keys an earlier seed wrote that the folder no longer holds, and their index lines")
 	fs.BoolVar(&o.AllowMassDelete, "allow-mass-delete", false, "with --prune, allow deleting more than half of the repo's entries")
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
@@ -35,11 +38,24 @@ func runSeed(ctx context.Context, e *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := agent.Seed(ctx, withProgress(cl, e.Stderr, c.json), s.slug, s.dir, o)
+	r, err := agent.Seed(ctx, seedRemote{withProgress(cl, e.Stderr, c.json), cl}, s.slug, s.dir, o)
 	err = s.explain(err)
 	s.out.report(s.slug, "", r, err)
 	if err != nil {
 		return err
 	}
 	return incomplete(r)
+}
+
+// seedRemote adds to the (progress-showing) remote what seed --prune asks:
+// who the seed is and who wrote a key last.
+type seedRemote struct {
+	agent.Remote
+	cl *client.Client
+}
+
+func (s seedRemote) Whoami(ctx context.Context) (*api.Whoami, error) { return s.cl.Whoami(ctx) }
+
+func (s seedRemote) History(ctx context.Context, repo, key string, o client.HistoryOptions) (*api.History, error) {
+	return s.cl.History(ctx, repo, key, o)
 }

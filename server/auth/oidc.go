@@ -106,6 +106,7 @@ func (o *OIDC) verify(ctx context.Context, token string, leeway time.Duration, n
 		}
 	}
 	exp, _ := claims.GetExpirationTime()
+	p.Expires = exp.Time
 	t := verified{p: p, exp: exp.Time}
 	t.id, _ = claims["jti"].(string)
 	if iat, _ := claims.GetIssuedAt(); iat != nil {

@@ -143,6 +143,7 @@ func NewHandler(o Options) http.Handler {
 		r.Get(api.PathHistory, h.wrap(h.getHistory))
 		r.Get(api.PathRevision, h.wrap(h.getRevision))
 		r.Get(api.PathRepos, h.wrap(h.getRepos))
+		r.Get(api.PathWhoami, h.wrap(h.getWhoami))
 		r.Get(api.PathActivity, h.wrap(h.getActivity))
 		r.Post(api.PathSeen, h.wrap(h.postSeen))
 		r.Get(api.PathSearch, h.wrap(h.getSearch))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
@@ -14,6 +15,22 @@ import (
 // authentication (every answer carries it in api.HeaderServerID anyway).
 func (h *handler) getServer(w http.ResponseWriter, r *http.Request) {
 	httpkit.WriteJSON(w, http.StatusOK, api.ServerInfo{ServerID: h.svc.ServerID()})
+}
+
+// getWhoami serves GET /api/v1/whoami: the authenticated caller's subject,
+// grants and expiry, so a client can tell whose name its writes carry and
+// when its credential runs out.
+func (h *handler) getWhoami(w http.ResponseWriter, r *http.Request) error {
+	p := principal(r.Context())
+	out := api.Whoami{Subject: p.Subject, Grants: []string{}}
+	for _, g := range p.Grants {
+		out.Grants = append(out.Grants, g.String())
+	}
+	if !p.Expires.IsZero() {
+		out.ExpiresAt = p.Expires.UTC().Format(time.RFC3339)
+	}
+	httpkit.WriteJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // postSeen serves POST /api/v1/seen?repo=R: which of the checksums asked

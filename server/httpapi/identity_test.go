@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -94,5 +96,23 @@ func TestSeen(t *testing.T) {
 				r.ErrorBody(t)
 			}
 		})
+	}
+}
+
+func TestWhoami(t *testing.T) {
+	ts := newTestServer(t, servertest.Options{})
+	tok := ts.TokenFor("ci-acme-api", 48*time.Hour, "acme/api:write", "acme/*:read")
+	got := servertest.Decode[api.Whoami](t, ts.Do(http.MethodGet, api.PathWhoami, tok, nil))
+	if got.Subject != "ci-acme-api" || !slices.Equal(got.Grants, []string{"acme/api:write", "acme/*:read"}) {
+		t.Errorf("whoami = %+v", got)
+	}
+	exp, err := time.Parse(time.RFC3339, got.ExpiresAt)
+	if err != nil || exp.Before(time.Now().Add(47*time.Hour)) || exp.After(time.Now().Add(49*time.Hour)) {
+		t.Errorf("whoami expiresAt = %q (%v); want about 48 h from now", got.ExpiresAt, err)
+	}
+	for name, tok := range map[string]string{"none": "", "expired": ts.ExpiredToken("ana", "acme/*:read"), "garbage": "not.a.jwt"} {
+		if r := ts.Send(true, http.MethodGet, api.PathWhoami, tok, nil); r.Status != http.StatusUnauthorized {
+			t.Errorf("whoami with %s token: %d; want 401", name, r.Status)
+		}
 	}
 }
