@@ -311,3 +311,32 @@ func TestPersonalMemoryKeepsTheTeamRules(t *testing.T) {
 		t.Errorf("the team repository holds %v", team)
 	}
 }
+
+// TestPlainSyncTakesPersonalMemory: after `add --personal`, a plain `sync`
+// in the checkout syncs its team folder and its private memory folder,
+// saying so per folder; `sync --dir` stays one folder.
+func TestPlainSyncTakesPersonalMemory(t *testing.T) {
+	w := newWorkstation(t)
+	co, _ := gittest.NewCheckout(t, "git@github.com:acme/e2e.git")
+	w.ok(co, w.token+"\n", "login", "--server", w.srv.url())
+	w.ok(co, "", "add", "--personal")
+	write(t, w.memDir(co), "mine.md", "only mine\n")
+	write(t, w.teamDir(co), "ours.md", "for the team\n")
+	out := w.ok(co, "", "sync")
+	for _, want := range []string{"team memory acme/e2e (" + filepath.Clean(w.teamDir(co)) + ")", "personal memory ~/acme/e2e (" + filepath.Clean(w.memDir(co)) + ")", `pushed 1: "mine.md"`, `pushed 1: "ours.md"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sync output lacks %q:\n%s", want, out)
+		}
+	}
+	mine, err := client.New(client.Options{BaseURL: w.srv.url(), Token: w.token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mine.Get(context.Background(), "~/acme/e2e", client.GetOptions{})
+	if err != nil || m.Content.Entries["mine.md"] != "only mine\n" {
+		t.Fatalf("personal memory on the server after a plain sync: %v %v", m, err)
+	}
+	if _, ok := w.srv.entries("acme/e2e")["mine.md"]; ok {
+		t.Error("personal memory reached the team repository")
+	}
+}
