@@ -125,7 +125,11 @@ func (c *Client) BaseURL() string { return c.base.String() }
 
 // parseBaseURL checks raw and trims its trailing slash.
 func parseBaseURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	raw = strings.TrimSpace(raw)
+	if raw != "" && !strings.Contains(raw, "://") && !strings.HasPrefix(raw, "/") {
+		return nil, fmt.Errorf("base URL %q has no scheme: did you mean %s?", raw, guessScheme(raw)+raw)
+	}
+	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("parse base URL: %w", err)
@@ -140,7 +144,38 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
+	if base, ok := surfacePrefix(u.Path); ok {
+		b := *u
+		b.Path = base
+		return nil, fmt.Errorf("base URL %q names a page of the server, not the server: did you mean %s?", raw, b.String())
+	}
 	return u, nil
+}
+
+// guessScheme is the scheme a URL without one most likely meant: http for
+// this machine, https for any other.
+func guessScheme(hostPort string) string {
+	host := hostPort
+	if h, _, err := net.SplitHostPort(hostPort); err == nil {
+		host = h
+	}
+	host, _, _ = strings.Cut(host, "/")
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return "http://"
+	}
+	return "https://"
+}
+
+// surfacePrefix reports whether path ends in one of the server's own
+// surfaces (the web UI's /ui, /mcp, /api/...), as a URL copied from the
+// browser's address bar does, and returns the path before it.
+func surfacePrefix(path string) (string, bool) {
+	for _, s := range []string{"/ui", "/mcp", "/api"} {
+		if i := strings.LastIndex(path+"/", s+"/"); i >= 0 {
+			return path[:i], true
+		}
+	}
+	return "", false
 }
 
 // tokenFunc turns the token options into one function, nil without a token.

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
@@ -82,17 +85,37 @@ func loginToken(e *cliEnv, c commonFlags) (string, error) {
 		}
 		tok = t
 	default:
-		b, err := io.ReadAll(io.LimitReader(e.Stdin, 64<<10))
+		t, err := readToken(e, c.server)
 		if err != nil {
-			return "", fmt.Errorf("read the token from stdin: %w", err)
+			return "", err
 		}
-		tok = string(b)
+		tok = t
 	}
 	tok = strings.TrimSpace(tok)
 	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
 		return "", errUsage("login: want one token on stdin (or --token-file FILE); got %s", map[bool]string{true: "nothing", false: "several words"}[tok == ""])
 	}
 	return tok, nil
+}
+
+// readToken reads the token from stdin: on a terminal, one line typed or
+// pasted after a prompt, without echo; otherwise all of stdin (a pipe or a
+// file).
+func readToken(e *cliEnv, server string) (string, error) {
+	if f, ok := e.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintf(e.Stderr, "Token for %s (input hidden; an admin makes one with `teammem-server token create`): ", server)
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(e.Stderr)
+		if err != nil {
+			return "", fmt.Errorf("read the token from the terminal: %w", err)
+		}
+		return string(b), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(e.Stdin, 64<<10))
+	if err != nil {
+		return "", fmt.Errorf("read the token from stdin: %w", err)
+	}
+	return string(b), nil
 }
 
 // checkoutCommand builds add and remove: the checkout is DIR (default: the

@@ -125,6 +125,7 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"github.com/bmatcuk/doublestar":          {"memcore"},
 		"github.com/getkin/kin-openapi":          {"testkit/openapitest"},
 		"golang.org/x/net":                       {"cmd/teammem-server"},
+		"golang.org/x/term":                      {"cmd/teammem-agent"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
