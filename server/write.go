@@ -31,7 +31,8 @@ type PutInput struct {
 }
 
 // Put validates and applies one push atomically. An entry with an invalid
-// key or content, over the entry limit, holding a credential, or whose new
+// key or content, over the entry limit, holding a credential (in its
+// content or its key: the skip then names the key redacted), or whose new
 // key collides after case folding is left out and listed in
 // WriteResult.Skipped (protocol §4 "Per-entry refusals"), as is a
 // soft-delete key that fails ValidateKey; the rest applies. Errors: invalid
@@ -122,6 +123,9 @@ func (s *Service) checkPuts(in PutInput) ([]Put, []Skipped) {
 
 // checkEntry returns why one entry must be left out, or nil.
 func (s *Service) checkEntry(k, content string, badContent bool) *Skipped {
+	if sk := s.checkKeySecret(k); sk != nil {
+		return sk
+	}
 	if err := protocol.ValidateKey(k); err != nil {
 		return &Skipped{Key: k, Reason: ReasonInvalidKey, Message: keyMessage(err)}
 	}
@@ -140,6 +144,33 @@ func (s *Service) checkEntry(k, content string, badContent bool) *Skipped {
 		}
 	}
 	return nil
+}
+
+// checkKeySecret refuses a key in which the secret scanner finds a
+// credential, as content holding one is refused: a key is stored, logged,
+// shown and made a file name on every teammate's disk. The refusal names
+// the key redacted (secrets.Redact), never as sent, so that no answer, log
+// line or metric carries the credential.
+func (s *Service) checkKeySecret(k string) *Skipped {
+	if !s.cfg.SecretScan {
+		return nil
+	}
+	m := secrets.Scan(k)
+	if len(m) == 0 {
+		return nil
+	}
+	shown := redactKey(k)
+	return &Skipped{Key: shown, Reason: ReasonSecretDetected, RuleID: m[0].RuleID, Label: m[0].Label,
+		Message: fmt.Sprintf("the file name %q contains what looks like a credential (%s); rename the file without it and save again", shown, m[0].Label)}
+}
+
+// redactKey is how a refusal names a key holding a credential.
+func redactKey(k string) string { return truncateForMessage(secrets.Redact(k)) }
+
+// Of reports whether s is the refusal of key: Key is key, or key redacted
+// when a credential in it was the reason.
+func (s Skipped) Of(key string) bool {
+	return s.Key == key || s.Reason == ReasonSecretDetected && s.Key == redactKey(key)
 }
 
 // checkDeletes returns the valid soft-delete keys, sorted and without
