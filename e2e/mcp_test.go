@@ -15,10 +15,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/mcptools"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // TestMCPTools drives every tool over both transports against the real
