@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/teamblock"
-	"github.com/teammem/teammem/testkit/gittest"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 const testBlock = teamblock.Begin + "\n# Team memory\n\n- [A](/t/a.md)\n" + teamblock.End + "\n"
