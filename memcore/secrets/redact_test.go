@@ -8,24 +8,17 @@ import (
 // TestRedactEachRule: a token of every rule, in every context, is taken
 // out whole; what surrounds it stays; nothing is found in what is left.
 func TestRedactEachRule(t *testing.T) {
-	r := newRand(t)
-	for _, rule := range Rules() {
-		for name, ctx := range contexts {
-			t.Run(rule.ID+"/"+name, func(t *testing.T) {
-				tok := generators[rule.ID](r)
-				doc, _ := embed(r, ctx, tok)
-				got := Redact(doc)
-				if strings.Contains(got, tok) || !strings.Contains(got, Redacted) || Scan(got) != nil {
-					t.Errorf("Redact left a credential:\n%s", got)
-				}
-				// A private key in a YAML block is re-indented, so only
-				// the other rules' tokens appear in doc as made.
-				if strings.Contains(doc, tok) && strings.Replace(doc, tok, Redacted, 1) != got {
-					t.Errorf("Redact changed more than the token:\n%s\nfrom\n%s", got, doc)
-				}
-			})
+	eachRuleInEachContext(t, func(t *testing.T, _ Rule, tok, doc string, _ int) {
+		got := Redact(doc)
+		if strings.Contains(got, tok) || !strings.Contains(got, Redacted) || Scan(got) != nil {
+			t.Errorf("Redact left a credential:\n%s", got)
 		}
-	}
+		// A private key in a YAML block is re-indented, so only the other
+		// rules' tokens appear in doc as made.
+		if strings.Contains(doc, tok) && strings.Replace(doc, tok, Redacted, 1) != got {
+			t.Errorf("Redact changed more than the token:\n%s\nfrom\n%s", got, doc)
+		}
+	})
 }
 
 // TestRedactKeys: a key carrying credentials keeps its shape with each

@@ -61,6 +61,22 @@ func TestCredentialKeyRefused(t *testing.T) {
 	if !strings.Contains(logs.String(), `"key":"`+secrets.Redacted+`.md","reason":"secret_detected"`) {
 		t.Errorf("no log line naming the key redacted:\n%s", logs.String())
 	}
+
+	// An invalid soft-delete key, and a key both written and deleted (a
+	// 400): named redacted too.
+	tok := secretstest.GitHubToken()
+	r := ts.Put("acme/api", nil, []string{tok + ".sh"}, http.StatusOK)
+	if res := servertest.Decode[api.PutResponse](t, r); len(res.Skipped) != 1 || res.Skipped[0].Key != secrets.Redacted+".sh" ||
+		res.Skipped[0].Reason != api.SkipInvalidKey || strings.Contains(string(r.Body), tok) {
+		t.Errorf("an invalid soft-delete key holding a credential: %s", r.Body)
+	}
+	r = ts.Put("acme/api", map[string]string{tok + ".md": "x"}, []string{tok + ".md"}, http.StatusBadRequest)
+	if strings.Contains(string(r.Body), tok) || !strings.Contains(string(r.Body), secrets.Redacted) {
+		t.Errorf("a credential key both written and deleted: %s", r.Body)
+	}
+	if strings.Contains(logs.String(), tok) {
+		t.Errorf("the credential was logged:\n%s", logs.String())
+	}
 }
 
 // TestCredentialKeySkipOf: every surface that looks for its key among a
