@@ -170,8 +170,9 @@ func checkWriteReadDelete(t *testing.T, s *sdk.ClientSession) {
 	refused(t, s, "delete_memory", map[string]any{"repo": repo, "key": key})
 }
 
-// checkRefusals writes a credential and hostile keys: each is a tool error
-// that says why (the rule id, never the secret) and nothing is stored.
+// checkRefusals writes a credential, in content and in a key, and hostile
+// keys: each is a tool error that says why (the rule id, never the
+// secret) and nothing is stored.
 func checkRefusals(t *testing.T, srv *authServer, s *sdk.ClientSession) {
 	t.Helper()
 	before := srv.entries(repo)
@@ -180,6 +181,10 @@ func checkRefusals(t *testing.T, srv *authServer, s *sdk.ClientSession) {
 		msg := refused(t, s, "write_memory", map[string]any{"repo": repo, "key": "deploy.md", "content": "token: " + secret + "\n", "index_line": idx})
 		if !strings.Contains(msg, "github-pat") || strings.Contains(msg, secret) {
 			t.Errorf("secret refused as %q; want the rule id and not the secret", msg)
+		}
+		msg = refused(t, s, "write_memory", map[string]any{"repo": repo, "key": "keys/" + secret + ".md", "content": "where the key lives\n", "index_line": strings.ReplaceAll(idx, "deploy.md", "keys/"+secret+".md")})
+		if !strings.Contains(msg, "github-pat") || !strings.Contains(msg, "[REDACTED]") || strings.Contains(msg, secret) {
+			t.Errorf("a key holding a secret refused as %q; want the rule id and the key redacted", msg)
 		}
 	}
 	for _, key := range []string{"../escape.md", "/etc/passwd.md", "a\x00b.md", "CON.md", ".git/config.md", "x\u202e.md", strings.Repeat("k", 2000) + ".md", "notes.exe", ""} {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/teammem/teammem/memcore/secrets"
 )
 
 // target is implemented by every tool's input: what a log line may name.
@@ -47,7 +49,7 @@ func add[In target, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, fn func(co
 			if repo == "" {
 				repo = t.o.DefaultRepo
 			}
-			t.o.Observe(ctx, Call{Tool: tool.Name, Outcome: outcome(err), Repo: short(repo), Key: short(key), Duration: time.Since(start), Err: err})
+			t.o.Observe(ctx, Call{Tool: tool.Name, Outcome: outcome(err), Repo: short(secrets.Redact(repo)), Key: short(secrets.Redact(key)), Duration: time.Since(start), Err: err})
 		}
 		if err != nil {
 			return errorResult(err), nil

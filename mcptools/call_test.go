@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/memcore/secrets"
+	"github.com/teammem/teammem/memcore/secrets/secretstest"
 )
 
 // oneRepo is a Backend holding one repository with one memory, for the
@@ -59,7 +61,13 @@ func (oneRepo) Search(context.Context, string, string, int) ([]Hit, error) {
 
 func connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	srv := NewServer(oneRepo{}, Options{DefaultRepo: "acme/api"})
+	return connectWith(t, Options{DefaultRepo: "acme/api"})
+}
+
+// connectWith is connect with the server's options o.
+func connectWith(t *testing.T, o Options) *mcp.ClientSession {
+	t.Helper()
+	srv := NewServer(oneRepo{}, o)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
 	if err != nil {
@@ -152,5 +160,36 @@ func TestArgumentsAreChecked(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_memory", Arguments: map[string]any{"key": "deploy.md", "version": 3}})
 	if err != nil || res.IsError {
 		t.Fatalf("valid arguments: %v %+v", err, res)
+	}
+}
+
+// TestWriteRefusesCredentialKey: a key carrying a credential is refused
+// before anything is written, with or without an index line, naming the
+// rule and the key redacted, never the credential, in the answer as in
+// what the server logs of the call.
+func TestWriteRefusesCredentialKey(t *testing.T) {
+	var calls []Call
+	cs := connectWith(t, Options{DefaultRepo: "acme/api", Observe: func(_ context.Context, c Call) { calls = append(calls, c) }})
+	tok := secretstest.GitHubToken()
+	for _, args := range []map[string]any{
+		{"key": tok + ".md", "content": "hi\n"},
+		{"key": "notes/" + tok + ".md", "content": "hi\n", "index_line": "- [Notes](notes/" + tok + ".md) — why"},
+	} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "write_memory", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !res.IsError || !strings.Contains(text, "github-pat") || !strings.Contains(text, secrets.Redacted) || strings.Contains(text, tok) {
+			t.Errorf("write_memory %v: isError %v, %q; want a refusal naming the rule and the key redacted", args["key"], res.IsError, text)
+		}
+	}
+	if len(calls) != 2 {
+		t.Fatalf("%d calls observed; want 2", len(calls))
+	}
+	for _, c := range calls {
+		if c.Outcome != OutcomeRefused || !strings.Contains(c.Key, secrets.Redacted) || strings.Contains(c.Key, tok) || strings.Contains(c.Err.Error(), tok) {
+			t.Errorf("observed %+v; want a refusal with the key redacted", c)
+		}
 	}
 }

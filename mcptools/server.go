@@ -25,7 +25,7 @@ type Options struct {
 
 // Call is one finished tool call, as told to Options.Observe: never the
 // content, the query or anything else the caller sent but the repository
-// and key.
+// and key, with any credential in them redacted (secrets.Redact).
 type Call struct {
 	Tool     string
 	Outcome  string

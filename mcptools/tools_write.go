@@ -114,12 +114,16 @@ func (t *tools) write(ctx context.Context, in WriteInput) (WriteOutput, error) {
 }
 
 // checkWrite refuses what would be refused anyway, before anything is read:
-// an invalid key, and for a write with an index line (which must store
-// both or nothing) content or a line that the server's scanner would find
-// a credential in, or that is not text.
+// an invalid key or one the server's scanner would find a credential in
+// (named redacted), and for a write with an index line (which must store
+// both or nothing) content or a line that the scanner would find a
+// credential in, or that is not text.
 func checkWrite(in WriteInput) error {
 	if err := checkKey(in.Key); err != nil {
 		return err
+	}
+	if m := secrets.Scan(in.Key); len(m) > 0 {
+		return refusef("%q was not written: the key contains what looks like a credential (%s, rule %s); choose a key without it", short(secrets.Redact(in.Key)), m[0].Label, m[0].RuleID)
 	}
 	if in.IndexLine == "" {
 		return nil

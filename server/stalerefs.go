@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/teammem/teammem/memcore/protocol"
@@ -99,14 +100,15 @@ var (
 )
 
 // Check reports a finding no checker makes: an unknown reason, a
-// reference that is empty, too long or holds control characters, a line
-// out of range, a commit or path of the wrong shape.
+// reference that is empty, too long or holds a character that hides or
+// reorders what is shown (hiddenInText), a line out of range, a commit or
+// path of the wrong shape.
 func (f StaleFinding) Check() error {
 	switch {
 	case !slices.Contains(staleReasons, f.Reason):
 		return fmt.Errorf("reason %.40q is not one of %s", f.Reason, strings.Join(staleReasons, ", "))
-	case f.Reference == "" || len(f.Reference) > MaxStaleReference || !utf8.ValidString(f.Reference) || hasControl(f.Reference) ||
-		strings.ContainsFunc(f.Reference, func(r rune) bool { return r == '\u2028' || r == '\u2029' || r == '\u202e' }):
+	case f.Reference == "" || len(f.Reference) > MaxStaleReference || !utf8.ValidString(f.Reference) ||
+		strings.ContainsFunc(f.Reference, hiddenInText):
 		return fmt.Errorf("reference %.40q is not 1 to %d bytes of printable UTF-8", f.Reference, MaxStaleReference)
 	case f.Line < 0 || f.Line > MaxStaleLine:
 		return fmt.Errorf("line %d is out of range", f.Line)
@@ -200,7 +202,8 @@ func (s *Service) ReportStale(ctx context.Context, p Principal, repo string, in 
 // StaleReports returns the latest report of each live entry of repo (of
 // key alone when not ""), sorted by key, each marked Current when it was
 // made from the entry's live version. Reports of deleted keys are left
-// out. Errors: an invalid repo, ErrForbidden, the store's.
+// out. A reference stored before ReportStale refused hidden characters
+// has them escaped (escapeHidden). Errors: an invalid repo, ErrForbidden, the store's.
 func (s *Service) StaleReports(ctx context.Context, p Principal, repo, key string) ([]StaleReport, error) {
 	canon, err := s.authorize(p, repo, PermRead)
 	if err != nil {
@@ -226,6 +229,9 @@ func (s *Service) StaleReports(ctx context.Context, p Principal, repo, key strin
 			continue
 		}
 		r.Current = r.Version == v
+		for i, f := range r.Findings {
+			r.Findings[i].Reference = escapeHidden(f.Reference)
+		}
 		out = append(out, r)
 	}
 	return out, nil
@@ -258,4 +264,29 @@ func (s *Service) liveVersions(ctx context.Context, repo, key string) (map[strin
 		live[e.Key] = e.Version
 	}
 	return live, nil
+}
+
+// hiddenInText reports a character that free text shown to others may not
+// hold: a C0 or C1 control, a line or paragraph separator, or a
+// bidirectional control (protocol.IsBidiControl, the keys' predicate),
+// which would show the text around it reordered.
+func hiddenInText(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || protocol.IsBidiControl(r)
+}
+
+// escapeHidden writes each hiddenInText character of s as its \u escape,
+// so that it shows as what it is rather than reordering the text.
+func escapeHidden(s string) string {
+	if !strings.ContainsFunc(s, hiddenInText) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hiddenInText(r) {
+			fmt.Fprintf(&b, "\\u%04X", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

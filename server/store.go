@@ -261,7 +261,8 @@ type WriteResult struct {
 // its key, why (one of the Reasons of a per-entry refusal) and a sentence a
 // person can act on. RuleID and Label name the credential rule of a
 // ReasonSecretDetected, Existing the live key of a ReasonKeyCollision.
-// Nothing of the entry's content is ever carried.
+// Nothing of the entry's content is ever carried, and a key holding a
+// credential is carried redacted (Skipped.Of matches it).
 type Skipped struct {
 	Key      string
 	Reason   Reason

@@ -31,7 +31,8 @@ type PutInput struct {
 }
 
 // Put validates and applies one push atomically. An entry with an invalid
-// key or content, over the entry limit, holding a credential, or whose new
+// key or content, over the entry limit, holding a credential (in its
+// content or its key: the skip then names the key redacted), or whose new
 // key collides after case folding is left out and listed in
 // WriteResult.Skipped (protocol §4 "Per-entry refusals"), as is a
 // soft-delete key that fails ValidateKey; the rest applies. Errors: invalid
@@ -82,8 +83,9 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 func checkPutAndDelete(in PutInput) error {
 	for _, k := range in.Deletes {
 		if _, both := in.Entries[k]; both {
-			e := invalidf(ReasonPutAndDelete, "key %q is both upserted and soft-deleted in one request", truncateForMessage(k))
-			e.Details = map[string]any{"key": truncateForMessage(k)}
+			shown := truncateForMessage(secrets.Redact(k))
+			e := invalidf(ReasonPutAndDelete, "key %q is both upserted and soft-deleted in one request", shown)
+			e.Details = map[string]any{"key": shown}
 			return e
 		}
 	}
@@ -122,8 +124,11 @@ func (s *Service) checkPuts(in PutInput) ([]Put, []Skipped) {
 
 // checkEntry returns why one entry must be left out, or nil.
 func (s *Service) checkEntry(k, content string, badContent bool) *Skipped {
+	if sk := s.checkKeySecret(k); sk != nil {
+		return sk
+	}
 	if err := protocol.ValidateKey(k); err != nil {
-		return &Skipped{Key: k, Reason: ReasonInvalidKey, Message: keyMessage(err)}
+		return &Skipped{Key: secrets.Redact(k), Reason: ReasonInvalidKey, Message: keyMessage(err)}
 	}
 	if badContent || !utf8.ValidString(content) || strings.IndexByte(content, 0) >= 0 {
 		return &Skipped{Key: k, Reason: ReasonInvalidContent,
@@ -142,6 +147,28 @@ func (s *Service) checkEntry(k, content string, badContent bool) *Skipped {
 	return nil
 }
 
+// checkKeySecret refuses a key in which the secret scanner finds a
+// credential, as content holding one is refused: a key is stored, logged,
+// shown and made a file name on every teammate's disk. The refusal names
+// the key redacted (secrets.Redact), never as sent, so that no answer, log
+// line or metric carries the credential.
+func (s *Service) checkKeySecret(k string) *Skipped {
+	if !s.cfg.SecretScan {
+		return nil
+	}
+	m := secrets.Scan(k)
+	if len(m) == 0 {
+		return nil
+	}
+	shown := secrets.Redact(k)
+	return &Skipped{Key: shown, Reason: ReasonSecretDetected, RuleID: m[0].RuleID, Label: m[0].Label,
+		Message: fmt.Sprintf("the file name %q contains what looks like a credential (%s); rename the file without it and save again", truncateForMessage(shown), m[0].Label)}
+}
+
+// Of reports whether s is the refusal of key, which a refusal names with
+// any credential in it redacted.
+func (s Skipped) Of(key string) bool { return s.Key == key || s.Key == secrets.Redact(key) }
+
 // checkDeletes returns the valid soft-delete keys, sorted and without
 // duplicates, and the invalid ones as skipped.
 func checkDeletes(keys []string) ([]string, []Skipped) {
@@ -154,7 +181,7 @@ func checkDeletes(keys []string) ([]string, []Skipped) {
 		}
 		seen[k] = true
 		if err := protocol.ValidateKey(k); err != nil {
-			skipped = append(skipped, Skipped{Key: k, Reason: ReasonInvalidKey, Message: keyMessage(err)})
+			skipped = append(skipped, Skipped{Key: secrets.Redact(k), Reason: ReasonInvalidKey, Message: keyMessage(err)})
 			continue
 		}
 		out = append(out, k)
@@ -164,12 +191,12 @@ func checkDeletes(keys []string) ([]string, []Skipped) {
 }
 
 // keyMessage turns a ValidateKey error into a sentence naming the rule and
-// how to fix it; the key itself is bounded, and quoted so that control
-// characters never reach a log or a terminal raw.
+// how to fix it; the key itself is redacted, bounded, and quoted so that
+// control characters never reach a log or a terminal raw.
 func keyMessage(err error) string {
 	var ke *protocol.KeyError
 	if errors.As(err, &ke) {
-		return fmt.Sprintf("%q is not a valid memory file name (%s); rename it", truncateForMessage(ke.Key), ke.Reason)
+		return fmt.Sprintf("%q is not a valid memory file name (%s); rename it", truncateForMessage(secrets.Redact(ke.Key)), ke.Reason)
 	}
 	return err.Error()
 }

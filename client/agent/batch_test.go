@@ -98,6 +98,10 @@ func TestCheckEntry(t *testing.T) {
 		{name: "secret", key: "n/s.md", content: "line one\ntoken " + token + "\n", want: ErrSecretFound,
 			msgHas: []string{`"n/s.md"`, "github-pat", "GitHub personal access token", "line 2"}, msgNot: token},
 		{name: "invalid key", key: "a\x1b.md", content: "x", want: ErrKeyInvalid, msgHas: []string{`"a\x1b.md"`}},
+		{name: "credential in the name", key: "n/" + token + ".md", content: "clean\n", want: ErrSecretInName,
+			msgHas: []string{`"n/[REDACTED].md"`, "github-pat", "rename"}, msgNot: token},
+		{name: "credential in an invalid name", key: token + ".sh", content: "clean\n", want: ErrSecretInName,
+			msgHas: []string{`"[REDACTED].sh"`}, msgNot: token},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

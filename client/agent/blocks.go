@@ -65,6 +65,10 @@ type blocks struct {
 	failed map[string]string
 	// renders counts the renders (for tests).
 	renders int
+	// swept says an update took the block out of every target that is to
+	// have none, whatever Current said: the first after the start does, so
+	// that what an earlier run left (info/exclude lines) goes too.
+	swept bool
 }
 
 // updateBlocks renders the block from the team folder and writes it to
@@ -150,8 +154,8 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 		for _, t := range teamblock.Targets {
 			want := wants[co+"\x00"+t.Name]
 			// A target without a block is only looked at (no git index
-			// read) when it has none to take out.
-			if (same || want == "") && teamblock.Current(co, t, want) {
+			// read) when it has none to take out, but on the first sweep.
+			if (same || want == "" && b.swept) && teamblock.Current(co, t, want) {
 				continue
 			}
 			var err error
@@ -174,7 +178,7 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 			}
 		}
 	}
-	b.last, b.mcp, b.where, b.roots, b.failed = text, mcp, where, roots, failed
+	b.last, b.mcp, b.where, b.roots, b.failed, b.swept = text, mcp, where, roots, failed, true
 }
 
 // blockUnchanged reports whether the block last rendered for roots is still

@@ -193,3 +193,43 @@ func TestEngineKeepsEveryChosenTarget(t *testing.T) {
 		t.Errorf("checkout after the targets were dropped:\n%q\n%q", before, after)
 	}
 }
+
+// TestNoInjectTakesOutExcludeLines: --no-inject takes out the block and
+// the info/exclude lines the agent added, leaving the user's lines byte
+// for byte; lines an earlier run left behind (no block anywhere any more)
+// go at the first update after the start.
+func TestNoInjectTakesOutExcludeLines(t *testing.T) {
+	main, linked := gittest.NewCheckout(t, "")
+	exclude := filepath.Join(main, ".git", "info", "exclude")
+	user := readFile(t, exclude)
+	server := map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}
+	r := newRig(t, server, nil, func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main, linked)} })
+	r.sync(t)
+	if got := readFile(t, exclude); !strings.Contains(got, "/"+teamblock.LocalMdName+"\n") {
+		t.Fatalf("info/exclude after the block went in:\n%s", got)
+	}
+	off := func() {
+		t.Helper()
+		e := r.newEngine(t, func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main, linked), Remove: true} })
+		if rep, err := e.Sync(t.Context()); err != nil || len(rep.Block) != 0 {
+			t.Fatalf("sync with --no-inject: %v, %v", rep.Block, err)
+		}
+	}
+	off()
+	if got := readFile(t, exclude); got != user {
+		t.Errorf("info/exclude after --no-inject:\n%q\nwant\n%q", got, user)
+	}
+	for _, co := range []string{main, linked} {
+		if _, err := os.Stat(filepath.Join(co, teamblock.LocalMdName)); !os.IsNotExist(err) {
+			t.Errorf("%s still holds the file the agent made: %v", co, err)
+		}
+	}
+
+	// Lines an earlier version left behind, with no block anywhere.
+	left := user + "# teammem-agent keeps this file in every worktree, never shared: " + teamblock.LocalMdName + "\n/" + teamblock.LocalMdName + "\n"
+	os.WriteFile(exclude, []byte(left), 0o644)
+	off()
+	if got := readFile(t, exclude); got != user {
+		t.Errorf("info/exclude with lines left by an earlier run, after a start with --no-inject:\n%q", got)
+	}
+}

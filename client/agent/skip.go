@@ -17,21 +17,25 @@ var (
 	ErrEntryTooLarge = errors.New("larger than the entry size limit")
 	ErrNotUTF8       = errors.New("not valid UTF-8")
 	ErrSecretFound   = errors.New("holds a credential")
+	ErrSecretInName  = errors.New("its name holds a credential")
 	ErrKeyInvalid    = errors.New("not a valid key")
 	ErrNotRegular    = errors.New("not a regular file")
 )
 
 // SkipError says why one local file is not pushed. Its message names the
-// file (quoted) and the reason, and for a credential the scanner's rule id,
-// label and line, never the credential itself.
+// file (quoted, with any credential in its name redacted) and the reason,
+// and for a credential the scanner's rule id, label and line, never the
+// credential itself.
 type SkipError struct {
 	// Key is the file's slash-separated path relative to the team folder.
+	// It is never shown as it is: Path redacts it.
 	Key string
-	// Reason is ErrEntryTooLarge, ErrNotUTF8, ErrSecretFound or ErrKeyInvalid.
+	// Reason is ErrEntryTooLarge, ErrNotUTF8, ErrSecretFound,
+	// ErrSecretInName or ErrKeyInvalid.
 	Reason error
 	// Size is the file's size in bytes (for ErrEntryTooLarge).
 	Size int
-	// Secret is the first finding (for ErrSecretFound).
+	// Secret is the first finding (for ErrSecretFound and ErrSecretInName).
 	Secret secrets.Match
 	// Detail is the key validation message (for ErrKeyInvalid).
 	Detail string
@@ -40,15 +44,17 @@ type SkipError struct {
 // Error formats the key, the reason and its particulars.
 func (e *SkipError) Error() string { return e.Skip().String() }
 
-// Skip returns the error as a report's Skip: the key and the reason with
-// its particulars.
+// Skip returns the error as a report's Skip: the key as Path shows it and
+// the reason with its particulars.
 func (e *SkipError) Skip() Skip {
-	s := Skip{Path: e.Key}
+	s := Skip{Path: e.Path()}
 	switch e.Reason {
 	case ErrEntryTooLarge:
 		s.Reason = fmt.Sprintf("%v (%d bytes)", e.Reason, e.Size)
 	case ErrSecretFound:
 		s.Reason = fmt.Sprintf("%v: %s (rule %s) on line %d", e.Reason, e.Secret.Label, e.Secret.RuleID, e.Secret.Line)
+	case ErrSecretInName:
+		s.Reason = fmt.Sprintf("%v: %s (rule %s); the file stays here, unshared: rename it without the credential", e.Reason, e.Secret.Label, e.Secret.RuleID)
 	case ErrKeyInvalid:
 		s.Reason = fmt.Sprintf("%v: %s", e.Reason, e.Detail)
 	default:
@@ -57,16 +63,25 @@ func (e *SkipError) Skip() Skip {
 	return s
 }
 
+// Path is the key as it may be shown or logged: any credential in it
+// replaced by secrets.Redacted.
+func (e *SkipError) Path() string { return secrets.Redact(e.Key) }
+
 // Unwrap returns the reason.
 func (e *SkipError) Unwrap() error { return e.Reason }
 
 // CheckEntry returns nil when a local file may be pushed as key, otherwise
-// a *SkipError: the key fails protocol.ValidateKey, the content exceeds
-// maxBytes (≤ 0 means DefaultMaxEntryBytes), is not UTF-8, or holds a
-// credential according to memcore/secrets.
+// a *SkipError: the key holds a credential according to memcore/secrets
+// (a key is stored, shown and made a file name on every teammate's disk,
+// so it is scanned like content) or fails protocol.ValidateKey, the
+// content exceeds maxBytes (≤ 0 means DefaultMaxEntryBytes), is not UTF-8,
+// or holds a credential.
 func CheckEntry(key string, content []byte, maxBytes int) error {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxEntryBytes
+	}
+	if found := secrets.Scan(key); len(found) > 0 {
+		return &SkipError{Key: key, Reason: ErrSecretInName, Secret: found[0]}
 	}
 	if err := protocol.ValidateKey(key); err != nil {
 		var ke *protocol.KeyError

@@ -211,7 +211,7 @@ func (st *Status) scanFolder(j *Journal, explain func(error) error, exclude []st
 		return
 	}
 	for _, sk := range snap.Skipped {
-		st.Skipped = append(st.Skipped, Skip{Path: sk.Key, Reason: sk.Reason.Error()})
+		st.Skipped = append(st.Skipped, Skip{Path: sk.Path(), Reason: sk.Reason.Error()})
 	}
 	st.Pending = pendingChanges(snap, j.Base())
 	st.Conflicts = slices.DeleteFunc(conflictCopies(st.Dir), func(p string) bool { return excludedKey(exclude, p) })

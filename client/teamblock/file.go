@@ -70,8 +70,10 @@ func Write(checkout string, t Target, block string) (bool, error) {
 
 // Remove takes the block out of target t's file in checkout, keeping the
 // rest byte for byte, and deletes a file (and the folders it made) that
-// holds nothing else the agent did not write. A missing file or block, or
-// a tracked file, is not an error. It reports whether a file changed.
+// holds nothing else the agent did not write; the lines Write added to the
+// repository's info/exclude for a file it deleted go too, once no other
+// worktree holds that file (unexcludeFromGit). A missing file or block,
+// or a tracked file, is not an error. It reports whether a file changed.
 func Remove(checkout string, t Target) (bool, error) {
 	co, err := gitremote.OpenCheckout(checkout)
 	if err != nil {
@@ -98,8 +100,18 @@ func Remove(checkout string, t Target) (bool, error) {
 		changed = changed || did
 		errs = append(errs, err)
 	}
+	names := []string{t.File, t.Side}
 	if t.Side != "" {
 		did, err := removeGeminiSettings(co)
+		changed = changed || did
+		errs = append(errs, err)
+		names = append(names, geminiSettingsName)
+	}
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		did, err := unexcludeFromGit(co, name)
 		changed = changed || did
 		errs = append(errs, err)
 	}

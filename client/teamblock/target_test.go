@@ -38,7 +38,8 @@ func isolateHome(t *testing.T) string {
 // TestTargetsWriteAndRestore: for every target, in a checkout with and
 // without a tracked file of the assistant's own, the block lands in the
 // assistant's file, git status stays empty, writing it again writes
-// nothing, and removal gives the checkout back byte for byte.
+// nothing, and removal gives the checkout back byte for byte, the
+// repository's info/exclude included.
 func TestTargetsWriteAndRestore(t *testing.T) {
 	isolateHome(t)
 	tracked := map[string]map[string]string{
@@ -55,6 +56,8 @@ func TestTargetsWriteAndRestore(t *testing.T) {
 					commit(t, main, files)
 				}
 				before := gittest.Tree(t, main)
+				exclude := filepath.Join(main, ".git", "info", "exclude")
+				excludeBefore := readFile(t, exclude)
 				wrote, err := Write(main, target, testBlock)
 				if err != nil || !wrote {
 					t.Fatalf("Write = %v, %v", wrote, err)
@@ -88,6 +91,9 @@ func TestTargetsWriteAndRestore(t *testing.T) {
 				}
 				if after := gittest.Tree(t, main); !maps.Equal(before, after) {
 					t.Errorf("after removal the checkout differs:\nbefore %q\nafter  %q", before, after)
+				}
+				if after := readFile(t, exclude); after != excludeBefore {
+					t.Errorf("after removal info/exclude differs:\nbefore %q\nafter  %q", excludeBefore, after)
 				}
 				if !Current(main, target, "") {
 					t.Error("Current(\"\") is false after Remove")

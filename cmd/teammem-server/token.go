@@ -60,7 +60,7 @@ func runTokenCreate(ctx context.Context, args []string, e env) error {
 		ttl                                            time.Duration
 	)
 	fs := newFlagSet("token create", "teammem-server token create --subject NAME --grant GLOB:PERM [--grant ...] [--ttl 720h] [--data-dir DIR | --database-url URL]", e.stderr)
-	fs.StringVar(&subject, "subject", "", "the token's subject `NAME` (who it is for; recorded as author)")
+	fs.StringVar(&subject, "subject", "", "the token's subject `NAME` (who it is for; recorded as author): letters and digits of one script, . - _ @ +; no spaces, no oidc: prefix")
 	fs.Var(&grants, "grant", "`GLOB:PERM` with PERM read, write or admin, e.g. acme/*:write (repeatable)")
 	fs.DurationVar(&ttl, "ttl", 720*time.Hour, "how long the token is valid (any positive duration)")
 	storeFlags(fs, &dataDir, &databaseURL)
@@ -78,6 +78,11 @@ func runTokenCreate(ctx context.Context, args []string, e env) error {
 		return usageError{fmt.Errorf("at least one --grant is required")}
 	case ttl <= 0:
 		return usageError{fmt.Errorf("--ttl must be positive, got %v", ttl)}
+	}
+	// Only a new token's subject is checked: tokens issued before the
+	// subject grammar keep working, and revoke takes their subjects.
+	if err := server.CheckSubject(subject); err != nil {
+		return usageError{fmt.Errorf("--subject: %w", err)}
 	}
 	for _, g := range grants {
 		if _, err := server.ParseGrant(g); err != nil {

@@ -200,3 +200,34 @@ func TestTokenRevokeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenCreateSubjectGrammar: token create refuses a subject that reads
+// as another's or takes a reserved name (a usage error saying why, nothing
+// printed or recorded) and takes names of any one script; revoke still
+// takes any subject, so that a token minted before the rule can be
+// withdrawn.
+func TestTokenCreateSubjectGrammar(t *testing.T) {
+	dir := t.TempDir()
+	startServer(t, dir)
+	for subject, reason := range map[string]string{
+		"ana ":      "space",
+		"\u0430na":  "Cyrillic and Latin",
+		"oidc:ana":  "reserved for the subjects of OIDC",
+		"ana\u202e": "U+202E",
+		"":          "--subject is required",
+	} {
+		code, out, errs := cli(t, "token", "create", "--data-dir", dir, "--subject", subject, "--grant", "acme/*:write")
+		if code != 2 || out != "" || !strings.Contains(errs, reason) {
+			t.Errorf("token create --subject %q: exit %d, stdout %q, stderr %q; want exit 2 saying %q", subject, code, out, errs, reason)
+		}
+	}
+	createToken(t, dir, "ana.silva@example.com")
+	createToken(t, dir, "анна")
+	code, out, _ := cli(t, "token", "list", "--data-dir", dir)
+	if n := strings.Count(out, "\n"); code != 0 || n != 4 { // header, admin and the two valid ones
+		t.Errorf("token list: exit %d, %d lines; want the header and three tokens:\n%s", code, n, out)
+	}
+	if code, out, errs := cli(t, "token", "revoke", "--data-dir", dir, "--subject", "ana ", "--before", "now"); code != 0 {
+		t.Errorf("token revoke --subject %q: exit %d, %q %q; want it revoked", "ana ", code, out, errs)
+	}
+}

@@ -69,12 +69,15 @@ func computeRuneFlags(r rune) uint8 {
 // among those: characters that render as nothing (Hangul fillers, the
 // combining grapheme joiner, variation selectors), which make look-alike
 // names; those whose NFKC form holds a separator, a dot or a character
-// Windows refuses; and lookAlikes.
+// Windows refuses; and lookAlikes. The bidirectional controls, format
+// characters outside those categories, are named too: every surface that
+// refuses them asks IsBidiControl.
 func isKeyRune(r rune) bool {
 	return r >= utf8.RuneSelf &&
 		unicode.In(r, unicode.L, unicode.M, unicode.Nd, unicode.Pd, unicode.Ps, unicode.Pe,
 			unicode.Pi, unicode.Pf, unicode.Sc, unicode.Sk, unicode.So) &&
 		!unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) &&
+		!IsBidiControl(r) &&
 		!strings.ContainsRune(lookAlikes, r) &&
 		!strings.ContainsAny(norm.NFKC.String(string(r)), "/\\.:*?\"<>|")
 }

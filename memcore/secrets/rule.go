@@ -51,42 +51,43 @@ func Rules() []Rule {
 	return out
 }
 
-// first returns the offset of the rule's first accepted credential, trying
-// the lines (or, for a multiline rule, the text) around each keyword hit.
-func (r *Rule) first(content string, hits []int) (int, bool) {
+// first returns the span [start, end) of the rule's first accepted
+// credential, trying the lines (or, for a multiline rule, the text) around
+// each keyword hit.
+func (r *Rule) first(content string, hits []int) (start, end int, ok bool) {
 	scanned := -1
 	for _, h := range hits {
 		if h < scanned {
 			continue // this line was already tried
 		}
-		start, end := lineBounds(content, h)
+		lo, hi := lineBounds(content, h)
 		if r.multiline {
 			// A block's body cannot hold "--", so a match that starts at
 			// this hit ends on the line of the next END marker.
 			e := strings.Index(content[h:], "-----END")
 			if e < 0 {
-				return 0, false
+				return 0, 0, false
 			}
-			_, end = lineBounds(content, h+e)
+			_, hi = lineBounds(content, h+e)
 		}
-		if off, ok := r.find(content, start, end); ok {
-			return off, true
+		if start, end, ok := r.find(content, lo, hi); ok {
+			return start, end, true
 		}
-		scanned = end
+		scanned = hi
 	}
-	return 0, false
+	return 0, 0, false
 }
 
-// find runs the pattern over content[lo:hi] and returns the absolute offset
-// of the first accepted credential.
-func (r *Rule) find(content string, lo, hi int) (int, bool) {
+// find runs the pattern over content[lo:hi] and returns the absolute span
+// of the first accepted credential (group 1).
+func (r *Rule) find(content string, lo, hi int) (start, end int, ok bool) {
 	window := content[lo:hi]
 	for _, m := range r.re().FindAllStringSubmatchIndex(window, -1) {
 		if r.accept(window, m) {
-			return lo + m[2], true
+			return lo + m[2], lo + m[3], true
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // accept applies the rule's filters to one regexp match.

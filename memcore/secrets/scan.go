@@ -4,7 +4,8 @@
 // token formats only, so ordinary prose, code and configuration do not match.
 //
 // Scan never returns or retains the matched text: a Match names the rule and
-// the line, nothing else. The package is safe for concurrent use; its rule
+// the line, nothing else. Redact gives the form of a name that carries a
+// credential (a memory file called after a token) that may be shown. The package is safe for concurrent use; its rule
 // table is built once at init and never modified.
 package secrets
 
@@ -41,7 +42,7 @@ func Scan(content string) []Match {
 			continue
 		}
 		r := &table[i]
-		if off, ok := r.first(content, positions); ok {
+		if off, _, ok := r.first(content, positions); ok {
 			out = append(out, Match{RuleID: r.ID, Label: r.Label, Line: lineAt(content, off)})
 		}
 	}

@@ -119,18 +119,27 @@ func lines(ls ...string) []string { return ls }
 // context, between random clean filler, and wants exactly that rule on
 // exactly that line.
 func TestScanFindsEachRule(t *testing.T) {
+	eachRuleInEachContext(t, func(t *testing.T, rule Rule, tok, doc string, line int) {
+		got := Scan(doc)
+		want := []Match{{RuleID: rule.ID, Label: rule.Label, Line: line}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Scan mismatch (-want +got):\n%s\ntoken: %s\ndocument:\n%s", diff, tok, doc)
+		}
+		assertNoLeak(t, got, tok)
+	})
+}
+
+// eachRuleInEachContext runs check, as a subtest, on a fresh random token
+// of every rule embedded in every context between random clean filler,
+// with the 1-based line on which the token starts.
+func eachRuleInEachContext(t *testing.T, check func(t *testing.T, rule Rule, tok, doc string, line int)) {
 	r := newRand(t)
 	for _, rule := range Rules() {
 		for name, ctx := range contexts {
 			t.Run(rule.ID+"/"+name, func(t *testing.T) {
 				tok := generators[rule.ID](r)
 				doc, line := embed(r, ctx, tok)
-				got := Scan(doc)
-				want := []Match{{RuleID: rule.ID, Label: rule.Label, Line: line}}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("Scan mismatch (-want +got):\n%s\ntoken: %s\ndocument:\n%s", diff, tok, doc)
-				}
-				assertNoLeak(t, got, tok)
+				check(t, rule, tok, doc, line)
 			})
 		}
 	}

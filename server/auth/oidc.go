@@ -93,7 +93,7 @@ func (o *OIDC) verify(ctx context.Context, token string, leeway time.Duration, n
 	if sub == "" {
 		return verified{}, unauthenticated("the token has no subject")
 	}
-	p := server.Principal{Subject: "oidc:" + sub}
+	p := server.Principal{Subject: server.OIDCSubjectPrefix + sub}
 	for _, g := range o.Grants {
 		v, _ := claims[g.Claim].(string)
 		slug, err := protocol.CanonicalSlug(v)

@@ -50,10 +50,11 @@ func (i *Issuer) IssueWithID(subject string, grants []string, ttl time.Duration)
 
 // IssueRecord is Issue that also returns the record a store keeps of the
 // token (server.TokenRegistry): its id, subject, grants and times exactly
-// as the token's claims carry them.
+// as the token's claims carry them. A subject server.CheckSubject refuses
+// is not minted (Verifier still accepts a token issued with one before).
 func (i *Issuer) IssueRecord(subject string, grants []string, ttl time.Duration) (token string, rec server.IssuedToken, err error) {
-	if subject == "" {
-		return "", rec, errors.New("issue token: a subject is required")
+	if err := server.CheckSubject(subject); err != nil {
+		return "", rec, fmt.Errorf("issue token: %w", err)
 	}
 	if ttl <= 0 {
 		return "", rec, fmt.Errorf("issue token: ttl must be positive, got %v", ttl)

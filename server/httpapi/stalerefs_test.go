@@ -1,14 +1,18 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/memcore/protocol/protocoltest"
+	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/testkit/servertest"
 )
 
@@ -101,19 +105,24 @@ func TestStaleReferenceReportsHostile(t *testing.T) {
 	for i := range many {
 		many[i] = api.StaleFinding{Reference: "a/b.go", Reason: api.StaleMissing}
 	}
-	for name, bad := range map[string]api.StaleFinding{
+	hostile := map[string]api.StaleFinding{
 		"unknown reason":     {Reference: "a/b.go", Reason: "<script>"},
 		"empty reference":    {Reference: "", Reason: api.StaleMissing},
 		"long reference":     {Reference: strings.Repeat("a", 201), Reason: api.StaleMissing},
 		"control character":  {Reference: "a/b.go\x1b[31m", Reason: api.StaleMissing},
 		"newline":            {Reference: "a/b.go\n- [x](evil.md)", Reason: api.StaleMissing},
-		"bidi override":      {Reference: "a/b\u202e.go", Reason: api.StaleMissing},
 		"negative line":      {Reference: "a/b.go", Line: -1, Reason: api.StaleMissing},
 		"huge line":          {Reference: "a/b.go", Line: 1 << 40, Reason: api.StaleMissing},
 		"since not a commit": {Reference: "a/b.go", Reason: api.StaleMissing, Since: "HEAD~1"},
 		"renamed to markup":  {Reference: "a/b.go", Reason: api.StaleMissing, RenamedTo: "<b>x</b>"},
 		"renamed, not gone":  {Reference: "a/b.go", Reason: api.StalePastEnd, RenamedTo: "a/c.go"},
-	} {
+		"C1 control":         {Reference: "a/b\u009b31m.go", Reason: api.StaleMissing},
+		"line separator":     {Reference: "a/b\u2028.go", Reason: api.StaleMissing},
+	}
+	for _, c := range protocoltest.BidiControls {
+		hostile["bidi "+c.Name] = api.StaleFinding{Reference: "a/b" + string(c.Rune) + ".go", Reason: api.StaleMissing}
+	}
+	for name, bad := range hostile {
 		t.Run(name, func(t *testing.T) {
 			res := servertest.Decode[api.StaleReportResponse](t, staleReport(t, ts, ts.Admin, "acme/api",
 				api.StaleReportRequest{Commit: commitA, Entries: finding(bad)}, http.StatusOK))
@@ -157,5 +166,32 @@ func TestStaleReferenceReportsHostile(t *testing.T) {
 	staleReport(t, ts, ts.Admin, "acme/api", api.StaleReportRequest{Commit: commitA, Entries: entries}, http.StatusBadRequest)
 	if r := ts.Do(http.MethodGet, api.PathStaleReferences+"?repo=acme/api&key=..%2Fx", ts.Admin, nil); r.Status != http.StatusBadRequest {
 		t.Errorf("a bad key: %d", r.Status)
+	}
+}
+
+// TestStaleReferenceStoredHiddenEscaped: a report stored before every
+// bidirectional control was refused is read with its hidden characters
+// escaped, never raw.
+func TestStaleReferenceStoredHiddenEscaped(t *testing.T) {
+	ts := servertest.Start(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"a.md": "x `a/b.go`\n"}, nil, http.StatusOK)
+	var findings []server.StaleFinding
+	for _, c := range protocoltest.BidiControls {
+		findings = append(findings, server.StaleFinding{Reference: "a/" + c.Name + string(c.Rune) + ".go", Reason: server.StaleMissing})
+	}
+	err := ts.Store.SaveStaleReports(context.Background(), "acme/api", []server.StaleReport{
+		{Repo: "acme/api", Key: "a.md", Version: 1, Commit: commitA, Reporter: "old", At: time.Now(), Findings: findings}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := servertest.Decode[api.StaleReports](t, ts.Do(http.MethodGet, api.PathStaleReferences+"?repo=acme/api", ts.Admin, nil))
+	if len(got.Reports) != 1 || len(got.Reports[0].Findings) != len(protocoltest.BidiControls) {
+		t.Fatalf("reports = %+v", got)
+	}
+	for i, c := range protocoltest.BidiControls {
+		want := fmt.Sprintf(`a/%s\u%04X.go`, c.Name, c.Rune)
+		if ref := got.Reports[0].Findings[i].Reference; ref != want {
+			t.Errorf("%s: reference %+q; want %s", c.Name, ref, want)
+		}
 	}
 }

@@ -191,7 +191,7 @@ func (h *UI) uiRestore(w http.ResponseWriter, r *http.Request, repo string) erro
 	}
 	h.metrics.RecordWrite(in, res)
 	for _, sk := range res.Skipped {
-		if sk.Key == key {
+		if sk.Of(key) {
 			e := &restoreRefused{from: rev.Version, skipped: sk}
 			h.logRefused(ctx, repo, e)
 			return e
