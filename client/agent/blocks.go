@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore"
 )
@@ -24,11 +25,11 @@ type BlockConfig struct {
 	Checkouts func() ([]string, error)
 	// Targets says which assistants' files of a checkout hold the block;
 	// the block is taken out of the others. Nil: Claude Code's only.
-	Targets func(checkout string) []teamblock.Target
+	Targets func(checkout string) []assistants.Assistant
 	// MCP reports whether an assistant has the teammem MCP server, so that
 	// its block names the search_memories tool; nil: none has. It is asked
 	// when the block is rendered.
-	MCP func(teamblock.Target) bool
+	MCP func(assistants.Assistant) bool
 	// Remove takes the block out of the checkouts instead (--no-inject).
 	Remove bool
 	// StaleAfter, when positive, marks the index lines of topics nobody
@@ -106,7 +107,7 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	default:
 		mcp = map[string]bool{}
 		anyMCP := false
-		for _, t := range teamblock.Targets {
+		for _, t := range assistants.All {
 			mcp[t.Name] = b.cfg.MCP != nil && b.cfg.MCP(t)
 			anyMCP = anyMCP || mcp[t.Name]
 		}
@@ -115,16 +116,16 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	var where []string
 	wants := map[string]string{}
 	for _, co := range roots {
-		chosen := []teamblock.Target{teamblock.Claude}
+		chosen := []assistants.Assistant{assistants.Claude}
 		if b.cfg.Targets != nil {
 			chosen = b.cfg.Targets(co)
 		}
-		for _, t := range teamblock.Targets {
+		for _, t := range assistants.All {
 			want := text.forTarget(t, mcp)
 			switch {
-			case b.cfg.Remove || !slices.ContainsFunc(chosen, func(c teamblock.Target) bool { return c.Name == t.Name }):
+			case b.cfg.Remove || !slices.ContainsFunc(chosen, func(c assistants.Assistant) bool { return c.Name == t.Name }):
 				want = ""
-			case t.Name == teamblock.Claude.Name && teamblock.Nested(co, roots):
+			case t.Name == assistants.Claude.Name && teamblock.Nested(co, roots):
 				// A worktree inside another checkout (Claude Code's own
 				// .claude/worktrees/<name>) gets the block from that
 				// checkout's CLAUDE.local.md, which Claude Code loads
@@ -147,7 +148,7 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 	same := text == b.last && slices.Equal(where, b.where) && b.failed != nil && len(b.failed) == 0
 	failed := map[string]string{}
 	for _, co := range roots {
-		for _, t := range teamblock.Targets {
+		for _, t := range assistants.All {
 			want := wants[co+"\x00"+t.Name]
 			// A target without a block is only looked at (no git index
 			// read) when it has none to take out.
@@ -166,7 +167,7 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 			key := co + "\x00" + t.Name
 			failed[key] = err.Error()
 			if b.failed[key] != err.Error() {
-				msg := fmt.Sprintf("team memory block left out of %s (%s): %v", filepath.Join(co, filepath.FromSlash(t.File)), t.Assistant, err)
+				msg := fmt.Sprintf("team memory block left out of %s (%s): %v", filepath.Join(co, filepath.FromSlash(t.File)), t.Product, err)
 				if fix := teamblock.Fix(t, err); fix != "" {
 					msg += "; to fix: " + fix
 				}
@@ -233,7 +234,7 @@ func (e *Engine) renderBlock(ctx context.Context, roots []string, withMCP bool) 
 type blockTexts struct{ plain, mcp string }
 
 // forTarget is the text for t; "" stays "" (no block).
-func (b blockTexts) forTarget(t teamblock.Target, mcp map[string]bool) string {
+func (b blockTexts) forTarget(t assistants.Assistant, mcp map[string]bool) string {
 	if mcp[t.Name] {
 		return b.mcp
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
-	"github.com/teammem/teammem/testkit/gittest"
 	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 // reportingRemote is the fake server that also takes stale-reference

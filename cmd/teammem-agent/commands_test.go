@@ -13,9 +13,9 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client/agent"
-	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 func TestSyncBetweenTwoFolders(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/teammem/teammem/testkit/gittest"
 	"github.com/teammem/teammem/memcore"
+	"github.com/teammem/teammem/testkit/gittest"
 )
 
 // staleFixture is the memory fixture with a real git repository in the
