@@ -30,8 +30,8 @@ func TestEngineBlockWarnsOfStaleReferences(t *testing.T) {
 	if !strings.Contains(block, want) || !strings.Contains(block, "— code style\n") || strings.Contains(block, "example.go") {
 		t.Fatalf("block:\n%s", block)
 	}
-	if r.engine.stale.count != 2 {
-		t.Errorf("stale count %d, want 2", r.engine.stale.count)
+	if r.engine.blockWriter().refs.count != 2 {
+		t.Errorf("stale count %d, want 2", r.engine.blockWriter().refs.count)
 	}
 
 	for name, content := range map[string]string{"scripts/release.sh": "#!/bin/sh\n", "client/push.go": "func RetryPush() {}\n"} {
@@ -91,7 +91,7 @@ func BenchmarkIdleCycle(b *testing.B) {
 	r.engine.local.watched(true) // as under run: the watcher reports what changes
 	r.sync(t)
 	r.sync(t) // the files the first sync wrote are read once more
-	if r.engine.stale.count == 0 {
+	if r.engine.blockWriter().refs.count == 0 {
 		b.Fatal("no stale references found: the benchmark measures nothing")
 	}
 	b.ResetTimer()
@@ -121,10 +121,10 @@ func TestIdleCycleRendersNoBlock(t *testing.T) {
 	if !strings.Contains(readFile(t, local), "⚠ stale: `scripts/release.sh`") {
 		t.Fatalf("no stale warning:\n%s", readFile(t, local))
 	}
-	before := r.engine.blocks.renders
+	before := r.engine.blockWriter().renders
 	r.sync(t)
 	r.sync(t)
-	if n := r.engine.blocks.renders - before; n != 0 {
+	if n := r.engine.blockWriter().renders - before; n != 0 {
 		t.Errorf("two idle cycles rendered the block %d times", n)
 	}
 	os.WriteFile(local, []byte("# mine\n"), 0o644)

@@ -155,11 +155,7 @@ func blockStates(checkouts func() ([]string, error), targets func(string) []assi
 		return append(out, BlockStatus{State: "cannot list the checkouts: " + err.Error()})
 	}
 	for _, co := range roots {
-		chosen := []assistants.Assistant{assistants.Claude}
-		if targets != nil {
-			chosen = targets(co)
-		}
-		for _, t := range chosen {
+		for _, t := range chosenIn(targets, co) {
 			b := BlockStatus{Checkout: co, Assistant: t.Name, File: t.File, State: "off (--no-inject)"}
 			switch {
 			case noInject:
