@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore"
 )
@@ -24,11 +25,11 @@ type BlockConfig struct {
 	Checkouts func() ([]string, error)
 	// Targets says which assistants' files of a checkout hold the block;
 	// the block is taken out of the others. Nil: Claude Code's only.
-	Targets func(checkout string) []teamblock.Target
+	Targets func(checkout string) []assistants.Assistant
 	// MCP reports whether an assistant has the teammem MCP server, so that
 	// its block names the search_memories tool; nil: none has. It is asked
 	// when the block is rendered.
-	MCP func(teamblock.Target) bool
+	MCP func(assistants.Assistant) bool
 	// Remove takes the block out of the checkouts instead (--no-inject).
 	Remove bool
 	// StaleAfter, when positive, marks the index lines of topics nobody
@@ -44,21 +45,25 @@ func StaticCheckouts(roots ...string) func() ([]string, error) {
 	return func() ([]string, error) { return roots, nil }
 }
 
-// blocks keeps the team memory block of the engine's checkouts up to
-// date. It is owned by the engine's goroutine.
-type blocks struct {
-	cfg BlockConfig
+// blockWriter keeps the team memory block of the engine's checkouts in
+// step with the team folder: a subscriber of the engine's cycles, owned by
+// the engine's goroutine.
+type blockWriter struct {
+	cfg       BlockConfig
+	repo, dir string
+	// refs checks the topics' code references for the block's warnings.
+	refs *staleRefs
 	// last is the block last put in place and where names the files it
 	// was put in; a cycle that renders the same text for the same files
 	// touches no file.
 	last  blockTexts
 	where []string
-	// mcp is, by target name, whether the last render was for an
+	// mcp is, by assistant name, whether the last render was for an
 	// assistant with the MCP server.
 	mcp map[string]bool
 	// roots are the checkouts of the last update.
 	roots []string
-	// unreadable is the engine's unreadable at the last update (said once).
+	// unreadable is the cycle's unreadable at the last update (said once).
 	unreadable bool
 	// failed are the files whose last update failed, with the reason, so
 	// that a warning is given once per reason, not every cycle.
@@ -71,14 +76,13 @@ type blocks struct {
 	swept bool
 }
 
-// updateBlocks renders the block from the team folder and writes it to
-// every chosen target of every checkout where it changed, and takes it out
-// of the other targets (of all of them when configured so); what cannot be
-// done is said in r.Block, once per file and reason.
-func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
-	b := &e.blocks
-	if b.cfg.Checkouts == nil {
-		return
+// cycleDone renders the block from the team folder and writes it to every
+// chosen assistant's file of every checkout where it changed, and takes it
+// out of the other files (of all of them when configured so); what cannot
+// be done is said in r.Block, once per file and reason.
+func (b *blockWriter) cycleDone(ctx context.Context, c *cycleEnd, r *Report) {
+	if c.recheck {
+		b.last = blockTexts{} // check the checkouts' blocks again
 	}
 	if b.cfg.Hold != nil {
 		release, err := b.cfg.Hold()
@@ -96,39 +100,56 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 		b.failed = map[string]string{"": err.Error()}
 		return
 	}
-	var text blockTexts
-	mcp := b.mcp
+	text, mcp := b.text(ctx, c, roots, r)
+	wants, where := b.wants(roots, text, mcp)
+	// When the same text went into the same files without a failure, each
+	// file is only read to check that the block is still as written (a
+	// person or a tool may have taken it out): git is not consulted and
+	// nothing is written unless it was.
+	same := text == b.last && slices.Equal(where, b.where) && b.failed != nil && len(b.failed) == 0
+	b.failed = b.write(roots, wants, same, r)
+	b.last, b.mcp, b.where, b.roots = text, mcp, where, roots
+}
+
+// text is the block of this cycle for roots, with the MCP server of each
+// assistant it was rendered for: none when the block is turned off or the
+// server refuses the repository (said once), the last one when nothing it
+// shows can have changed, else a new render.
+func (b *blockWriter) text(ctx context.Context, c *cycleEnd, roots []string, r *Report) (blockTexts, map[string]bool) {
 	said := b.unreadable
-	b.unreadable = e.unreadable
-	if e.unreadable && !said {
-		r.Block = append(r.Block, fmt.Sprintf("team memory block kept out of the checkouts: the server refuses this token the repository %s", e.cfg.Repo))
+	b.unreadable = c.unreadable
+	if c.unreadable && !said {
+		r.Block = append(r.Block, fmt.Sprintf("team memory block kept out of the checkouts: the server refuses this token the repository %s", b.repo))
 	}
 	switch {
-	case b.cfg.Remove, e.unreadable: // no block rather than one saying nobody shared anything
-	case said == e.unreadable && e.blockUnchanged(roots):
-		text = b.last
-	default:
-		mcp = map[string]bool{}
-		anyMCP := false
-		for _, t := range teamblock.Targets {
-			mcp[t.Name] = b.cfg.MCP != nil && b.cfg.MCP(t)
-			anyMCP = anyMCP || mcp[t.Name]
-		}
-		text = e.renderBlock(ctx, roots, anyMCP)
+	case b.cfg.Remove, c.unreadable: // no block rather than one saying nobody shared anything
+		return blockTexts{}, b.mcp
+	case said == c.unreadable && b.unchanged(c, roots):
+		return b.last, b.mcp
 	}
+	mcp := map[string]bool{}
+	anyMCP := false
+	for _, a := range assistants.All {
+		mcp[a.Name] = b.cfg.MCP != nil && b.cfg.MCP(a)
+		anyMCP = anyMCP || mcp[a.Name]
+	}
+	return b.render(ctx, c, roots, anyMCP), mcp
+}
+
+// wants returns the text each assistant's file of each checkout is to
+// hold, keyed by fileKey ("" for none), and the keys of those that hold
+// the block, in order.
+func (b *blockWriter) wants(roots []string, text blockTexts, mcp map[string]bool) (map[string]string, []string) {
 	var where []string
 	wants := map[string]string{}
 	for _, co := range roots {
-		chosen := []teamblock.Target{teamblock.Claude}
-		if b.cfg.Targets != nil {
-			chosen = b.cfg.Targets(co)
-		}
-		for _, t := range teamblock.Targets {
-			want := text.forTarget(t, mcp)
+		chosen := chosenIn(b.cfg.Targets, co)
+		for _, a := range assistants.All {
+			want := text.forTarget(a, mcp)
 			switch {
-			case b.cfg.Remove || !slices.ContainsFunc(chosen, func(c teamblock.Target) bool { return c.Name == t.Name }):
+			case b.cfg.Remove || !slices.ContainsFunc(chosen, func(c assistants.Assistant) bool { return c.Name == a.Name }):
 				want = ""
-			case t.Name == teamblock.Claude.Name && teamblock.Nested(co, roots):
+			case a.Name == assistants.Claude.Name && teamblock.Nested(co, roots):
 				// A worktree inside another checkout (Claude Code's own
 				// .claude/worktrees/<name>) gets the block from that
 				// checkout's CLAUDE.local.md, which Claude Code loads
@@ -137,77 +158,91 @@ func (e *Engine) updateBlocks(ctx context.Context, r *Report) {
 				// own top.
 				want = ""
 			}
-			key := co + "\x00" + t.Name
-			wants[key] = want
+			wants[fileKey(co, a)] = want
 			if want != "" {
-				where = append(where, key)
+				where = append(where, fileKey(co, a))
 			}
 		}
 	}
-	// When the same text went into the same files without a failure, each
-	// file is only read to check that the block is still as written (a
-	// person or a tool may have taken it out): git is not consulted and
-	// nothing is written unless it was.
-	same := text == b.last && slices.Equal(where, b.where) && b.failed != nil && len(b.failed) == 0
+	return wants, where
+}
+
+// chosenIn returns the assistants whose files of checkout co hold the
+// block, by BlockConfig.Targets: Claude Code's only when it is nil.
+func chosenIn(targets func(checkout string) []assistants.Assistant, co string) []assistants.Assistant {
+	if targets == nil {
+		return []assistants.Assistant{assistants.Claude}
+	}
+	return targets(co)
+}
+
+// fileKey names assistant a's file in checkout co.
+func fileKey(co string, a assistants.Assistant) string { return co + "\x00" + a.Name }
+
+// write puts wants in place in every assistant's file of roots and
+// returns the files it could not update, with the reason; a reason not
+// given for that file at the last update is said in r. When same is set
+// the files are only read to check the block is still as written.
+func (b *blockWriter) write(roots []string, wants map[string]string, same bool, r *Report) map[string]string {
 	failed := map[string]string{}
 	for _, co := range roots {
-		for _, t := range teamblock.Targets {
-			want := wants[co+"\x00"+t.Name]
-			// A target without a block is only looked at (no git index
+		for _, a := range assistants.All {
+			key := fileKey(co, a)
+			want := wants[key]
+			// A file without a block is only looked at (no git index
 			// read) when it has none to take out, but on the first sweep.
-			if (same || want == "" && b.swept) && teamblock.Current(co, t, want) {
+			if (same || want == "" && b.swept) && teamblock.Current(co, a, want) {
 				continue
 			}
 			var err error
 			if want == "" {
-				_, err = teamblock.Remove(co, t)
+				_, err = teamblock.Remove(co, a)
 			} else {
-				_, err = teamblock.Write(co, t, want)
+				_, err = teamblock.Write(co, a, want)
 			}
 			if err == nil {
 				continue
 			}
-			key := co + "\x00" + t.Name
 			failed[key] = err.Error()
 			if b.failed[key] != err.Error() {
-				msg := fmt.Sprintf("team memory block left out of %s (%s): %v", filepath.Join(co, filepath.FromSlash(t.File)), t.Assistant, err)
-				if fix := teamblock.Fix(t, err); fix != "" {
+				msg := fmt.Sprintf("team memory block left out of %s (%s): %v", filepath.Join(co, filepath.FromSlash(a.File)), a.Product, err)
+				if fix := teamblock.Fix(a, err); fix != "" {
 					msg += "; to fix: " + fix
 				}
 				r.Block = append(r.Block, msg)
 			}
 		}
 	}
-	b.last, b.mcp, b.where, b.roots, b.failed, b.swept = text, mcp, where, roots, failed, true
+	b.swept = true
+	return failed
 }
 
-// blockUnchanged reports whether the block last rendered for roots is still
+// unchanged reports whether the block last rendered for roots is still
 // what a render would give, without rendering it: the cycle was idle (the
 // server's view and the folder are as before, so the index, the topics and
 // what the agent withholds are too), the checkouts are the same, HEAD has
 // not moved and no topic's age is due to be looked at again. An idle agent
 // then neither lists nor reads the team folder for its block.
-func (e *Engine) blockUnchanged(roots []string) bool {
-	b := &e.blocks
-	if !e.idle || b.failed == nil || !slices.Equal(roots, b.roots) {
+func (b *blockWriter) unchanged(c *cycleEnd, roots []string) bool {
+	if !c.idle || b.failed == nil || !slices.Equal(roots, b.roots) {
 		return false
 	}
-	return len(roots) == 0 || !e.staleDue(roots[0])
+	return len(roots) == 0 || !b.refs.due(roots[0])
 }
 
-// renderBlock renders the block from the team folder's index. A link to a
+// render renders the block from the team folder's index. A link to a
 // file the agent does not share (a credential in it, not UTF-8, too large,
 // refused by the server, not a regular file) is left out. An index line
 // whose topic names code that the first checkout's HEAD does not hold, or
 // is too old, ends with a warning. The text for an assistant with the MCP
 // server is rendered only withMCP (else it is the plain one).
-func (e *Engine) renderBlock(ctx context.Context, roots []string, withMCP bool) blockTexts {
-	e.blocks.renders++
-	index, err := memcore.SafeRead(e.cfg.Dir, teamblock.IndexKey)
+func (b *blockWriter) render(ctx context.Context, c *cycleEnd, roots []string, withMCP bool) blockTexts {
+	b.renders++
+	index, err := memcore.SafeRead(b.dir, teamblock.IndexKey)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		index = nil // unreadable: shown as empty rather than guessed
 	}
-	root, rootErr := os.OpenRoot(e.cfg.Dir)
+	root, rootErr := os.OpenRoot(b.dir)
 	if rootErr == nil {
 		defer root.Close()
 	}
@@ -220,9 +255,9 @@ func (e *Engine) renderBlock(ctx context.Context, roots []string, withMCP bool) 
 	}
 	var stale func(string) teamblock.Stale
 	if len(roots) > 0 {
-		stale = e.staleInfo(ctx, roots[0])
+		stale = b.refs.check(ctx, c, roots[0])
 	}
-	in := teamblock.Input{Repo: e.cfg.Repo, TeamDir: e.cfg.Dir, Index: string(index), Exists: exists, Refused: e.withheld, Stale: stale}
+	in := teamblock.Input{Repo: b.repo, TeamDir: b.dir, Index: string(index), Exists: exists, Refused: c.withheld, Stale: stale}
 	texts := blockTexts{plain: teamblock.Render(in).Text}
 	texts.mcp = texts.plain
 	if withMCP {
@@ -236,27 +271,10 @@ func (e *Engine) renderBlock(ctx context.Context, roots []string, withMCP bool) 
 // with the teammem MCP server (whose guidance names search_memories).
 type blockTexts struct{ plain, mcp string }
 
-// forTarget is the text for t; "" stays "" (no block).
-func (b blockTexts) forTarget(t teamblock.Target, mcp map[string]bool) string {
-	if mcp[t.Name] {
+// forTarget is the text for a; "" stays "" (no block).
+func (b blockTexts) forTarget(a assistants.Assistant, mcp map[string]bool) string {
+	if mcp[a.Name] {
 		return b.mcp
 	}
 	return b.plain
-}
-
-// withheld reports whether the agent does not share key: the server
-// refused it, or the last scan (or, for a file changed since or never
-// scanned, a check now) found it may not be pushed.
-func (e *Engine) withheld(key string) bool {
-	if _, ok := e.refusedKeys[key]; ok {
-		return true
-	}
-	if s, ok := e.local.files[key]; ok && !e.local.dirty[key] {
-		return s.skip != nil
-	}
-	data, err := memcore.SafeRead(e.cfg.Dir, key)
-	if err != nil {
-		return !errors.Is(err, fs.ErrNotExist)
-	}
-	return CheckEntry(key, data, e.local.maxBytes()) != nil
 }

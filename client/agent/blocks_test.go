@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
 	"github.com/teammem/teammem/testkit/gittest"
@@ -27,7 +28,7 @@ func readFile(t *testing.T, path string) string {
 func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	main, linked := gittest.NewCheckout(t, "")
 	user := "my own line\n"
-	os.WriteFile(filepath.Join(main, teamblock.LocalMdName), []byte(user), 0o644)
+	os.WriteFile(filepath.Join(main, assistants.Claude.File), []byte(user), 0o644)
 	token := secretstest.GitHubToken()
 	server := map[string]string{
 		"MEMORY.md":  "- [Deploys](deploys.md) — deploy runbook\n- [Keys](keys.md) — where the keys are\n",
@@ -38,7 +39,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	rep := r.sync(t)
 	dir := filepath.ToSlash(r.dir)
 	for _, co := range []string{main, linked} {
-		got := readFile(t, filepath.Join(co, teamblock.LocalMdName))
+		got := readFile(t, filepath.Join(co, assistants.Claude.File))
 		if !strings.Contains(got, "- [Deploys]("+dir+"/deploys.md) — deploy runbook") {
 			t.Errorf("%s: block lacks the deploys link:\n%s", co, got)
 		}
@@ -49,7 +50,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 			t.Errorf("git status in %s:\n%s", co, st)
 		}
 	}
-	if got := readFile(t, filepath.Join(main, teamblock.LocalMdName)); !strings.HasSuffix(got, "\n"+user) {
+	if got := readFile(t, filepath.Join(main, assistants.Claude.File)); !strings.HasSuffix(got, "\n"+user) {
 		t.Errorf("the user's text is not kept after the block:\n%s", got)
 	}
 	if len(rep.Warnings)+len(rep.Block) != 0 {
@@ -58,7 +59,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 
 	// A local edit of the index reaches the block at the next cycle; a
 	// cycle that changes nothing writes nothing.
-	path := filepath.Join(linked, teamblock.LocalMdName)
+	path := filepath.Join(linked, assistants.Claude.File)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(path, old, old)
 	r.sync(t)
@@ -67,10 +68,10 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	}
 	// A block someone took out is put back at the next cycle, the rest
 	// of the file kept; so is a deleted file.
-	os.WriteFile(filepath.Join(main, teamblock.LocalMdName), []byte(user), 0o644)
+	os.WriteFile(filepath.Join(main, assistants.Claude.File), []byte(user), 0o644)
 	os.Remove(path)
 	r.sync(t)
-	for _, p := range []string{filepath.Join(main, teamblock.LocalMdName), path} {
+	for _, p := range []string{filepath.Join(main, assistants.Claude.File), path} {
 		if got := readFile(t, p); !strings.Contains(got, "[Deploys]("+dir+"/deploys.md)") || (p != path && !strings.HasSuffix(got, "\n"+user)) {
 			t.Errorf("%s after the block was taken out and a cycle ran:\n%s", p, got)
 		}
@@ -87,7 +88,7 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 	if _, err := e.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, filepath.Join(main, teamblock.LocalMdName)); got != user {
+	if got := readFile(t, filepath.Join(main, assistants.Claude.File)); got != user {
 		t.Errorf("after removal: %q, want %q", got, user)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -97,8 +98,8 @@ func TestEngineKeepsCheckoutBlocks(t *testing.T) {
 
 func TestEngineWarnsOnceForTrackedLocalMd(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
-	os.WriteFile(filepath.Join(main, teamblock.LocalMdName), []byte("committed\n"), 0o644)
-	gittest.Run(t, main, "add", teamblock.LocalMdName)
+	os.WriteFile(filepath.Join(main, assistants.Claude.File), []byte("committed\n"), 0o644)
+	gittest.Run(t, main, "add", assistants.Claude.File)
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
 		func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main)} })
 	first := r.sync(t)
@@ -110,7 +111,7 @@ func TestEngineWarnsOnceForTrackedLocalMd(t *testing.T) {
 	if again := r.sync(t); len(again.Block) != 0 {
 		t.Errorf("warned again: %q", again.Block)
 	}
-	if got := readFile(t, filepath.Join(main, teamblock.LocalMdName)); got != "committed\n" {
+	if got := readFile(t, filepath.Join(main, assistants.Claude.File)); got != "committed\n" {
 		t.Errorf("tracked file changed: %q", got)
 	}
 }
@@ -119,7 +120,7 @@ func TestEngineSkipsNestedWorktree(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	nested := filepath.Join(main, ".claude", "worktrees", "fix")
 	gittest.Run(t, main, "worktree", "add", "-q", "-b", "fix", nested)
-	os.WriteFile(filepath.Join(nested, teamblock.LocalMdName), []byte("nested notes\n"+testBlock), 0o644) // an old copy
+	os.WriteFile(filepath.Join(nested, assistants.Claude.File), []byte("nested notes\n"+testBlock), 0o644) // an old copy
 	roots, err := teamblock.Checkouts(nested, testRepo, true)
 	if err != nil || len(roots) != 3 {
 		t.Fatalf("BlockCheckouts = %v, %v", roots, err)
@@ -127,10 +128,10 @@ func TestEngineSkipsNestedWorktree(t *testing.T) {
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}, nil,
 		func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(roots...)} })
 	r.sync(t)
-	if got := readFile(t, filepath.Join(main, teamblock.LocalMdName)); !strings.Contains(got, "[A](") {
+	if got := readFile(t, filepath.Join(main, assistants.Claude.File)); !strings.Contains(got, "[A](") {
 		t.Errorf("main checkout's block:\n%s", got)
 	}
-	if got := readFile(t, filepath.Join(nested, teamblock.LocalMdName)); got != "nested notes\n" {
+	if got := readFile(t, filepath.Join(nested, assistants.Claude.File)); got != "nested notes\n" {
 		t.Errorf("the nested worktree keeps a block of its own: %q", got)
 	}
 	if st := gittest.Run(t, nested, "status", "--porcelain"); st != "" {
@@ -147,7 +148,7 @@ func TestEngineFindsNewWorktree(t *testing.T) {
 	added := filepath.Join(filepath.Dir(main), "api-later")
 	gittest.Run(t, main, "worktree", "add", "-q", "-b", "later", added)
 	r.sync(t) // the same index: only the new worktree is written
-	if got := readFile(t, filepath.Join(added, teamblock.LocalMdName)); !strings.Contains(got, "[A](") {
+	if got := readFile(t, filepath.Join(added, assistants.Claude.File)); !strings.Contains(got, "[A](") {
 		t.Errorf("a worktree added while syncing got no block:\n%s", got)
 	}
 }
@@ -159,10 +160,10 @@ func TestEngineKeepsEveryChosenTarget(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	main, _ := gittest.NewCheckout(t, "")
 	before := gittest.Tree(t, main)
-	chosen := []teamblock.Target{teamblock.Claude, teamblock.Codex, teamblock.Cursor}
+	chosen := []assistants.Assistant{assistants.Claude, assistants.Codex, assistants.Cursor}
 	cfg := func(c *Config) {
-		c.Block = BlockConfig{Checkouts: StaticCheckouts(main), Targets: func(string) []teamblock.Target { return chosen },
-			MCP: func(t teamblock.Target) bool { return t.Name == "codex" }}
+		c.Block = BlockConfig{Checkouts: StaticCheckouts(main), Targets: func(string) []assistants.Assistant { return chosen },
+			MCP: func(t assistants.Assistant) bool { return t.Name == "codex" }}
 	}
 	r := newRig(t, map[string]string{"MEMORY.md": "- [A](a.md) — the a line\n", "a.md": "a\n"}, nil, cfg)
 	if rep := r.sync(t); len(rep.Block) != 0 {
@@ -180,7 +181,7 @@ func TestEngineKeepsEveryChosenTarget(t *testing.T) {
 		strings.Contains(readFile(t, filepath.Join(main, "CLAUDE.local.md")), "search_memories") {
 		t.Error("search_memories is named for exactly the assistant with the MCP server")
 	}
-	chosen = []teamblock.Target{teamblock.Claude}
+	chosen = []assistants.Assistant{assistants.Claude}
 	e := r.newEngine(t, cfg)
 	if _, err := e.Sync(t.Context()); err != nil {
 		t.Fatal(err)
@@ -205,7 +206,7 @@ func TestNoInjectTakesOutExcludeLines(t *testing.T) {
 	server := map[string]string{"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"}
 	r := newRig(t, server, nil, func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main, linked)} })
 	r.sync(t)
-	if got := readFile(t, exclude); !strings.Contains(got, "/"+teamblock.LocalMdName+"\n") {
+	if got := readFile(t, exclude); !strings.Contains(got, "/"+assistants.Claude.File+"\n") {
 		t.Fatalf("info/exclude after the block went in:\n%s", got)
 	}
 	off := func() {
@@ -220,13 +221,13 @@ func TestNoInjectTakesOutExcludeLines(t *testing.T) {
 		t.Errorf("info/exclude after --no-inject:\n%q\nwant\n%q", got, user)
 	}
 	for _, co := range []string{main, linked} {
-		if _, err := os.Stat(filepath.Join(co, teamblock.LocalMdName)); !os.IsNotExist(err) {
+		if _, err := os.Stat(filepath.Join(co, assistants.Claude.File)); !os.IsNotExist(err) {
 			t.Errorf("%s still holds the file the agent made: %v", co, err)
 		}
 	}
 
 	// Lines an earlier version left behind, with no block anywhere.
-	left := user + "# teammem-agent keeps this file in every worktree, never shared: " + teamblock.LocalMdName + "\n/" + teamblock.LocalMdName + "\n"
+	left := user + "# teammem-agent keeps this file in every worktree, never shared: " + assistants.Claude.File + "\n/" + assistants.Claude.File + "\n"
 	os.WriteFile(exclude, []byte(left), 0o644)
 	off()
 	if got := readFile(t, exclude); got != user {

@@ -81,10 +81,7 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 			err, r.Err = ferr, ferr
 		}
 	}
-	e.updateBlocks(ctx, &r) // after a pull and after a local change of the index alike
-	if err == nil {
-		e.reportStale(ctx, &r) // what the block's check found, when it changed
-	}
+	e.publish(ctx, err, &r) // after a pull and after a local change of the index alike
 	e.report(r)
 	return r, err
 }

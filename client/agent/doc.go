@@ -3,7 +3,10 @@
 // memory folder and the server; the line-based three-way merge used when both
 // sides edited a key; the journal that remembers what was last agreed with
 // the server; the batching and skip rules of a push; and the engine loop that
-// drives them.
+// drives them. After each cycle the engine hands what it found to its
+// subscribers, which keep something else in step with it: the block writer
+// the team memory block of the checkouts (with the stale-reference check),
+// the stale report the server's copy of that check's findings.
 //
 // Everything but the engine loop is pure or touches only the journal file, so
 // that the decisions are table-tested without a server. The package never

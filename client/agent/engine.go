@@ -101,7 +101,7 @@ type Engine struct {
 	// answered 304 with no local change has nothing to do.
 	settled bool
 	// idle says the current cycle ended at once for that reason: neither
-	// the server's view nor the folder changed (see blockUnchanged).
+	// the server's view nor the folder changed (see cycleEnd).
 	idle bool
 	// saved says the journal was saved once; afterwards only a changed
 	// journal is written.
@@ -109,19 +109,15 @@ type Engine struct {
 	maxEntries int    // the server's live-entry limit, once a 413 told it
 	blocked    string // why pushing stopped (401/403), "" while allowed
 	// unreadable says the last pull was refused the repository (401 or
-	// 403): the checkouts' blocks are kept out until a pull succeeds.
+	// 403); the cycle's end tells the subscribers (the block is kept out
+	// of the checkouts until a pull succeeds).
 	unreadable bool
-	// refusedKeys holds entries the server refused (too large, secret),
-	// left out until their content changes.
-	refusedKeys map[string]refusal
-	blocks      blocks    // the team memory block of the checkouts
-	stale       staleness // what the block warns may be out of date
+	// kept is what the engine keeps from the server: entries it refused,
+	// index lines that link a file not shared.
+	kept withholding
 	// noHistoryLookup says the server cannot look up its history (older
 	// than POST /api/v1/seen); see oldCopies.
 	noHistoryLookup bool
-	// heldLines holds, per index key, the lines last held back from its
-	// push (see shareIndex), so that they are said once per change.
-	heldLines map[string]string
 	// skipsSaid holds the local files that may not be pushed as the last
 	// cycle that scanned the folder found them, and skipsNow those the
 	// current cycle found (see skipNew).
@@ -133,6 +129,10 @@ type Engine struct {
 	// replaced holds the old files of those the engine replaced lately,
 	// watched for a late writer (see replacedFiles).
 	replaced replacedFiles
+	// subscribers consume the end of every cycle (see subscriber), and
+	// recheck says the periodic rescan ran since the last cycle's end.
+	subscribers []subscriber
+	recheck     bool
 }
 
 // New returns an engine; it does no I/O.
@@ -149,7 +149,9 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
 	setDefault(&cfg.Backoff, time.Second)
 	setDefault(&cfg.MaxBackoff, 5*time.Minute)
-	return &Engine{cfg: cfg, local: newLocalView(cfg.Scan), blocks: blocks{cfg: cfg.Block}}, nil
+	e := &Engine{cfg: cfg, local: newLocalView(cfg.Scan)}
+	e.subscribe()
+	return e, nil
 }
 
 func setDefault(d *time.Duration, v time.Duration) {

@@ -220,3 +220,13 @@ func (f *fakeRemote) snapshot() map[string]string {
 	defer f.mu.Unlock()
 	return maps.Clone(f.entries)
 }
+
+// blockWriter is the engine's block writer, nil when it keeps no block.
+func (e *Engine) blockWriter() *blockWriter {
+	for _, s := range e.subscribers {
+		if b, ok := s.(*blockWriter); ok {
+			return b
+		}
+	}
+	return nil
+}

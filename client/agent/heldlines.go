@@ -21,11 +21,11 @@ func (e *Engine) shareIndex(key, content string, r *Report) string {
 	}
 	kept, held := teamblock.HoldBack(content, path.Dir(key), e.withheld)
 	said := strings.Join(held, "\n")
-	if said != e.heldLines[key] {
-		if e.heldLines == nil {
-			e.heldLines = map[string]string{}
+	if said != e.kept.lines[key] {
+		if e.kept.lines == nil {
+			e.kept.lines = map[string]string{}
 		}
-		e.heldLines[key] = said
+		e.kept.lines[key] = said
 		if len(held) > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf(
 				"%q: %d index lines held back until the files they link are shared: %s", key, len(held), QuoteList(held, 5)))

@@ -78,7 +78,7 @@ func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) er
 		}
 		e.view.put(k, req.Entries[k])
 		e.cfg.Journal.Record(k, req.Entries[k])
-		delete(e.refusedKeys, k) // the server took it: it is shared again
+		delete(e.kept.refused, k) // the server took it: it is shared again
 		r.Pushed = append(r.Pushed, k)
 	}
 	for _, k := range req.SoftDeleteKeys {
@@ -177,11 +177,21 @@ func skippedReason(sk api.SkippedEntry) string {
 // refuseKey leaves key out of pushes until its content is no longer
 // content, for the reason the server gave.
 func (e *Engine) refuseKey(key, content, why string) {
-	if e.refusedKeys == nil {
-		e.refusedKeys = map[string]refusal{}
+	if e.kept.refused == nil {
+		e.kept.refused = map[string]refusal{}
 	}
-	e.refusedKeys[key] = refusal{checksum: protocol.EntryChecksum([]byte(content)),
+	e.kept.refused[key] = refusal{checksum: protocol.EntryChecksum([]byte(content)),
 		why: Skip{Path: key, Reason: "the server refused it: " + why}}
+}
+
+// withholding is what the engine keeps from the server, each said once:
+// the entries the server refused, until their content changes, and per
+// index the lines held back from its push because they link a file that
+// is not shared (see shareIndex).
+type withholding struct {
+	refused map[string]refusal
+	// lines holds, per index key, the lines last held back.
+	lines map[string]string
 }
 
 // refusal is an entry the server refused and why.
@@ -194,13 +204,13 @@ type refusal struct {
 // reportRefusal adds the refusal of key to r unless an earlier cycle
 // reported it (for the same content).
 func (e *Engine) reportRefusal(key string, r *Report) {
-	ref := e.refusedKeys[key]
+	ref := e.kept.refused[key]
 	if ref.reported {
 		return
 	}
 	r.refusal(ref.why)
 	ref.reported = true
-	e.refusedKeys[key] = ref
+	e.kept.refused[key] = ref
 }
 
 // fit drops refused entries and, once the server's entry limit is known,
@@ -209,7 +219,7 @@ func (e *Engine) fit(changes []Change, r *Report) []Change {
 	var out []Change
 	live := len(e.view.live)
 	for _, c := range changes {
-		if ref, ok := e.refusedKeys[c.Key]; ok && !c.Delete && ref.checksum == protocol.EntryChecksum([]byte(c.Content)) {
+		if ref, ok := e.kept.refused[c.Key]; ok && !c.Delete && ref.checksum == protocol.EntryChecksum([]byte(c.Content)) {
 			e.reportRefusal(c.Key, r)
 			continue
 		}

@@ -82,7 +82,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			pull = true
 		case <-rescan.C:
 			e.local.rescanAll()
-			e.blocks.last = blockTexts{} // check the checkouts' blocks again
+			e.recheck = true // the subscribers look at their files again
 		case <-retry.C:
 			backingOff = false
 			pull = true

@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"os"
-	"path"
-	"path/filepath"
 	"time"
 
 	"github.com/teammem/teammem/client/refcheck"
@@ -17,9 +15,17 @@ import (
 // change by the day.
 const ageRecheck = time.Hour
 
-// staleness holds what the block says may be out of date. It is owned by
-// the engine's goroutine.
-type staleness struct {
+// staleRefs checks what the block says may be out of date: the code
+// references of the shared topics against a checkout's HEAD, and the
+// topics' ages. The block writer asks it when it renders; its findings
+// are reported to the server by staleReport. It is owned by the engine's
+// goroutine.
+type staleRefs struct {
+	dir string // the team folder
+	// after is BlockConfig.StaleAfter; now the engine's clock.
+	after time.Duration
+	now   func() time.Time
+
 	checker *refcheck.Checker // of root
 	root    string
 	// count is the number of stale references the last check found, at
@@ -36,23 +42,18 @@ type staleness struct {
 	// unsent says a check ran whose results have not been reported yet
 	// (or whose report failed and is to be tried again).
 	unsent bool
-	// noReport says the server cannot take reports (older, or no write
-	// grant).
-	noReport bool
 }
 
-// staleInfo checks the team folder's shared topics against the HEAD of
-// checkout (the first checkout of the block) and, with
-// BlockConfig.StaleAfter, their age; it returns what the block shows for
-// each topic, nil when there is nothing to check against. A topic is read
-// only when it changed or HEAD moved (refcheck's cache, by the view's
-// checksums).
-func (e *Engine) staleInfo(ctx context.Context, checkout string) func(string) teamblock.Stale {
-	s := &e.stale
+// check checks the cycle's shared topics against the HEAD of checkout
+// (the first checkout of the block) and, with an age limit, their age; it
+// returns what the block shows for each topic, nil when there is nothing
+// to check against. A topic is read only when it changed or HEAD moved
+// (refcheck's cache, by the view's checksums).
+func (s *staleRefs) check(ctx context.Context, c *cycleEnd, checkout string) func(string) teamblock.Stale {
 	if s.checker == nil || s.root != checkout {
 		s.checker, s.root = refcheck.New(checkout), checkout
 	}
-	topics := e.teamTopics()
+	topics := c.topics()
 	rep, err := s.checker.Check(ctx, topics)
 	if err != nil {
 		s.count, s.head = 0, ""
@@ -71,76 +72,35 @@ func (e *Engine) staleInfo(ctx context.Context, checkout string) func(string) te
 		refs[f.Key] = append(refs[f.Key], f.Ref.Text)
 		s.findings[f.Key] = append(s.findings[f.Key], f)
 	}
-	days := e.topicAges()
+	days := s.topicAges()
 	return func(key string) teamblock.Stale { return teamblock.Stale{Refs: refs[key], Days: days[key]} }
 }
 
-// staleDue reports whether the stale warnings of checkout could differ from
+// due reports whether the stale warnings of checkout could differ from
 // the last ones: another checkout, HEAD moved (or cannot be read), or the
 // topics' ages are due to be looked at again.
-func (e *Engine) staleDue(checkout string) bool {
-	s := &e.stale
+func (s *staleRefs) due(checkout string) bool {
 	if s.checker == nil || s.root != checkout {
 		return true
 	}
 	if head, err := s.checker.Head(); err != nil || head != s.head {
 		return true
 	}
-	return e.blocks.cfg.StaleAfter > 0 && e.cfg.Now().Sub(s.ageAt) >= ageRecheck
-}
-
-// teamTopics lists the team folder's topic files that the agent shares.
-// A file the view scanned and saw unchanged since keeps its checksum as
-// version, so that refcheck neither reads nor checks it again; the others
-// are read now.
-func (e *Engine) teamTopics() []refcheck.Topic {
-	keys, err := memcore.TopicFiles(e.cfg.Dir)
-	if err != nil {
-		return nil
-	}
-	topics := make([]refcheck.Topic, 0, len(keys))
-	for _, key := range keys {
-		if e.withheld(key) {
-			continue
-		}
-		t := refcheck.Topic{Key: key, Read: func() (string, error) {
-			data, err := memcore.SafeRead(e.cfg.Dir, key)
-			return string(data), err
-		}, MemoryFile: e.teamFile(path.Dir(key))}
-		if f, ok := e.local.files[key]; ok && !e.local.dirty[key] && f.checksum != "" {
-			t.Version = f.checksum
-		} else if data, err := t.Read(); err == nil {
-			t.Content, t.Read = data, nil
-		} else {
-			continue
-		}
-		topics = append(topics, t)
-	}
-	return topics
-}
-
-// teamFile reports whether a link destination, relative to the folder
-// base of the team folder, names a file of the team folder.
-func (e *Engine) teamFile(base string) func(string) bool {
-	return func(dest string) bool {
-		fi, err := os.Stat(filepath.Join(e.cfg.Dir, filepath.FromSlash(path.Join(base, dest))))
-		return err == nil && fi.Mode().IsRegular()
-	}
+	return s.after > 0 && s.now().Sub(s.ageAt) >= ageRecheck
 }
 
 // topicAges returns the days of the topics nobody changed or confirmed for
-// longer than BlockConfig.StaleAfter (none when it is zero), looked at
-// again at most every ageRecheck.
-func (e *Engine) topicAges() map[string]int {
-	s, after := &e.stale, e.blocks.cfg.StaleAfter
-	if after <= 0 {
+// longer than the age limit (none without one), looked at again at most
+// every ageRecheck.
+func (s *staleRefs) topicAges() map[string]int {
+	if s.after <= 0 {
 		return nil
 	}
-	now := e.cfg.Now()
+	now := s.now()
 	if s.days != nil && now.Sub(s.ageAt) < ageRecheck {
 		return s.days
 	}
-	problems, err := memcore.StaleTopics(e.cfg.Dir, after, now)
+	problems, err := memcore.StaleTopics(s.dir, s.after, now)
 	if err != nil {
 		return s.days
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/client/teamblock"
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/testkit/gittest"
 )
 
@@ -25,13 +25,13 @@ func TestEngineBlockWarnsOfStaleReferences(t *testing.T) {
 	}
 	r := newRig(t, server, nil, func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main)} })
 	r.sync(t)
-	block := readFile(t, filepath.Join(main, teamblock.LocalMdName))
+	block := readFile(t, filepath.Join(main, assistants.Claude.File))
 	want := "— deploy runbook ⚠ stale: `scripts/release.sh`, `client/push.go:RetryPush` — check the code before trusting it\n"
 	if !strings.Contains(block, want) || !strings.Contains(block, "— code style\n") || strings.Contains(block, "example.go") {
 		t.Fatalf("block:\n%s", block)
 	}
-	if r.engine.stale.count != 2 {
-		t.Errorf("stale count %d, want 2", r.engine.stale.count)
+	if r.engine.blockWriter().refs.count != 2 {
+		t.Errorf("stale count %d, want 2", r.engine.blockWriter().refs.count)
 	}
 
 	for name, content := range map[string]string{"scripts/release.sh": "#!/bin/sh\n", "client/push.go": "func RetryPush() {}\n"} {
@@ -40,13 +40,13 @@ func TestEngineBlockWarnsOfStaleReferences(t *testing.T) {
 		os.WriteFile(p, []byte(content), 0o644)
 	}
 	r.sync(t)
-	if block := readFile(t, filepath.Join(main, teamblock.LocalMdName)); !strings.Contains(block, want) {
+	if block := readFile(t, filepath.Join(main, assistants.Claude.File)); !strings.Contains(block, want) {
 		t.Errorf("files in the working tree only must not clear the warning:\n%s", block)
 	}
 	gittest.Run(t, main, "add", "scripts", "client")
 	gittest.Run(t, main, "commit", "-q", "-m", "add")
 	r.sync(t)
-	if block := readFile(t, filepath.Join(main, teamblock.LocalMdName)); strings.Contains(block, "⚠") {
+	if block := readFile(t, filepath.Join(main, assistants.Claude.File)); strings.Contains(block, "⚠") {
 		t.Errorf("after the commit the warning stays:\n%s", block)
 	}
 }
@@ -91,7 +91,7 @@ func BenchmarkIdleCycle(b *testing.B) {
 	r.engine.local.watched(true) // as under run: the watcher reports what changes
 	r.sync(t)
 	r.sync(t) // the files the first sync wrote are read once more
-	if r.engine.stale.count == 0 {
+	if r.engine.blockWriter().refs.count == 0 {
 		b.Fatal("no stale references found: the benchmark measures nothing")
 	}
 	b.ResetTimer()
@@ -117,14 +117,14 @@ func TestIdleCycleRendersNoBlock(t *testing.T) {
 	r.engine.local.watched(true)
 	r.sync(t)
 	r.sync(t) // the files the first sync wrote are read once more
-	local := filepath.Join(main, teamblock.LocalMdName)
+	local := filepath.Join(main, assistants.Claude.File)
 	if !strings.Contains(readFile(t, local), "⚠ stale: `scripts/release.sh`") {
 		t.Fatalf("no stale warning:\n%s", readFile(t, local))
 	}
-	before := r.engine.blocks.renders
+	before := r.engine.blockWriter().renders
 	r.sync(t)
 	r.sync(t)
-	if n := r.engine.blocks.renders - before; n != 0 {
+	if n := r.engine.blockWriter().renders - before; n != 0 {
 		t.Errorf("two idle cycles rendered the block %d times", n)
 	}
 	os.WriteFile(local, []byte("# mine\n"), 0o644)

@@ -33,10 +33,12 @@ func (f *reportingRemote) ReportStale(ctx context.Context, repo string, req api.
 func TestEngineReportsStaleReferences(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	deploys, style := "Deploys go through `scripts/release.sh`.\n", "See `./README.md`.\n"
+	var remote *reportingRemote
 	r := newRig(t, map[string]string{"MEMORY.md": "- [Deploys](deploys.md) — runbook\n", "deploys.md": deploys, "style.md": style}, nil,
-		func(c *Config) { c.Block = BlockConfig{Checkouts: StaticCheckouts(main)} })
-	remote := &reportingRemote{fakeRemote: r.remote}
-	r.engine.cfg.Remote = remote
+		func(c *Config) {
+			remote = &reportingRemote{fakeRemote: c.Remote.(*fakeRemote)}
+			c.Remote, c.Block = remote, BlockConfig{Checkouts: StaticCheckouts(main)}
+		})
 	r.sync(t)
 	if len(remote.reports) != 1 {
 		t.Fatalf("%d reports after the first sync; want 1", len(remote.reports))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/memcore/protocol"
 )
@@ -91,7 +92,7 @@ type StatusOptions struct {
 	// none), Targets the assistants' files of each (nil: Claude Code's
 	// only); NoInject says the block is turned off.
 	Checkouts func() ([]string, error)
-	Targets   func(checkout string) []teamblock.Target
+	Targets   func(checkout string) []assistants.Assistant
 	NoInject  bool
 	// Exclude names the folders below Dir that are not synced
 	// (ScanOptions.Exclude).
@@ -147,18 +148,14 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 
 // blockStates says where the team memory block stands in each chosen
 // target of each checkout.
-func blockStates(checkouts func() ([]string, error), targets func(string) []teamblock.Target, noInject, refused bool) []BlockStatus {
+func blockStates(checkouts func() ([]string, error), targets func(string) []assistants.Assistant, noInject, refused bool) []BlockStatus {
 	out := []BlockStatus{}
 	roots, err := checkouts()
 	if err != nil {
 		return append(out, BlockStatus{State: "cannot list the checkouts: " + err.Error()})
 	}
 	for _, co := range roots {
-		chosen := []teamblock.Target{teamblock.Claude}
-		if targets != nil {
-			chosen = targets(co)
-		}
-		for _, t := range chosen {
+		for _, t := range chosenIn(targets, co) {
 			b := BlockStatus{Checkout: co, Assistant: t.Name, File: t.File, State: "off (--no-inject)"}
 			switch {
 			case noInject:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/testkit/gittest"
 )
@@ -15,7 +16,7 @@ import (
 func TestReadStatusTeamBlock(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	other, _ := gittest.NewCheckout(t, "")
-	if _, err := teamblock.Write(main, teamblock.Claude, testBlock); err != nil {
+	if _, err := teamblock.Write(main, assistants.Claude, testBlock); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -8,20 +8,22 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/teammem/teammem/client/assistants"
 )
 
 const agent = "/usr/local/bin/teammem-agent"
 
-func testEnv(t *testing.T) Env {
+func testEnv(t *testing.T) assistants.Env {
 	home := t.TempDir()
-	return Env{Home: home, GOOS: "linux", Getenv: func(string) string { return "" }}
+	return assistants.Env{Home: home, GOOS: "linux", Getenv: func(string) string { return "" }}
 }
 
 // TestInstallEveryClient installs into a missing file, a file with other
 // settings, and again (no change); uninstall gives the other settings back
 // byte for byte.
 func TestInstallEveryClient(t *testing.T) {
-	for _, name := range Clients() {
+	for _, name := range assistants.Names(assistants.All) {
 		t.Run(name, func(t *testing.T) {
 			e := testEnv(t)
 			c, err := Plan(name, e, true, agent, "mcp")
@@ -95,7 +97,8 @@ func checkEntry(t *testing.T, name, path string) {
 		t.Fatal(err)
 	}
 	var doc map[string]any
-	if name == "codex" {
+	a, _ := assistants.Lookup(name)
+	if a.MCP.Format == assistants.TOML {
 		_, err = toml.Decode(string(data), &doc)
 	} else {
 		err = json.Unmarshal(data, &doc)
@@ -103,7 +106,7 @@ func checkEntry(t *testing.T, name, path string) {
 	if err != nil {
 		t.Fatalf("%s after install: %v\n%s", path, err, data)
 	}
-	servers, _ := doc[clients[name].container].(map[string]any)
+	servers, _ := doc[a.MCP.Container].(map[string]any)
 	entry, _ := servers[ServerName].(map[string]any)
 	if entry["command"] != agent || len(entry["args"].([]any)) != 1 {
 		t.Fatalf("%s: entry %v\n%s", path, entry, data)
@@ -158,7 +161,7 @@ func TestSetJSONKeepsBytes(t *testing.T) {
 // command it runs), not before nor after uninstall, and a file of other
 // servers alone is not it.
 func TestInstalled(t *testing.T) {
-	for _, name := range Clients() {
+	for _, name := range assistants.Names(assistants.All) {
 		e := testEnv(t)
 		if Installed(name, e) {
 			t.Errorf("%s: installed in an empty home", name)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/memcore"
 )
 
@@ -82,11 +83,8 @@ func checkNoImport(t *testing.T, index, keys string, dir uint8) {
 	if g := guardAt(b.Text); g != b.Text {
 		t.Fatalf("guardAt is not idempotent on the block:\n%s\n%s", b.Text, g)
 	}
-	for _, target := range Targets {
-		text := b.Text
-		if target.guard != nil {
-			text = target.guard(text)
-		}
+	for _, target := range assistants.All {
+		text := guardHashRefs(target, b.Text)
 		if got := geminiImports(text); len(got) > 0 {
 			t.Fatalf("%s: Gemini CLI's import scan finds %q in:\n%s", target.Name, got, text)
 		}

@@ -3,6 +3,8 @@ package teamblock
 import (
 	"fmt"
 	"strings"
+
+	"github.com/teammem/teammem/client/assistants"
 )
 
 // indexHeading is the line of a rendered block after which (and a blank
@@ -12,8 +14,8 @@ const indexHeading = "## Team index\n"
 // cutBlock fits a rendered block into room (in t's unit) by dropping
 // whole index lines from its end and saying so in a last line; ok is false
 // when even the block without any index line does not fit.
-func cutBlock(block string, room int, t Target) (string, bool) {
-	if t.size(block) <= room {
+func cutBlock(block string, room int, t assistants.Assistant) (string, bool) {
+	if t.Size(block) <= room {
 		return block, true
 	}
 	lines := strings.SplitAfter(block, "\n")
@@ -32,7 +34,7 @@ func cutBlock(block string, room int, t Target) (string, bool) {
 	}
 	head, index, tail := lines[:start], lines[start:len(lines)-2], lines[len(lines)-2:]
 	warning := fmt.Sprintf("The team index was cut to fit %s's limit of %d %s: the rest is in the team folder's MEMORY.md.\n",
-		t.Assistant, t.Budget, t.budgetUnit())
+		t.Product, t.Budget, t.BudgetUnit())
 	for n := len(index); n >= 0; n-- {
 		kept := index[:n]
 		cut := strings.Join(head, "") + strings.Join(kept, "")
@@ -40,7 +42,7 @@ func cutBlock(block string, room int, t Target) (string, bool) {
 			cut += "\n"
 		}
 		cut += warning + strings.Join(tail, "")
-		if t.size(cut) <= room {
+		if t.Size(cut) <= room {
 			return cut, true
 		}
 	}

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammem/teammem/client/assistants"
 )
 
 // copyBegin and copyEnd are the marker lines around the copy of the file a
-// target carries (see Target.Carry).
-func copyBegin(t Target) string { return "<!-- teammem:copy-begin " + t.Carry + " -->" }
-func copyEnd(t Target) string   { return "<!-- teammem:copy-end " + t.Carry + " -->" }
+// target carries (see assistants.Assistant.Carry).
+func copyBegin(t assistants.Assistant) string { return "<!-- teammem:copy-begin " + t.Carry + " -->" }
+func copyEnd(t assistants.Assistant) string   { return "<!-- teammem:copy-end " + t.Carry + " -->" }
 
 // placeCarrying splices block into old, a file that replaces t.Carry for
 // the assistant. When the file is the agent's (it holds a copy region, or

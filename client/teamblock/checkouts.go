@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/gitremote"
 )
 
@@ -81,7 +82,7 @@ func RemoveRepoBlocks(path string, synced []string) (removed []string, keptBy st
 	var errs []error
 	for _, co := range roots {
 		changed := false
-		for _, t := range Targets {
+		for _, t := range assistants.All {
 			did, err := Remove(co, t)
 			errs = append(errs, err)
 			changed = changed || did

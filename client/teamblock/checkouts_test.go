@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/testkit/gittest"
 )
 
@@ -12,7 +13,7 @@ func TestRemoveRepoBlocks(t *testing.T) {
 	main, linked := gittest.NewCheckout(t, "")
 	other, _ := gittest.NewCheckout(t, "")
 	for _, co := range []string{main, linked} {
-		if _, err := Write(co, Claude, testBlock); err != nil {
+		if _, err := Write(co, assistants.Claude, testBlock); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -24,7 +25,7 @@ func TestRemoveRepoBlocks(t *testing.T) {
 		t.Fatalf("removed %v, kept by %q, %v", removed, keptBy, err)
 	}
 	for _, co := range []string{main, linked} {
-		if _, err := os.Stat(filepath.Join(co, LocalMdName)); !os.IsNotExist(err) {
+		if _, err := os.Stat(filepath.Join(co, assistants.Claude.File)); !os.IsNotExist(err) {
 			t.Errorf("%s still has its CLAUDE.local.md: %v", co, err)
 		}
 	}

@@ -1,9 +1,12 @@
 package teamblock
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/teammem/teammem/client/assistants"
 )
 
 // cleanLine makes one index line safe to write: invalid UTF-8 becomes
@@ -195,4 +198,27 @@ func linkableKey(key string) bool {
 	return !strings.ContainsFunc(key, func(r rune) bool {
 		return isAtSign(r) || r != ' ' && (unicode.IsSpace(r) || r == '\uFEFF')
 	})
+}
+
+// guardHashRefs neutralises the "#kind:" references of a's instruction
+// file for each of a.HashRefs (GitHub Copilot's "#file:", "#tool:",
+// "#sym:" and "#prompt:"; Visual Studio loads the file a line of
+// "#file:'path'" names): a backslash before the "#" (which Markdown shows
+// as "#") unless one is there already. Without HashRefs s is returned as
+// it is.
+func guardHashRefs(a assistants.Assistant, s string) string {
+	if len(a.HashRefs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' && (i == 0 || s[i-1] != '\\') {
+			rest := strings.ToLower(s[i+1:])
+			if slices.ContainsFunc(a.HashRefs, func(kind string) bool { return strings.HasPrefix(rest, kind+":") }) {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

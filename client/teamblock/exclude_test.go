@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/testkit/gittest"
 )
 
@@ -22,25 +23,25 @@ func TestRemoveTakesOutItsExcludeLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, co := range []string{main, linked} {
-		if _, err := Write(co, Claude, testBlock); err != nil {
+		if _, err := Write(co, assistants.Claude, testBlock); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := readFile(t, exclude); got != user+excludeLines(LocalMdName) {
+	if got := readFile(t, exclude); got != user+excludeLines(assistants.Claude.File) {
 		t.Fatalf("info/exclude after Write:\n%q", got)
 	}
 
-	if _, err := Remove(main, Claude); err != nil {
+	if _, err := Remove(main, assistants.Claude); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, exclude); got != user+excludeLines(LocalMdName) {
+	if got := readFile(t, exclude); got != user+excludeLines(assistants.Claude.File) {
 		t.Errorf("the linked worktree still holds the file, but info/exclude became:\n%q", got)
 	}
 	if st := gittest.Run(t, linked, "status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Errorf("git status in the linked worktree:\n%s", st)
 	}
 
-	if changed, err := Remove(linked, Claude); err != nil || !changed {
+	if changed, err := Remove(linked, assistants.Claude); err != nil || !changed {
 		t.Fatalf("Remove = %v, %v", changed, err)
 	}
 	if got := readFile(t, exclude); got != user {
@@ -49,26 +50,26 @@ func TestRemoveTakesOutItsExcludeLines(t *testing.T) {
 	if fi, err := os.Stat(exclude); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("info/exclude mode: %v, %v; want the user's 0600", fi.Mode(), err)
 	}
-	if changed, err := Remove(linked, Claude); err != nil || changed {
+	if changed, err := Remove(linked, assistants.Claude); err != nil || changed {
 		t.Errorf("Remove again = %v, %v; want nothing to do", changed, err)
 	}
-	os.WriteFile(filepath.Join(main, LocalMdName), []byte("mine\n"), 0o644)
-	if st := gittest.Run(t, main, "status", "--porcelain", "--untracked-files=all"); !strings.Contains(st, LocalMdName) {
-		t.Errorf("git does not see a new %s after the agent left:\n%s", LocalMdName, st)
+	os.WriteFile(filepath.Join(main, assistants.Claude.File), []byte("mine\n"), 0o644)
+	if st := gittest.Run(t, main, "status", "--porcelain", "--untracked-files=all"); !strings.Contains(st, assistants.Claude.File) {
+		t.Errorf("git does not see a new %s after the agent left:\n%s", assistants.Claude.File, st)
 	}
 
 	// A file holding the user's text besides the block stays, and stays
 	// out of git.
-	if _, err := Write(main, Claude, testBlock); err != nil {
+	if _, err := Write(main, assistants.Claude, testBlock); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Remove(main, Claude); err != nil {
+	if _, err := Remove(main, assistants.Claude); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, filepath.Join(main, LocalMdName)); got != "mine\n" {
+	if got := readFile(t, filepath.Join(main, assistants.Claude.File)); got != "mine\n" {
 		t.Errorf("the user's file became %q", got)
 	}
-	if got := readFile(t, exclude); got != user+excludeLines(LocalMdName) {
+	if got := readFile(t, exclude); got != user+excludeLines(assistants.Claude.File) {
 		t.Errorf("info/exclude while the user's file stays:\n%q", got)
 	}
 	if st := gittest.Run(t, main, "status", "--porcelain", "--untracked-files=all"); st != "" {

@@ -10,14 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/internal/atomicfile"
 )
-
-// LocalMdName is the file at the top of a checkout that holds Claude
-// Code's block: every Claude Code version loads it, unasked, on the first
-// turn, and git never shares it.
-const LocalMdName = "CLAUDE.local.md"
 
 // Why a target's file is left alone.
 var (
@@ -55,7 +51,7 @@ var (
 // reports whether the file was written; an error wraps ErrTracked,
 // ErrDamaged, ErrNotRegular, ErrNoRoom, ErrCarriedMarker or ErrSettings
 // when the file is left alone for that reason.
-func Write(checkout string, t Target, block string) (bool, error) {
+func Write(checkout string, t assistants.Assistant, block string) (bool, error) {
 	f, err := open(checkout, t)
 	if err != nil {
 		return false, err
@@ -74,7 +70,7 @@ func Write(checkout string, t Target, block string) (bool, error) {
 // repository's info/exclude for a file it deleted go too, once no other
 // worktree holds that file (unexcludeFromGit). A missing file or block,
 // or a tracked file, is not an error. It reports whether a file changed.
-func Remove(checkout string, t Target) (bool, error) {
+func Remove(checkout string, t assistants.Assistant) (bool, error) {
 	co, err := gitremote.OpenCheckout(checkout)
 	if err != nil {
 		return false, err
@@ -105,7 +101,7 @@ func Remove(checkout string, t Target) (bool, error) {
 		did, err := removeGeminiSettings(co)
 		changed = changed || did
 		errs = append(errs, err)
-		names = append(names, geminiSettingsName)
+		names = append(names, t.SideSettings)
 	}
 	for _, name := range names {
 		if name == "" {
@@ -121,7 +117,7 @@ func Remove(checkout string, t Target) (bool, error) {
 // Current reports whether target t's file in checkout holds exactly what
 // Write(checkout, t, block) would leave there ("": what Remove would),
 // reading files only (not git's index); false when it cannot tell.
-func Current(checkout string, t Target, block string) bool {
+func Current(checkout string, t assistants.Assistant, block string) bool {
 	if block == "" {
 		for _, name := range []string{t.File, t.Side} {
 			if name == "" {
@@ -171,7 +167,7 @@ type FileState struct {
 }
 
 // State says whether target t's file in checkout holds the block.
-func State(checkout string, t Target) FileState {
+func State(checkout string, t assistants.Assistant) FileState {
 	st := FileState{File: t.File}
 	f, err := open(checkout, t)
 	if err == nil {
@@ -200,7 +196,7 @@ func State(checkout string, t Target) FileState {
 
 // Fix tells a person how to let the agent write target t's file again
 // after err.
-func Fix(t Target, err error) string {
+func Fix(t assistants.Assistant, err error) string {
 	off := "or leave " + t.Name + " out of --assistants (or run with --no-inject)"
 	switch {
 	case errors.Is(err, ErrTracked):
@@ -222,7 +218,7 @@ func Fix(t Target, err error) string {
 // file is one target's file in one checkout.
 type file struct {
 	co gitremote.Checkout
-	t  Target
+	t  assistants.Assistant
 	// name is the file that carries the block, a slash path from the
 	// checkout's top: t.File, or t.Side when side is set (t.File is
 	// tracked).
@@ -234,7 +230,7 @@ type file struct {
 // side file when the file is tracked and the target has one. A tracked
 // file without a side file, or a file below a folder that is not a real
 // folder, is refused.
-func open(checkout string, t Target) (*file, error) {
+func open(checkout string, t assistants.Assistant) (*file, error) {
 	co, err := gitremote.OpenCheckout(checkout)
 	if err != nil {
 		return nil, err
@@ -270,21 +266,21 @@ func (f *file) read() (string, error) { return readRegular(f.path()) }
 // compose returns the file's content with block in it ("": without it),
 // "" when the file is to be deleted.
 func (f *file) compose(old, block string) (string, error) {
-	if block != "" && f.t.guard != nil {
-		block = f.t.guard(block)
+	if block != "" {
+		block = guardHashRefs(f.t, block)
 	}
 	next, err := f.place(old, block)
-	if err != nil || block == "" || f.t.Budget == 0 || f.t.size(next) <= f.t.Budget {
+	if err != nil || block == "" || f.t.Budget == 0 || f.t.Size(next) <= f.t.Budget {
 		return next, err
 	}
-	room := f.t.Budget - (f.t.size(next) - f.t.size(block))
+	room := f.t.Budget - (f.t.Size(next) - f.t.Size(block))
 	cut, ok := cutBlock(block, room, f.t)
 	if !ok {
 		what := f.name
 		if f.t.Carry != "" {
 			what = f.t.Carry
 		}
-		return "", fmt.Errorf("%s %w (%d %s)", what, ErrNoRoom, f.t.Budget, f.t.budgetUnit())
+		return "", fmt.Errorf("%s %w (%d %s)", what, ErrNoRoom, f.t.Budget, f.t.BudgetUnit())
 	}
 	return f.place(old, cut)
 }

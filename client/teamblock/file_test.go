@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/testkit/gittest"
 )
@@ -77,9 +78,9 @@ func readFile(t *testing.T, path string) string {
 func TestWriteBlockKeepsGitClean(t *testing.T) {
 	main, linked := gittest.NewCheckout(t, "")
 	user := "# My own notes\n\nuse tabs\n"
-	os.WriteFile(filepath.Join(linked, LocalMdName), []byte(user), 0o600)
+	os.WriteFile(filepath.Join(linked, assistants.Claude.File), []byte(user), 0o600)
 	for _, co := range []string{main, linked} {
-		wrote, err := Write(co, Claude, testBlock)
+		wrote, err := Write(co, assistants.Claude, testBlock)
 		if err != nil || !wrote {
 			t.Fatalf("WriteBlock(%s) = %v, %v", co, wrote, err)
 		}
@@ -87,10 +88,10 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 			t.Errorf("git status in %s is not clean:\n%s", co, st)
 		}
 	}
-	if got := readFile(t, filepath.Join(main, LocalMdName)); got != testBlock {
+	if got := readFile(t, filepath.Join(main, assistants.Claude.File)); got != testBlock {
 		t.Errorf("created file %q", got)
 	}
-	path := filepath.Join(linked, LocalMdName)
+	path := filepath.Join(linked, assistants.Claude.File)
 	if got := readFile(t, path); got != testBlock+user {
 		t.Errorf("user's file became %q", got)
 	}
@@ -98,13 +99,13 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 		t.Errorf("mode %v, want the user's 0600 kept", fi.Mode().Perm())
 	}
 	exclude := readFile(t, filepath.Join(main, ".git", "info", "exclude"))
-	if strings.Count(exclude, "\n"+"/"+LocalMdName+"\n") != 1 {
+	if strings.Count(exclude, "\n"+"/"+assistants.Claude.File+"\n") != 1 {
 		t.Errorf("info/exclude:\n%s", exclude)
 	}
 
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(path, old, old)
-	if wrote, err := Write(linked, Claude, testBlock); err != nil || wrote {
+	if wrote, err := Write(linked, assistants.Claude, testBlock); err != nil || wrote {
 		t.Errorf("the same block again: wrote %v, %v", wrote, err)
 	}
 	if fi, _ := os.Stat(path); !fi.ModTime().Equal(old) {
@@ -112,11 +113,11 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 	}
 
 	for _, co := range []string{main, linked} {
-		if _, err := Remove(co, Claude); err != nil {
+		if _, err := Remove(co, assistants.Claude); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(main, LocalMdName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(main, assistants.Claude.File)); !os.IsNotExist(err) {
 		t.Error("removing the block left the file the agent created")
 	}
 	if got := readFile(t, path); got != user {
@@ -126,33 +127,33 @@ func TestWriteBlockKeepsGitClean(t *testing.T) {
 
 func TestWriteBlockLeavesTrackedFileAlone(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
-	path := filepath.Join(main, LocalMdName)
+	path := filepath.Join(main, assistants.Claude.File)
 	os.WriteFile(path, []byte("team-wide, committed\n"), 0o644)
-	gittest.Run(t, main, "add", LocalMdName)
+	gittest.Run(t, main, "add", assistants.Claude.File)
 	gittest.Run(t, main, "commit", "-q", "-m", "track it")
-	_, err := Write(main, Claude, testBlock)
-	if !errors.Is(err, ErrTracked) || !strings.Contains(Fix(Claude, err), "git rm --cached") {
-		t.Fatalf("WriteBlock on a tracked file: %v (fix %q)", err, Fix(Claude, err))
+	_, err := Write(main, assistants.Claude, testBlock)
+	if !errors.Is(err, ErrTracked) || !strings.Contains(Fix(assistants.Claude, err), "git rm --cached") {
+		t.Fatalf("WriteBlock on a tracked file: %v (fix %q)", err, Fix(assistants.Claude, err))
 	}
 	if got := readFile(t, path); got != "team-wide, committed\n" {
 		t.Errorf("tracked file changed to %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(main, ".git", "info", "exclude")); err == nil &&
-		strings.Contains(readFile(t, filepath.Join(main, ".git", "info", "exclude")), "/"+LocalMdName) {
+		strings.Contains(readFile(t, filepath.Join(main, ".git", "info", "exclude")), "/"+assistants.Claude.File) {
 		t.Error("info/exclude changed for a tracked file")
 	}
-	if st := State(main, Claude); !strings.Contains(st.State, "tracked by git") || st.Fix == "" {
+	if st := State(main, assistants.Claude); !strings.Contains(st.State, "tracked by git") || st.Fix == "" {
 		t.Errorf("State = %+v", st)
 	}
 }
 
 func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
-	path := filepath.Join(main, LocalMdName)
+	path := filepath.Join(main, assistants.Claude.File)
 	target := filepath.Join(t.TempDir(), "elsewhere.md")
 	os.WriteFile(target, []byte("x\n"), 0o644)
 	os.Symlink(target, path)
-	if _, err := Write(main, Claude, testBlock); !errors.Is(err, ErrNotRegular) {
+	if _, err := Write(main, assistants.Claude, testBlock); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("symlinked file: %v", err)
 	}
 	if got := readFile(t, target); got != "x\n" {
@@ -161,7 +162,7 @@ func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 	os.Remove(path)
 	damaged := "mine\n" + Begin + "\n"
 	os.WriteFile(path, []byte(damaged), 0o644)
-	if _, err := Write(main, Claude, testBlock); !errors.Is(err, ErrDamaged) {
+	if _, err := Write(main, assistants.Claude, testBlock); !errors.Is(err, ErrDamaged) {
 		t.Errorf("damaged block: %v", err)
 	}
 	if got := readFile(t, path); got != damaged {
@@ -172,10 +173,10 @@ func TestWriteBlockRefusesLinksAndDamage(t *testing.T) {
 func TestWriteBlockRespectsIgnore(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	os.WriteFile(filepath.Join(main, ".gitignore"), []byte("CLAUDE.local.md\n"), 0o644)
-	if _, err := Write(main, Claude, testBlock); err != nil {
+	if _, err := Write(main, assistants.Claude, testBlock); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(filepath.Join(main, ".git", "info", "exclude")); err == nil && strings.Contains(string(data), "/"+LocalMdName) {
+	if data, err := os.ReadFile(filepath.Join(main, ".git", "info", "exclude")); err == nil && strings.Contains(string(data), "/"+assistants.Claude.File) {
 		t.Error("info/exclude changed although .gitignore already ignores the file")
 	}
 	if got := readFile(t, filepath.Join(main, ".gitignore")); got != "CLAUDE.local.md\n" {

@@ -9,18 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/gitremote"
 )
-
-// geminiSettingsName is Gemini CLI's workspace settings file, a slash path
-// from the checkout's top. Gemini CLI reads it (and GEMINI.md) only in a
-// folder the user trusts.
-const geminiSettingsName = ".gemini/settings.json"
 
 // geminiSettingsText is the workspace settings file the agent writes when
 // a tracked GEMINI.md sends the block to the side file: context.fileName
 // names GEMINI.md and the side file, so that Gemini CLI reads both.
-func geminiSettingsText(t Target) string {
+func geminiSettingsText(t assistants.Assistant) string {
 	return "{\n  \"context\": {\n    \"fileName\": [\"" + t.File + "\", \"" + t.Side + "\"]\n  }\n}\n"
 }
 
@@ -34,11 +30,11 @@ func ensureGeminiSettings(f *file) error {
 	if err == nil || !errors.Is(err, errNoSettings) {
 		return err
 	}
-	p := filepath.Join(f.co.Root, filepath.FromSlash(geminiSettingsName))
-	if err := realFolders(f.co.Root, geminiSettingsName); err != nil {
+	p := filepath.Join(f.co.Root, filepath.FromSlash(f.t.SideSettings))
+	if err := realFolders(f.co.Root, f.t.SideSettings); err != nil {
 		return err
 	}
-	if err := excludeFromGit(f.co, geminiSettingsName); err != nil {
+	if err := excludeFromGit(f.co, f.t.SideSettings); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -65,14 +61,14 @@ var errNoSettings = errors.New("no context.fileName anywhere")
 // context.fileName (the workspace one may be written); an error wrapping
 // ErrSettings naming the file the user must change otherwise.
 func geminiSettingsNames(f *file) error {
-	ws := filepath.Join(f.co.Root, filepath.FromSlash(geminiSettingsName))
+	ws := filepath.Join(f.co.Root, filepath.FromSlash(f.t.SideSettings))
 	names, set, err := contextFileNames(ws)
 	if err != nil || set {
 		return namesSide(ws, names, f.t, err)
 	}
 	home, _ := os.UserHomeDir()
 	if home != "" {
-		user := filepath.Join(home, ".gemini", "settings.json")
+		user := f.t.UserSettings(assistants.Env{Home: home})
 		if names, set, err := contextFileNames(user); err != nil || set {
 			return namesSide(user, names, f.t, err)
 		}
@@ -84,7 +80,7 @@ func geminiSettingsNames(f *file) error {
 }
 
 // namesSide is geminiSettingsNames's answer for the settings file p.
-func namesSide(p string, names []string, t Target, err error) error {
+func namesSide(p string, names []string, t assistants.Assistant, err error) error {
 	if err == nil && slices.Contains(names, t.Side) {
 		return nil
 	}
@@ -130,17 +126,17 @@ func contextFileNames(p string) (names []string, set bool, err error) {
 // isOurGeminiSettings reports whether the checkout's workspace settings
 // file is the one the agent writes.
 func isOurGeminiSettings(checkout string) bool {
-	data, err := os.ReadFile(filepath.Join(checkout, filepath.FromSlash(geminiSettingsName)))
-	return err == nil && string(data) == geminiSettingsText(Gemini)
+	data, err := os.ReadFile(filepath.Join(checkout, filepath.FromSlash(assistants.Gemini.SideSettings)))
+	return err == nil && string(data) == geminiSettingsText(assistants.Gemini)
 }
 
 // removeGeminiSettings deletes the workspace settings file the agent
 // wrote (and .gemini when that leaves it empty); a file of anyone else's
 // stays.
 func removeGeminiSettings(co gitremote.Checkout) (bool, error) {
-	if tracked, err := co.Tracked(geminiSettingsName); err != nil || tracked || !isOurGeminiSettings(co.Root) {
+	if tracked, err := co.Tracked(assistants.Gemini.SideSettings); err != nil || tracked || !isOurGeminiSettings(co.Root) {
 		return false, err
 	}
-	p := filepath.Join(co.Root, filepath.FromSlash(geminiSettingsName))
-	return true, removeIfUnchanged(co.Root, p, geminiSettingsText(Gemini))
+	p := filepath.Join(co.Root, filepath.FromSlash(assistants.Gemini.SideSettings))
+	return true, removeIfUnchanged(co.Root, p, geminiSettingsText(assistants.Gemini))
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/testkit/gittest"
 )
 
@@ -49,7 +50,7 @@ func TestTargetsWriteAndRestore(t *testing.T) {
 		"tracked rules":     {".cursor/rules/style.mdc": "---\nalwaysApply: true\n---\nx\n", ".github/copilot-instructions.md": "y\n"},
 	}
 	for name, files := range tracked {
-		for _, target := range Targets {
+		for _, target := range assistants.All {
 			t.Run(name+"/"+target.Name, func(t *testing.T) {
 				main, linked := gittest.NewCheckout(t, "")
 				if files != nil {
@@ -113,40 +114,40 @@ func TestCodexCarriesAgentsMd(t *testing.T) {
 	agents := "# Agents\n\nUse tabs.\r\nNo final newline"
 	commit(t, main, map[string]string{"AGENTS.md": agents})
 	override := filepath.Join(main, "AGENTS.override.md")
-	if _, err := Write(main, Codex, testBlock); err != nil {
+	if _, err := Write(main, assistants.Codex, testBlock); err != nil {
 		t.Fatal(err)
 	}
-	want := copyBegin(Codex) + "\n" + agents + "\n" + copyEnd(Codex) + "\n" + testBlock
+	want := copyBegin(assistants.Codex) + "\n" + agents + "\n" + copyEnd(assistants.Codex) + "\n" + testBlock
 	if got := readFile(t, override); got != want {
 		t.Fatalf("AGENTS.override.md:\n%q\nwant\n%q", got, want)
 	}
 	edited := "# Agents\n\nUse spaces now.\n"
 	os.WriteFile(filepath.Join(main, "AGENTS.md"), []byte(edited), 0o644)
-	if Current(main, Codex, testBlock) {
+	if Current(main, assistants.Codex, testBlock) {
 		t.Error("Current is true after AGENTS.md changed")
 	}
-	if wrote, err := Write(main, Codex, testBlock); err != nil || !wrote {
+	if wrote, err := Write(main, assistants.Codex, testBlock); err != nil || !wrote {
 		t.Fatalf("after the edit: %v, %v", wrote, err)
 	}
-	if got := readFile(t, override); got != copyBegin(Codex)+"\n"+edited+copyEnd(Codex)+"\n"+testBlock {
+	if got := readFile(t, override); got != copyBegin(assistants.Codex)+"\n"+edited+copyEnd(assistants.Codex)+"\n"+testBlock {
 		t.Errorf("the copy did not follow AGENTS.md's edit:\n%s", got)
 	}
 	// AGENTS.md gone: the copy goes, the block stays; back: it returns.
 	os.Rename(filepath.Join(main, "AGENTS.md"), filepath.Join(main, "moved"))
-	Write(main, Codex, testBlock)
+	Write(main, assistants.Codex, testBlock)
 	if got := readFile(t, override); got != testBlock {
 		t.Errorf("without AGENTS.md: %q", got)
 	}
 	os.Rename(filepath.Join(main, "moved"), filepath.Join(main, "AGENTS.md"))
-	Write(main, Codex, testBlock)
-	if got := readFile(t, override); !strings.HasPrefix(got, copyBegin(Codex)+"\n"+edited) {
+	Write(main, assistants.Codex, testBlock)
+	if got := readFile(t, override); !strings.HasPrefix(got, copyBegin(assistants.Codex)+"\n"+edited) {
 		t.Errorf("AGENTS.md back: %q", got)
 	}
 
 	// A teammate's AGENTS.md with a marker line: left alone, said why.
 	os.WriteFile(filepath.Join(main, "AGENTS.md"), []byte("x\n"+End+"\n"), 0o644)
 	before := readFile(t, override)
-	if _, err := Write(main, Codex, testBlock); !errors.Is(err, ErrCarriedMarker) || Fix(Codex, err) == "" {
+	if _, err := Write(main, assistants.Codex, testBlock); !errors.Is(err, ErrCarriedMarker) || Fix(assistants.Codex, err) == "" {
 		t.Errorf("marker in AGENTS.md: %v", err)
 	}
 	if readFile(t, override) != before {
@@ -159,23 +160,23 @@ func TestCodexCarriesAgentsMd(t *testing.T) {
 	os.Remove(override)
 	own := "# My override\n\nBe terse.\n"
 	os.WriteFile(override, []byte(own), 0o600)
-	if _, err := Write(main, Codex, testBlock); err != nil {
+	if _, err := Write(main, assistants.Codex, testBlock); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, override); got != own+testBlock {
 		t.Errorf("the user's override became %q", got)
 	}
-	Remove(main, Codex)
+	Remove(main, assistants.Codex)
 	if got := readFile(t, override); got != own {
 		t.Errorf("after removal %q", got)
 	}
 
 	// A tracked override is never edited.
 	commit(t, main, map[string]string{"AGENTS.override.md": own})
-	if _, err := Write(main, Codex, testBlock); !errors.Is(err, ErrTracked) {
+	if _, err := Write(main, assistants.Codex, testBlock); !errors.Is(err, ErrTracked) {
 		t.Errorf("tracked override: %v", err)
 	}
-	if st := State(main, Codex); !strings.Contains(st.State, "tracked") || !strings.Contains(st.Fix, "git rm --cached AGENTS.override.md") {
+	if st := State(main, assistants.Codex); !strings.Contains(st.State, "tracked") || !strings.Contains(st.Fix, "git rm --cached AGENTS.override.md") {
 		t.Errorf("State = %+v", st)
 	}
 }
@@ -200,7 +201,7 @@ func TestTargetBudgets(t *testing.T) {
 	if len(block) < 12000 {
 		t.Fatalf("test block too small: %d", len(block))
 	}
-	if _, err := Write(main, Codex, block); err != nil {
+	if _, err := Write(main, assistants.Codex, block); err != nil {
 		t.Fatal(err)
 	}
 	got := readFile(t, filepath.Join(main, "AGENTS.override.md"))
@@ -208,10 +209,10 @@ func TestTargetBudgets(t *testing.T) {
 		!strings.HasSuffix(got, End+"\n") {
 		t.Errorf("codex file of %d bytes:\n%s", len(got), got[len(agents):])
 	}
-	if !Current(main, Codex, block) {
+	if !Current(main, assistants.Codex, block) {
 		t.Error("a cut block is not Current")
 	}
-	if _, err := Write(main, Windsurf, block); err != nil {
+	if _, err := Write(main, assistants.Windsurf, block); err != nil {
 		t.Fatal(err)
 	}
 	ws := readFile(t, filepath.Join(main, ".windsurf/rules/teammem.md"))
@@ -220,7 +221,7 @@ func TestTargetBudgets(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(main, "AGENTS.md"), []byte(strings.Repeat("y", 32*1024)), 0o644)
 	before := readFile(t, filepath.Join(main, "AGENTS.override.md"))
-	if _, err := Write(main, Codex, block); !errors.Is(err, ErrNoRoom) {
+	if _, err := Write(main, assistants.Codex, block); !errors.Is(err, ErrNoRoom) {
 		t.Errorf("AGENTS.md of 32 KiB: %v", err)
 	}
 	if readFile(t, filepath.Join(main, "AGENTS.override.md")) != before {
@@ -236,25 +237,25 @@ func TestGeminiSideFile(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	commit(t, main, map[string]string{"GEMINI.md": "tracked\n"})
 	before := gittest.Tree(t, main)
-	if _, err := Write(main, Gemini, testBlock); err != nil {
+	if _, err := Write(main, assistants.Gemini, testBlock); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, filepath.Join(main, "GEMINI.teammem.md")); got != testBlock {
 		t.Errorf("side file %q", got)
 	}
-	if got := readFile(t, filepath.Join(main, ".gemini/settings.json")); got != geminiSettingsText(Gemini) {
+	if got := readFile(t, filepath.Join(main, ".gemini/settings.json")); got != geminiSettingsText(assistants.Gemini) {
 		t.Errorf("settings %q", got)
 	}
-	if st := State(main, Gemini); st.File != "GEMINI.teammem.md" || st.State != "in place" {
+	if st := State(main, assistants.Gemini); st.File != "GEMINI.teammem.md" || st.State != "in place" {
 		t.Errorf("State %+v", st)
 	}
 	// The settings deleted by someone: not Current, written again.
 	os.Remove(filepath.Join(main, ".gemini/settings.json"))
-	if Current(main, Gemini, testBlock) {
+	if Current(main, assistants.Gemini, testBlock) {
 		t.Error("Current without the settings file")
 	}
-	Write(main, Gemini, testBlock)
-	Remove(main, Gemini)
+	Write(main, assistants.Gemini, testBlock)
+	Remove(main, assistants.Gemini)
 	if after := gittest.Tree(t, main); !maps.Equal(before, after) {
 		t.Errorf("after removal:\n%q\n%q", before, after)
 	}
@@ -263,15 +264,15 @@ func TestGeminiSideFile(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
 	user := filepath.Join(home, ".gemini", "settings.json")
 	os.WriteFile(user, []byte(`{"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}}`), 0o644)
-	_, err := Write(main, Gemini, testBlock)
-	if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), user) || !strings.Contains(Fix(Gemini, err), "GEMINI.teammem.md") {
+	_, err := Write(main, assistants.Gemini, testBlock)
+	if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), user) || !strings.Contains(Fix(assistants.Gemini, err), "GEMINI.teammem.md") {
 		t.Errorf("user settings with context.fileName: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(main, ".gemini")); err == nil {
 		t.Error("the workspace settings were written over the user's choice")
 	}
 	os.WriteFile(user, []byte(`{"context": {"fileName": ["AGENTS.md", "GEMINI.md", "GEMINI.teammem.md"]}}`), 0o644)
-	if _, err := Write(main, Gemini, testBlock); err != nil {
+	if _, err := Write(main, assistants.Gemini, testBlock); err != nil {
 		t.Errorf("user settings naming the side file: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(main, ".gemini")); err == nil {
@@ -286,7 +287,7 @@ func TestTargetRefusesSymlinkedFolder(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	elsewhere := t.TempDir()
 	os.Symlink(elsewhere, filepath.Join(main, ".cursor"))
-	if _, err := Write(main, Cursor, testBlock); !errors.Is(err, ErrNotRegular) {
+	if _, err := Write(main, assistants.Cursor, testBlock); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("symlinked .cursor: %v", err)
 	}
 	if tree := gittest.Tree(t, elsewhere); len(tree) != 0 {
@@ -299,7 +300,7 @@ func TestTargetRefusesSymlinkedFolder(t *testing.T) {
 func TestCopilotGuardsHashReferences(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
 	b := Render(Input{Repo: "acme/api", TeamDir: testTeam, Index: "#file:'../../.env'\n- see #FILE:.env and #tool:run #prompt:x\n"})
-	if _, err := Write(main, Copilot, b.Text); err != nil {
+	if _, err := Write(main, assistants.Copilot, b.Text); err != nil {
 		t.Fatal(err)
 	}
 	got := readFile(t, filepath.Join(main, ".github/instructions/teammem.instructions.md"))
@@ -313,36 +314,15 @@ func TestCopilotGuardsHashReferences(t *testing.T) {
 	}
 }
 
-func TestParseAndDetectTargets(t *testing.T) {
-	ts, err := ParseTargets(" codex, Claude,codex ,")
-	if err != nil || strings.Join(TargetNames(ts), ",") != "codex,claude" {
-		t.Errorf("ParseTargets = %v, %v", TargetNames(ts), err)
-	}
-	if _, err := ParseTargets("claude,vim"); err == nil || !strings.Contains(err.Error(), "windsurf") {
-		t.Errorf("unknown name: %v", err)
-	}
-	home := t.TempDir()
-	if got := TargetNames(Detect(home, os.Getenv)); strings.Join(got, ",") != "claude" {
-		t.Errorf("empty home: %v", got)
-	}
-	for _, d := range []string{".codex", ".gemini", ".codeium/windsurf"} {
-		os.MkdirAll(filepath.Join(home, d), 0o755)
-	}
-	os.WriteFile(filepath.Join(home, ".cursor"), nil, 0o644) // a file is not the folder
-	if got := TargetNames(Detect(home, func(string) string { return "" })); strings.Join(got, ",") != "claude,codex,gemini,windsurf" {
-		t.Errorf("detected %v", got)
-	}
-}
-
 // TestWriteOnlyWhenChanged: a target's file keeps its modification time
 // when the block is the same.
 func TestWriteOnlyWhenChanged(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
-	Write(main, Cursor, testBlock)
+	Write(main, assistants.Cursor, testBlock)
 	p := filepath.Join(main, ".cursor/rules/teammem.mdc")
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(p, old, old)
-	Write(main, Cursor, testBlock)
+	Write(main, assistants.Cursor, testBlock)
 	if fi, _ := os.Stat(p); !fi.ModTime().Equal(old) {
 		t.Error("the same block rewrote the file")
 	}
@@ -355,12 +335,12 @@ func TestWriteOnlyWhenChanged(t *testing.T) {
 // holding exactly the frontmatter the agent writes, which it takes for its
 // own.
 func FuzzTargetRestores(f *testing.F) {
-	for _, s := range []string{"", "x", "x\n", "\uFEFF---\na: b\n---\nbody", "---\nunclosed\n", "\r\n", "mine\n" + End + " not a marker\n", Cursor.Frontmatter + "x\n"} {
+	for _, s := range []string{"", "x", "x\n", "\uFEFF---\na: b\n---\nbody", "---\nunclosed\n", "\r\n", "mine\n" + End + " not a marker\n", assistants.Cursor.Frontmatter + "x\n"} {
 		f.Add(s)
 	}
 	root := f.TempDir()
 	f.Fuzz(func(t *testing.T, old string) {
-		for _, target := range Targets {
+		for _, target := range assistants.All {
 			if old == target.Frontmatter && old != "" {
 				continue
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/mcpinstall"
 	"github.com/teammem/teammem/client/teamblock"
@@ -51,7 +52,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
 	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' assistant files (and take out the one there)")
-	fs.StringVar(&c.assistants, "assistants", "", "comma-separated `LIST` of the assistants whose files get the team memory block: claude, codex, gemini, cursor, copilot, windsurf (default: agent.toml's, else claude and the assistants found in your home)")
+	fs.StringVar(&c.assistants, "assistants", "", "comma-separated `LIST` of the assistants whose files get the team memory block: "+strings.Join(assistants.Names(assistants.All), ", ")+" (default: agent.toml's, else "+assistants.Claude.Name+" and the assistants found in your home)")
 	c.registerStale(fs)
 }
 
@@ -107,7 +108,7 @@ type session struct {
 	// for personal memory: Claude Code loads the private MEMORY.md
 	// itself), and targets the assistants' files of each that hold it.
 	checkouts func() ([]string, error)
-	targets   func(checkout string) []teamblock.Target
+	targets   func(checkout string) []assistants.Assistant
 	// exclude names the folders below dir that are not synced: the team
 	// folder, for personal memory.
 	exclude []string
@@ -155,23 +156,28 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.targets = func(string) []teamblock.Target { return targets }
+	s.targets = func(string) []assistants.Assistant { return targets }
 	return s, nil
 }
 
-// mcpInstalled reports whether the assistant of t has the teammem MCP
-// server in its user configuration (mcp install).
-func (s *session) mcpInstalled(t teamblock.Target) bool {
-	return mcpinstall.Installed(t.Name, mcpinstall.Env{Home: s.e.Home, Getenv: s.e.Getenv, GOOS: runtime.GOOS})
+// mcpInstalled reports whether assistant a has the teammem MCP server in
+// its user configuration (mcp install).
+func (s *session) mcpInstalled(a assistants.Assistant) bool {
+	return mcpinstall.Installed(a.Name, s.e.assistantsEnv())
+}
+
+// assistantsEnv is where the user's assistants keep their files.
+func (e *cliEnv) assistantsEnv() assistants.Env {
+	return assistants.Env{Home: e.Home, Getenv: e.Getenv, GOOS: runtime.GOOS}
 }
 
 // chooseTargets returns the assistants whose files get the block in the
 // checkout at --repo-dir (or the working directory): --assistants, else
 // that checkout's assistants in agent.toml, else agent.toml's, else those
-// teamblock.Detect finds.
-func chooseTargets(e *cliEnv, c commonFlags, uc userconfig.Config) ([]teamblock.Target, error) {
+// assistants.Detect finds.
+func chooseTargets(e *cliEnv, c commonFlags, uc userconfig.Config) ([]assistants.Assistant, error) {
 	if c.assistants != "" {
-		ts, err := teamblock.ParseTargets(c.assistants)
+		ts, err := assistants.Parse(c.assistants)
 		if err != nil {
 			return nil, errUsage("--assistants: %v", err)
 		}
@@ -189,9 +195,9 @@ func chooseTargets(e *cliEnv, c commonFlags, uc userconfig.Config) ([]teamblock.
 		}
 	}
 	if len(names) == 0 {
-		return teamblock.Detect(e.Home, e.Getenv), nil
+		return assistants.Detect(e.assistantsEnv()), nil
 	}
-	ts, err := teamblock.ParseTargets(strings.Join(names, ","))
+	ts, err := assistants.Parse(strings.Join(names, ","))
 	if err != nil {
 		return nil, fmt.Errorf("agent.toml: assistants: %w", err)
 	}

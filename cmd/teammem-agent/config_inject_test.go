@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammem/teammem/client/teamblock"
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/userconfig"
 )
 
@@ -47,7 +47,7 @@ func TestChooseTargets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return strings.Join(teamblock.TargetNames(ts), ",")
+		return strings.Join(assistants.Names(ts), ",")
 	}
 	own := userconfig.Config{Assistants: []string{"cursor"}, Checkouts: []userconfig.Checkout{{Path: co, Assistants: []string{"codex", "claude"}}}}
 	for _, tt := range []struct {
@@ -81,18 +81,18 @@ func TestTargetsOf(t *testing.T) {
 	list := func(roots ...string) func() ([]string, error) {
 		return func() ([]string, error) { listed++; return roots, nil }
 	}
-	only := func(ts ...teamblock.Target) func(string) []teamblock.Target {
-		return func(string) []teamblock.Target { return ts }
+	only := func(ts ...assistants.Assistant) func(string) []assistants.Assistant {
+		return func(string) []assistants.Assistant { return ts }
 	}
 	two := targetsOf([]func() ([]string, error){list("/a"), list("/b", "/b/wt")},
-		[]func(string) []teamblock.Target{only(teamblock.Claude), only(teamblock.Codex)})
+		[]func(string) []assistants.Assistant{only(assistants.Claude), only(assistants.Codex)})
 	for co, want := range map[string]string{"/a": "claude", "/b": "codex", "/b/wt": "codex", "/c": "claude"} {
 		if got := two(co); len(got) != 1 || got[0].Name != want {
 			t.Errorf("targets of %s: %v, want %s", co, got, want)
 		}
 	}
 	listed = 0
-	one := targetsOf([]func() ([]string, error){list("/a")}, []func(string) []teamblock.Target{only(teamblock.Gemini)})
+	one := targetsOf([]func() ([]string, error){list("/a")}, []func(string) []assistants.Assistant{only(assistants.Gemini)})
 	if got := one("/a"); len(got) != 1 || got[0].Name != "gemini" || listed != 0 {
 		t.Errorf("one registration: %v after listing %d times; want gemini without listing", got, listed)
 	}

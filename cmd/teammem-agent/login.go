@@ -14,6 +14,7 @@ import (
 
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/teamblock"
 	"github.com/teammem/teammem/client/userconfig"
@@ -141,11 +142,11 @@ func checkoutCommand(name, synopsis string, fn func(e *cliEnv, c commonFlags, uc
 		}
 		co := userconfig.Checkout{Path: filepath.Clean(dir), Repo: c.repo}
 		if c.assistants != "" {
-			ts, err := teamblock.ParseTargets(c.assistants)
+			ts, err := assistants.Parse(c.assistants)
 			if err != nil {
 				return errUsage("--assistants: %v", err)
 			}
-			co.Assistants = teamblock.TargetNames(ts)
+			co.Assistants = assistants.Names(ts)
 		}
 		if root, err := gitremote.FindRepo(co.Path); err == nil {
 			co.Path = root

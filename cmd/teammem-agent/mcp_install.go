@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/mcpinstall"
 )
 
@@ -15,15 +15,15 @@ import (
 // the teammem entry of the client's user-level MCP configuration, pointing
 // at this program's `mcp`, shown as a diff and written unless --dry-run.
 func runMCPInstall(_ context.Context, e *cliEnv, verb string, args []string) error {
-	fs := newFlagSet("mcp "+verb, "mcp "+verb+" --client "+strings.Join(mcpinstall.Clients(), "|")+" [--dry-run]", e.Stdout)
-	name := fs.String("client", "", "the assistant whose user configuration to edit: `NAME`, one of "+strings.Join(mcpinstall.Clients(), ", "))
+	fs := newFlagSet("mcp "+verb, "mcp "+verb+" --client "+strings.Join(assistants.Names(assistants.All), "|")+" [--dry-run]", e.Stdout)
+	name := fs.String("client", "", "the assistant whose user configuration to edit: `NAME`, one of "+strings.Join(assistants.Names(assistants.All), ", "))
 	dryRun := fs.Bool("dry-run", false, "print the change without writing it")
 	command := fs.String("command", "", "the teammem-agent `PATH` the client runs (default: this program)")
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}
 	if *name == "" {
-		return errUsage("mcp %s: --client is required: one of %s", verb, strings.Join(mcpinstall.Clients(), ", "))
+		return errUsage("mcp %s: --client is required: one of %s", verb, strings.Join(assistants.Names(assistants.All), ", "))
 	}
 	if *command == "" && verb == "install" {
 		self, err := os.Executable()
@@ -35,7 +35,7 @@ func runMCPInstall(_ context.Context, e *cliEnv, verb string, args []string) err
 		}
 		*command = self
 	}
-	c, err := mcpinstall.Plan(*name, mcpinstall.Env{Home: e.Home, Getenv: e.Getenv, GOOS: runtime.GOOS}, verb == "install", *command, "mcp")
+	c, err := mcpinstall.Plan(*name, e.assistantsEnv(), verb == "install", *command, "mcp")
 	if err != nil {
 		return errUsage("mcp %s: %v", verb, err)
 	}

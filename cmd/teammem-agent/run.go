@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
-	"github.com/teammem/teammem/client/teamblock"
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/userconfig"
 )
 
@@ -151,7 +151,7 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc us
 		paths []string
 		lists []func() ([]string, error)
 		// targets are the assistants of each of paths.
-		targets []func(string) []teamblock.Target
+		targets []func(string) []assistants.Assistant
 	}
 	groups := map[string]*group{}
 	var order []string
@@ -260,11 +260,11 @@ func repeatKey(r agent.Report, err error) string {
 // block checkouts (lists[i]) hold it, the first one's otherwise: checkouts
 // of one team folder registered with different assistants keep each their
 // own.
-func targetsOf(lists []func() ([]string, error), targets []func(string) []teamblock.Target) func(string) []teamblock.Target {
+func targetsOf(lists []func() ([]string, error), targets []func(string) []assistants.Assistant) func(string) []assistants.Assistant {
 	if len(targets) == 1 { // one registration: nothing to choose, no checkout listed again per update
 		return targets[0]
 	}
-	return func(co string) []teamblock.Target {
+	return func(co string) []assistants.Assistant {
 		for i, list := range lists {
 			if roots, err := list(); err == nil && slices.Contains(roots, co) {
 				return targets[i](co)

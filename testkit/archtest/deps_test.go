@@ -39,7 +39,8 @@ func TestImportRules(t *testing.T) {
 		{pkg: "server/httpkit", ownAllow: []string{"api", "server", "memcore/protocol", "memcore/secrets"}},
 		{pkg: "mcptools", ownAllow: []string{"memcore/protocol", "memcore/secrets"}},
 		{pkg: "server/mcp", forbidden: []string{"github.com/jackc/", "modernc.org/", "github.com/go-chi/"}, ownAllow: []string{"server", "mcptools", "memcore/protocol", "memcore/secrets"}},
-		{pkg: "client/mcpinstall", ownAllow: []string{"internal/atomicfile", "internal/linediff"}},
+		{pkg: "client/assistants", ownAllow: []string{}},
+		{pkg: "client/mcpinstall", ownAllow: []string{"client/assistants", "internal/atomicfile", "internal/linediff"}},
 		{pkg: "client/mcprest", ownAllow: []string{"api", "client", "mcptools", "memcore/protocol", "memcore/secrets"}},
 	}
 	for _, r := range rules {

@@ -42,10 +42,13 @@ var layout = []room{
 	{"client/refcheck", []string{"client/gitremote", "memcore", "memcore/refs"}},
 	{"client/autostart", prim},
 	{"client/userconfig", prim},
-	{"client/teamblock", with(prim, "client/gitremote", "memcore", "memcore/protocol")},
-	{"client/mcpinstall", prim},
+	// The one table of assistants (TestOneTableOfAssistants): the block
+	// and MCP install read it.
+	{"client/assistants", nil},
+	{"client/teamblock", with(prim, "client/assistants", "client/gitremote", "memcore", "memcore/protocol")},
+	{"client/mcpinstall", with(prim, "client/assistants")},
 	{"client/mcprest", []string{"api", "client", "mcptools"}},
-	{"client/agent", with(prim, "api", "client", "client/watch", "client/teamblock", "client/gitremote", "client/refcheck",
+	{"client/agent", with(prim, "api", "client", "client/watch", "client/assistants", "client/teamblock", "client/gitremote", "client/refcheck",
 		"memcore", "memcore/protocol", "memcore/secrets")},
 
 	// The server's domain knows no wire and no driver; its technologies

@@ -1,6 +1,6 @@
 // Package mcpinstall writes and removes the teammem entry of an assistant's
-// user-level MCP configuration (Claude Code, Codex CLI, Gemini CLI, Cursor,
-// VS Code's GitHub Copilot, Windsurf), pointing at `teammem-agent mcp`. It
+// user-level MCP configuration (where and in which format is the
+// assistants table's), pointing at `teammem-agent mcp`. It
 // edits only that entry: the rest of the file stays byte for byte (a JSON
 // file's member is spliced in place; a TOML file's table is replaced or
 // appended). It writes user-scope files only, never a file of a repository,
@@ -12,10 +12,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/internal/atomicfile"
 	"github.com/teammem/teammem/internal/linediff"
 )
@@ -24,72 +24,7 @@ import (
 // mcp__teammem__<tool>.
 const ServerName = "teammem"
 
-// Env is where the user's files are.
-type Env struct {
-	Home   string
-	Getenv func(string) string
-	GOOS   string
-}
-
-// client is one assistant's configuration file and entry shape.
-type client struct {
-	// path returns the user-level configuration file.
-	path func(Env) string
-	// container is the JSON object (or TOML table prefix) holding servers.
-	container string
-	toml      bool
-	// typed entries carry "type": "stdio".
-	typed bool
-}
-
-var clients = map[string]client{
-	"claude": {path: func(e Env) string {
-		if d := e.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			return filepath.Join(d, ".claude.json")
-		}
-		return filepath.Join(e.Home, ".claude.json")
-	}, container: "mcpServers", typed: true},
-	"codex": {path: func(e Env) string {
-		if d := e.Getenv("CODEX_HOME"); d != "" {
-			return filepath.Join(d, "config.toml")
-		}
-		return filepath.Join(e.Home, ".codex", "config.toml")
-	}, container: "mcp_servers", toml: true},
-	"gemini":   {path: func(e Env) string { return filepath.Join(e.Home, ".gemini", "settings.json") }, container: "mcpServers"},
-	"cursor":   {path: func(e Env) string { return filepath.Join(e.Home, ".cursor", "mcp.json") }, container: "mcpServers"},
-	"copilot":  {path: vscodeUserMCP, container: "servers", typed: true},
-	"windsurf": {path: func(e Env) string { return filepath.Join(e.Home, ".codeium", "windsurf", "mcp_config.json") }, container: "mcpServers"},
-}
-
-// vscodeUserMCP is VS Code's user-profile mcp.json, where Copilot's agent
-// mode reads the user's MCP servers.
-func vscodeUserMCP(e Env) string {
-	switch e.GOOS {
-	case "darwin":
-		return filepath.Join(e.Home, "Library", "Application Support", "Code", "User", "mcp.json")
-	case "windows":
-		if d := e.Getenv("APPDATA"); d != "" {
-			return filepath.Join(d, "Code", "User", "mcp.json")
-		}
-		return filepath.Join(e.Home, "AppData", "Roaming", "Code", "User", "mcp.json")
-	}
-	if d := e.Getenv("XDG_CONFIG_HOME"); d != "" {
-		return filepath.Join(d, "Code", "User", "mcp.json")
-	}
-	return filepath.Join(e.Home, ".config", "Code", "User", "mcp.json")
-}
-
-// Clients lists the names Plan accepts.
-func Clients() []string {
-	names := make([]string, 0, len(clients))
-	for n := range clients {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// ErrUnknownClient is a client name Plan does not know.
+// ErrUnknownClient is a name Plan does not know (not in assistants.All).
 var ErrUnknownClient = errors.New("unknown client")
 
 // Change is the edit of one configuration file.
@@ -112,15 +47,16 @@ func (c Change) Diff() string {
 // installs the entry running command with args (install), or removes it.
 // Errors: ErrUnknownClient, a file that cannot be read, or whose format
 // would not survive the edit (invalid JSON or TOML, a non-object).
-func Plan(name string, e Env, install bool, command string, args ...string) (Change, error) {
-	cl, ok := clients[name]
+func Plan(name string, e assistants.Env, install bool, command string, args ...string) (Change, error) {
+	a, ok := assistants.Lookup(name)
 	if !ok {
-		return Change{}, fmt.Errorf("%w %q: want one of %s", ErrUnknownClient, name, strings.Join(Clients(), ", "))
+		return Change{}, fmt.Errorf("%w %q: want one of %s", ErrUnknownClient, name, strings.Join(assistants.Names(assistants.All), ", "))
 	}
+	cl := a.MCP
 	if e.Home == "" {
 		return Change{}, errors.New("no home directory: set HOME")
 	}
-	c := Change{Path: cl.path(e), mode: 0o600}
+	c := Change{Path: cl.Path(e), mode: 0o600}
 	if real, err := filepath.EvalSymlinks(c.Path); err == nil {
 		c.Path = real // a dotfiles link: edit the file it points at, keep the link
 	}
@@ -135,18 +71,18 @@ func Plan(name string, e Env, install bool, command string, args ...string) (Cha
 		return Change{}, fmt.Errorf("read %s: %w", c.Path, err)
 	}
 	c.Old = old
-	if cl.toml {
+	if cl.Format == assistants.TOML {
 		body := ""
 		if install {
 			body = "command = " + strconv.Quote(command) + "\nargs = " + tomlStrings(args) + "\n"
 		}
-		c.New, err = setTOMLTable(old, cl.container, ServerName, body)
+		c.New, err = setTOMLTable(old, cl.Container, ServerName, body)
 	} else {
 		var entry any
 		if install {
-			entry = jsonEntry(cl.typed, command, args)
+			entry = jsonEntry(cl.Typed, command, args)
 		}
-		c.New, err = setJSON(old, cl.container, ServerName, entry)
+		c.New, err = setJSON(old, cl.Container, ServerName, entry)
 	}
 	if err != nil {
 		return Change{}, fmt.Errorf("edit %s: %w", c.Path, err)
@@ -194,7 +130,7 @@ func Apply(c Change) error {
 // Installed reports whether the client's user-level configuration holds
 // the teammem entry (whatever command it runs); false when it cannot be
 // read.
-func Installed(name string, e Env) bool {
+func Installed(name string, e assistants.Env) bool {
 	c, err := Plan(name, e, false, "")
 	return err == nil && c.Changed()
 }
