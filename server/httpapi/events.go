@@ -32,19 +32,19 @@ const (
 // client resumes with Last-Event-ID.
 func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	after, resume, err := resumePoint(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
 	sctx, cancel := context.WithTimeout(ctx, h.timeout)
-	sub, err := h.svc.Subscribe(sctx, principal(ctx), repo, after, resume)
+	sub, err := h.svc.Subscribe(sctx, httpkit.Principal(ctx), repo, after, resume)
 	cancel()
 	if err != nil {
 		return err
 	}
-	valid := h.stillValid(r)
+	valid := h.mw.StillValid(r)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream; charset=utf-8")
 	hd.Set("Cache-Control", "no-cache")

@@ -20,7 +20,7 @@ func (h *handler) getServer(w http.ResponseWriter, r *http.Request) {
 // about each key its history holds (see server.Service.SeenChecksums).
 func (h *handler) postSeen(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	body, err := readBody(w, r, h.svc.Limits().MaxBodyBytes)
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func (h *handler) postSeen(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	seen, err := h.svc.SeenChecksums(ctx, principal(ctx), repo, in.Entries)
+	seen, err := h.svc.SeenChecksums(ctx, httpkit.Principal(ctx), repo, in.Entries)
 	if err != nil {
 		return err
 	}
