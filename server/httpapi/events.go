@@ -56,9 +56,9 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 		// The connection is the stream's now: net/http's goroutines and
 		// buffers for it are gone, and the stream goes on in a goroutine
-		// of its own with a small stack (10,000 streams: about 15 KB of
-		// server memory each instead of 40). The access line is written
-		// when it opens.
+		// of its own with a small stack, so that an open stream holds
+		// little of the server's memory. The access line is written when
+		// it opens.
 		go h.pump(context.Background(), sub, out, valid)
 		return nil
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/testkit/servertest"
 	"github.com/teammem/teammem/server/auth"
+	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // hostileKeys must each be refused with 400 invalid_key, writing nothing.
@@ -34,7 +34,7 @@ var hostileKeys = []string{
 	strings.Repeat("a", 253) + ".md",
 	strings.Repeat("d/", 16) + "x.md",
 	"\xff\xfe.md",
-	"a @.env#.md", "bob@acme.md", "g ＠x.md", // an at sign starts an @-import (issue 22)
+	"a @.env#.md", "bob@acme.md", "g ＠x.md", // an at sign starts an @-import
 }
 
 // validKeys must be accepted.
