@@ -37,7 +37,7 @@ const (
 	CodeMethodNotAllowed  = "method_not_allowed"
 	CodeCanceled          = "canceled"
 	// Refusals net/http makes before any handler runs (answered as
-	// envelopes by httpapi.JSONErrors).
+	// envelopes by router.JSONErrors).
 	CodeUnsupportedTransferEncoding = "unsupported_transfer_encoding"
 	CodeHeadersTooLarge             = "request_headers_too_large"
 	CodeMalformedRequest            = "malformed_request"

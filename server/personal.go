@@ -7,7 +7,7 @@ import (
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
-// Personal memory (issue 27) lives in repositories of a reserved
+// Personal memory lives in repositories of a reserved
 // namespace: the personal repository of subject S for slug acme/api is
 // "~<space>/acme/api", where <space> is S in lower-case base32hex without
 // padding. "~" never occurs in a canonical slug, so no team repository

@@ -16,8 +16,8 @@ const (
 	DefaultSearchLimit = 20
 	MaxSearchLimit     = 50
 	// SearchCandidates bounds the results of one query, so that a word
-	// found in every entry costs about what a rarer one does (on 100,000
-	// entries, ranking all 85,000 holding "deploy" took 0.3 to 3 s):
+	// found in every entry costs about what a rarer one does (ranking
+	// every match would grow with the repositories):
 	// Postgres takes at most this many entries matching by their own
 	// words (and as many index lines) and ranks those; SQLite reads its
 	// matches in rank order and stops at the page's end, never past this

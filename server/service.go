@@ -199,9 +199,10 @@ func (s *Service) Repos(ctx context.Context, p Principal) ([]RepoState, error) {
 
 // reposUnder lists the repositories p can read among those whose names
 // start with one of prefixes, sorted by slug: prefixes are sorted and none
-// starts with another, so their lists follow one another in order. Listing by the grants' prefixes instead of every repository
-// matters on a hot path: a search of everything lists what it may read on
-// every call, and listing 100 repositories was a quarter of its CPU.
+// starts with another, so their lists follow one another in order.
+// Listing by the grants' prefixes instead of every repository matters on
+// a hot path: a search of everything lists what it may read on every
+// call.
 func (s *Service) reposUnder(ctx context.Context, p Principal, prefixes []string) ([]RepoState, error) {
 	var out []RepoState
 	for _, prefix := range prefixes {

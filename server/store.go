@@ -156,7 +156,7 @@ type Store interface {
 	// older one reads it whole again), and a Snapshot since an older
 	// version answers ErrSinceTooOld. It returns the state before and
 	// after. Errors: ErrNotFound for a repository that never held data.
-	// It is `teammem-server personal delete` (issue 27); safe for
+	// It serves `teammem-server personal delete`; safe for
 	// concurrent use with every other method.
 	EraseRepo(ctx context.Context, repo string) (before, after RepoState, err error)
 

@@ -14,8 +14,9 @@ import (
 
 // TestIdleConnectionsDoNotHoldTheCap: the real server with
 // --max-connections 4, the cap filled by keep-alive connections that each
-// sent one GET /healthz and went idle (issue 22 stalled every new client
-// for the 120 s idle timeout), still answers a new client's /healthz.
+// sent one GET /healthz and went idle (a cap that kept them would stall
+// every new client for the 120 s idle timeout), still answers a new
+// client's /healthz.
 func TestIdleConnectionsDoNotHoldTheCap(t *testing.T) {
 	base, _ := startServer(t, t.TempDir(), "--max-connections", "4")
 	addr := strings.TrimPrefix(base, "http://")

@@ -20,9 +20,8 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/connlimit"
 	"github.com/teammem/teammem/server/events"
-	"github.com/teammem/teammem/server/httpapi"
-	servermcp "github.com/teammem/teammem/server/mcp"
 	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/router"
 )
 
 // serveConfig is the configuration of `serve`.
@@ -159,7 +158,7 @@ func storeName(c serveConfig) string {
 	return "sqlite"
 }
 
-// cacheBytes maps --body-cache-bytes to httpapi's option (0 there means
+// cacheBytes maps --body-cache-bytes to the router's option (0 there means
 // the default, negative none).
 func cacheBytes(n int64) int64 {
 	if n == 0 {
@@ -233,11 +232,13 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		log.Warn("authentication is OFF: every request acts as an admin named anonymous (loopback only)")
 	}
 	uiSessions, _ := store.(server.SessionStore) // both stores keep them
-	h := httpapi.NewHandler(httpapi.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
+	h, err := router.New(router.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
-		MCP: servermcp.New(servermcp.Options{Service: svc, Principal: httpapi.RequestPrincipal, RequestID: httpapi.RequestID,
-			Logger: log, ObserveToolCall: prom.ObserveToolCall, Version: buildinfo.Version(version), NoAccessLog: !c.accessLog})})
+		Version: buildinfo.Version(version)})
+	if err != nil {
+		return err
+	}
 	main := newHTTPServer(h, log)
 	servers := []*http.Server{main}
 	listeners := []net.Listener{}
@@ -253,7 +254,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if c.tlsCert == "" {
 		// net/http's own refusals (unsupported Transfer-Encoding, huge
 		// headers) as JSON envelopes; under TLS they stay plain text.
-		ln = httpapi.JSONErrors(ln, log)
+		ln = router.JSONErrors(ln, log)
 	}
 	if c.tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)

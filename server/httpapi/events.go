@@ -32,19 +32,19 @@ const (
 // client resumes with Last-Event-ID.
 func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	after, resume, err := resumePoint(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
 	sctx, cancel := context.WithTimeout(ctx, h.timeout)
-	sub, err := h.svc.Subscribe(sctx, principal(ctx), repo, after, resume)
+	sub, err := h.svc.Subscribe(sctx, httpkit.Principal(ctx), repo, after, resume)
 	cancel()
 	if err != nil {
 		return err
 	}
-	valid := h.stillValid(r)
+	valid := h.mw.StillValid(r)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream; charset=utf-8")
 	hd.Set("Cache-Control", "no-cache")
@@ -56,9 +56,9 @@ func (h *handler) getEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 		// The connection is the stream's now: net/http's goroutines and
 		// buffers for it are gone, and the stream goes on in a goroutine
-		// of its own with a small stack (10,000 streams: about 15 KB of
-		// server memory each instead of 40). The access line is written
-		// when it opens.
+		// of its own with a small stack, so that an open stream holds
+		// little of the server's memory. The access line is written when
+		// it opens.
 		go h.pump(context.Background(), sub, out, valid)
 		return nil
 	}

@@ -29,7 +29,7 @@ type pageRequest struct {
 func readPage(r *http.Request, maxLimit int) (pageRequest, error) {
 	q := r.URL.Query()
 	p := pageRequest{query: q, repo: q.Get("repo")}
-	httpkit.SetLogRepo(r, logRepo(p.repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(p.repo))
 	limit, err := httpkit.OptionalInt(q, "limit")
 	if err != nil {
 		return p, err
@@ -51,7 +51,7 @@ func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 	key := p.query.Get("key")
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	revs, err := h.svc.History(ctx, principal(ctx), p.repo, key, p.before, p.limit)
+	revs, err := h.svc.History(ctx, httpkit.Principal(ctx), p.repo, key, p.before, p.limit)
 	if err != nil {
 		return err
 	}
@@ -68,14 +68,14 @@ func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) getRevision(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo, key := q.Get("repo"), q.Get("key")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	version, err := httpkit.OptionalInt(q, "version")
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	rv, err := h.svc.Revision(ctx, principal(ctx), repo, key, version)
+	rv, err := h.svc.Revision(ctx, httpkit.Principal(ctx), repo, key, version)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (h *handler) getRevision(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) getRepos(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	repos, err := h.svc.Repos(ctx, principal(ctx))
+	repos, err := h.svc.Repos(ctx, httpkit.Principal(ctx))
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (h *handler) getActivity(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	page, err := h.svc.Activity(ctx, principal(ctx), p.repo, p.before, p.limit)
+	page, err := h.svc.Activity(ctx, httpkit.Principal(ctx), p.repo, p.before, p.limit)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func (h *handler) getServer(w http.ResponseWriter, r *http.Request) {
 // grants and expiry, so a client can tell whose name its writes carry and
 // when its credential runs out.
 func (h *handler) getWhoami(w http.ResponseWriter, r *http.Request) error {
-	p := principal(r.Context())
+	p := httpkit.Principal(r.Context())
 	out := api.Whoami{Subject: p.Subject, Grants: []string{}}
 	for _, g := range p.Grants {
 		out.Grants = append(out.Grants, g.String())
@@ -37,7 +37,7 @@ func (h *handler) getWhoami(w http.ResponseWriter, r *http.Request) error {
 // about each key its history holds (see server.Service.SeenChecksums).
 func (h *handler) postSeen(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	body, err := readBody(w, r, h.svc.Limits().MaxBodyBytes)
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (h *handler) postSeen(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	seen, err := h.svc.SeenChecksums(ctx, principal(ctx), repo, in.Entries)
+	seen, err := h.svc.SeenChecksums(ctx, httpkit.Principal(ctx), repo, in.Entries)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 

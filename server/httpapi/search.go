@@ -13,14 +13,14 @@ import (
 func (h *handler) getSearch(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo := q.Get("repo")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	limit, err := httpkit.OptionalInt(q, "limit")
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	page, err := h.svc.Search(ctx, principal(ctx), server.SearchQuery{Text: q.Get("q"), Repo: repo,
+	page, err := h.svc.Search(ctx, httpkit.Principal(ctx), server.SearchQuery{Text: q.Get("q"), Repo: repo,
 		Limit: int(min(limit, server.MaxSearchLimit)), Cursor: q.Get("cursor")})
 	if err != nil {
 		return err

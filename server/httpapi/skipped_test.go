@@ -15,9 +15,10 @@ import (
 	"github.com/teammem/teammem/testkit/servertest"
 )
 
-// TestOneBadEntryNeverRefusesThePush replays the five scenarios in which the
-// stock client stopped syncing (issue 8): each bad entry is left out and
-// listed in skipped, ok.md beside it is applied, and the answer is 200.
+// TestOneBadEntryNeverRefusesThePush replays five scenarios in which one
+// bad entry would stop the stock client syncing: each bad entry is left
+// out and listed in skipped, ok.md beside it is applied, and the answer is
+// 200.
 func TestOneBadEntryNeverRefusesThePush(t *testing.T) {
 	var logs bytes.Buffer
 	ts := newTestServer(t, servertest.Options{Limits: serverLimits(1000, 100, 1<<20, 1<<20),

@@ -21,7 +21,7 @@ const maxStaleReportBody = 4 << 20
 // (see server.Service.ReportStale).
 func (h *handler) postStaleReferences(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	body, err := readBody(w, r, maxStaleReportBody)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (h *handler) postStaleReferences(w http.ResponseWriter, r *http.Request) er
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	res, err := h.svc.ReportStale(ctx, principal(ctx), repo, rep)
+	res, err := h.svc.ReportStale(ctx, httpkit.Principal(ctx), repo, rep)
 	if err != nil {
 		return err
 	}
@@ -58,10 +58,10 @@ func (h *handler) postStaleReferences(w http.ResponseWriter, r *http.Request) er
 func (h *handler) getStaleReferences(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo := q.Get("repo")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	reports, err := h.svc.StaleReports(ctx, principal(ctx), repo, q.Get("key"))
+	reports, err := h.svc.StaleReports(ctx, httpkit.Principal(ctx), repo, q.Get("key"))
 	if err != nil {
 		return err
 	}

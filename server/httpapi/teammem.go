@@ -23,7 +23,7 @@ import (
 func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo := q.Get("repo")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	view := q.Get("view")
 	if view != "" && view != "hashes" {
 		return server.InvalidParameter("view must be \"hashes\" or absent, got %q", truncate(view))
@@ -34,7 +34,7 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	p := principal(ctx)
+	p := httpkit.Principal(ctx)
 	st, err := h.svc.State(ctx, p, repo)
 	if err != nil {
 		return err
@@ -194,11 +194,11 @@ func deletedEntries(ts []server.Tombstone) map[string]int64 {
 // putTeamMemory serves PUT ?repo=R: an atomic, optionally conditional push.
 func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
-	httpkit.SetLogRepo(r, logRepo(repo))
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 	cond := server.Preconditions{IfMatch: ifMatch(headerList(r, "If-Match")), IfNoneMatch: ifMatch(headerList(r, "If-None-Match"))}
-	if err := h.svc.Precondition(ctx, principal(ctx), repo, cond); err != nil {
+	if err := h.svc.Precondition(ctx, httpkit.Principal(ctx), repo, cond); err != nil {
 		return err
 	}
 	body, err := readBody(w, r, h.svc.Limits().MaxBodyBytes)
@@ -210,7 +210,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in.IfMatch, in.IfNoneMatch = cond.IfMatch, cond.IfNoneMatch
-	res, err := h.svc.Put(ctx, principal(ctx), repo, in)
+	res, err := h.svc.Put(ctx, httpkit.Principal(ctx), repo, in)
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ func skippedEntries(skipped []server.Skipped) (listed []api.SkippedEntry, omitte
 // lists, by key (bounded, quoted by the JSON handler) and reason, never
 // content; the rest are one line with their number.
 func (h *handler) logSkipped(r *http.Request, skipped []server.Skipped) {
-	id, repo := slog.String("request_id", httpkit.RequestID(r.Context())), slog.String("repo", logRepo(r.URL.Query().Get("repo")))
+	id, repo := slog.String("request_id", httpkit.RequestID(r.Context())), slog.String("repo", httpkit.LogRepo(r.URL.Query().Get("repo")))
 	for i, sk := range skipped {
 		h.metrics.EntrySkipped(string(sk.Reason))
 		if i < api.MaxSkippedListed {

@@ -161,7 +161,7 @@ func (b *backend) fail(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("the server failed to %s (request %s)", op, b.requestID(ctx))
 }
 
-// Search is the Service's search (issue 23) for the caller: q.Repo alone,
+// Search is the Service's search for the caller: q.Repo alone,
 // or every repository the caller can read.
 func (b *backend) Search(ctx context.Context, query, repo string, limit int) ([]mcptools.Hit, error) {
 	page, err := b.svc.Search(ctx, b.principal(ctx), server.SearchQuery{Text: query, Repo: repo, Limit: limit})

@@ -1,9 +1,10 @@
 // Package mcp serves team memory over the Model Context Protocol on /mcp of
 // teammem-server: the SDK's streamable HTTP transport in stateless mode
 // (every request stands alone, so any replica answers it), with the tools
-// of mcptools over the domain Service for the request's caller. The HTTP
-// layer (server/httpapi) authenticates the bearer token and rate-limits
-// before a request gets here.
+// of mcptools over the domain Service for the request's caller. The router
+// (server/router) mounts it at Path behind httpkit's Authenticate, which
+// verifies the bearer token, rate-limits and records the caller that the
+// tools act for.
 package mcp
 
 import (
@@ -16,16 +17,15 @@ import (
 
 	"github.com/teammem/teammem/mcptools"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/httpkit"
 )
+
+// Path is where the router mounts the endpoint.
+const Path = "/mcp"
 
 // Options configure the endpoint.
 type Options struct {
 	Service *server.Service
-	// Principal returns the authenticated caller of a request
-	// (httpapi.RequestPrincipal).
-	Principal func(*http.Request) server.Principal
-	// RequestID returns a request's id for log lines (may be nil).
-	RequestID func(*http.Request) string
 	// Logger gets one line per tool call (tool, outcome, repo, key,
 	// subject, duration; never content, queries or tokens) and failures.
 	Logger *slog.Logger
@@ -37,22 +37,21 @@ type Options struct {
 	NoAccessLog bool
 }
 
-// New returns the /mcp handler.
+// New returns the /mcp handler. Its tools act for httpkit.Principal of the
+// request: a request that did not pass httpkit's Authenticate is nobody,
+// who may read and write nothing.
 func New(o Options) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.RequestID == nil {
-		o.RequestID = func(*http.Request) string { return "" }
-	}
 	b := &backend{svc: o.Service, log: o.Logger, caller: callerOf}
 	// One server for every request: building one per request costs more
 	// than most calls (the SDK checks each tool's schema as it is added).
-	// The caller travels in the request's context, which the stateless
-	// handler hands to the tools.
+	// The caller travels in the request's context (httpkit's Info), which
+	// the stateless handler hands to the tools.
 	srv := mcptools.NewServer(b, mcptools.Options{Version: o.Version,
 		Observe: func(ctx context.Context, c mcptools.Call) { o.observe(ctx, c) }})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
 		Logger:       o.Logger,
@@ -60,25 +59,13 @@ func New(o Options) http.Handler {
 		// REST body limit bounds them too.
 		MaxRequestBodyBytes: o.Service.Limits().MaxBodyBytes,
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := caller{p: o.Principal(r), requestID: o.RequestID(r)}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
-	})
 }
 
-// caller is who sent the HTTP request a tool call came in.
-type caller struct {
-	p         server.Principal
-	requestID string
-}
-
-type callerKey struct{}
-
-// callerOf returns the caller in ctx; a context without one is nobody,
-// who may read nothing.
+// callerOf returns the caller of the HTTP request a tool call came in and
+// the request's id; a context without them is nobody, who may read nothing.
 func callerOf(ctx context.Context) (server.Principal, string) {
-	c, _ := ctx.Value(callerKey{}).(caller)
-	return c.p, c.requestID
+	info := httpkit.InfoOf(ctx)
+	return info.Principal, info.ID
 }
 
 // observe records one tool call: metrics and the access log line.

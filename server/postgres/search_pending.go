@@ -13,8 +13,8 @@ import (
 
 // A write marks the keys it changes in search_pending (migration 10), in
 // its transaction, instead of computing and storing their vectors: the
-// tokenising, the vectors' TOAST and their GIN entries cost about a fifth
-// of the PUT throughput, for text most puts replace again before anyone
+// tokenising, the vectors' TOAST and their GIN entries are a large share
+// of a put's cost, spent on text most puts replace again before anyone
 // searches. The marked keys are indexed, with their content at that
 // moment, by indexRepo:
 //   - before every search, for the repositories it searches, by the

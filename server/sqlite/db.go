@@ -86,14 +86,13 @@ var searchPragmas = readPragmas + fmt.Sprintf("&_pragma=mmap_size(%d)", mmapSize
 // most this build of SQLite allows (SQLITE_MAX_MMAP_SIZE, just under
 // 2 GiB); a larger file reads the rest as before. A search walks FTS5
 // pages spread over the index, which the 16 MiB caches of its connections
-// do not hold: on the 100 × 1,000-note corpus (569 MB) pread alone was
-// 11 % of a search's CPU, and the mapping takes about a tenth off the
-// server's CPU per query. The pages a mapping touches are the kernel's
+// do not hold, and copying each into the cache with pread would be much
+// of a search's CPU. The pages a mapping touches are the kernel's
 // page cache, which read(2) fills just the same, but the process's RSS
 // counts them (RssFile; teammem-load reports it apart): searches have
 // their own pool so that only the pages they read are counted, not the
-// content a full pull streams (8 concurrent pulls of 50 MB repositories
-// through a mapping: 430 MB more RSS, all of it file pages). The writer
+// content a full pull streams (concurrent pulls through a mapping would
+// add the repositories they read to the RSS as file pages). The writer
 // never maps the file (see open). SQLite's caveat: an I/O error reading
 // the file through the mapping (a failing disk) stops the process with a
 // fault instead of failing the statement.
@@ -153,8 +152,8 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 	// The checkpointer, not the writer, copies the WAL into the file. (The
 	// writer must never read pages through a mapping: a page it changes
 	// then stays in its page cache across transactions instead of being
-	// copied out of the mapping into a newly allocated page every time,
-	// +10% CPU per write.)
+	// copied out of the mapping into a newly allocated page on every
+	// write.)
 	if db.write, err = openPool(ctx, db.path+"?"+pragmas+"&_pragma=wal_autocheckpoint(0)&_txlock=immediate", 1); err != nil {
 		return err
 	}

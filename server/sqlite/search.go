@@ -28,9 +28,9 @@ import (
 // to the bound (?8).
 //
 // FTS5's bm25 is not used: its statistics count every row holding each
-// phrase of the query, a walk of the whole doclist on every search (5 to
-// 50 ms for a common word on 100,000 entries, whatever the LIMIT), and it
-// tells nothing about a word found in most entries anyway.
+// phrase of the query, a walk of the whole doclist on every search
+// whatever the LIMIT (long for a common word), and it tells nothing about
+// a word found in most entries anyway.
 //
 // A search of every team repository (%own, %links) keeps the personal
 // repositories it may not show out of the walk itself, so that they take

@@ -12,8 +12,8 @@ import (
 // A write marks the keys it changes in search_pending (migration 12), in
 // its transaction, instead of indexing them: FTS5's work for a put (its
 // tokeniser, the segment it flushes at every commit, the tombstone of the
-// row it replaces) cost about 40 % of the PUT throughput on one CPU, for
-// text most puts replace again before anyone searches. The marked keys
+// row it replaces) is a large share of a put's cost, spent on text most
+// puts replace again before anyone searches. The marked keys
 // are indexed, with their content at that moment, by indexPending:
 //   - before every search, in the writer's queue behind every write
 //     acknowledged before the search began, so a search sees them all;

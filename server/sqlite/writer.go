@@ -17,9 +17,9 @@ import (
 const maxBatch = 64
 
 // linger is how long the writer waits for more jobs before beginning a
-// batch while writers run concurrently (see fill): with 16 concurrent
-// one-key PUTs it cut the server's CPU per write by a quarter and raised
-// throughput, at most this much added to a write's latency.
+// batch while writers run concurrently (see fill): more jobs per
+// transaction cost less CPU per write, for at most this much added to a
+// write's latency.
 const linger = time.Millisecond
 
 // ErrClosed is returned by writes submitted after Close.

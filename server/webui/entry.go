@@ -27,7 +27,7 @@ type entryView struct {
 	DiffTo   int64
 	CanWrite bool
 	Base     string     // the repository's checksum, the restore's If-Match
-	Notice   *uiFlash   // the outcome of the restore this session just made, to confirm it
+	Notice   *flash     // the outcome of the restore this session just made, to confirm it
 	Stale    *staleView // the latest stale-reference report of the entry, nil when none
 	Before   int64      // the history page starts below this version (0: newest)
 	Older    int64      // before for the next history page; 0: none
@@ -40,10 +40,10 @@ type historyRow struct {
 	Restorable bool  // a put whose content is not the live one
 }
 
-// uiEntryPage serves ~entry?key=K[&v=V][&before=B]: the entry rendered and
+// entryPage serves ~entry?key=K[&v=V][&before=B]: the entry rendered and
 // raw, at version V or its latest, with its history (a page of it, older
 // than B when given) and restore buttons.
-func (h *UI) uiEntryPage(w http.ResponseWriter, r *http.Request, pg *page, repo string) (string, error) {
+func (u *UI) entryPage(w http.ResponseWriter, r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
 	q := r.URL.Query()
@@ -58,19 +58,19 @@ func (h *UI) uiEntryPage(w http.ResponseWriter, r *http.Request, pg *page, repo 
 	}
 	// The newest two revisions: the latest, and the put before it when the
 	// latest is a delete (a deleted key is not deleted again).
-	head, err := h.svc.History(ctx, p, repo, key, 0, 2)
+	head, err := u.svc.History(ctx, p, repo, key, 0, 2)
 	if err != nil {
 		return "", err
 	}
-	st, err := h.svc.State(ctx, p, repo)
+	st, err := u.svc.State(ctx, p, repo)
 	if err != nil {
 		return "", err
 	}
 	v := entryView{Key: key, Latest: head[0], Deleted: head[0].Op == server.OpDelete, CanWrite: p.Can(repo, server.PermWrite),
 		Base: st.Checksum, Before: before}
-	v.Notice = h.takeFlash(w, r, repo, key)
+	v.Notice = u.takeFlash(w, r, repo, key)
 	if !v.Deleted {
-		stale, err := h.staleReports(ctx, p, repo, key)
+		stale, err := u.staleReports(ctx, p, repo, key)
 		if err != nil {
 			return "", err
 		}
@@ -85,7 +85,7 @@ func (h *UI) uiEntryPage(w http.ResponseWriter, r *http.Request, pg *page, repo 
 		}
 	}
 	if want != 0 {
-		if v.Shown, err = h.svc.Revision(ctx, p, repo, key, want); err != nil {
+		if v.Shown, err = u.svc.Revision(ctx, p, repo, key, want); err != nil {
 			return "", err
 		}
 		if v.Shown.Op != server.OpPut {
@@ -93,9 +93,9 @@ func (h *UI) uiEntryPage(w http.ResponseWriter, r *http.Request, pg *page, repo 
 		}
 		var body string
 		v.Meta, body, _ = protocol.SplitFrontmatter(v.Shown.Content)
-		v.Rendered = h.md.render(repo, key, body)
+		v.Rendered = u.md.render(repo, key, body)
 	}
-	revs, err := h.svc.History(ctx, p, repo, key, before, historyShown+1)
+	revs, err := u.svc.History(ctx, p, repo, key, before, historyShown+1)
 	if err != nil {
 		return "", err
 	}
@@ -124,9 +124,9 @@ type diffView struct {
 	Hunks    []linediff.Block
 }
 
-// uiDiffPage serves ~diff?key=K&from=A&to=B: what changed from version A
+// diffPage serves ~diff?key=K&from=A&to=B: what changed from version A
 // to version B (a delete compares as empty).
-func (h *UI) uiDiffPage(r *http.Request, pg *page, repo string) (string, error) {
+func (u *UI) diffPage(r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
 	q := r.URL.Query()
@@ -140,7 +140,7 @@ func (h *UI) uiDiffPage(r *http.Request, pg *page, repo string) (string, error) 
 		if err != nil {
 			return "", err
 		}
-		if *side.rev, err = h.svc.Revision(ctx, p, repo, key, n); err != nil {
+		if *side.rev, err = u.svc.Revision(ctx, p, repo, key, n); err != nil {
 			return "", err
 		}
 	}
@@ -149,13 +149,13 @@ func (h *UI) uiDiffPage(r *http.Request, pg *page, repo string) (string, error) 
 	return "diff", nil
 }
 
-// uiRestore serves POST ~restore: it puts back the content of one version
+// restore serves POST ~restore: it puts back the content of one version
 // of an entry (for a delete, what it deleted) through the same Service
 // write as the API's PUT, conditional on the repository not having
 // changed since the page was shown, so it lands in the history as an edit
 // by the signed-in subject.
-func (h *UI) uiRestore(w http.ResponseWriter, r *http.Request, repo string) error {
-	if err := h.checkForm(r); err != nil {
+func (u *UI) restore(w http.ResponseWriter, r *http.Request, repo string) error {
+	if err := u.checkForm(r); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -168,40 +168,40 @@ func (h *UI) uiRestore(w http.ResponseWriter, r *http.Request, repo string) erro
 	if base == "" {
 		return server.InvalidBody("The restore form lacks the repository's checksum; reload the page.")
 	}
-	rev, err := h.svc.Revision(ctx, p, repo, key, version)
+	rev, err := u.svc.Revision(ctx, p, repo, key, version)
 	if err != nil {
 		return err
 	}
 	if rev.Op == server.OpDelete {
-		prev, err := h.svc.History(ctx, p, repo, key, rev.Version, 1)
+		prev, err := u.svc.History(ctx, p, repo, key, rev.Version, 1)
 		if err != nil {
 			return err
 		}
 		if len(prev) == 0 || prev[0].Op != server.OpPut {
 			return httpkit.NotFound("nothing to restore before this delete")
 		}
-		if rev, err = h.svc.Revision(ctx, p, repo, key, prev[0].Version); err != nil {
+		if rev, err = u.svc.Revision(ctx, p, repo, key, prev[0].Version); err != nil {
 			return err
 		}
 	}
 	in := server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base)}
-	res, err := h.svc.Put(ctx, p, repo, in)
+	res, err := u.svc.Put(ctx, p, repo, in)
 	if err != nil {
 		return err
 	}
-	h.metrics.RecordWrite(in, res)
+	u.metrics.RecordWrite(in, res)
 	for _, sk := range res.Skipped {
 		if sk.Of(key) {
 			e := &restoreRefused{from: rev.Version, skipped: sk}
-			h.logRefused(ctx, repo, e)
+			u.logRefused(ctx, repo, e)
 			return e
 		}
 	}
-	f := uiFlash{Repo: repo, Key: key, From: rev.Version, Unchanged: true}
+	f := flash{Repo: repo, Key: key, From: rev.Version, Unchanged: true}
 	if slices.Contains(res.Changed, key) {
 		f.Restored, f.Unchanged = res.State.Version, false
 	}
-	if err := h.setFlash(w, r, f); err != nil {
+	if err := u.setFlash(w, r, f); err != nil {
 		return err
 	}
 	http.Redirect(w, r, entryURL(repo, key, 0), http.StatusSeeOther)

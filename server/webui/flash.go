@@ -21,8 +21,8 @@ const (
 	flashTTL    = time.Minute
 )
 
-// uiFlash is a restore's outcome, for the entry page that follows it.
-type uiFlash struct {
+// flash is a restore's outcome, for the entry page that follows it.
+type flash struct {
 	Session   string `json:"s"` // the id of the session it was set in
 	Repo      string `json:"r"`
 	Key       string `json:"k"`
@@ -33,21 +33,21 @@ type uiFlash struct {
 }
 
 // setFlash sets f for the next page of this session.
-func (h *UI) setFlash(w http.ResponseWriter, r *http.Request, f uiFlash) error {
-	f.Session = h.sessions.id(callerOf(r.Context()).sess)
-	f.Expires = h.sessions.now().Add(flashTTL).Unix()
-	return h.sessions.seal(w, r, flashCookie, f, flashTTL)
+func (u *UI) setFlash(w http.ResponseWriter, r *http.Request, f flash) error {
+	f.Session = u.sessions.id(callerOf(r.Context()).sess)
+	f.Expires = u.sessions.now().Add(flashTTL).Unix()
+	return u.sessions.seal(w, r, flashCookie, f, flashTTL)
 }
 
 // takeFlash returns the flash set for this session's page of repo's key
 // (and clears it), or nil.
-func (h *UI) takeFlash(w http.ResponseWriter, r *http.Request, repo, key string) *uiFlash {
-	var f uiFlash
-	if !h.sessions.unseal(r, flashCookie, &f) || f.Session != h.sessions.id(callerOf(r.Context()).sess) ||
-		h.sessions.now().Unix() >= f.Expires || f.Repo != repo || f.Key != key {
+func (u *UI) takeFlash(w http.ResponseWriter, r *http.Request, repo, key string) *flash {
+	var f flash
+	if !u.sessions.unseal(r, flashCookie, &f) || f.Session != u.sessions.id(callerOf(r.Context()).sess) ||
+		u.sessions.now().Unix() >= f.Expires || f.Repo != repo || f.Key != key {
 		return nil
 	}
-	http.SetCookie(w, uiCookie(r, flashCookie, "", -1))
+	http.SetCookie(w, cookie(r, flashCookie, "", -1))
 	return &f
 }
 
@@ -75,9 +75,9 @@ func (e *restoreRefused) message() string {
 
 // logRefused logs a refused restore: who, which entry and version, why
 // (the rule id), never content.
-func (h *UI) logRefused(ctx context.Context, repo string, e *restoreRefused) {
-	h.metrics.EntrySkipped(string(e.skipped.Reason))
-	h.log.LogAttrs(ctx, slog.LevelWarn, "restore refused", slog.String("request_id", httpkit.RequestID(ctx)),
+func (u *UI) logRefused(ctx context.Context, repo string, e *restoreRefused) {
+	u.metrics.EntrySkipped(string(e.skipped.Reason))
+	u.log.LogAttrs(ctx, slog.LevelWarn, "restore refused", slog.String("request_id", httpkit.RequestID(ctx)),
 		slog.String("subject", callerOf(ctx).p.Subject), slog.String("repo", repo), slog.String("key", e.skipped.Key),
 		slog.Int64("version", e.from), slog.String("reason", string(e.skipped.Reason)), slog.String("rule_id", e.skipped.RuleID))
 }

@@ -17,111 +17,111 @@ const maxLoginForm = 16 << 10
 // loginForm is what the sign-in page shows.
 type loginForm struct{ Error string }
 
-// uiLoginPage serves the sign-in form, or sends a signed-in browser on.
-func (h *UI) uiLoginPage(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.openSession(r); err == nil || h.noAuth {
-		http.Redirect(w, r, uiPrefix+"/", http.StatusSeeOther)
+// loginPage serves the sign-in form, or sends a signed-in browser on.
+func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
+	if _, err := u.openSession(r); err == nil || u.noAuth {
+		http.Redirect(w, r, prefix+"/", http.StatusSeeOther)
 		return
 	}
-	h.uiRender(w, r, http.StatusOK, "login", &page{Title: "Sign in", Data: loginForm{}})
+	u.render(w, r, http.StatusOK, "login", &page{Title: "Sign in", Data: loginForm{}})
 }
 
-// uiLogin verifies the pasted token and starts a session. The token is
+// login verifies the pasted token and starts a session. The token is
 // read from the POST body only, never echoed, logged or put in a URL; a
 // refusal says why (expired, wrong issuer...) without it.
-func (h *UI) uiLogin(w http.ResponseWriter, r *http.Request) {
-	if h.noAuth {
-		http.Redirect(w, r, uiPrefix+"/", http.StatusSeeOther)
+func (u *UI) login(w http.ResponseWriter, r *http.Request) {
+	if u.noAuth {
+		http.Redirect(w, r, prefix+"/", http.StatusSeeOther)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxLoginForm)
 	if err := r.ParseForm(); err != nil {
-		h.uiLoginRefused(w, r, http.StatusBadRequest, "The form could not be read; paste the token again.")
+		u.loginRefused(w, r, http.StatusBadRequest, "The form could not be read; paste the token again.")
 		return
 	}
 	token := strings.TrimSpace(r.PostForm.Get("token"))
 	if t, ok := auth.BearerToken(token); ok {
 		token = t
 	}
-	if err := h.limiter.Allow("ui-login " + clientAddr(r)); err != nil {
-		h.uiFail(w, r, err)
+	if err := u.limiter.Allow("ui-login " + clientAddr(r)); err != nil {
+		u.fail(w, r, err)
 		return
 	}
 	switch {
 	case token == "":
-		h.uiLoginRefused(w, r, http.StatusBadRequest, "Paste a teammem token.")
+		u.loginRefused(w, r, http.StatusBadRequest, "Paste a teammem token.")
 		return
 	case len(token) > maxSessionToken:
-		h.uiLoginRefused(w, r, http.StatusBadRequest, "That token is too long for a browser session.")
+		u.loginRefused(w, r, http.StatusBadRequest, "That token is too long for a browser session.")
 		return
 	}
-	p, err := h.auth.Authenticate(r.Context(), token)
+	p, err := u.auth.Authenticate(r.Context(), token)
 	if err != nil {
 		f := httpkit.Translate(err)
 		if f.Status != http.StatusUnauthorized {
-			h.uiFail(w, r, err)
+			u.fail(w, r, err)
 			return
 		}
-		h.metrics.AuthFailure()
-		h.uiLoginRefused(w, r, http.StatusUnauthorized, "That token was not accepted. "+f.Message)
+		u.metrics.AuthFailure()
+		u.loginRefused(w, r, http.StatusUnauthorized, "That token was not accepted. "+f.Message)
 		return
 	}
 	httpkit.InfoOf(r.Context()).Subject = p.Subject
-	if _, err := h.sessions.start(w, r, methodToken, token); err != nil {
-		h.uiFail(w, r, err)
+	if _, err := u.sessions.start(w, r, methodToken, token); err != nil {
+		u.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, uiPrefix+"/", http.StatusSeeOther)
+	http.Redirect(w, r, prefix+"/", http.StatusSeeOther)
 }
 
-func (h *UI) uiLoginRefused(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	h.uiRender(w, r, status, "login", &page{Title: "Sign in", Data: loginForm{Error: msg}})
+func (u *UI) loginRefused(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	u.render(w, r, status, "login", &page{Title: "Sign in", Data: loginForm{Error: msg}})
 }
 
-// uiLogout ends the session: in the store every replica reads, so that a
+// logout ends the session: in the store every replica reads, so that a
 // copy of the cookie is refused too, then in the browser. When the store
 // cannot record it, the page says so and the browser stays signed in
 // rather than being told it signed out.
-func (h *UI) uiLogout(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
-	if err := h.checkForm(r); err != nil {
+func (u *UI) logout(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
+	if err := u.checkForm(r); err != nil {
 		return "", err
 	}
-	if sess := callerOf(r.Context()).sess; h.ended != nil {
-		e := server.EndedSession{ID: h.sessions.id(sess), Expires: time.Unix(sess.Expires, 0), At: h.sessions.now()}
-		if err := h.ended.EndSession(r.Context(), e); err != nil {
+	if sess := callerOf(r.Context()).sess; u.ended != nil {
+		e := server.EndedSession{ID: u.sessions.id(sess), Expires: time.Unix(sess.Expires, 0), At: u.sessions.now()}
+		if err := u.ended.EndSession(r.Context(), e); err != nil {
 			return "", err
 		}
 	}
-	h.sessions.end(w, r)
-	http.Redirect(w, r, uiPrefix+"/login", http.StatusSeeOther)
+	u.sessions.end(w, r)
+	http.Redirect(w, r, prefix+"/login", http.StatusSeeOther)
 	return "", nil
 }
 
 // openSession returns the request's session, or errNoSession when its
 // cookie is absent, forged, damaged, expired or signed out (on any server
 // sharing the store).
-func (h *UI) openSession(r *http.Request) (uiSession, error) {
-	sess, err := h.sessions.open(r)
-	if err != nil || h.ended == nil {
+func (u *UI) openSession(r *http.Request) (session, error) {
+	sess, err := u.sessions.open(r)
+	if err != nil || u.ended == nil {
 		return sess, err
 	}
-	ended, err := h.ended.SessionEnded(r.Context(), h.sessions.id(sess))
+	ended, err := u.ended.SessionEnded(r.Context(), u.sessions.id(sess))
 	switch {
 	case err != nil:
-		return uiSession{}, err
+		return session{}, err
 	case ended:
-		return uiSession{}, errNoSession
+		return session{}, errNoSession
 	}
 	return sess, nil
 }
 
 // checkForm reads a small POST form and checks its CSRF token.
-func (h *UI) checkForm(r *http.Request) error {
+func (u *UI) checkForm(r *http.Request) error {
 	r.Body = http.MaxBytesReader(nil, r.Body, maxLoginForm)
 	if err := r.ParseForm(); err != nil {
 		return errBadForm
 	}
-	if !h.sessions.checkCSRF(callerOf(r.Context()).sess, r.PostForm.Get("csrf")) {
+	if !u.sessions.checkCSRF(callerOf(r.Context()).sess, r.PostForm.Get("csrf")) {
 		return errBadForm
 	}
 	return nil

@@ -34,15 +34,15 @@ type repoList struct {
 	Team, Personal []repoRow
 }
 
-// uiRepos serves /ui/: the repositories the caller can read.
-func (h *UI) uiRepos(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
-	repos, err := h.svc.Repos(r.Context(), callerOf(r.Context()).p)
+// repos serves /ui/: the repositories the caller can read.
+func (u *UI) repos(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
+	repos, err := u.svc.Repos(r.Context(), callerOf(r.Context()).p)
 	if err != nil {
 		return "", err
 	}
 	var list repoList
 	for _, st := range repos {
-		last, err := h.svc.Activity(r.Context(), callerOf(r.Context()).p, st.Repo, 0, 1)
+		last, err := u.svc.Activity(r.Context(), callerOf(r.Context()).p, st.Repo, 0, 1)
 		if err != nil && !errors.Is(err, server.ErrNotFound) {
 			return "", err
 		}
@@ -81,8 +81,8 @@ func repoPath(r *http.Request) (repo, action string, err error) {
 	return repo, action, err
 }
 
-// uiRepoGet serves the pages of one repository.
-func (h *UI) uiRepoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
+// repoGet serves the pages of one repository.
+func (u *UI) repoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	repo, action, err := repoPath(r)
 	if err != nil {
 		return "", err
@@ -91,21 +91,21 @@ func (h *UI) uiRepoGet(w http.ResponseWriter, r *http.Request, pg *page) (string
 	pg.Repo = repo
 	switch action {
 	case "":
-		return h.uiRepoPage(r, pg, repo)
+		return u.repoPage(r, pg, repo)
 	case "entry":
-		return h.uiEntryPage(w, r, pg, repo)
+		return u.entryPage(w, r, pg, repo)
 	case "diff":
-		return h.uiDiffPage(r, pg, repo)
+		return u.diffPage(r, pg, repo)
 	case "search":
-		return h.uiSearchPage(w, r, pg, repo)
+		return u.searchPage(w, r, pg, repo)
 	case "activity":
-		return h.uiActivityPage(r, pg, repo)
+		return u.activityPage(r, pg, repo)
 	}
 	return "", httpkit.NotFound("no such page")
 }
 
-// uiRepoPost serves the repository's forms (restore).
-func (h *UI) uiRepoPost(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
+// repoPost serves the repository's forms (restore).
+func (u *UI) repoPost(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	repo, action, err := repoPath(r)
 	if err != nil {
 		return "", err
@@ -115,7 +115,7 @@ func (h *UI) uiRepoPost(w http.ResponseWriter, r *http.Request, pg *page) (strin
 	if action != "restore" {
 		return "", httpkit.NotFound("no such form")
 	}
-	return "", h.uiRestore(w, r, repo)
+	return "", u.restore(w, r, repo)
 }
 
 // repoView is what a repository's page shows.
@@ -131,9 +131,9 @@ type repoView struct {
 	Stale    []*staleView // the live entries whose latest report names stale references, by key
 }
 
-// uiRepoPage serves /ui/r/<repo>: MEMORY.md rendered, the tree of
+// repoPage serves /ui/r/<repo>: MEMORY.md rendered, the tree of
 // entries, and the deleted entries.
-func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) {
+func (u *UI) repoPage(r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
 	// The three reads are independent: run them at once, so the page
@@ -146,10 +146,10 @@ func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) 
 		errs    [4]error
 		wg      sync.WaitGroup
 	)
-	wg.Go(func() { snap, errs[0] = h.svc.Snapshot(ctx, p, repo, server.ReadOptions{}) })
-	wg.Go(func() { authors, errs[1] = h.svc.LastAuthors(ctx, p, repo) })
-	wg.Go(func() { act, errs[2] = h.svc.Activity(ctx, p, repo, 0, activityOnRepoPage) })
-	wg.Go(func() { stale, errs[3] = h.staleReports(ctx, p, repo, "") })
+	wg.Go(func() { snap, errs[0] = u.svc.Snapshot(ctx, p, repo, server.ReadOptions{}) })
+	wg.Go(func() { authors, errs[1] = u.svc.LastAuthors(ctx, p, repo) })
+	wg.Go(func() { act, errs[2] = u.svc.Activity(ctx, p, repo, 0, activityOnRepoPage) })
+	wg.Go(func() { stale, errs[3] = u.staleReports(ctx, p, repo, "") })
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -162,11 +162,11 @@ func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) 
 		if e.Key != memoryIndex {
 			continue
 		}
-		rev, err := h.svc.Revision(ctx, p, repo, e.Key, e.Version)
+		rev, err := u.svc.Revision(ctx, p, repo, e.Key, e.Version)
 		if err != nil && !errors.Is(err, server.ErrNotFound) {
 			return "", err
 		}
-		v.Index, v.HasIndex = h.md.render(repo, e.Key, rev.Content), err == nil
+		v.Index, v.HasIndex = u.md.render(repo, e.Key, rev.Content), err == nil
 	}
 	for _, k := range slices.Sorted(maps.Keys(stale)) {
 		if len(stale[k].Findings) > 0 {
@@ -182,14 +182,14 @@ func (h *UI) uiRepoPage(r *http.Request, pg *page, repo string) (string, error) 
 // activityOnRepoPage is how many versions the repository page lists.
 const activityOnRepoPage = 15
 
-// uiActivityPage serves ~activity[?before=V]: a page of the repository's
+// activityPage serves ~activity[?before=V]: a page of the repository's
 // versions, newest first, each with who made it and the keys it changed.
-func (h *UI) uiActivityPage(r *http.Request, pg *page, repo string) (string, error) {
+func (u *UI) activityPage(r *http.Request, pg *page, repo string) (string, error) {
 	before, err := httpkit.OptionalInt(r.URL.Query(), "before")
 	if err != nil {
 		return "", err
 	}
-	act, err := h.svc.Activity(r.Context(), callerOf(r.Context()).p, repo, before, server.DefaultActivityLimit)
+	act, err := u.svc.Activity(r.Context(), callerOf(r.Context()).p, repo, before, server.DefaultActivityLimit)
 	if err != nil {
 		return "", err
 	}

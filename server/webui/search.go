@@ -38,29 +38,29 @@ type snippetPart struct {
 	Mark bool
 }
 
-// uiSearchPage serves <repo>/~search?q=[&cursor=C]: the repository's live
+// searchPage serves <repo>/~search?q=[&cursor=C]: the repository's live
 // entries matching q, through the search index.
-func (h *UI) uiSearchPage(w http.ResponseWriter, r *http.Request, pg *page, repo string) (string, error) {
+func (u *UI) searchPage(w http.ResponseWriter, r *http.Request, pg *page, repo string) (string, error) {
 	if strings.TrimSpace(r.URL.Query().Get("q")) == "" {
 		// Nothing to search: the form, for a repository the caller can read.
-		if _, err := h.svc.State(r.Context(), callerOf(r.Context()).p, repo); err != nil {
+		if _, err := u.svc.State(r.Context(), callerOf(r.Context()).p, repo); err != nil {
 			return "", err
 		}
 	}
-	return h.search(w, r, pg, repo)
+	return u.search(w, r, pg, repo)
 }
 
-// uiSearchAll serves /ui/search?q=[&cursor=C]: the live entries matching q
+// searchAll serves /ui/search?q=[&cursor=C]: the live entries matching q
 // in every repository the caller can read (and nothing of the others: the
 // index query is filtered by the caller's grants).
-func (h *UI) uiSearchAll(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
-	return h.search(w, r, pg, "")
+func (u *UI) searchAll(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
+	return u.search(w, r, pg, "")
 }
 
 // search fills the search page of repo ("" for all). A refused query (too
 // long, no word, a cursor of another query) is shown on the page with its
 // reason and status 400, the form keeping what was typed.
-func (h *UI) search(w http.ResponseWriter, r *http.Request, pg *page, repo string) (string, error) {
+func (u *UI) search(w http.ResponseWriter, r *http.Request, pg *page, repo string) (string, error) {
 	qs := r.URL.Query()
 	q, cursor := strings.TrimSpace(qs.Get("q")), qs.Get("cursor")
 	v := &searchView{Query: q, Repo: repo, Paged: cursor != ""}
@@ -72,11 +72,11 @@ func (h *UI) search(w http.ResponseWriter, r *http.Request, pg *page, repo strin
 		return "search", nil
 	}
 	ctx := r.Context()
-	res, err := h.svc.Search(ctx, callerOf(ctx).p, server.SearchQuery{Text: q, Repo: repo, Limit: searchPageSize, Cursor: cursor})
+	res, err := u.svc.Search(ctx, callerOf(ctx).p, server.SearchQuery{Text: q, Repo: repo, Limit: searchPageSize, Cursor: cursor})
 	var bad *server.RequestError
 	if errors.As(err, &bad) {
 		v.Error = strings.TrimPrefix(bad.Message, "q: ")
-		h.uiRender(w, r, http.StatusBadRequest, "search", pg)
+		u.render(w, r, http.StatusBadRequest, "search", pg)
 		return "", nil
 	}
 	if err != nil {
@@ -94,7 +94,7 @@ func (h *UI) search(w http.ResponseWriter, r *http.Request, pg *page, repo strin
 
 // searchURL is the search page of repo ("" for all) for q, at cursor.
 func searchURL(repo, q, cursor string) string {
-	base := uiPrefix + "/search"
+	base := prefix + "/search"
 	if repo != "" {
 		base = repoURL(repo) + "/~search"
 	}

@@ -41,8 +41,8 @@ const (
 	methodNone  = "none"  // --insecure-no-auth: everyone is the httpkit.Anonymous admin
 )
 
-// uiSession is what a signed-in browser holds, sealed in its cookie.
-type uiSession struct {
+// session is what a signed-in browser holds, sealed in its cookie.
+type session struct {
 	Method  string `json:"m"`
 	Token   string `json:"t,omitempty"`
 	Nonce   string `json:"n"` // random per sign-in; the CSRF token is derived from it
@@ -93,25 +93,25 @@ func newSessions(secret []byte) (*sessions, error) {
 }
 
 // start makes a new session for method and token and sets its cookie.
-func (s *sessions) start(w http.ResponseWriter, r *http.Request, method, token string) (uiSession, error) {
+func (s *sessions) start(w http.ResponseWriter, r *http.Request, method, token string) (session, error) {
 	nonce := make([]byte, 18)
 	if _, err := rand.Read(nonce); err != nil {
-		return uiSession{}, fmt.Errorf("session nonce: %w", err)
+		return session{}, fmt.Errorf("session nonce: %w", err)
 	}
-	sess := uiSession{Method: method, Token: token, Nonce: base64.RawURLEncoding.EncodeToString(nonce),
+	sess := session{Method: method, Token: token, Nonce: base64.RawURLEncoding.EncodeToString(nonce),
 		Expires: s.now().Add(sessionTTL).Unix()}
 	if err := s.seal(w, r, sessionCookie, sess, sessionTTL); err != nil {
-		return uiSession{}, err
+		return session{}, err
 	}
 	return sess, nil
 }
 
 // open returns the request's session, or errNoSession when its cookie is
 // absent, forged, damaged or expired.
-func (s *sessions) open(r *http.Request) (uiSession, error) {
-	var sess uiSession
+func (s *sessions) open(r *http.Request) (session, error) {
+	var sess session
 	if !s.unseal(r, sessionCookie, &sess) || sess.Nonce == "" || s.now().Unix() >= sess.Expires {
-		return uiSession{}, errNoSession
+		return session{}, errNoSession
 	}
 	return sess, nil
 }
@@ -129,7 +129,7 @@ func (s *sessions) seal(w http.ResponseWriter, r *http.Request, name string, v a
 		return fmt.Errorf("%s cookie nonce: %w", name, err)
 	}
 	sealed := s.aead.Seal(iv, iv, plain, []byte(name))
-	http.SetCookie(w, uiCookie(r, name, base64.RawURLEncoding.EncodeToString(sealed), int(ttl/time.Second)))
+	http.SetCookie(w, cookie(r, name, base64.RawURLEncoding.EncodeToString(sealed), int(ttl/time.Second)))
 	return nil
 }
 
@@ -151,35 +151,35 @@ func (s *sessions) unseal(r *http.Request, name string, v any) bool {
 
 // end clears the session cookie.
 func (s *sessions) end(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, uiCookie(r, sessionCookie, "", -1))
+	http.SetCookie(w, cookie(r, sessionCookie, "", -1))
 }
 
 // id is the session's id in the store of ended sessions: derived from its
 // random nonce (under its own key, so the id gives away neither the nonce
 // nor the CSRF token derived from it).
-func (s *sessions) id(sess uiSession) string {
+func (s *sessions) id(sess session) string {
 	m := hmac.New(sha256.New, s.idKey)
 	m.Write([]byte(sess.Nonce))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // csrfToken is the token a session's forms carry.
-func (s *sessions) csrfToken(sess uiSession) string {
+func (s *sessions) csrfToken(sess session) string {
 	m := hmac.New(sha256.New, s.csrfKey)
 	m.Write([]byte(sess.Nonce))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // checkCSRF reports whether a form's token is the session's.
-func (s *sessions) checkCSRF(sess uiSession, token string) bool {
+func (s *sessions) checkCSRF(sess session, token string) bool {
 	return hmac.Equal([]byte(token), []byte(s.csrfToken(sess)))
 }
 
-// uiCookie builds a cookie of the UI: HttpOnly, SameSite=Strict, scoped to
+// cookie builds a cookie of the UI: HttpOnly, SameSite=Strict, scoped to
 // /ui/, and Secure when the browser reached us over TLS (directly or
 // through a proxy that says so).
-func uiCookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
-	return &http.Cookie{Name: name, Value: value, Path: uiPrefix + "/", MaxAge: maxAge,
+func cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: name, Value: value, Path: prefix + "/", MaxAge: maxAge,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"}
 }

@@ -27,8 +27,8 @@ func shortCommit(c string) string { return c[:min(len(c), 12)] }
 
 // staleReports returns the latest report of each live entry of repo (of
 // key alone when not ""), by key, worded.
-func (h *UI) staleReports(ctx context.Context, p server.Principal, repo, key string) (map[string]*staleView, error) {
-	reports, err := h.svc.StaleReports(ctx, p, repo, key)
+func (u *UI) staleReports(ctx context.Context, p server.Principal, repo, key string) (map[string]*staleView, error) {
+	reports, err := u.svc.StaleReports(ctx, p, repo, key)
 	if errors.Is(err, server.ErrNotFound) {
 		return nil, nil
 	}

@@ -62,12 +62,15 @@ var layout = []room{
 	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/secrets"}},
-	{"server/mcp", []string{"server", "mcptools"}},
 	{"server/connlimit", nil},
-	// The HTTP surfaces share a kit; the API's router mounts the web UI.
-	{"server/httpkit", []string{"api", "server"}},
+	// The HTTP surfaces (REST+SSE, the web UI, /mcp) share httpkit's
+	// middleware and never import each other; the router alone mounts
+	// them side by side (TestOneFrontDoor).
+	{"server/httpkit", []string{"api", "server", "server/auth"}},
+	{"server/httpapi", with(prim, "api", "server", "server/httpkit", "server/events", "server/metrics", "memcore/protocol", "memcore/secrets")},
 	{"server/webui", with(prim, "server", "server/httpkit", "server/metrics", "server/auth", "memcore/protocol")},
-	{"server/httpapi", with(prim, "api", "server", "server/httpkit", "server/webui", "server/auth", "server/events", "server/metrics", "memcore/protocol", "memcore/secrets")},
+	{"server/mcp", []string{"server", "server/httpkit", "mcptools"}},
+	{"server/router", []string{"api", "server", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp"}},
 
 	// Wiring.
 	{"cmd/teammem-server", with(prim, "api", "server/...", "migrations", "memcore/protocol")},
@@ -169,6 +172,40 @@ func TestPrimitivesGround(t *testing.T) {
 			if !strings.HasPrefix(imp, "internal/") {
 				t.Errorf("%s imports %s: internal/ is for primitives that import nothing of ours; a kit that imports the product belongs in testkit/", pkg, imp)
 			}
+		}
+	}
+}
+
+// surfaces are the HTTP surfaces of the server, each mounted by the router
+// beside the others.
+var surfaces = []string{"server/httpapi", "server/webui", "server/mcp"}
+
+// frontDoor is the one package that composes the surfaces.
+const frontDoor = "server/router"
+
+// TestOneFrontDoor checks that exactly one package composes the HTTP
+// surfaces: the router imports all of them, no surface imports another,
+// and no other package imports more than one (cmd and the test kits go
+// through the router).
+func TestOneFrontDoor(t *testing.T) {
+	pkgs := ours(t)
+	if _, ok := pkgs[frontDoor]; !ok {
+		t.Fatalf("%s is missing", frontDoor)
+	}
+	for pkg, imports := range pkgs {
+		var got []string
+		for _, s := range surfaces {
+			if slices.Contains(imports, s) {
+				got = append(got, s)
+			}
+		}
+		switch {
+		case pkg == frontDoor && len(got) != len(surfaces):
+			t.Errorf("%s imports %v of the surfaces %v; it mounts them all", pkg, got, surfaces)
+		case slices.Contains(surfaces, pkg) && len(got) > 0:
+			t.Errorf("%s imports %v: a surface imports no other; %s mounts them side by side", pkg, got, frontDoor)
+		case pkg != frontDoor && len(got) > 1:
+			t.Errorf("%s imports %v: only %s composes the surfaces", pkg, got, frontDoor)
 		}
 	}
 }

@@ -1,5 +1,5 @@
 // Package servertest starts the real server in a test: the HTTP handler
-// (REST, web UI, events) over the Service, a store (the embedded one in the
+// (server/router: REST, events, web UI, /mcp) over the Service, a store (the embedded one in the
 // test's temporary folder unless one is given), real token verification
 // with a key of its own, behind httptest. Every package that tests against
 // a server in-process uses it; e2e runs the real binaries instead.
@@ -19,8 +19,8 @@ import (
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
-	"github.com/teammem/teammem/server/httpapi"
 	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/router"
 	"github.com/teammem/teammem/server/sqlite"
 )
 
@@ -39,7 +39,7 @@ type Options struct {
 	NoAuth bool
 	// NoSecretScan turns the credential scan off.
 	NoSecretScan bool
-	// BodyCacheBytes is httpapi's Options.BodyCacheBytes (0: the default).
+	// BodyCacheBytes is router's Options.BodyCacheBytes (0: the default).
 	BodyCacheBytes int64
 	// Heartbeat and StreamsPerSubject tune the events stream.
 	Heartbeat         time.Duration
@@ -49,8 +49,6 @@ type Options struct {
 	// RevocationRefresh, when set, makes the verifier check the store's
 	// token revocations with this staleness bound.
 	RevocationRefresh time.Duration
-	// MCP, when set, is served at /mcp behind the authentication.
-	MCP func(*server.Service) http.Handler
 	// Key is the signing key (nil: a new one). The web UI seals its
 	// sessions with a secret derived from it, as the server does, so
 	// servers sharing a key accept each other's sessions (see Replica).
@@ -132,16 +130,16 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	instrumented := prom.InstrumentStore(store)
 	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.StreamsPerSubject})
 	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub})
-	hopts := httpapi.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
+	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
 		UISecret: key.Seed()}
 	if ss, ok := store.(server.SessionStore); ok {
-		hopts.UISessions = ss
+		ropts.UISessions = ss
 	}
-	if o.MCP != nil {
-		hopts.MCP = o.MCP(svc)
+	h, err := router.New(ropts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	h := httpapi.NewHandler(hopts)
 	hs := httptest.NewUnstartedServer(h)
 	hs.Listener = prom.TrackConnections().Listener(hs.Listener)
 	if o.TLS {

@@ -1,4 +1,4 @@
-package httpapi_test
+package router_test
 
 import (
 	"bufio"
@@ -14,19 +14,19 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/router"
 	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // rawServer serves the test server's handler on a listener wrapped by
 // JSONErrors, with the header limit of teammem-server serve.
-func rawServer(t *testing.T, logs io.Writer) (*testServer, string) {
+func rawServer(t *testing.T, logs io.Writer) (*servertest.Server, string) {
 	t.Helper()
-	ts := newTestServer(t, servertest.Options{})
+	ts := servertest.Start(t, servertest.Options{})
 	hs := httptest.NewUnstartedServer(ts.Handler)
 	hs.Config.MaxHeaderBytes = 64 << 10
-	hs.Listener = httpapi.JSONErrors(hs.Listener, slog.New(slog.NewTextHandler(logs, nil)))
+	hs.Listener = router.JSONErrors(hs.Listener, slog.New(slog.NewTextHandler(logs, nil)))
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return ts, hs.Listener.Addr().String()
@@ -55,7 +55,7 @@ func rawExchange(t *testing.T, addr string, n int, parts ...string) []*http.Resp
 	for range n {
 		resp, err := http.ReadResponse(rd, nil)
 		if err != nil {
-			t.Fatalf("reading servertest.Response %d: %v", len(out)+1, err)
+			t.Fatalf("reading response %d: %v", len(out)+1, err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body = io.NopCloser(strings.NewReader(string(body)))
@@ -64,7 +64,7 @@ func rawExchange(t *testing.T, addr string, n int, parts ...string) []*http.Resp
 	return out
 }
 
-// wantEnvelope checks a servertest.Response is the JSON envelope with status and code.
+// wantEnvelope checks a response is the JSON envelope with status and code.
 func wantEnvelope(t *testing.T, resp *http.Response, status int, code string) {
 	t.Helper()
 	body, _ := io.ReadAll(resp.Body)

@@ -1,0 +1,111 @@
+// Package router is the server's front door: one chi router on which the
+// REST API and its event streams (server/httpapi), the web UI
+// (server/webui) and /mcp (server/mcp) are mounted side by side, behind the
+// middleware they share (server/httpkit: request ids, the access log and
+// request metrics, panic recovery, bearer authentication and the rate
+// limit). None of the surfaces imports another; this is the one package
+// that knows them all. JSONErrors answers the refusals net/http makes
+// before any handler runs with the same error envelope.
+package router
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/httpapi"
+	"github.com/teammem/teammem/server/httpkit"
+	"github.com/teammem/teammem/server/mcp"
+	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/webui"
+)
+
+// Options configure the server's HTTP handler.
+type Options struct {
+	Service *server.Service
+	// Events is the fan-out the Service publishes to: /readyz reports its
+	// readiness and the metrics its counters (nil: neither).
+	Events *events.Hub
+	// Auth verifies bearer tokens and the web UI's sessions; nil with
+	// NoAuth set makes every caller an admin named "anonymous" (loopback
+	// demos only; the command enforces it).
+	Auth   server.Authenticator
+	NoAuth bool
+	Logger *slog.Logger
+	// Metrics collects Prometheus metrics; nil creates a private set.
+	Metrics *metrics.Metrics
+	// RateLimit is requests per second per token subject (burst twice
+	// that), shared by every surface; 0 disables it.
+	RateLimit float64
+	// ServeMetrics serves /metrics on this handler.
+	ServeMetrics bool
+	// Ready reports readiness beyond the store's Ping (nil: store only).
+	Ready func() error
+	// NoAccessLog leaves out the one line per request and per MCP tool
+	// call (errors, refusals and debug lines are still logged).
+	NoAccessLog bool
+	// RequestTimeout bounds the store work of a request or a page
+	// (default 30 s).
+	RequestTimeout time.Duration
+	// BodyCacheBytes bounds the REST API's cache of encoded GET bodies
+	// (default 32 MiB; negative disables it).
+	BodyCacheBytes int64
+	// Heartbeat and StreamWriteTimeout tune the events stream (see
+	// httpapi.Options).
+	Heartbeat, StreamWriteTimeout time.Duration
+	// UISecret keys the web UI's session cookies; replicas that share it
+	// accept each other's sessions. Nil takes a random secret (sessions
+	// then end with the process).
+	UISecret []byte
+	// UISessions records the web UI's signed-out sessions (the store's,
+	// shared by every replica); required unless NoAuth.
+	UISessions server.SessionStore
+	// Version is the server's version, reported to MCP clients.
+	Version string
+}
+
+// New returns the server's HTTP handler. An error means the web UI could
+// not be built: no session store while authentication is on, or embedded
+// templates that do not parse (a build defect).
+func New(o Options) (http.Handler, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.New()
+	}
+	if o.Events != nil {
+		o.Metrics.WatchHub(o.Events)
+	}
+	mw := &httpkit.Middleware{Log: o.Logger, Meter: o.Metrics, Auth: o.Auth, NoAuth: o.NoAuth,
+		Limiter: httpkit.NewLimiter(o.RateLimit), AccessLog: !o.NoAccessLog}
+	ui, err := webui.New(webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger,
+		Metrics: o.Metrics, Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions})
+	if err != nil {
+		return nil, fmt.Errorf("web UI: %w", err)
+	}
+	tools := mcp.New(mcp.Options{Service: o.Service, Logger: o.Logger, ObserveToolCall: o.Metrics.ObserveToolCall,
+		Version: o.Version, NoAccessLog: o.NoAccessLog})
+
+	r := chi.NewRouter()
+	r.Use(httpkit.RequestIDs(o.Service.ServerID()), mw.Observe, mw.Recover)
+	r.NotFound(mw.Wrap(func(w http.ResponseWriter, r *http.Request) error {
+		return httpkit.NotFound("no such resource: " + r.URL.Path)
+	}))
+	r.MethodNotAllowed(mw.Wrap(func(w http.ResponseWriter, r *http.Request) error { return httpkit.ErrMethodNotAllowed }))
+	if o.ServeMetrics {
+		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
+	}
+	httpapi.Mount(r, httpapi.Options{Service: o.Service, Events: o.Events, Middleware: mw, Metrics: o.Metrics,
+		Ready: o.Ready, RequestTimeout: o.RequestTimeout, BodyCacheBytes: o.BodyCacheBytes,
+		Heartbeat: o.Heartbeat, StreamWriteTimeout: o.StreamWriteTimeout})
+	ui.Mount(r)
+	r.With(mw.Authenticate).Handle(mcp.Path, tools)
+	return r, nil
+}
