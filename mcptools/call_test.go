@@ -59,19 +59,7 @@ func (oneRepo) Search(context.Context, string, string, int) ([]Hit, error) {
 
 func connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	srv := NewServer(oneRepo{}, Options{DefaultRepo: "acme/api"})
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return connectTo(t, oneRepo{})
 }
 
 // TestOutputsMatchTheirSchemas calls every tool and checks its structured
