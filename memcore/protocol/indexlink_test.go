@@ -1,6 +1,7 @@
 package protocol_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,21 +16,12 @@ func indexKeys(dir, index string) []string {
 	var keys []string
 	for _, l := range protocol.IndexLines(dir, index) {
 		for _, k := range l.Keys {
-			if !contains(keys, k) {
+			if !slices.Contains(keys, k) {
 				keys = append(keys, k)
 			}
 		}
 	}
 	return keys
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func TestIndexLinkCases(t *testing.T) {

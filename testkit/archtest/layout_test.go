@@ -58,7 +58,7 @@ var layout = []room{
 	{"server/metrics", []string{"server", "server/events"}},
 	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
-	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/secrets"}},
+	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/protocol/protocoltest", "memcore/secrets"}},
 	{"server/mcp", []string{"server", "mcptools"}},
 	{"server/connlimit", nil},
 	// The HTTP surfaces share a kit; the API's router mounts the web UI.
