@@ -37,13 +37,14 @@ func Links(line string) []Link {
 	return s.scan()
 }
 
-// linkScanner is the state of one Links call: the "[" still open, and the
-// backtick run lengths known to have no closing run after some offset.
+// linkScanner is the state of one Links call: the "[" still open, the
+// links found, and, once a code span search has read to the end of the
+// line, the offset of the last run of backticks of each length.
 type linkScanner struct {
 	line    string
 	openers []int
-	noClose map[int]int // run length → an offset after which no run of that length starts
 	links   []Link
+	lastRun map[int]int // run length → offset of the last run of that length; nil until known
 }
 
 func (s *linkScanner) scan() []Link {
@@ -99,13 +100,17 @@ func (s *linkScanner) closeBracket(i int) int {
 
 // codeSpanEnd returns the offset after the code span that starts with the
 // run of backticks at line[i], or after that run when no run of the same
-// length closes it (the backticks are then text).
+// length closes it (the backticks are then text). The first search that
+// finds no closing run has read every run after it, so later ones without
+// one are answered without reading the line again.
 func (s *linkScanner) codeSpanEnd(i int) int {
 	line := s.line
 	n := backtickRun(line, i)
-	if after, ok := s.noClose[n]; ok && i >= after {
+	if s.lastRun != nil && s.lastRun[n] <= i {
 		return i + n
 	}
+	record := s.lastRun == nil
+	var last map[int]int
 	for j := i + n; j < len(line); {
 		if line[j] != '`' {
 			j++
@@ -115,12 +120,20 @@ func (s *linkScanner) codeSpanEnd(i int) int {
 		if m == n {
 			return j + m
 		}
+		if record {
+			if last == nil {
+				last = map[int]int{}
+			}
+			last[m] = j
+		}
 		j += m
 	}
-	if s.noClose == nil {
-		s.noClose = map[int]int{}
+	if record {
+		s.lastRun = last
+		if s.lastRun == nil {
+			s.lastRun = map[int]int{}
+		}
 	}
-	s.noClose[n] = i
 	return i + n
 }
 
