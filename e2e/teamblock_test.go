@@ -10,10 +10,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/teammem/teammem/testkit/gittest"
-	"github.com/teammem/teammem/testkit/proctest"
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // The team memory block: what the teammate's model sees of team memory
