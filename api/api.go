@@ -99,6 +99,10 @@ type Hashes struct {
 type PutRequest struct {
 	Entries        map[string]string `json:"entries,omitempty"`
 	SoftDeleteKeys []string          `json:"soft_delete_keys,omitempty"`
+	// AllOrNothing (a teammem extension) applies nothing when an entry
+	// would be skipped: the 200 response lists the skipped entries with
+	// the current state, and changed and deleted are empty.
+	AllOrNothing bool `json:"all_or_nothing,omitempty"`
 }
 
 // PutResponse is the body of a successful PUT.

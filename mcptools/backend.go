@@ -105,6 +105,9 @@ type Write struct {
 	// IfMatch is "" (unconditional), CreateOnly, or the repository checksum
 	// the write needs; a write whose condition fails is ErrConflict.
 	IfMatch string
+	// AllOrNothing applies the write only if no entry is left out: when
+	// one would be, nothing is written and WriteResult.Skipped says why.
+	AllOrNothing bool
 }
 
 // WriteResult is the outcome of a Write that was applied, perhaps without
@@ -152,7 +155,8 @@ type Backend interface {
 	// Activity returns a repository's versions, newest first, at most limit.
 	Activity(ctx context.Context, repo string, limit int) ([]Change, error)
 	// Write applies one write atomically (with the same validation, limits
-	// and secret refusal as any push).
+	// and secret refusal as any push), all of it or nothing with
+	// Write.AllOrNothing.
 	Write(ctx context.Context, repo string, w Write) (WriteResult, error)
 	// Search finds memories matching query in repo, or, when repo is "",
 	// in every repository the caller can read; at most limit hits.

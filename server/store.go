@@ -245,6 +245,9 @@ type Write struct {
 	At           time.Time
 	MaxEntries   int   // 0: unlimited
 	MaxRepoBytes int64 // 0: unlimited
+	// AllOrNothing applies nothing when a put is left out (its key
+	// collides): the result lists it in Skipped, with the current state.
+	AllOrNothing bool
 }
 
 // WriteResult is the outcome of a successful Apply.

@@ -167,7 +167,7 @@ func (b *Backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcp
 	if ifMatch == mcptools.CreateOnly {
 		ifMatch = client.CreateOnly
 	}
-	res, err := b.c.Put(ctx, repo, api.PutRequest{Entries: w.Entries, SoftDeleteKeys: w.Deletes}, ifMatch)
+	res, err := b.c.Put(ctx, repo, api.PutRequest{Entries: w.Entries, SoftDeleteKeys: w.Deletes, AllOrNothing: w.AllOrNothing}, ifMatch)
 	if err != nil {
 		return mcptools.WriteResult{}, mark(err)
 	}

@@ -112,7 +112,9 @@ func Render(in Input) Block {
 }
 
 // renderIndex renders the index lines that are kept, joined by line feeds,
-// and counts those left out. Blank lines at either end are dropped.
+// and counts those left out. Blank lines at either end are dropped. Fenced
+// code is text: its links are no index entries (protocol.IndexLines), so
+// they are neither links in the block nor reasons to leave a line out.
 func renderIndex(in Input, teamDir string) (string, int) {
 	if in.Refused != nil && in.Refused(IndexKey) {
 		return "", 0
@@ -121,7 +123,12 @@ func renderIndex(in Input, teamDir string) (string, int) {
 	r := lineRenderer{teamDir: teamDir, exists: in.Exists, refused: in.Refused, stale: in.Stale}
 	var lines []string
 	omitted := 0
+	var fence protocol.Fence
 	for _, line := range strings.Split(body, "\n") {
+		if fence.Code(strings.TrimSuffix(line, "\r")) {
+			lines = append(lines, escapeText(cleanLine(line)))
+			continue
+		}
 		out, ok := r.render(line)
 		if !ok {
 			omitted++

@@ -116,7 +116,7 @@ func (b *backend) Activity(ctx context.Context, repo string, limit int) ([]mcpto
 }
 
 func (b *backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcptools.WriteResult, error) {
-	in := server.PutInput{Entries: w.Entries, Deletes: w.Deletes}
+	in := server.PutInput{Entries: w.Entries, Deletes: w.Deletes, AllOrNothing: w.AllOrNothing}
 	switch w.IfMatch {
 	case "":
 	case mcptools.CreateOnly:

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"SearchWords", testSearchWords},
 		{"SearchLive", testSearchLive},
 		{"SearchRanking", testSearchRanking},
+		{"SearchIndexLinks", testSearchIndexLinks},
 		{"SearchRecency", testSearchRecency},
 		{"SearchRepos", testSearchRepos},
 		{"SearchHostile", testSearchHostile},

@@ -61,7 +61,7 @@ var layout = []room{
 	{"server/metrics", []string{"server", "server/events"}},
 	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
-	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/secrets"}},
+	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/protocol/protocoltest", "memcore/secrets"}},
 	{"server/connlimit", nil},
 	// The HTTP surfaces (REST+SSE, the web UI, /mcp) share httpkit's
 	// middleware and never import each other; the router alone mounts
