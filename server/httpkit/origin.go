@@ -118,12 +118,11 @@ func (h *Hosts) Allows(host string) bool {
 // It runs inside Observe, so refusals are counted and logged.
 func (m *Middleware) CheckHost(hosts *Hosts) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		return m.refuse(next, func(r *http.Request) error {
 			if !hosts.Allows(r.Host) && !operational(r) {
-				m.WriteError(w, r, &MisdirectedError{Host: r.Host})
-				return
+				return &MisdirectedError{Host: r.Host}
 			}
-			next.ServeHTTP(w, r)
+			return nil
 		})
 	}
 }
@@ -144,27 +143,18 @@ func operational(r *http.Request) bool {
 // another origin, whatever its method: /mcp's rule (the MCP transport
 // requires the server to check Origin).
 func (m *Middleware) SameOrigin(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := crossSite(r); err != nil {
-			m.WriteError(w, r, err)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	return m.refuse(next, crossSite)
 }
 
 // SameOriginWrites refuses (403) a request that may change state (any
 // method but GET, HEAD and OPTIONS) sent by a browser from a page of
 // another origin.
 func (m *Middleware) SameOriginWrites(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !safeMethod(r.Method) {
-			if err := crossSite(r); err != nil {
-				m.WriteError(w, r, err)
-				return
-			}
+	return m.refuse(next, func(r *http.Request) error {
+		if safeMethod(r.Method) {
+			return nil
 		}
-		next.ServeHTTP(w, r)
+		return crossSite(r)
 	})
 }
 
@@ -175,9 +165,20 @@ func (m *Middleware) SameOriginWrites(next http.Handler) http.Handler {
 // server never grants, so curl's PUT with its default form type still
 // works. The web UI, whose forms these are, is not behind it.
 func (m *Middleware) NoFormPosts(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return m.refuse(next, func(r *http.Request) error {
 		if ct := r.Header.Get("Content-Type"); r.Method == http.MethodPost && formType(ct) {
-			m.WriteError(w, r, &FormBodyError{ContentType: ct})
+			return &FormBodyError{ContentType: ct}
+		}
+		return nil
+	})
+}
+
+// refuse answers the error check finds in a request, or passes the
+// request on to next.
+func (m *Middleware) refuse(next http.Handler, check func(*http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := check(r); err != nil {
+			m.WriteError(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r)

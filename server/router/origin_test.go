@@ -61,7 +61,7 @@ func TestNoAuthRefusesRebinding(t *testing.T) {
 	ts := servertest.Start(t, servertest.Options{NoAuth: true})
 	rebound := "rebind.attacker.example" + port(ts)
 	put, _ := json.Marshal(api.PutRequest{Entries: map[string]string{"MEMORY.md": poisoned}})
-	json := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
+	headers := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
 	for _, r := range []struct{ method, path, body string }{
 		{http.MethodPut, api.PathTeamMemory + "?repo=acme/api", string(put)},
 		{http.MethodPut, api.PathTeamMemoryAlias + "?repo=acme/api", string(put)},
@@ -72,7 +72,7 @@ func TestNoAuthRefusesRebinding(t *testing.T) {
 		{http.MethodPost, "/mcp", mcpInitialize},
 		{http.MethodGet, "/nothing", ""},
 	} {
-		status, body := exchange(t, ts, r.method, r.path, rebound, r.body, json...)
+		status, body := exchange(t, ts, r.method, r.path, rebound, r.body, headers...)
 		if status != http.StatusMisdirectedRequest || errorCode(body) != api.CodeMisdirectedRequest {
 			t.Errorf("%s %s with Host %s: %d %s; want 421 misdirected_request", r.method, r.path, rebound, status, body)
 		}
@@ -88,7 +88,7 @@ func TestNoAuthRefusesRebinding(t *testing.T) {
 		}
 	}
 	for _, host := range []string{"localhost" + port(ts), "[::1]" + port(ts), "127.0.0.1:18080"} {
-		if status, body := exchange(t, ts, http.MethodPut, api.PathTeamMemory+"?repo=acme/api", host, string(put), json...); status != http.StatusOK {
+		if status, body := exchange(t, ts, http.MethodPut, api.PathTeamMemory+"?repo=acme/api", host, string(put), headers...); status != http.StatusOK {
 			t.Errorf("PUT with Host %s: %d %s", host, status, body)
 		}
 	}
