@@ -20,6 +20,7 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/connlimit"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/httpkit"
 	"github.com/teammem/teammem/server/metrics"
 	"github.com/teammem/teammem/server/router"
 )
@@ -35,6 +36,7 @@ type serveConfig struct {
 	oidcJWKSURL              string
 	oidcGrants               cliflags.List
 	insecureNoAuth           bool
+	publicHosts              cliflags.List
 	rateLimit                float64
 	signingKeyFile           string
 	secretScan               string
@@ -71,6 +73,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.oidcJWKSURL, "oidc-jwks-url", "", "`URL` of the OIDC issuer's JWKS")
 	fs.Var(&c.oidcGrants, "oidc-grant", "`CLAIM:PERM`: grant PERM on the repository named by the token's CLAIM (repeatable)")
 	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "no authentication, every caller is an admin (loopback addresses only)")
+	fs.Var(&c.publicHosts, "public-host", "a `NAME` clients reach the server by (host name, HOST:PORT or URL; repeatable): requests addressed to any other name are then refused, IP addresses and localhost aside; without one every name is answered, unless --insecure-no-auth")
 	fs.Float64Var(&c.rateLimit, "rate-limit", 2000, "requests per second per token subject (burst twice that; 0 = off)")
 	fs.StringVar(&c.signingKeyFile, "signing-key-file", "", "Ed25519 signing key `FILE`, PKCS#8 PEM (default <data-dir>/signing.key)")
 	fs.StringVar(&c.secretScan, "secret-scan", "on", "refuse entries holding credentials: on or off")
@@ -122,6 +125,11 @@ func (c *serveConfig) check() error {
 	}
 	if c.insecureNoAuth && c.metricsAddr != "" && !isLoopback(c.metricsAddr) {
 		return fmt.Errorf("--insecure-no-auth is refused with a non-loopback --metrics-addr %q", c.metricsAddr)
+	}
+	for _, h := range c.publicHosts {
+		if _, err := httpkit.PublicHost(h); err != nil {
+			return fmt.Errorf("--public-host: %w", err)
+		}
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
@@ -231,11 +239,15 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if c.insecureNoAuth {
 		log.Warn("authentication is OFF: every request acts as an admin named anonymous (loopback only)")
 	}
+	if c.insecureNoAuth || len(c.publicHosts) > 0 {
+		log.Info("requests addressed to a name other than an IP address, localhost, --addr's host or a --public-host are refused (421)",
+			"public_hosts", c.publicHosts.String())
+	}
 	uiSessions, _ := store.(server.SessionStore) // both stores keep them
 	h, err := router.New(router.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
-		Version: buildinfo.Version(version)})
+		Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts})
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,10 @@ func New(o Options) http.Handler {
 		// A call's arguments are one entry and an index line at most: the
 		// REST body limit bounds them too.
 		MaxRequestBodyBytes: o.Service.Limits().MaxBodyBytes,
+		// The router checks Host on every route (httpkit.CheckHost), names
+		// given with --public-host included; the SDK's own check would
+		// refuse those on a loopback listener.
+		DisableLocalhostProtection: true,
 	})
 }
 
