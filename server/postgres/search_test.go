@@ -7,9 +7,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/storetest"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 // TestSearchBackfill: entries written before the search migration (here:

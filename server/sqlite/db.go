@@ -58,12 +58,12 @@ type DB struct {
 	merging      chan struct{}
 	// pending counts the keys marked for the search index (see
 	// search_pending.go).
-	pending   atomic.Int64
+	pending atomic.Int64
 	// indexBatches counts the batches that indexed marked keys or
 	// backfilled entries, and the most content one read.
 	indexBatches searchtext.BatchStats
-	closeOnce sync.Once // Close closes once; later calls return closeErr
-	closeErr  error
+	closeOnce    sync.Once // Close closes once; later calls return closeErr
+	closeErr     error
 }
 
 var _ server.Store = (*DB)(nil)
