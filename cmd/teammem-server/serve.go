@@ -46,6 +46,7 @@ type serveConfig struct {
 	debugAddr                string
 	requestTimeout           time.Duration
 	bodyCacheBytes           int64
+	memoryLimit              string
 	streamsPerSubject        int
 	accessLog                bool
 	maxConnections           int
@@ -87,6 +88,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.DurationVar(&c.revocationRefresh, "revocation-refresh", auth.DefaultRevocationRefresh, "how stale the list of revoked tokens may be: a revocation (token revoke) is honoured within this long; each server reads the list at most once per period")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work; past it the request is answered 503 with Retry-After")
 	fs.Int64Var(&c.bodyCacheBytes, "body-cache-bytes", 32<<20, "`BYTES` of encoded GET bodies kept in memory (0 = no cache)")
+	fs.StringVar(&c.memoryLimit, "memory-limit", "auto", "the Go runtime's soft memory `LIMIT`: a size such as 512MiB, off, or auto: GOMEMLIMIT when set, else 3/4 of the cgroup (container) memory limit, else none")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
 	fs.IntVar(&c.streamsPerSubject, "max-streams-per-subject", events.DefaultStreamsPerSubject, "open event streams per token subject (0 = no limit)")
@@ -104,6 +106,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return usageError{err}
 	}
+	applyMemoryLimit(c.memoryLimit, e.getenv, log)
 	// Resolve the data directory once: every file below is named from it,
 	// and the log says where it is.
 	if c.dataDir, err = filepath.Abs(c.dataDir); err != nil {
@@ -142,6 +145,9 @@ func (c *serveConfig) check() error {
 	}
 	if c.requestTimeout <= 0 || c.bodyCacheBytes < 0 {
 		return errors.New("--request-timeout must be positive and --body-cache-bytes 0 or more")
+	}
+	if _, _, err := parseMemoryFlag(c.memoryLimit); err != nil {
+		return err
 	}
 	if c.rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")

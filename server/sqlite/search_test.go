@@ -116,3 +116,10 @@ func TestSearchIndexMergedWhenIdle(t *testing.T) {
 		t.Errorf("deploy: %d hits, want %d (the replaced notes' old words are gone)", got, n/2)
 	}
 }
+
+// TestLargeBacklogIndexedInBatches: 10 MB of marked entries are indexed by
+// the next search, completely, a few megabytes per writer transaction.
+func TestLargeBacklogIndexedInBatches(t *testing.T) {
+	db := open(t)
+	storetest.IndexedInBatches(t, db, func() (int64, int64) { return sqlite.IndexBatches(db) })
+}
