@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/teammem/teammem/server/internal/searchtext"
 )
@@ -46,8 +47,8 @@ type SearchPage struct {
 }
 
 // SearchResult is one live entry matching a query. Score orders the
-// results of one query (higher is better); it is not comparable across
-// queries or stores.
+// results of one query, higher first (see SearchScore); it is not
+// comparable across queries.
 type SearchResult struct {
 	Repo    string
 	Key     string
@@ -78,13 +79,15 @@ type SearchRequest struct {
 	Offset   int // >= 0
 }
 
-// SearchHit is one result of Store.Search, with the entry's content.
+// SearchHit is one result of Store.Search, with the entry's content and
+// what its score is made of (see SearchScore).
 type SearchHit struct {
-	Repo    string
-	Key     string
-	Version int64
-	Score   float64
-	Content string
+	Repo      string
+	Key       string
+	Version   int64
+	Tier      int       // see SearchTier
+	UpdatedAt time.Time // the entry's last write
+	Content   string
 }
 
 // Search finds the live entries matching q.Text in the repositories p can
@@ -139,8 +142,9 @@ func (s *Service) Search(ctx context.Context, p Principal, q SearchQuery) (Searc
 		}
 	}
 	page.Results = make([]SearchResult, len(hits))
+	now := s.cfg.Now()
 	for i, h := range hits {
-		page.Results[i] = SearchResult{Repo: h.Repo, Key: h.Key, Version: h.Version, Score: h.Score,
+		page.Results[i] = SearchResult{Repo: h.Repo, Key: h.Key, Version: h.Version, Score: SearchScore(h.Tier, h.UpdatedAt, now),
 			Snippet: searchtext.SnippetOf(h.Content, terms)}
 	}
 	return page, nil

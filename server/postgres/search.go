@@ -19,37 +19,43 @@ import (
 // weight and, for a one-word term, no phrase, so the index answers it
 // exactly: a candidate's vector (about 2.5 KB for a 2 KB note, stored out
 // of line) is read only to check a phrase. The candidates are ranked in
-// two tiers: first those whose title (the key's words, frontmatter name
-// and description: search_title, or for an entry the backfill has not
-// reached yet the weight-A words of search, $2) or index line holds every
-// term, then the others; in each tier the entry written most recently
-// first (then by repository and key). Score is the tier.
+// three tiers: first those whose name (the key's words, its file name,
+// the frontmatter name: the weight-A words of search_title, $2) holds
+// every term, then those whose title (search_title, $3) or index line
+// does, then the others; in each tier the entry written most recently
+// first (then by repository and key). For an entry the backfill has not
+// reached yet, search_title is NULL and the title is read from search
+// ($2 and $9, its weight-A and -B words). The tier comes out with the
+// entry's updated_at, which the Service makes the score of.
 // $6 are the repositories searched, also given as scope tokens in $1 for
 // the index lookup; with $8, every team repository too (but no personal
 // one that $6 does not name: those are kept out of the candidates
 // themselves, so that they take none of them, since a count short of the
 // bound would tell that somebody's personal memory holds the words).
 const searchSQL = `WITH q AS (
-		SELECT $1::tsquery AS own, $2::tsquery AS title, $3::tsquery AS words
+		SELECT $1::tsquery AS own, $2::tsquery AS name, $3::tsquery AS words, $9::tsquery AS title
 	), own AS (
 		SELECT e.repo, e.key, e.updated_at, e.search_title, e.search FROM entries e, q WHERE e.search @@ q.own
 			AND (NOT $8 OR left(e.repo, 1) <> '` + server.PersonalMark + `' OR e.repo = ANY($6)) LIMIT $7
 	), hits AS (
-		SELECT o.repo, o.key, o.updated_at, coalesce(o.search_title @@ q.words, o.search @@ q.title)::int AS tier FROM own o, q
+		SELECT o.repo, o.key, o.updated_at, CASE
+			WHEN coalesce(o.search_title @@ q.name, o.search @@ q.name) THEN 3
+			WHEN coalesce(o.search_title @@ q.words, o.search @@ q.title) THEN 2
+			ELSE 1 END AS tier FROM own o, q
 		UNION ALL
-		SELECT l.repo, l.key, e.updated_at, 1 FROM (SELECT l.repo, l.key FROM search_links l, q WHERE l.line @@ q.own
+		SELECT l.repo, l.key, e.updated_at, 2 FROM (SELECT l.repo, l.key FROM search_links l, q WHERE l.line @@ q.own
 			AND (NOT $8 OR left(l.repo, 1) <> '` + server.PersonalMark + `' OR l.repo = ANY($6)) LIMIT $7) l
 		JOIN entries e ON e.repo = l.repo AND e.key = l.key AND NOT e.deleted
 	), ranked AS (
-		SELECT h.repo, h.key, max(h.tier)::float8 AS score, max(h.updated_at) AS updated_at
+		SELECT h.repo, h.key, max(h.tier) AS tier, max(h.updated_at) AS updated_at
 		FROM hits h WHERE ($8 AND left(h.repo, 1) <> '` + server.PersonalMark + `') OR h.repo = ANY($6)
 		GROUP BY h.repo, h.key
-		ORDER BY score DESC, updated_at DESC, h.repo, h.key
+		ORDER BY tier DESC, updated_at DESC, h.repo, h.key
 		LIMIT $4 OFFSET $5
 	)
-	SELECT r.repo, r.key, e.version, r.score, e.content
+	SELECT r.repo, r.key, e.version, r.tier, r.updated_at, e.content
 	FROM ranked r JOIN entries e ON e.repo = r.repo AND e.key = r.key AND NOT e.deleted
-	ORDER BY r.score DESC, r.updated_at DESC, r.repo, r.key`
+	ORDER BY r.tier DESC, r.updated_at DESC, r.repo, r.key`
 
 // Search finds live entries; see server.Store. The query's words are never
 // tsquery syntax: each is a quoted lexeme of letters and digits only,
@@ -66,14 +72,14 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 		return nil, err
 	}
 	args := []any{tsquery(q, true, ""), tsquery(q, false, ":A"), tsquery(q, false, ""), q.Limit, q.Offset,
-		nonNilRepos(q.Repos), server.SearchCandidates, q.AllRepos}
+		nonNilRepos(q.Repos), server.SearchCandidates, q.AllRepos, tsquery(q, false, ":AB")}
 	rows, err := db.pool.Query(ctx, searchSQL, args...)
 	if err != nil {
 		return nil, wrap("search", err)
 	}
 	hits, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (server.SearchHit, error) {
 		var h server.SearchHit
-		err := row.Scan(&h.Repo, &h.Key, &h.Version, &h.Score, &h.Content)
+		err := row.Scan(&h.Repo, &h.Key, &h.Version, &h.Tier, &h.UpdatedAt, &h.Content)
 		return h, err
 	})
 	if err != nil {
@@ -82,11 +88,11 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	return hits, nil
 }
 
-// tsquery is the tsquery text of q's terms, each a phrase of quoted words
-// with the weight restriction w, ANDed; with scoped, also one of the
-// repositories' scope tokens (indexed with weight C, matched without a
-// weight so that GIN answers exactly: no word of an entry looks like a
-// scope token, see searchtext.Scope).
+// tsquery is the tsquery text of q's terms, ANDed: each the phrase of its
+// quoted words with the weight restriction w, or the phrases of its forms
+// ORed; with scoped, also one of the repositories' scope tokens (indexed
+// with weight C, matched without a weight so that GIN answers exactly: no
+// word of an entry looks like a scope token, see searchtext.Scope).
 func tsquery(q server.SearchRequest, scoped bool, w string) string {
 	var b strings.Builder
 	if scoped && !q.AllRepos {
@@ -104,11 +110,18 @@ func tsquery(q server.SearchRequest, scoped bool, w string) string {
 			b.WriteString(" & ")
 		}
 		b.WriteString("(")
-		for j, word := range t {
+		for j, f := range t.Forms {
 			if j > 0 {
-				b.WriteString(" <-> ")
+				b.WriteString(" | ")
 			}
-			lexeme(&b, word, w)
+			b.WriteString("(")
+			for k, word := range f {
+				if k > 0 {
+					b.WriteString(" <-> ")
+				}
+				lexeme(&b, word, w)
+			}
+			b.WriteString(")")
 		}
 		b.WriteString(")")
 	}

@@ -15,15 +15,15 @@ import (
 // (see tsvectorText): the repository's scope token is added when the rows
 // are stored (see withScope).
 type searchDoc struct {
-	vector string            // entries.search without the scope: title (A) and body (D) from position 2
-	title  string            // entries.search_title
+	vector string            // entries.search without the scope: name (A), description (B) and body (D) from position 2
+	title  string            // entries.search_title: name (A) and description (D)
 	links  map[string]string // a memory index's lines, by the key each links (search_links.line without the scope)
 }
 
 func docOf(e searchtext.Entry) searchDoc {
 	d := searchDoc{
-		vector: tsvectorText(2, vectorPart{e.Title, 'A'}, vectorPart{e.Body, 0}),
-		title:  tsvectorText(1, vectorPart{e.Title, 0}),
+		vector: tsvectorText(2, vectorPart{e.Name, 'A'}, vectorPart{e.About, 'B'}, vectorPart{e.Body, 0}),
+		title:  tsvectorText(1, vectorPart{e.Name, 'A'}, vectorPart{e.About, 0}),
 	}
 	if e.Links != nil {
 		d.links = make(map[string]string, len(e.Links))

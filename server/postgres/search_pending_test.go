@@ -110,7 +110,7 @@ func TestPutsMarkedThenIndexed(t *testing.T) {
 	}
 	// A search of every repository indexes the marks of the others first.
 	apply(t, db, putWrite("acme/web", "ui.md", "the widget"))
-	hits, err := db.Search(context.Background(), server.SearchRequest{Terms: []server.SearchTerm{{"widget"}}, AllRepos: true,
+	hits, err := db.Search(context.Background(), server.SearchRequest{Terms: []server.SearchTerm{{Forms: [][]string{{"widget"}}}}, AllRepos: true,
 		Limit: 10})
 	if err != nil || len(hits) != 1 || hits[0].Repo != "acme/web" {
 		t.Errorf("widget in every repository: %v, %v; want acme/web:ui.md", hits, err)
@@ -188,7 +188,7 @@ func TestSearchOnOtherReplicaSeesWrite(t *testing.T) {
 	})
 	wg.Go(func() { // searches racing to index the same marks
 		for ctx.Err() == nil {
-			if _, err := a.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{"deploy"}}, Repos: []string{repo},
+			if _, err := a.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{Forms: [][]string{{"deploy"}}}}, Repos: []string{repo},
 				Limit: 10}); err != nil && ctx.Err() == nil {
 				errs <- err
 				return
@@ -236,7 +236,7 @@ func TestRollBackWithMarks(t *testing.T) {
 	if n := count(t, conn, countMarks); n != 2 {
 		t.Fatalf("%d keys marked, want 2", n)
 	}
-	if _, _, err := postgres.Migrate(ctx, url, "down", 1); err != nil {
+	if _, _, err := postgres.Migrate(ctx, url, "down", 2); err != nil { // 11, then 10
 		t.Fatal(err)
 	}
 	if n := count(t, conn, `SELECT count(*) FROM entries WHERE deleted AND search IS NOT NULL`); n != 0 {

@@ -16,16 +16,21 @@ import (
 // or in an index line linking them (?3), ranks them and reads the page's
 // content from each entry's current revision.
 //
-// Ranking: first the entries whose title or index line holds every term,
-// then the others; in each tier the entry written most recently first
-// (the lowest search_docs id, see migration 13). Score is the tier.
+// Ranking, in three tiers: first the entries whose name (?9: the key's
+// words, its file name, the frontmatter name) holds every term, then those
+// whose title or index line does, then the others; in each tier the entry
+// written most recently first (the lowest search_docs id, see migration
+// 13). The tier comes out with the entry's updated_at, which the Service
+// makes the score of.
 //
 // A page reads only as many matches as it shows and skips (?6 = offset +
 // limit, at most server.SearchCandidates): FTS5 walks each doclist in
-// rowid order, newest first, and stops there. The titled entries come
-// from search_titles_fts, whose doclists are short; the others from
-// search_fts, past the titled ones. Index lines are read newest first, up
-// to the bound (?8).
+// rowid order, newest first, and stops there. The named and titled entries
+// come from search_titles_fts, whose doclists are short; the others from
+// search_fts, past them. Index lines are read newest first, up to the
+// bound (?8). A named entry is titled too: when the titled walk stops
+// before reaching some of the named ones, the page is full with the named
+// and titled ones before the others.
 //
 // FTS5's bm25 is not used: its statistics count every row holding each
 // phrase of the query, a walk of the whole doclist on every search
@@ -40,7 +45,9 @@ import (
 //
 // search_docs holds live entries only; an index line may link a deleted
 // key, which the join to search_docs drops.
-const searchSQL = `WITH titled AS (
+const searchSQL = `WITH named AS (
+		SELECT rowid AS id FROM search_titles_fts WHERE search_titles_fts MATCH ?9 %own(search_titles_fts) ORDER BY rowid LIMIT ?6
+	), titled AS (
 		SELECT rowid AS id FROM search_titles_fts WHERE search_titles_fts MATCH ?2 %own(search_titles_fts) ORDER BY rowid LIMIT ?6
 	), linked AS (
 		SELECT d.id FROM (
@@ -50,15 +57,17 @@ const searchSQL = `WITH titled AS (
 	), first (id) AS (
 		SELECT id FROM titled UNION SELECT id FROM linked
 	), ranked (id, tier) AS (
-		SELECT id, 1 FROM (SELECT id FROM first ORDER BY id LIMIT ?6)
+		SELECT id, 3 FROM named
 		UNION ALL
-		SELECT id, 0 FROM (
-			SELECT rowid AS id FROM search_fts WHERE search_fts MATCH ?1 %own(search_fts) AND rowid NOT IN first
+		SELECT id, 2 FROM (SELECT id FROM first WHERE id NOT IN named ORDER BY id LIMIT ?6)
+		UNION ALL
+		SELECT id, 1 FROM (
+			SELECT rowid AS id FROM search_fts WHERE search_fts MATCH ?1 %own(search_fts) AND rowid NOT IN first AND rowid NOT IN named
 			ORDER BY rowid LIMIT ?6)
 	), page AS (
 		SELECT id, tier FROM ranked ORDER BY tier DESC, id LIMIT ?4 OFFSET ?5
 	)
-	SELECT d.repo, d.key, e.version, p.tier, coalesce(v.content, '')
+	SELECT d.repo, d.key, e.version, p.tier, e.updated_at, coalesce(v.content, '')
 	FROM page p JOIN search_docs d ON d.id = p.id
 		JOIN entries e ON e.repo = d.repo AND e.key = d.key AND e.deleted = 0
 		LEFT JOIN revisions v ON v.repo = e.repo AND v.key = e.key AND v.version = e.version
@@ -124,9 +133,9 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	if q.AllRepos {
 		stmt = db.finds.all
 	}
-	own, title, lines := matchExprs(q)
+	own, name, title, lines := matchExprs(q)
 	rows, err := stmt.QueryContext(ctx, own, title, lines,
-		q.Limit, q.Offset, min(q.Offset+q.Limit, server.SearchCandidates), string(repos), server.SearchCandidates)
+		q.Limit, q.Offset, min(q.Offset+q.Limit, server.SearchCandidates), string(repos), server.SearchCandidates, name)
 	if err != nil {
 		return nil, wrap("search", err)
 	}
@@ -134,18 +143,20 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 	var hits []server.SearchHit
 	for rows.Next() {
 		var h server.SearchHit
-		if err := rows.Scan(&h.Repo, &h.Key, &h.Version, &h.Score, &h.Content); err != nil {
+		var at int64
+		if err := rows.Scan(&h.Repo, &h.Key, &h.Version, &h.Tier, &at, &h.Content); err != nil {
 			return nil, wrap("search", err)
 		}
+		h.UpdatedAt = fromMicros(at)
 		hits = append(hits, h)
 	}
 	return hits, wrap("search", rows.Err())
 }
 
 // matchExprs returns the FTS5 expressions of q: over search_fts's title
-// and body, over search_titles_fts (see titleExpr) and over index lines.
-// The repositories' scope tokens are computed once for the three.
-func matchExprs(q server.SearchRequest) (own, title, lines string) {
+// and body, over search_titles_fts's name and whole title (see titleExpr)
+// and over index lines. The repositories' scope tokens are computed once.
+func matchExprs(q server.SearchRequest) (own, name, title, lines string) {
 	var scopes []string // nil: every repository
 	if !q.AllRepos {
 		scopes = make([]string, len(q.Repos))
@@ -153,7 +164,8 @@ func matchExprs(q server.SearchRequest) (own, title, lines string) {
 			scopes[i] = searchtext.Scope(r)
 		}
 	}
-	return matchExpr(q.Terms, scopes, "{title body}"), titleExpr(q.Terms, scopes), matchExpr(q.Terms, scopes, "line")
+	return matchExpr(q.Terms, scopes, "{title body}"), titleExpr(q.Terms, scopes, "name", "sname"),
+		titleExpr(q.Terms, scopes, "{name about}", "{sname sabout}"), matchExpr(q.Terms, scopes, "line")
 }
 
 // matchExpr is the FTS5 expression of terms over the columns cols, in
@@ -181,17 +193,17 @@ func matchExpr(terms []server.SearchTerm, scopes []string, cols string) string {
 // by their scoped words (titleExpr): one doclist per word and repository.
 const maxScopedRepos = 8
 
-// titleExpr is the FTS5 expression of terms over search_titles_fts: in a
-// few repositories, when every word is ASCII, the terms' words behind each
-// repository's scope token in the scoped column (see scopedWords), whose
-// doclists hold that repository's entries only; otherwise matchExpr over
-// the title column.
-func titleExpr(terms []server.SearchTerm, scopes []string) string {
+// titleExpr is the FTS5 expression of terms over search_titles_fts's
+// columns cols: in a few repositories, when every word is ASCII, the
+// terms' words behind each repository's scope token in the scoped columns
+// (see scopedWords), whose doclists hold that repository's entries only;
+// otherwise matchExpr over cols.
+func titleExpr(terms []server.SearchTerm, scopes []string, cols, scopedCols string) string {
 	if scopes == nil || len(scopes) > maxScopedRepos || !asciiTerms(terms) {
-		return matchExpr(terms, scopes, "title")
+		return matchExpr(terms, scopes, cols)
 	}
 	var b strings.Builder
-	b.WriteString("scoped : (")
+	b.WriteString(scopedCols + " : (")
 	for i, scope := range scopes {
 		if i > 0 {
 			b.WriteString(" OR ")
@@ -207,27 +219,40 @@ func titleExpr(terms []server.SearchTerm, scopes []string) string {
 // asciiTerms reports whether every word of terms is ASCII.
 func asciiTerms(terms []server.SearchTerm) bool {
 	for _, t := range terms {
-		for _, w := range t {
-			if !isASCII(w) {
-				return false
+		for _, f := range t.Forms {
+			for _, w := range f {
+				if !isASCII(w) {
+					return false
+				}
 			}
 		}
 	}
 	return true
 }
 
-// writeTerms writes every term as a phrase of its words, each behind
-// prefix, ANDed.
+// writeTerms writes every term, ANDed: a phrase of its words, each behind
+// prefix, or the phrases of its forms ORed.
 func writeTerms(b *strings.Builder, terms []server.SearchTerm, prefix string) {
 	for i, t := range terms {
 		if i > 0 {
 			b.WriteString(" AND ")
 		}
-		words := make([]string, len(t))
-		for j, w := range t {
-			words[j] = prefix + w
+		if len(t.Forms) > 1 {
+			b.WriteString("(")
 		}
-		quote(b, strings.Join(words, " "))
+		for j, f := range t.Forms {
+			if j > 0 {
+				b.WriteString(" OR ")
+			}
+			words := make([]string, len(f))
+			for k, w := range f {
+				words[k] = prefix + w
+			}
+			quote(b, strings.Join(words, " "))
+		}
+		if len(t.Forms) > 1 {
+			b.WriteString(")")
+		}
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/teammem/teammem/server/internal/searchtext"
 )
 
-// The statements keeping the search index (see migrations 8 and 13), run
+// The statements keeping the search index (see migrations 8, 13 and 14), run
 // by the writer at the end of the batch whose marks, or backfill, they index.
 const (
 	docIDSQL       = `SELECT id FROM search_docs WHERE repo = ? AND key = ?`
@@ -21,7 +21,7 @@ const (
 	docMoveSQL     = `UPDATE search_docs SET id = ? WHERE id = ?`
 	docLowestSQL   = `SELECT coalesce(min(id), 0) FROM search_docs`
 	ftsAddSQL      = `INSERT INTO search_fts (rowid, scope, title, body) VALUES (?, ?, ?, ?)`
-	titleAddSQL    = `INSERT INTO search_titles_fts (rowid, scope, title, scoped) VALUES (?, ?, ?, ?)`
+	titleAddSQL    = `INSERT INTO search_titles_fts (rowid, scope, name, about, sname, sabout) VALUES (?, ?, ?, ?, ?, ?)`
 	docDeleteSQL   = `DELETE FROM search_docs WHERE repo = ? AND key = ? RETURNING id`
 	ftsDeleteSQL   = `DELETE FROM search_fts WHERE rowid = ?`
 	titleDeleteSQL = `DELETE FROM search_titles_fts WHERE rowid = ?`
@@ -163,8 +163,8 @@ func (s *searchStmts) put(ctx context.Context, fts []ftsOp, id int64, repo, key 
 // and, for a memory index, replaces its lines in search_links.
 func (s *searchStmts) words(ctx context.Context, fts []ftsOp, id int64, repo, key string, e searchtext.Entry) ([]ftsOp, error) {
 	scope := searchtext.Scope(repo)
-	fts = append(fts, ftsOp{entriesFTS, id, s.ftsAdd, []any{scope, e.Title, e.Body}},
-		ftsOp{titlesFTS, id, s.titleAdd, []any{scope, e.Title, scopedWords(scope, e.Title)}})
+	fts = append(fts, ftsOp{entriesFTS, id, s.ftsAdd, []any{scope, e.Title(), e.Body}},
+		ftsOp{titlesFTS, id, s.titleAdd, []any{scope, e.Name, e.About, scopedWords(scope, e.Name), scopedWords(scope, e.About)}})
 	if !searchtext.IsIndex(key) {
 		return fts, nil
 	}
@@ -220,8 +220,8 @@ func (s *searchStmts) dropLinks(ctx context.Context, fts []ftsOp, repo, source s
 }
 
 // scopedWords returns the words of text (normalised words separated by
-// spaces) each behind scope, as one token: search_titles_fts's scoped
-// column (see migration 13). A word that is not ASCII is replaced by scope
+// spaces) each behind scope, as one token: search_titles_fts's sname and
+// sabout columns (see migrations 13 and 14). A word that is not ASCII is replaced by scope
 // alone, which no query token equals, so that the words keep their
 // positions (a phrase matches only adjacent words) and no token is one
 // FTS5's tokeniser would split differently from ours: its Unicode tables

@@ -239,7 +239,7 @@ func TestIndexMergedAtOpen(t *testing.T) {
 	db := openAt(t, path)
 	for i := range 20 { // each search indexes one write: a segment each
 		putNotes(t, db, "acme/api", fmt.Sprintf("k%02d.md", i), fmt.Sprintf("note %d", i))
-		if _, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{"note"}}, Repos: []string{"acme/api"}, Limit: 1}); err != nil {
+		if _, err := db.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{Forms: [][]string{{"note"}}}}, Repos: []string{"acme/api"}, Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}

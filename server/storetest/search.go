@@ -38,14 +38,20 @@ func searchHits(t *testing.T, s server.Store, q string, offset int, repos ...str
 	return searchPage(t, s, q, len(repos) == 0, repos, offset)
 }
 
-// searchPage runs q over repos, with AllRepos as given, from offset.
-func searchPage(t *testing.T, s server.Store, q string, all bool, repos []string, offset int) []server.SearchHit {
+// parse is searchtext.Parse(q), failing t on an error.
+func parse(t *testing.T, q string) []server.SearchTerm {
 	t.Helper()
 	terms, err := searchtext.Parse(q)
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", q, err)
 	}
-	hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, Repos: repos, AllRepos: all,
+	return terms
+}
+
+// searchPage runs q over repos, with AllRepos as given, from offset.
+func searchPage(t *testing.T, s server.Store, q string, all bool, repos []string, offset int) []server.SearchHit {
+	t.Helper()
+	hits, err := s.Search(context.Background(), server.SearchRequest{Terms: parse(t, q), Repos: repos, AllRepos: all,
 		Limit: 50, Offset: offset})
 	if err != nil {
 		t.Fatalf("Search(%q): %v", q, err)
@@ -58,10 +64,7 @@ func searchPage(t *testing.T, s server.Store, q string, all bool, repos []string
 // hit in order.
 func pagedSearch(t *testing.T, s server.Store, q string, limit int) []string {
 	t.Helper()
-	terms, err := searchtext.Parse(q)
-	if err != nil {
-		t.Fatalf("Parse(%q): %v", q, err)
-	}
+	terms := parse(t, q)
 	var out []string
 	for off := 0; ; off += limit {
 		hits, err := s.Search(context.Background(), server.SearchRequest{Terms: terms, AllRepos: true, Limit: limit, Offset: off})
@@ -193,8 +196,8 @@ func testSearchRanking(t *testing.T, s server.Store) {
 }
 
 // testSearchRecency: in each tier the entry written last comes first
-// (entries written at the same time by repository and key); a title or
-// index-line match stays above newer body matches; pages cut the same
+// (entries written at the same time by repository and key); a name, title
+// or index-line match stays above newer body matches; pages cut the same
 // order.
 func testSearchRecency(t *testing.T, s server.Store) {
 	apply(t, s, write("acme/web", at(0), contents{"walrus.md": "notes on feeding", "a.md": "the walrus", "b.md": "the walrus"}))
@@ -205,7 +208,7 @@ func testSearchRecency(t *testing.T, s server.Store) {
 	wantHits(t, search(t, s, "walrus"), "acme/web:walrus.md", "acme/web:b.md", "acme/api:d.md", "acme/web:c.md", "acme/web:a.md")
 	wantHits(t, search(t, s, "walrus", "acme/web"), "acme/web:walrus.md", "acme/web:b.md", "acme/web:c.md", "acme/web:a.md")
 	apply(t, s, write("acme/web", at(4), contents{"MEMORY.md": "- [A](a.md) — walrus facts\n"}))
-	all := []string{"acme/web:a.md", "acme/web:walrus.md", "acme/web:MEMORY.md", "acme/web:b.md", "acme/api:d.md", "acme/web:c.md"}
+	all := []string{"acme/web:walrus.md", "acme/web:a.md", "acme/web:MEMORY.md", "acme/web:b.md", "acme/api:d.md", "acme/web:c.md"}
 	wantHits(t, search(t, s, "walrus"), all...)
 	wantHits(t, pagedSearch(t, s, "walrus", 2), all...)
 }

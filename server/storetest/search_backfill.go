@@ -36,8 +36,7 @@ func BackfillFound(t *testing.T, s server.Store) {
 	ctx := context.Background()
 	found := 0
 	for i := range backfillEntries {
-		hits, err := s.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{"backfilled"}, {strconv.Itoa(i)}},
-			AllRepos: true, Limit: 10})
+		hits, err := s.Search(ctx, server.SearchRequest{Terms: parse(t, "backfilled "+strconv.Itoa(i)), AllRepos: true, Limit: 10})
 		if err != nil {
 			t.Fatalf("Search after backfill: %v", err)
 		}
@@ -46,7 +45,7 @@ func BackfillFound(t *testing.T, s server.Store) {
 	if want := 2 * (backfillEntries - 1); found != want {
 		t.Fatalf("Search after backfill: %d entries found, want %d", found, want)
 	}
-	hits, err := s.Search(ctx, server.SearchRequest{Terms: []server.SearchTerm{{"wombat"}}, Repos: []string{"acme/b"}, Limit: 10})
+	hits, err := s.Search(ctx, server.SearchRequest{Terms: parse(t, "wombat"), Repos: []string{"acme/b"}, Limit: 10})
 	if err != nil || len(hits) != 2 || hits[0].Key != "k0001.md" {
 		t.Fatalf("Search of an index line after backfill: %+v, %v", hits, err)
 	}

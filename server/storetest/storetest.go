@@ -56,6 +56,8 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"SearchRanking", testSearchRanking},
 		{"SearchIndexLinks", testSearchIndexLinks},
 		{"SearchRecency", testSearchRecency},
+		{"SearchStems", testSearchStems},
+		{"SearchTiers", testSearchTiers},
 		{"SearchRepos", testSearchRepos},
 		{"SearchHostile", testSearchHostile},
 		{"SearchPersonal", testSearchPersonal},

@@ -4,39 +4,57 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path"
+	"strings"
 
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
-// Doc is what a store indexes for one live entry: Title (the key's words,
-// its frontmatter name and description) ranks above Body (the content's
-// words).
+// Doc is what a store indexes for one live entry, in three parts ranked
+// apart: Name (the key's words, its file name read as text, the
+// frontmatter name), About (the frontmatter description) and Body (the
+// content past the frontmatter, and the frontmatter's other values). Each
+// holds the words as IndexText gives them, then the parts of its camelCase
+// words (see CamelParts).
 type Doc struct {
-	Title, Body string
+	Name, About, Body string
 }
 
-// DocOf returns the indexed text of the entry key holding content: the
-// words of each, then the parts of their camelCase words (see CamelParts).
+// Title returns the words of Name and About: what ranks above the body.
+func (d Doc) Title() string {
+	if d.About == "" {
+		return d.Name
+	}
+	return d.Name + " " + d.About
+}
+
+// DocOf returns the indexed text of the entry key holding content.
 func DocOf(key, content string) Doc {
-	title := Normalize(key, 0)
-	fm, _, _ := protocol.SplitFrontmatter(content)
-	for _, s := range []string{fm.Name, fm.Description} {
-		if n := Normalize(s, 4096); n != "" {
-			title += " " + n
-		}
+	l := layoutOf(content)
+	base := path.Base(key)
+	base = strings.TrimSuffix(base, path.Ext(base))
+	name := withParts(IndexText(key, 0), IndexText(base, 0), IndexText(l.fm.Name, 4096),
+		CamelParts(key, 0), CamelParts(l.fm.Name, 4096))
+	about := withParts(IndexText(l.fm.Description, 4096), CamelParts(l.fm.Description, 4096))
+	body := WordsAndParts(content[l.body:], MaxBodyBytes, MaxBodyBytes/4)
+	if l.other != "" {
+		body = withParts(IndexText(l.other, 4096), body)
 	}
-	title = withParts(title, CamelParts(key, 0), CamelParts(fm.Name, 4096), CamelParts(fm.Description, 4096))
-	return Doc{Title: title, Body: WordsAndParts(content, MaxBodyBytes, MaxBodyBytes/4)}
+	return Doc{Name: name, About: about, Body: body}
 }
 
-// withParts appends the non-empty parts to words, separated by spaces.
-func withParts(words string, parts ...string) string {
+// withParts returns the non-empty parts, separated by spaces.
+func withParts(parts ...string) string {
+	var b strings.Builder
 	for _, p := range parts {
-		if p != "" {
-			words += " " + p
+		if p == "" {
+			continue
 		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p)
 	}
-	return words
+	return b.String()
 }
 
 // IsIndex reports whether key is a memory index (MEMORY.md in any
@@ -57,7 +75,7 @@ func IndexLines(indexKey, content string) map[string]string {
 			if key == indexKey {
 				continue
 			}
-			n := Normalize(l.Text, 4096)
+			n := IndexText(l.Text, 4096)
 			if prev := out[key]; prev != "" {
 				n = prev + " " + n
 			}

@@ -26,7 +26,7 @@ func TestEntryOfIndexLinkCases(t *testing.T) {
 				t.Fatalf("EntryOf(%q).Links has %q, want %q", c.Index, keys, want)
 			}
 			lines := strings.Split(c.Index, "\n")
-			words := Normalize(lines[len(lines)-1], 4096) // the line that links, in every case that links
+			words := IndexText(lines[len(lines)-1], 4096) // the line that links, in every case that links
 			for _, k := range keys {
 				if e.Links[k] != words {
 					t.Errorf("the words indexed under %q are %q, want %q", k, e.Links[k], words)

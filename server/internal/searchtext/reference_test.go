@@ -51,6 +51,13 @@ func refEachWord(text string, fn func(word string, start, end int) bool) {
 func refWordsAndParts(text string, limit, partsLimit int) string {
 	var words, parts strings.Builder
 	refEachWord(text, func(w string, s, end int) bool {
+		folded := w // isPlain's folded: the word of a raw word that is not ASCII
+		if isASCII(text[s:end]) {
+			folded = ""
+		}
+		if isPlain(text, s, end, text[s:end], folded) {
+			w = Stem(w)
+		}
 		writeWord(&words, w)
 		if parts.Len() < partsLimit {
 			refWriteCamelParts(&parts, text[s:end])
@@ -63,11 +70,18 @@ func refWordsAndParts(text string, limit, partsLimit int) string {
 	return words.String() + " " + parts.String()
 }
 
-func refWriteCamelParts(b *strings.Builder, word string) {
-	for i := 0; i < len(word); i++ {
-		if word[i] >= utf8.RuneSelf {
-			return
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
 		}
+	}
+	return true
+}
+
+func refWriteCamelParts(b *strings.Builder, word string) {
+	if !isASCII(word) {
+		return
 	}
 	from := 0
 	for i := 1; i < len(word); i++ {

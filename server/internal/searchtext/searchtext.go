@@ -13,6 +13,12 @@
 // (ASCII) stays one word, and its parts are indexed too, after the text's
 // words (see CamelParts): RetryPush is found by "RetryPush", "retrypush",
 // "retry push" and "push"; MySQL by "mysql" as by "MySQL".
+//
+// Words of prose are indexed and searched by their English stem, so that
+// "deploy" finds "Deploys" and "deploying"; identifiers and their parts
+// are not (see tokens.go): the index holds each word as IndexText gives
+// it, and a query term matches either that form or its words as typed
+// (see Term).
 package searchtext
 
 import (
@@ -36,47 +42,31 @@ const MaxBodyBytes = 256 << 10
 // limit bytes of them (limit <= 0: all).
 func Normalize(text string, limit int) string {
 	var b []byte
-	eachRaw(text, func(raw string, _ int, folded string) bool {
+	eachRaw(text, 0, func(raw string, _ int, folded string) bool {
 		b = appendNormalized(b, raw, folded)
 		return limit <= 0 || len(b) < limit
 	})
 	return string(b)
 }
 
-// Words returns text's words in order.
-func Words(text string) []string {
-	var out []string
-	eachWord(text, func(w string, _, _ int) bool {
-		out = append(out, w)
-		return true
-	})
-	return out
-}
-
 // eachWord calls fn with each word of text, normalised, and the byte range
 // of its original form in text, until fn returns false.
 func eachWord(text string, fn func(word string, start, end int) bool) {
-	eachRaw(text, func(raw string, start int, folded string) bool {
-		w := folded
-		if w == "" {
-			w = raw
-			if hasUpper(raw) {
-				w = strings.ToLower(raw)
-			}
-		}
-		return fn(w, start, start+len(raw))
+	eachRaw(text, 0, func(raw string, start int, folded string) bool {
+		return fn(normalized(raw, folded), start, start+len(raw))
 	})
 }
 
-// eachRaw calls fn with each word of text as it stands in text (raw, from
-// byte start), until fn returns false. A word that is not ASCII comes
+// eachRaw calls fn with each word of text from byte from on (a word's
+// start, or between two words) as it stands in text (raw, from byte
+// start), until fn returns false. A word that is not ASCII comes
 // folded too (see fold); folded is "" for an ASCII word, which is
 // normalised by lowering its case alone (see appendNormalized). The words
 // left out of the index (see keep) are not passed. It reads text a byte at
 // a time, decoding a rune only past ASCII: a 2 KB note takes a few
 // microseconds, and every put reads one.
-func eachRaw(text string, fn func(raw string, start int, folded string) bool) {
-	for i := 0; i < len(text); {
+func eachRaw(text string, from int, fn func(raw string, start int, folded string) bool) {
+	for i := from; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf {
 			if !asciiWord[c] {
 				i++
@@ -174,7 +164,7 @@ func lowerASCII(c byte) byte {
 // the word stays whole for "RetryPush", "retrypush" and "MySQL".
 func CamelParts(text string, limit int) string {
 	var b []byte
-	eachRaw(text, func(raw string, _ int, folded string) bool {
+	eachRaw(text, 0, func(raw string, _ int, folded string) bool {
 		if folded == "" {
 			b = appendCamelParts(b, raw)
 		}
@@ -183,14 +173,14 @@ func CamelParts(text string, limit int) string {
 	return string(b)
 }
 
-// WordsAndParts returns Normalize(text, limit) followed by the camelCase
+// WordsAndParts returns IndexText(text, limit) followed by the camelCase
 // parts of those words (at most about partsLimit bytes of them), reading
 // text once.
 func WordsAndParts(text string, limit, partsLimit int) string {
 	words := make([]byte, 0, min(len(text), limit+MaxWordBytes+1))
 	var parts []byte
-	eachRaw(text, func(raw string, _ int, folded string) bool {
-		words = appendNormalized(words, raw, folded)
+	eachToken(text, 0, func(raw string, _ int, folded string, plain bool) bool {
+		words = appendIndexed(words, raw, folded, plain)
 		if folded == "" && len(parts) < partsLimit {
 			parts = appendCamelParts(parts, raw)
 		}

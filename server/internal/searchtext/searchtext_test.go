@@ -33,11 +33,14 @@ func TestParse(t *testing.T) {
 		want []Term
 		err  error
 	}{
-		{`make release`, []Term{{"make"}, {"release"}}, nil},
-		{`"make release" pool_max_conns`, []Term{{"make", "release"}, {"pool", "max", "conns"}}, nil},
-		{`NEAR(a, b) AND -c OR NOT d^2 col:x *`, []Term{{"near", "a"}, {"b"}, {"and"}, {"c"}, {"or"}, {"not"}, {"d", "2"}, {"col", "x"}}, nil},
-		{`"unterminated phrase`, []Term{{"unterminated", "phrase"}}, nil},
-		{`Go go GO`, []Term{{"go"}}, nil},
+		{`make release`, []Term{term("make"), term("releas", "release")}, nil},
+		{`"make release" pool_max_conns`, []Term{term("make releas", "make release"), term("pool max conns")}, nil},
+		{`NEAR(a, b) AND -c OR NOT d^2 col:x *`, []Term{term("near a"), term("b"), term("and"), term("c"), term("or"), term("not"),
+			term("d 2"), term("col x")}, nil},
+		{`"unterminated phrase`, []Term{term("untermin phrase", "unterminated phrase")}, nil},
+		{`Go go GO`, []Term{term("go")}, nil},
+		{`Deploys deploying`, []Term{term("deploy", "deploys"), term("deploy", "deploying")}, nil},
+		{`deploys.md RetryPush v2 user@host`, []Term{term("deploys md"), term("retrypush"), term("v2"), term("user host")}, nil},
 		{``, nil, ErrEmpty},
 		{`*** "" - ^ :`, nil, ErrEmpty},
 		{strings.Repeat("a ", 600), nil, ErrTooLong},
@@ -50,6 +53,15 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%.40q) = %q, %v; want %q, %v", c.q, got, err, c.want, c.err)
 		}
 	}
+}
+
+// term is the Term of forms, each its words separated by spaces.
+func term(forms ...string) Term {
+	var t Term
+	for _, f := range forms {
+		t.Forms = append(t.Forms, strings.Fields(f))
+	}
+	return t
 }
 
 func words(n int) string {
@@ -73,22 +85,43 @@ func TestCamelParts(t *testing.T) {
 			t.Errorf("CamelParts(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := WordsAndParts("Call RetryPush, fooBarÉ and MySQL.", 0, 100); got != "call retrypush foobare and mysql retry push my sql" {
+	if got := WordsAndParts("Call RetryPush, fooBar and MySQL.", 0, 100); got != "call retrypush foobar and mysql retry push foo bar my sql" {
 		t.Errorf("WordsAndParts = %q", got)
 	}
 	d := DocOf("notes/RetryPolicy.md", "Call RetryPush first.")
-	if d.Title != "notes retrypolicy md retry policy" || d.Body != "call retrypush first retry push" {
+	if d.Name != "notes retrypolicy md retrypolicy retry policy" || d.About != "" || d.Body != "call retrypush first retry push" {
 		t.Errorf("DocOf: %+v", d)
 	}
 }
 
 func TestDocOf(t *testing.T) {
-	d := DocOf("decisions/db_choice.md", "---\nname: Database choice\ndescription: \"Why Postgres, not MySQL\"\ntype: project\n---\nWe picked Postgres.\n")
-	if d.Title != "decisions db choice md database choice why postgres not mysql my sql" {
-		t.Errorf("title %q", d.Title)
+	d := DocOf("decisions/db_choice.md", "---\nname: Database choices\ndescription: \"Why Postgres, not MySQL\"\ntype: project\n---\nWe picked Postgres.\n")
+	want := Doc{Name: "decisions db choice md db choice databas choic", About: "whi postgr not mysql my sql", Body: "project we pick postgr"}
+	if d != want {
+		t.Errorf("DocOf = %+v, want %+v", d, want)
 	}
-	if !strings.HasSuffix(d.Body, "we picked postgres my sql") {
-		t.Errorf("body %q", d.Body)
+	if d.Title() != d.Name+" "+d.About {
+		t.Errorf("Title = %q", d.Title())
+	}
+}
+
+// TestIndexTextStemsProseOnly: words of prose are indexed by their stems;
+// identifiers (joined by _ . / : @ and the like, camelCase, words with
+// digits) keep every part as written.
+func TestIndexTextStemsProseOnly(t *testing.T) {
+	cases := map[string]string{
+		"Deploys, deploying and DEPLOYED.":           "deploy deploy and deploy",
+		"(deploys) [Deploys](deploys.md) \"running\"": "deploy deploy deploys md run",
+		"set pool_max_conns in server/postgres/write.go": "set pool max conns in server postgres write go",
+		"os.Root user@hosts a=b+c key:values":         "os root user hosts a b c key values",
+		"RetryPushes MySQL APIs http2 v2 3rd":         "retrypushes mysql apis http2 v2 3rd",
+		"well-known re-deploys — naïve cafés":         "well known re deploy naiv cafe",
+		"end of sentence.Next word; x_":               "end of sentence next word x",
+	}
+	for in, want := range cases {
+		if got := IndexText(in, 0); got != want {
+			t.Errorf("IndexText(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -96,7 +129,7 @@ func TestIndexLines(t *testing.T) {
 	idx := "# Index\n- [DB choice](decisions/db%20choice.md) — why Postgres\n- [Web](https://example.com) and [self](MEMORY.md)\n- [up](../x.md) [a](a.md#part) [b](<b c.md>)\n"
 	got := IndexLines("MEMORY.md", idx)
 	want := map[string]string{
-		"decisions/db choice.md": "db choice decisions db 20choice md why postgres",
+		"decisions/db choice.md": "db choic decisions db 20choice md whi postgr",
 		"a.md":                   "up x md a a md part b b c md",
 		"b c.md":                 "up x md a a md part b b c md",
 	}
@@ -126,10 +159,10 @@ func TestSnippet(t *testing.T) {
 	if n := utf8.RuneCountInString(s.Text); n > SnippetRunes+2 {
 		t.Errorf("snippet of %d code points", n)
 	}
-	if s := SnippetOf("Café crème", []Term{{"creme"}}); s.Text != "Café crème" || !reflect.DeepEqual(s.Matches, [][2]int{{5, 10}}) {
+	if s := SnippetOf("Café crème", []Term{term("creme")}); s.Text != "Café crème" || !reflect.DeepEqual(s.Matches, [][2]int{{5, 10}}) {
 		t.Errorf("accented: %+v", s)
 	}
-	if s := SnippetOf("no hit at all", []Term{{"zzz"}}); s.Text != "no hit at all" || s.Matches != nil {
+	if s := SnippetOf("no hit at all", []Term{term("zzz")}); s.Text != "no hit at all" || s.Matches != nil {
 		t.Errorf("no hit: %+v", s)
 	}
 }

@@ -19,56 +19,97 @@ type Snippet struct {
 	Matches [][2]int
 }
 
-type span struct{ start, end int } // byte offsets in the content
+type span struct{ start, end int } // byte offsets in the text
 
-// SnippetOf returns the excerpt of content showing terms. It reads the
-// content's words only as far as the excerpt can reach: SnippetRunes
-// code points of words after the first match (a lower bound of the
-// excerpt's length from there), and then as many words as the longest
-// term has, for a match open at the excerpt's end. Search results are
-// 2 KB notes whose first match is mostly near the top, so this is a
-// fraction of the note.
+// SnippetOf returns the excerpt of content showing terms, taken from the
+// body (the text after the frontmatter, see layoutOf) around its first
+// match, else from the frontmatter description around its first match,
+// else from the top of the body (the description when the body is empty).
+// It never shows the frontmatter itself.
 func SnippetOf(content string, terms []Term) Snippet {
+	return snippetOf(content, terms, snippetIn)
+}
+
+// snippetOf is SnippetOf with in, the excerpt of a text around its first
+// match.
+func snippetOf(content string, terms []Term, in func(string, []Term) (Snippet, bool)) Snippet {
+	l := layoutOf(content)
+	body := content[l.shown:]
+	if s, ok := in(body, terms); ok {
+		return s
+	}
+	if d := l.fm.Description; d != "" {
+		if s, ok := in(d, terms); ok {
+			return s
+		}
+		if strings.TrimSpace(body) == "" {
+			return excerpt(d, 0, nil)
+		}
+	}
+	return excerpt(body, 0, nil)
+}
+
+// snippetIn returns the excerpt of text around its first match of terms;
+// ok is false when text holds none. It reads the text's words only as far
+// as the excerpt can reach: SnippetRunes code points of words after the
+// first match (a lower bound of the excerpt's length from there), and then
+// as many words as the longest term has, for a match open at the excerpt's
+// end. Search results are 2 KB notes whose first match is mostly near the
+// top, so this is a fraction of the note.
+func snippetIn(text string, terms []Term) (Snippet, bool) {
 	longest := 0
 	for _, t := range terms {
-		longest = max(longest, len(t))
+		longest = max(longest, t.MaxLen())
 	}
 	words := make([]word, 0, 64)
 	first, after, extra := -1, 0, 0
-	skip := matchFrom(content, terms)
-	eachWord(content[skip:], func(w string, s, e int) bool {
-		s, e = s+skip, e+skip
-		words = append(words, word{w, s, e})
+	eachToken(text, matchFrom(text, terms), func(raw string, s int, folded string, plain bool) bool {
+		e := s + len(raw)
+		words = append(words, word{normalized(raw, folded), s, e, plain})
 		if first < 0 {
 			first = firstEnding(words, terms)
 			return true
 		}
 		if s >= first {
-			after += utf8.RuneCountInString(content[s:e])
+			after += utf8.RuneCountInString(text[s:e])
 		}
 		if after > SnippetRunes {
 			extra++
 		}
 		return extra <= longest
 	})
-	return snippetOfWords(content, words, terms)
+	return snippetOfWords(text, words, terms)
+}
+
+// snippetOfWords is the excerpt of text around its first match of terms
+// among words, the text's words as far as they were read; ok is false
+// when none matches.
+func snippetOfWords(text string, words []word, terms []Term) (Snippet, bool) {
+	hits := matches(words, terms)
+	if len(hits) == 0 {
+		return Snippet{}, false
+	}
+	return excerpt(text, backUp(text, hits[0].start, SnippetRunes/4), hits), true
 }
 
 // matchFrom returns a byte offset of content before which no term can
-// start a match, between two words: the first place where a term's first
-// word appears in any ASCII case, or the first byte past ASCII (where a
-// word may fold into any other), backed up to the start of the word it
-// falls in. The words from there on are those of the whole text from
-// there on, and reading them starts where a match could (a result's first
-// match is often far into it) instead of tokenising every word before.
+// start a match, between two words: the first place where the anchor (see
+// anchor) of a form's first word appears in any ASCII case, or the first
+// byte past ASCII (where a word may fold into any other), backed up to the
+// start of the word it falls in. The words from there on are those of the
+// whole text from there on, and reading them starts where a match could (a
+// result's first match is often far into it) instead of tokenising every
+// word before.
 func matchFrom(content string, terms []Term) int {
 	end := len(content)
 	for _, t := range terms {
-		if len(t) == 0 {
-			continue
-		}
-		if i := indexFoldASCII(content[:end], t[0]); i >= 0 {
-			end = i
+		for _, f := range t.Forms {
+			if len(f) == 0 {
+				continue
+			}
+			if i := indexFoldASCII(content[:end], anchor(f[0])); i >= 0 {
+				end = i
+			}
 		}
 	}
 	for i := 0; i < end; i++ {
@@ -129,48 +170,53 @@ func foldEqualASCII(s, w string) bool {
 	return true
 }
 
-// snippetOfWords is the snippet of content showing the matches of terms
-// among words, the content's words as far as they were read.
-func snippetOfWords(content string, words []word, terms []Term) Snippet {
-	hits := matches(words, terms)
-	from := 0
-	if len(hits) > 0 {
-		from = backUp(content, hits[0].start, SnippetRunes/4)
-	}
-	return excerpt(content, from, hits)
+type word struct {
+	w          string // normalised, as typed
+	start, end int    // byte offsets in the text
+	plain      bool   // see eachToken
 }
 
-type word struct {
-	w          string
-	start, end int // byte offsets in the content
+// matchesWord reports whether w is the word fw of a term's form as the
+// index holds w: a plain word by its stem (looked up only for a word that
+// starts as the stem's words do), another as it is.
+func (w word) matchesWord(fw string) bool {
+	if !w.plain {
+		return w.w == fw
+	}
+	return strings.HasPrefix(w.w, anchor(fw)) && Stem(w.w) == fw
 }
 
 // firstEnding returns the byte offset where a match of a term ending at
 // the last of words starts, or -1 when none does.
 func firstEnding(words []word, terms []Term) int {
 	for _, t := range terms {
-		if i := len(words) - len(t); termAt(words, i, t) {
-			return words[i].start
+		for _, f := range t.Forms {
+			if i := len(words) - len(f); formAt(words, i, f) {
+				return words[i].start
+			}
 		}
 	}
 	return -1
 }
 
-// termAt reports whether the words of t are words[i:i+len(t)].
-func termAt(words []word, i int, t Term) bool {
-	return i >= 0 && i+len(t) <= len(words) &&
-		slices.EqualFunc(words[i:i+len(t)], t, func(w word, tw string) bool { return w.w == tw })
+// formAt reports whether the words of the form f match words[i:i+len(f)].
+func formAt(words []word, i int, f []string) bool {
+	return i >= 0 && i+len(f) <= len(words) &&
+		slices.EqualFunc(words[i:i+len(f)], f, word.matchesWord)
 }
 
 // matches returns the matches of terms in words, in order: at each word,
-// the first term (in the query's order) whose words start there.
+// the first term (in the query's order) one of whose forms starts there.
 func matches(words []word, terms []Term) []span {
 	var hits []span
 	for i := range words {
+	terms:
 		for _, t := range terms {
-			if termAt(words, i, t) {
-				hits = append(hits, span{words[i].start, words[i+len(t)-1].end})
-				break
+			for _, f := range t.Forms {
+				if formAt(words, i, f) {
+					hits = append(hits, span{words[i].start, words[i+len(f)-1].end})
+					break terms
+				}
 			}
 		}
 	}

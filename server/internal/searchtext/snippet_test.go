@@ -11,12 +11,14 @@ import (
 // snippetOfWholeText is SnippetOf reading every word of the content: the
 // oracle SnippetOf's early stop must agree with.
 func snippetOfWholeText(content string, terms []Term) Snippet {
-	var words []word
-	eachWord(content, func(w string, s, e int) bool {
-		words = append(words, word{w, s, e})
-		return true
+	return snippetOf(content, terms, func(text string, terms []Term) (Snippet, bool) {
+		var words []word
+		eachToken(text, 0, func(raw string, s int, folded string, plain bool) bool {
+			words = append(words, word{normalized(raw, folded), s, s + len(raw), plain})
+			return true
+		})
+		return snippetOfWords(text, words, terms)
 	})
-	return snippetOfWords(content, words, terms)
 }
 
 // snippetVocabulary makes texts where terms meet often, overlap, run
@@ -153,6 +155,76 @@ func TestSnippetBoundedByChainedMatches(t *testing.T) {
 		s := snippet(content, terms)
 		if n := utf8.RuneCountInString(s.Text); n > SnippetRunes+len("deploy")+2 {
 			t.Errorf("%s: a snippet of %d code points, %d matches, for a text of one word repeated; want about %d", name, n, len(s.Matches), SnippetRunes)
+		}
+	}
+}
+
+// TestSnippetNeverShowsFrontmatter: a snippet comes from the body around
+// its first match, else from the description around its first match, else
+// from the top of the body; the frontmatter's syntax (markers, keys) never
+// shows, however the block is written.
+func TestSnippetNeverShowsFrontmatter(t *testing.T) {
+	for _, c := range []struct {
+		name, content, query, want string
+	}{
+		{"match in the body", "---\nname: db\ndescription: Postgres notes\n---\n\n# DB\nWe deploy the database on Fridays.\n",
+			"deploy", "# DB We deploy the database on Fridays."},
+		{"match in the name only", "---\nname: Deploys\ndescription: how we ship\n---\nRun make release.\n",
+			"deploy", "Run make release."},
+		{"match in the description only", "---\nname: db\ndescription: Deploying the database\n---\nRun make release.\n",
+			"deploy", "Deploying the database"},
+		{"empty body", "---\nname: db\ndescription: Postgres notes\n---\n", "zyzzyva", "Postgres notes"},
+		{"CRLF", "---\r\nname: db\r\ndescription: Postgres notes\r\n---\r\nWe deploy on Fridays.\r\n", "db", "We deploy on Fridays."},
+		{"byte order mark", "\uFEFF---\nname: db\ndescription: d\n---\nWe deploy.\n", "db", "We deploy."},
+		{"byte order mark, no frontmatter", "\uFEFFWe deploy.\n", "deploy", "We deploy."},
+		{"unterminated", "---\nname: db\ndescription: Postgres notes\n# DB\nWe deploy on Fridays.\n", "db", "# DB We deploy on Fridays."},
+		{"unterminated, match in a field", "---\nname: db\ndescription: deploy notes\n\nWe ship on Fridays.\n", "deploy", "We ship on Fridays."},
+		{"--- inside the body", "---\nname: db\n---\nFirst part.\n\n---\nname: fake\n---\nWe deploy here.\n", "deploy",
+			"First part. --- name: fake --- We deploy here."},
+		{"--- and a colon in a value", "---\nname: db\ndescription: a --- b: c\n---\nBody text.\n", "c", "a --- b: c"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			terms, err := Parse(c.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := SnippetOf(c.content, terms)
+			if s.Text != c.want {
+				t.Errorf("snippet %q, want %q", s.Text, c.want)
+			}
+			if want := snippetOfWholeText(c.content, terms); !reflect.DeepEqual(s, want) {
+				t.Errorf("early stop %+v, whole text %+v", s, want)
+			}
+		})
+	}
+}
+
+// TestSnippetMarksStemmedMatches: a word of prose matches a query word of
+// the same stem; an identifier's part matches it as typed only.
+func TestSnippetMarksStemmedMatches(t *testing.T) {
+	for _, c := range []struct {
+		content, query string
+		want           []string
+	}{
+		{"Deploys went out; deploying again after deployed.", "deploy", []string{"Deploys", "deploying", "deployed"}},
+		{"see deploys.md and deploys", "deploys", []string{"deploys", "deploys"}},
+		{"see deploys.md and deploys", "deploy", []string{"deploys"}},
+		{"pool_max_conns then conns then conn", "conns", []string{"conns", "conns", "conn"}},
+		{"pool_max_conns then conn", "conn", []string{"conn"}},
+		{"the Make Releases job", `"make release"`, []string{"Make Releases"}},
+	} {
+		terms, err := Parse(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := SnippetOf(c.content, terms)
+		var got []string
+		r := []rune(s.Text)
+		for _, m := range s.Matches {
+			got = append(got, string(r[m[0]:m[1]]))
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q in %q: matches %q, want %q", c.query, c.content, got, c.want)
 		}
 	}
 }
