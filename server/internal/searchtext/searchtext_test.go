@@ -110,13 +110,13 @@ func TestDocOf(t *testing.T) {
 // digits) keep every part as written.
 func TestIndexTextStemsProseOnly(t *testing.T) {
 	cases := map[string]string{
-		"Deploys, deploying and DEPLOYED.":           "deploy deploy and deploy",
-		"(deploys) [Deploys](deploys.md) \"running\"": "deploy deploy deploys md run",
+		"Deploys, deploying and DEPLOYED.":               "deploy deploy and deploy",
+		"(deploys) [Deploys](deploys.md) \"running\"":    "deploy deploy deploys md run",
 		"set pool_max_conns in server/postgres/write.go": "set pool max conns in server postgres write go",
-		"os.Root user@hosts a=b+c key:values":         "os root user hosts a b c key values",
-		"RetryPushes MySQL APIs http2 v2 3rd":         "retrypushes mysql apis http2 v2 3rd",
-		"well-known re-deploys — naïve cafés":         "well known re deploy naiv cafe",
-		"end of sentence.Next word; x_":               "end of sentence next word x",
+		"os.Root user@hosts a=b+c key:values":            "os root user hosts a b c key values",
+		"RetryPushes MySQL APIs http2 v2 3rd":            "retrypushes mysql apis http2 v2 3rd",
+		"well-known re-deploys — naïve cafés":            "well known re deploy naiv cafe",
+		"end of sentence.Next word; x_":                  "end of sentence next word x",
 	}
 	for in, want := range cases {
 		if got := IndexText(in, 0); got != want {
