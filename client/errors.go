@@ -142,6 +142,13 @@ func IsRetryable(err error) bool {
 	return false
 }
 
+// IsUnreachable reports whether err is a request that got no answer from
+// the server: no connection (refused, unknown host, reset) or a timeout.
+// An answer refusing the request (401, 403, 5xx) is not.
+func IsUnreachable(err error) bool {
+	return errors.Is(err, ErrNetwork) || errors.Is(err, ErrTimeout)
+}
+
 // RetryAfter returns the Retry-After delay carried by an *APIError in err's
 // chain, or 0.
 func RetryAfter(err error) time.Duration {

@@ -136,6 +136,15 @@ type Hit struct {
 	Snippet string
 }
 
+// Found is what a search found: its hits and, when the backend could not
+// search as asked and searched otherwise (the agent's backend with the
+// server unreachable searches the local memory folder), a sentence saying
+// so.
+type Found struct {
+	Hits []Hit
+	Note string
+}
+
 // Backend is what the tools need of team memory, as seen by one caller
 // (its grants apply). Every method is safe for concurrent use. Errors are
 // marked with the kinds above where they apply.
@@ -160,5 +169,5 @@ type Backend interface {
 	Write(ctx context.Context, repo string, w Write) (WriteResult, error)
 	// Search finds memories matching query in repo, or, when repo is "",
 	// in every repository the caller can read; at most limit hits.
-	Search(ctx context.Context, query, repo string, limit int) ([]Hit, error)
+	Search(ctx context.Context, query, repo string, limit int) (Found, error)
 }

@@ -55,8 +55,8 @@ func (oneRepo) Write(_ context.Context, _ string, w Write) (WriteResult, error) 
 	return r, nil
 }
 
-func (oneRepo) Search(context.Context, string, string, int) ([]Hit, error) {
-	return []Hit{{Repo: "acme/api", Key: "deploy.md", Snippet: "Run make release"}}, nil
+func (oneRepo) Search(context.Context, string, string, int) (Found, error) {
+	return Found{Hits: []Hit{{Repo: "acme/api", Key: "deploy.md", Snippet: "Run make release"}}}, nil
 }
 
 func connect(t *testing.T) *mcp.ClientSession {

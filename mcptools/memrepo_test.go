@@ -51,7 +51,7 @@ func (m *memRepo) Revision(_ context.Context, _, key string, _ int64) (Revision,
 
 func (m *memRepo) Activity(context.Context, string, int) ([]Change, error) { return nil, nil }
 
-func (m *memRepo) Search(context.Context, string, string, int) ([]Hit, error) { return nil, nil }
+func (m *memRepo) Search(context.Context, string, string, int) (Found, error) { return Found{}, nil }
 
 func (m *memRepo) Write(ctx context.Context, repo string, w Write) (WriteResult, error) {
 	st, _ := m.State(ctx, repo)

@@ -51,6 +51,7 @@ type SearchHit struct {
 // SearchOutput is the output of search_memories.
 type SearchOutput struct {
 	Hits []SearchHit `json:"hits"`
+	Note string      `json:"note,omitempty" jsonschema:"how the search was made when not as asked: the server unreachable, the local memory folder searched instead"`
 }
 
 // ReadInput is the input of read_memory.
@@ -152,12 +153,12 @@ func (t *tools) search(ctx context.Context, in SearchInput) (SearchOutput, error
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	hits, err := t.b.Search(ctx, in.Query, in.Repo, min(limit, maxSearchLimit))
+	found, err := t.b.Search(ctx, in.Query, in.Repo, min(limit, maxSearchLimit))
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	out := SearchOutput{Hits: make([]SearchHit, 0, len(hits))}
-	for _, h := range hits {
+	out := SearchOutput{Hits: make([]SearchHit, 0, len(found.Hits)), Note: found.Note}
+	for _, h := range found.Hits {
 		out.Hits = append(out.Hits, SearchHit(h))
 	}
 	return out, nil

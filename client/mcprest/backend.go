@@ -5,6 +5,7 @@
 package mcprest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,19 +15,30 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/client/localsearch"
 	"github.com/teammem/teammem/mcptools"
 )
 
 // Backend is mcptools.Backend over a client.Client; safe for concurrent
 // use.
 type Backend struct {
-	c *client.Client
+	c     *client.Client
+	local Local
 }
 
 var _ mcptools.Backend = (*Backend)(nil)
 
-// New returns the backend over c.
-func New(c *client.Client) *Backend { return &Backend{c: c} }
+// Local is the memory folder on disk that Search answers from when the
+// server is unreachable: Dir (none: no fallback) holds repository Repo,
+// less the folders Exclude (slash paths relative to Dir); Kind names it in
+// the note ("team folder").
+type Local struct {
+	Dir, Repo, Kind string
+	Exclude         []string
+}
+
+// New returns the backend over c, falling back to local.
+func New(c *client.Client, local Local) *Backend { return &Backend{c: c, local: local} }
 
 // State reads the repository's hashes view.
 func (b *Backend) State(ctx context.Context, repo string) (mcptools.State, error) {
@@ -178,15 +190,36 @@ func (b *Backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcp
 	return out, nil
 }
 
-// Search is GET /api/v1/search.
-func (b *Backend) Search(ctx context.Context, query, repo string, limit int) ([]mcptools.Hit, error) {
+// Search is GET /api/v1/search. With the server unreachable (no answer,
+// a timeout; never a refusal) it searches the local folder instead, when
+// the search is of its repository or of every one, and says so in the
+// note.
+func (b *Backend) Search(ctx context.Context, query, repo string, limit int) (mcptools.Found, error) {
 	res, err := b.c.Search(ctx, query, client.SearchOptions{Repo: repo, Limit: limit})
+	if b.local.Dir != "" && (repo == "" || repo == b.local.Repo) && client.IsUnreachable(err) {
+		return b.searchLocal(query, limit, err)
+	}
 	if err != nil {
-		return nil, mark(err)
+		return mcptools.Found{}, mark(err)
 	}
 	out := make([]mcptools.Hit, 0, len(res.Results))
 	for _, r := range res.Results {
 		out = append(out, mcptools.Hit{Repo: r.Repo, Key: r.Key, Snippet: r.Snippet.Text})
+	}
+	return mcptools.Found{Hits: out}, nil
+}
+
+// searchLocal is Search over the local folder, the server being
+// unreachable (cause).
+func (b *Backend) searchLocal(query string, limit int, cause error) (mcptools.Found, error) {
+	hits, err := localsearch.Search(b.local.Dir, query, limit, b.local.Exclude...)
+	if err != nil {
+		return mcptools.Found{}, fmt.Errorf("%w; the local folder %s cannot be searched either: %w", mark(cause), b.local.Dir, err)
+	}
+	out := mcptools.Found{Hits: make([]mcptools.Hit, 0, len(hits)),
+		Note: localsearch.Note(cmp.Or(b.local.Kind, "memory folder"), b.local.Dir, cause)}
+	for _, h := range hits {
+		out.Hits = append(out.Hits, mcptools.Hit{Repo: b.local.Repo, Key: h.Key, Snippet: h.Snippet})
 	}
 	return out, nil
 }

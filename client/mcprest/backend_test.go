@@ -52,7 +52,7 @@ func TestNewestRevision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rev, err := New(cl).Revision(t.Context(), "acme/api", "a.md", 0)
+		rev, err := New(cl, Local{}).Revision(t.Context(), "acme/api", "a.md", 0)
 		srv.Close()
 		if err != nil || rev.Version != 3 || rev.Content != "v3" {
 			t.Errorf("old server %v: %+v, %v; want version 3, v3", c.old, rev, err)

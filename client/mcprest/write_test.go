@@ -24,7 +24,7 @@ func TestWriteAllOrNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := New(cl)
+	b := New(cl, Local{})
 	w := mcptools.Write{Entries: map[string]string{"big.md": strings.Repeat("x", 200), "MEMORY.md": "# Team\n- [Big](big.md)\n"}, AllOrNothing: true}
 	res, err := b.Write(t.Context(), "acme/api", w)
 	if err != nil || len(res.Skipped) != 1 || res.Skipped[0].Key != "big.md" || res.Skipped[0].Reason != "entry_too_large" ||

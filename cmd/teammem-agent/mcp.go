@@ -27,6 +27,7 @@ func runMCP(ctx context.Context, e *cliEnv, args []string) error {
 		"  uninstall  remove it", e.Stdout)
 	var c commonFlags
 	c.registerConnection(fs)
+	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` that search_memories searches when the server is unreachable (default: the team folder of the repository's auto memory)")
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}
@@ -47,7 +48,13 @@ func runMCP(ctx context.Context, e *cliEnv, args []string) error {
 		log.Info("no default repository: every call names its repo", "reason", err)
 		slug = ""
 	}
-	srv := mcptools.NewServer(mcprest.New(cl), mcptools.Options{DefaultRepo: slug, Version: buildinfo.Version(version),
+	local := mcprest.Local{Repo: slug, Kind: folderKind(c)}
+	if slug != "" {
+		if local.Dir, local.Exclude, err = resolveFolder(e, c); err != nil {
+			log.Info("no local folder to search when the server is unreachable", "reason", err)
+		}
+	}
+	srv := mcptools.NewServer(mcprest.New(cl, local), mcptools.Options{DefaultRepo: slug, Version: buildinfo.Version(version),
 		Observe: func(ctx context.Context, call mcptools.Call) {
 			log.Debug("mcp tool call", "tool", call.Tool, "outcome", call.Outcome, "repo", call.Repo, "key", call.Key, "duration", call.Duration)
 		}})

@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/client/localsearch"
 )
 
 func init() {
@@ -50,6 +52,9 @@ func runSearch(ctx context.Context, e *cliEnv, args []string) error {
 		opts.Repo = s.slug
 	}
 	res, err := cl.Search(ctx, pos[0], opts)
+	if client.IsUnreachable(err) {
+		return searchLocal(s, c, pos[0], limit, err)
+	}
 	if err != nil {
 		return s.explain(err)
 	}
@@ -66,6 +71,51 @@ func runSearch(ctx context.Context, e *cliEnv, args []string) error {
 		fmt.Fprintf(s.e.Stdout, "(more results: raise --limit or narrow the query)\n")
 	}
 	return nil
+}
+
+// searchLocal answers a search from the local memory folder, the server
+// being unreachable (cause), and says so: first in the text, on stderr
+// with --json. With --all, the folder is the checkout's team folder, when
+// there is one.
+func searchLocal(s *session, c commonFlags, query string, limit int, cause error) error {
+	dir, exclude, slug := s.dir, s.exclude, s.slug
+	if dir == "" {
+		var err error
+		if dir, exclude, err = resolveFolder(s.e, c); err != nil {
+			return s.explain(cause)
+		}
+		slug, _ = resolveSlug(s.e, c)
+	}
+	hits, err := localsearch.Search(dir, query, limit, exclude...)
+	if err != nil {
+		return fmt.Errorf("%w; the local folder %s cannot be searched either: %w", s.explain(cause), dir, err)
+	}
+	note := localsearch.Note(folderKind(c), dir, cause)
+	if s.flags.json {
+		fmt.Fprintln(s.e.Stderr, note)
+		res := api.SearchResults{Results: []api.SearchResult{}}
+		for _, h := range hits {
+			res.Results = append(res.Results, api.SearchResult{Repo: slug, Key: h.Key, Snippet: api.Snippet{Text: h.Snippet}})
+		}
+		s.out.object(res)
+		return nil
+	}
+	fmt.Fprintln(s.e.Stdout, note)
+	for _, h := range hits {
+		fmt.Fprintf(s.e.Stdout, "%s  %s  (local file)\n    %s\n", slug, strconv.Quote(h.Key), h.Snippet)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(s.e.Stdout, "no local file matches")
+	}
+	return nil
+}
+
+// folderKind names the folder a session of c works on.
+func folderKind(c commonFlags) string {
+	if c.personal {
+		return "personal memory folder"
+	}
+	return "team folder"
 }
 
 // repoFlagGiven reports whether args pass --repo (TEAMMEM_REPO alone does

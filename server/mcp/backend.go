@@ -163,14 +163,14 @@ func (b *backend) fail(ctx context.Context, op string, err error) error {
 
 // Search is the Service's search for the caller: q.Repo alone,
 // or every repository the caller can read.
-func (b *backend) Search(ctx context.Context, query, repo string, limit int) ([]mcptools.Hit, error) {
+func (b *backend) Search(ctx context.Context, query, repo string, limit int) (mcptools.Found, error) {
 	page, err := b.svc.Search(ctx, b.principal(ctx), server.SearchQuery{Text: query, Repo: repo, Limit: limit})
 	if err != nil {
-		return nil, b.fail(ctx, "search", err)
+		return mcptools.Found{}, b.fail(ctx, "search", err)
 	}
 	out := make([]mcptools.Hit, 0, len(page.Results))
 	for _, r := range page.Results {
 		out = append(out, mcptools.Hit{Repo: r.Repo, Key: r.Key, Snippet: r.Snippet.Text})
 	}
-	return out, nil
+	return mcptools.Found{Hits: out}, nil
 }

@@ -47,7 +47,8 @@ var layout = []room{
 	{"client/assistants", nil},
 	{"client/teamblock", with(prim, "client/assistants", "client/gitremote", "memcore", "memcore/protocol")},
 	{"client/mcpinstall", with(prim, "client/assistants")},
-	{"client/mcprest", []string{"api", "client", "mcptools"}},
+	{"client/localsearch", []string{"memcore/protocol"}},
+	{"client/mcprest", []string{"api", "client", "client/localsearch", "mcptools"}},
 	{"client/agent", with(prim, "api", "client", "client/watch", "client/assistants", "client/teamblock", "client/gitremote", "client/refcheck",
 		"memcore", "memcore/protocol", "memcore/secrets")},
 
