@@ -1,6 +1,8 @@
--- The build before holds the title in one column of search_titles_fts and
--- unstemmed words: the index starts empty again and its backfill indexes
--- every live entry, newest first.
+-- The build before has no search_names_fts and indexes words unstemmed: the
+-- index starts empty again and its backfill indexes every live entry, newest
+-- first.
+DROP TABLE search_names_fts;
+
 DROP TABLE search_titles_fts;
 CREATE VIRTUAL TABLE search_titles_fts USING fts5 (scope, title, scoped,
     content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');

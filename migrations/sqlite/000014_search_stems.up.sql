@@ -5,14 +5,20 @@
 -- description or index line does, then the rest; the body's index no longer
 -- holds the frontmatter's name and description (the title does).
 --
--- search_titles_fts keeps the name and the description apart: name and about,
--- and each behind the repository's scope token (sname, sabout; see migration
--- 13). Every FTS5 table starts empty and the backfill indexes every live entry
--- again, newest first, from search_backfill's cursor, numbered as migration 13
--- numbers them. Meanwhile a search finds the entries indexed so far.
+-- search_names_fts holds each entry's name alone, under its search_docs id, and
+-- each name word behind the repository's scope token in its scoped column (as
+-- search_titles_fts does for the whole title, see migration 13): the named
+-- entries are found by a walk of the names' doclists, shorter than the
+-- titles'. Every FTS5 table starts empty and the backfill indexes every live
+-- entry again, newest first, from search_backfill's cursor, numbered as
+-- migration 13 numbers them. Meanwhile a search finds the entries indexed so
+-- far.
+
+CREATE VIRTUAL TABLE search_names_fts USING fts5 (scope, name, scoped,
+    content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');
 
 DROP TABLE search_titles_fts;
-CREATE VIRTUAL TABLE search_titles_fts USING fts5 (scope, name, about, sname, sabout,
+CREATE VIRTUAL TABLE search_titles_fts USING fts5 (scope, title, scoped,
     content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');
 
 DROP TABLE search_fts;

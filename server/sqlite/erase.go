@@ -27,6 +27,7 @@ func (j *eraseJob) conditional() bool { return false }
 var eraseSQL = []string{
 	`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE repo = ?1)`,
 	`DELETE FROM search_titles_fts WHERE rowid IN (SELECT id FROM search_docs WHERE repo = ?1)`,
+	`DELETE FROM search_names_fts WHERE rowid IN (SELECT id FROM search_docs WHERE repo = ?1)`,
 	`DELETE FROM search_docs WHERE repo = ?1`,
 	`DELETE FROM search_links_fts WHERE rowid IN (SELECT id FROM search_links WHERE repo = ?1)`,
 	`DELETE FROM search_links WHERE repo = ?1`,

@@ -25,9 +25,9 @@ import (
 //
 // A page reads only as many matches as it shows and skips (?6 = offset +
 // limit, at most server.SearchCandidates): FTS5 walks each doclist in
-// rowid order, newest first, and stops there. The named and titled entries
-// come from search_titles_fts, whose doclists are short; the others from
-// search_fts, past them. Index lines are read newest first, up to the
+// rowid order, newest first, and stops there. The named entries come from
+// search_names_fts and the titled ones from search_titles_fts, whose
+// doclists are short; the others from search_fts, past them. Index lines are read newest first, up to the
 // bound (?8). A named entry is titled too: when the titled walk stops
 // before reaching some of the named ones, the page is full with the named
 // and titled ones before the others.
@@ -46,7 +46,7 @@ import (
 // search_docs holds live entries only; an index line may link a deleted
 // key, which the join to search_docs drops.
 const searchSQL = `WITH named AS (
-		SELECT rowid AS id FROM search_titles_fts WHERE search_titles_fts MATCH ?9 %own(search_titles_fts) ORDER BY rowid LIMIT ?6
+		SELECT rowid AS id FROM search_names_fts WHERE search_names_fts MATCH ?9 %own(search_names_fts) ORDER BY rowid LIMIT ?6
 	), titled AS (
 		SELECT rowid AS id FROM search_titles_fts WHERE search_titles_fts MATCH ?2 %own(search_titles_fts) ORDER BY rowid LIMIT ?6
 	), linked AS (
@@ -109,7 +109,7 @@ func searchStatement(all bool) string {
 		links = "AND " + team("l.repo")
 	}
 	sql := strings.NewReplacer("%links", links, "%filter", filter).Replace(searchSQL)
-	for _, table := range []string{"search_titles_fts", "search_fts"} {
+	for _, table := range []string{"search_names_fts", "search_titles_fts", "search_fts"} {
 		sql = strings.ReplaceAll(sql, "%own("+table+")", own(table))
 	}
 	return sql
@@ -154,7 +154,7 @@ func (db *DB) Search(ctx context.Context, q server.SearchRequest) ([]server.Sear
 }
 
 // matchExprs returns the FTS5 expressions of q: over search_fts's title
-// and body, over search_titles_fts's name and whole title (see titleExpr)
+// and body, over search_names_fts and search_titles_fts (see titleExpr)
 // and over index lines. The repositories' scope tokens are computed once.
 func matchExprs(q server.SearchRequest) (own, name, title, lines string) {
 	var scopes []string // nil: every repository
@@ -164,8 +164,8 @@ func matchExprs(q server.SearchRequest) (own, name, title, lines string) {
 			scopes[i] = searchtext.Scope(r)
 		}
 	}
-	return matchExpr(q.Terms, scopes, "{title body}"), titleExpr(q.Terms, scopes, "name", "sname"),
-		titleExpr(q.Terms, scopes, "{name about}", "{sname sabout}"), matchExpr(q.Terms, scopes, "line")
+	return matchExpr(q.Terms, scopes, "{title body}"), titleExpr(q.Terms, scopes, "name"),
+		titleExpr(q.Terms, scopes, "title"), matchExpr(q.Terms, scopes, "line")
 }
 
 // matchExpr is the FTS5 expression of terms over the columns cols, in
@@ -193,17 +193,17 @@ func matchExpr(terms []server.SearchTerm, scopes []string, cols string) string {
 // by their scoped words (titleExpr): one doclist per word and repository.
 const maxScopedRepos = 8
 
-// titleExpr is the FTS5 expression of terms over search_titles_fts's
-// columns cols: in a few repositories, when every word is ASCII, the
-// terms' words behind each repository's scope token in the scoped columns
-// (see scopedWords), whose doclists hold that repository's entries only;
-// otherwise matchExpr over cols.
-func titleExpr(terms []server.SearchTerm, scopes []string, cols, scopedCols string) string {
+// titleExpr is the FTS5 expression of terms over the column col of
+// search_titles_fts or search_names_fts: in a few repositories, when every
+// word is ASCII, the terms' words behind each repository's scope token in
+// the scoped column (see scopedWords), whose doclists hold that
+// repository's entries only; otherwise matchExpr over col.
+func titleExpr(terms []server.SearchTerm, scopes []string, col string) string {
 	if scopes == nil || len(scopes) > maxScopedRepos || !asciiTerms(terms) {
-		return matchExpr(terms, scopes, cols)
+		return matchExpr(terms, scopes, col)
 	}
 	var b strings.Builder
-	b.WriteString(scopedCols + " : (")
+	b.WriteString("scoped : (")
 	for i, scope := range scopes {
 		if i > 0 {
 			b.WriteString(" OR ")

@@ -21,10 +21,12 @@ const (
 	docMoveSQL     = `UPDATE search_docs SET id = ? WHERE id = ?`
 	docLowestSQL   = `SELECT coalesce(min(id), 0) FROM search_docs`
 	ftsAddSQL      = `INSERT INTO search_fts (rowid, scope, title, body) VALUES (?, ?, ?, ?)`
-	titleAddSQL    = `INSERT INTO search_titles_fts (rowid, scope, name, about, sname, sabout) VALUES (?, ?, ?, ?, ?, ?)`
+	titleAddSQL    = `INSERT INTO search_titles_fts (rowid, scope, title, scoped) VALUES (?, ?, ?, ?)`
+	nameAddSQL     = `INSERT INTO search_names_fts (rowid, scope, name, scoped) VALUES (?, ?, ?, ?)`
 	docDeleteSQL   = `DELETE FROM search_docs WHERE repo = ? AND key = ? RETURNING id`
 	ftsDeleteSQL   = `DELETE FROM search_fts WHERE rowid = ?`
 	titleDeleteSQL = `DELETE FROM search_titles_fts WHERE rowid = ?`
+	nameDeleteSQL  = `DELETE FROM search_names_fts WHERE rowid = ?`
 	linksDropSQL   = `DELETE FROM search_links WHERE repo = ? AND source = ? RETURNING id`
 	linkFtsDelSQL  = `DELETE FROM search_links_fts WHERE rowid = ?`
 	linkAddSQL     = `INSERT INTO search_links (repo, source, key) VALUES (?, ?, ?) RETURNING id`
@@ -32,17 +34,17 @@ const (
 )
 
 var searchWriteSQL = []string{pendingAddSQL, pendingDropSQL, contentAtSQL, docIDSQL, docAddSQL, docMoveSQL, docLowestSQL, ftsAddSQL, titleAddSQL,
-	docDeleteSQL, ftsDeleteSQL, titleDeleteSQL, linksDropSQL, linkFtsDelSQL, linkAddSQL, linkFtsAddSQL}
+	nameAddSQL, docDeleteSQL, ftsDeleteSQL, titleDeleteSQL, nameDeleteSQL, linksDropSQL, linkFtsDelSQL, linkAddSQL, linkFtsAddSQL}
 
 // searchStmts are the index statements, part of writeStmts.
 type searchStmts struct {
 	pendingAdd, pendingDrop, content, docID, docAdd, docMove, docLowest, ftsAdd, titleAdd,
-	docDelete, ftsDelete, titleDelete, linksDrop, linkFtsDel, linkAdd, linkFtsAdd *sql.Stmt
+	nameAdd, docDelete, ftsDelete, titleDelete, nameDelete, linksDrop, linkFtsDel, linkAdd, linkFtsAdd *sql.Stmt
 }
 
 func (s *searchStmts) all() []**sql.Stmt {
 	return []**sql.Stmt{&s.pendingAdd, &s.pendingDrop, &s.content, &s.docID, &s.docAdd, &s.docMove, &s.docLowest, &s.ftsAdd, &s.titleAdd,
-		&s.docDelete, &s.ftsDelete, &s.titleDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
+		&s.nameAdd, &s.docDelete, &s.ftsDelete, &s.titleDelete, &s.nameDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
 }
 
 // contentAt reads key's content at version ("" when no revision holds it).
@@ -136,6 +138,7 @@ type ftsTable int
 const (
 	entriesFTS ftsTable = iota // search_fts
 	titlesFTS                  // search_titles_fts
+	namesFTS                   // search_names_fts
 	linksFTS                   // search_links_fts
 )
 
@@ -150,7 +153,7 @@ func (s *searchStmts) put(ctx context.Context, fts []ftsOp, id int64, repo, key 
 	case err == nil:
 		// A row the backfill has not reached yet is not in the FTS5
 		// tables: deleting it there changes nothing.
-		fts = append(fts, ftsOp{entriesFTS, old, s.ftsDelete, nil}, ftsOp{titlesFTS, old, s.titleDelete, nil})
+		fts = s.unwords(fts, old)
 		_, err = s.docMove.ExecContext(ctx, id, old)
 	}
 	if err != nil {
@@ -163,8 +166,10 @@ func (s *searchStmts) put(ctx context.Context, fts []ftsOp, id int64, repo, key 
 // and, for a memory index, replaces its lines in search_links.
 func (s *searchStmts) words(ctx context.Context, fts []ftsOp, id int64, repo, key string, e searchtext.Entry) ([]ftsOp, error) {
 	scope := searchtext.Scope(repo)
-	fts = append(fts, ftsOp{entriesFTS, id, s.ftsAdd, []any{scope, e.Title(), e.Body}},
-		ftsOp{titlesFTS, id, s.titleAdd, []any{scope, e.Name, e.About, scopedWords(scope, e.Name), scopedWords(scope, e.About)}})
+	title := e.Title()
+	fts = append(fts, ftsOp{entriesFTS, id, s.ftsAdd, []any{scope, title, e.Body}},
+		ftsOp{titlesFTS, id, s.titleAdd, []any{scope, title, scopedWords(scope, title)}},
+		ftsOp{namesFTS, id, s.nameAdd, []any{scope, e.Name, scopedWords(scope, e.Name)}})
 	if !searchtext.IsIndex(key) {
 		return fts, nil
 	}
@@ -182,6 +187,13 @@ func (s *searchStmts) words(ctx context.Context, fts []ftsOp, id int64, repo, ke
 	return fts, nil
 }
 
+// unwords appends the FTS5 statements removing the words of the entry
+// numbered id to fts.
+func (s *searchStmts) unwords(fts []ftsOp, id int64) []ftsOp {
+	return append(fts, ftsOp{entriesFTS, id, s.ftsDelete, nil}, ftsOp{titlesFTS, id, s.titleDelete, nil},
+		ftsOp{namesFTS, id, s.nameDelete, nil})
+}
+
 // unindex removes the rows of key from search_docs (and, for a memory
 // index, its lines from search_links) and appends the FTS5 statements
 // removing its words to fts.
@@ -193,7 +205,7 @@ func (s *searchStmts) unindex(ctx context.Context, fts []ftsOp, repo, key string
 	case err != nil:
 		return fts, wrap("unindex entry", err)
 	default:
-		fts = append(fts, ftsOp{entriesFTS, id, s.ftsDelete, nil}, ftsOp{titlesFTS, id, s.titleDelete, nil})
+		fts = s.unwords(fts, id)
 	}
 	if searchtext.IsIndex(key) {
 		return s.dropLinks(ctx, fts, repo, key)
@@ -220,8 +232,8 @@ func (s *searchStmts) dropLinks(ctx context.Context, fts []ftsOp, repo, source s
 }
 
 // scopedWords returns the words of text (normalised words separated by
-// spaces) each behind scope, as one token: search_titles_fts's sname and
-// sabout columns (see migrations 13 and 14). A word that is not ASCII is replaced by scope
+// spaces) each behind scope, as one token: the scoped column of
+// search_titles_fts and search_names_fts (see migrations 13 and 14). A word that is not ASCII is replaced by scope
 // alone, which no query token equals, so that the words keep their
 // positions (a phrase matches only adjacent words) and no token is one
 // FTS5's tokeniser would split differently from ours: its Unicode tables

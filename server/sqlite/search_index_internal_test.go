@@ -268,7 +268,7 @@ func TestWriteBeforeBackfillReachesIt(t *testing.T) {
 	const repo = "acme/api"
 	putNotes(t, db, repo, "a.md", "walrus early", "b.md", "walrus early", "c.md", "walrus early")
 	storetest.SearchKeys(t, db, repo, "walrus") // indexed
-	for _, q := range []string{`DELETE FROM search_fts`, `DELETE FROM search_titles_fts`} {
+	for _, q := range []string{`DELETE FROM search_fts`, `DELETE FROM search_titles_fts`, `DELETE FROM search_names_fts`} {
 		if _, err := db.write.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func TestWriteBeforeBackfillReachesIt(t *testing.T) {
 	if got := storetest.SearchKeys(t, db, repo, "early"); len(got) != 0 {
 		t.Errorf("early: %q, want nothing", got)
 	}
-	for _, table := range []string{"search_fts", "search_titles_fts"} {
+	for _, table := range []string{"search_fts", "search_titles_fts", "search_names_fts"} {
 		if _, err := db.write.ExecContext(ctx, `INSERT INTO `+table+` (`+table+`, rank) VALUES ('integrity-check', 0)`); err != nil {
 			t.Errorf("%s: %v", table, err)
 		}

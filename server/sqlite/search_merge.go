@@ -23,7 +23,7 @@ const mergeIdle = time.Second
 const mergePages = 200
 
 // mergeTables are the FTS5 tables kept merged.
-var mergeTables = []string{"search_fts", "search_titles_fts", "search_links_fts"}
+var mergeTables = []string{"search_fts", "search_titles_fts", "search_names_fts", "search_links_fts"}
 
 // mergeJob runs one merge step of every FTS5 table in the writer's
 // transaction; worked reports that some table had segments to merge.
