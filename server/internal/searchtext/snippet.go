@@ -94,7 +94,7 @@ func snippetOfWords(text string, words []word, terms []Term) (Snippet, bool) {
 
 // matchFrom returns a byte offset of content before which no term can
 // start a match, between two words: the first place where the anchor (see
-// anchor) of a form's first word appears in any ASCII case, or the first
+// anchor) of a form's first word starts a word in any ASCII case, or the first
 // byte past ASCII (where a word may fold into any other), backed up to the
 // start of the word it falls in. The words from there on are those of the
 // whole text from there on, and reading them starts where a match could (a
@@ -123,9 +123,10 @@ func matchFrom(content string, terms []Term) int {
 	return end
 }
 
-// indexFoldASCII returns the first offset of s where w (lower case) stands
-// in any ASCII case, or -1. It looks for w's first byte in either case
-// with strings.IndexByte, remembering the next of each.
+// indexFoldASCII returns the first offset of s where w (lower case) starts
+// a word in any ASCII case (after no ASCII letter or digit), or -1. It
+// looks for w's first byte in either case with strings.IndexByte,
+// remembering the next of each.
 func indexFoldASCII(s, w string) int {
 	if w == "" {
 		return 0
@@ -146,7 +147,7 @@ func indexFoldASCII(s, w string) int {
 		if i+len(w) > len(s) {
 			return -1
 		}
-		if foldEqualASCII(s[i+1:i+len(w)], w[1:]) {
+		if (i == 0 || !asciiWord[s[i-1]&0x7f] || s[i-1] >= utf8.RuneSelf) && foldEqualASCII(s[i+1:i+len(w)], w[1:]) {
 			return i
 		}
 		if i == nextLo {

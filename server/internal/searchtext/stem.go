@@ -52,13 +52,14 @@ func lowerLetters[T string | []byte](w T) bool {
 }
 
 // anchor returns a prefix of every word whose stem is s (see Stem): s
-// without its last two letters, at least its first. The stemmer only
-// rewrites a word's last letters ("happy" → "happi", "dying" → "die",
-// "possibly" → "possib"), never its first.
+// without its last letter, or its first letter alone when s has three or
+// fewer ("dying", "lying" and "tying" stem to "die", "lie" and "tie"). The
+// stemmer only rewrites a word's last letters ("happy" → "happi",
+// "possibly" → "possibl"), never its first.
 func anchor(s string) string {
 	switch {
-	case len(s) > 2:
-		return s[:len(s)-2]
+	case len(s) > 3:
+		return s[:len(s)-1]
 	case len(s) > 1:
 		return s[:1]
 	}
