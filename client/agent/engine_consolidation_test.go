@@ -294,3 +294,37 @@ func TestEngineRunPushesWhenConsolidationEnds(t *testing.T) {
 		t.Errorf("surfaces %q", surfaces)
 	}
 }
+
+// TestReadConsolidation: what status says of a lock held by this test's
+// own (live) process, before, during and after its engine held pushes.
+func TestReadConsolidation(t *testing.T) {
+	d := newDreamRig(t, map[string]string{"topic.md": "old\n"}, nil)
+	d.sync(t)
+	journal := d.engine.cfg.Journal.Path()
+	if st := readConsolidation(d.mem, journal, true, time.Now()); st != nil {
+		t.Fatalf("no lock: %+v", st)
+	}
+	pid := os.Getpid()
+	since := time.Now().Add(-time.Second).Truncate(time.Millisecond)
+	d.takeLock(t, pid, since)
+	if st := readConsolidation(d.mem, journal, true, time.Now()); st == nil || st.PID != pid || !st.Since.Equal(since) || st.PushesHeld {
+		t.Fatalf("a lock just taken: %+v; want in progress, nothing held yet", st)
+	}
+	d.setAlive(pid, true)
+	d.write(t, map[string]string{"topic.md": "new\n"})
+	d.sync(t)
+	if st := readConsolidation(d.mem, journal, true, time.Now()); st == nil || !st.PushesHeld {
+		t.Fatalf("while the engine holds pushes: %+v", st)
+	}
+	if st := readConsolidation(d.mem, journal, false, time.Now()); st == nil || st.PushesHeld {
+		t.Fatalf("with no agent running: %+v; want in progress, nothing held", st)
+	}
+	d.setAlive(pid, false) // the engine sees the holder gone
+	d.sync(t)
+	if st := readConsolidation(d.mem, journal, true, time.Now()); st != nil {
+		t.Errorf("after the engine saw it end: %+v", st)
+	}
+	if st := readConsolidation(d.mem, "", false, time.Now().Add(2*DefaultConsolidationSettle)); st != nil {
+		t.Errorf("written, then quiet for the settle time: %+v", st)
+	}
+}

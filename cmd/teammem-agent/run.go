@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"slices"
@@ -249,7 +250,11 @@ func repeatKey(r agent.Report, err error) string {
 	for _, s := range r.Skipped {
 		b.WriteString(s.String() + "\n")
 	}
-	key := b.String() + "\x00" + strings.Join(r.Warnings, "\n") + "\x00" + strings.Join(r.Block, "\n")
+	key := b.String() + "\x00" + strings.Join(r.Warnings, "\n") + "\x00" + strings.Join(r.Block, "\n") +
+		"\x00" + strings.Join(r.Held, "\n")
+	if c := r.Consolidation; c != nil {
+		key += fmt.Sprintf("\x00%d %s %s", c.PID, c.Since, c.Ended)
+	}
 	if err != nil {
 		key += "\x00" + err.Error()
 	}

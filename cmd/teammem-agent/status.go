@@ -96,7 +96,7 @@ func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *
 		return nil, nil, err
 	}
 	o := agent.StatusOptions{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server, Explain: s.explain,
-		Checkouts: s.checkouts, Targets: s.targets, NoInject: s.flags.noInject, Exclude: s.exclude}
+		Checkouts: s.checkouts, Targets: s.targets, NoInject: s.flags.noInject, Exclude: s.exclude, MemDir: s.memDir}
 	var probeErr error
 	if s.server != "" {
 		cl, err := s.newClient()
@@ -141,6 +141,13 @@ func printStatus(s *session, st *agent.Status) {
 		}
 	}
 	fmt.Fprintf(w, "agent:     running: %s\n", running)
+	if c := st.Consolidation; c != nil {
+		line := fmt.Sprintf("in progress, pid %d since %s", c.PID, c.Since.Local().Format(time.RFC3339))
+		if c.PushesHeld {
+			line += ": this folder's changes are held until it ends, then pushed as one write"
+		}
+		fmt.Fprintf(w, "consolidation: %s\n", line)
+	}
 	if st.Stream != nil {
 		printStream(w, st.Stream)
 	}
