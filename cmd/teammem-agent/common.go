@@ -141,6 +141,9 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 		return nil, err
 	}
 	if c.personal {
+		if protocol.IsAgentMemorySlug(s.slug) {
+			return nil, fmt.Errorf("the repository %s is named like agent memory (~/%s/…): its personal memory is not synced", s.slug, strings.SplitN(s.slug, "/", 2)[0])
+		}
 		s.slug = protocol.MyPersonalRepo(s.slug)
 	}
 	if s.dir, s.exclude, err = resolveFolder(e, c); err != nil {

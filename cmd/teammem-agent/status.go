@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/userconfig"
 )
 
@@ -26,25 +27,45 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}
-	if c.repo == "" && c.repoDir == "" && c.dir == "" {
-		uc, err := c.applyConfig(e)
-		if err != nil {
-			return err
-		}
-		if len(uc.Checkouts) > 0 {
-			return statusRegistered(ctx, e, c, uc)
-		}
+	cc := c
+	uc, err := cc.applyConfig(e)
+	if err != nil {
+		return err
+	}
+	if c.repo == "" && c.repoDir == "" && c.dir == "" && len(uc.Checkouts) > 0 {
+		return statusRegistered(ctx, e, c, uc)
 	}
 	st, s, err := readStatus(ctx, e, c)
 	if err != nil {
 		return err
 	}
+	var rows []agentMemoryRow
+	if !c.personal && c.dir == "" {
+		dir, _ := repoDir(e, c)
+		rows = checkoutAgentMemory(e, dir, s.slug, uc)
+	}
 	if c.json {
-		s.out.object(st)
+		s.out.object(statusWithAgents{st, rows})
 	} else {
 		printStatus(s, st)
+		printAgentMemory(e.Stdout, rows)
 	}
 	return nil
+}
+
+// checkoutAgentMemory lists the agent memories of the checkout at dir (its
+// repository's top when it is one) for status.
+func checkoutAgentMemory(e *cliEnv, dir, slug string, uc userconfig.Config) []agentMemoryRow {
+	if root, err := gitremote.FindRepo(dir); err == nil {
+		dir = root
+	}
+	personal := uc.Personal
+	for _, co := range uc.Checkouts {
+		if co.Path == dir {
+			personal = uc.PersonalFor(co)
+		}
+	}
+	return agentMemoryRows(e, dir, slug, uc, personal)
 }
 
 // statusRegistered prints the status of every registered checkout, and of
@@ -67,6 +88,8 @@ func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc userconf
 		switch {
 		case c.json && err != nil:
 			all = append(all, map[string]string{"checkout": cc.repoDir, "error": err.Error()})
+		case c.json && !cc.personal:
+			all = append(all, statusWithAgents{st, checkoutAgentMemory(e, cc.repoDir, s.slug, uc)})
 		case c.json:
 			all = append(all, st)
 		default:
@@ -79,6 +102,9 @@ func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc userconf
 				continue
 			}
 			printStatus(s, st)
+			if !cc.personal {
+				printAgentMemory(e.Stdout, checkoutAgentMemory(e, cc.repoDir, s.slug, uc))
+			}
 		}
 	}
 	if c.json {
