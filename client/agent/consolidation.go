@@ -137,8 +137,8 @@ func (c *consolidation) observe(now time.Time) (endedNow bool) {
 	if !h.Live || c.done.is(h) {
 		return false
 	}
-	last := newestChange(c.memDir)
-	if !last.After(h.Since) {
+	last := newestChange(c.memDir, c.lock.Path())
+	if last.Before(h.Since) {
 		return false // nothing written since it was taken: nothing to hold yet
 	}
 	c.current = &Consolidation{PID: h.PID, Since: h.Since}
@@ -162,7 +162,7 @@ func (c *consolidation) endReason(h session.LockHolder, now time.Time) string {
 		return "the lock is over an hour old"
 	case !h.Live:
 		return "its process exited"
-	case now.Sub(newestChange(c.memDir)) >= c.settle:
+	case now.Sub(newestChange(c.memDir, c.lock.Path())) >= c.settle:
 		return c.quietReason()
 	}
 	return ""
@@ -221,13 +221,16 @@ func readConsolidationRecord(path string) *Consolidation {
 	return &rec
 }
 
-// newestChange returns the latest modification time of dir and anything
-// below it (files and folders, so that a removal counts), symlinks not
-// followed; the zero time when dir cannot be read.
-func newestChange(dir string) time.Time {
+// newestChange returns the latest modification time of the files and
+// folders below dir (a folder's time, so that a removal counts), symlinks
+// not followed, leaving out the lock file and dir itself, whose times the
+// lock's taking sets; the zero time when nothing can be read. A write in
+// the same timestamp tick as the lock's taking shows the same time as the
+// lock: callers count a time equal to the lock's as after it.
+func newestChange(dir, lock string) time.Time {
 	var last time.Time
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir || p == lock {
 			return nil // unreadable: what can be read decides
 		}
 		if info, err := d.Info(); err == nil && info.ModTime().After(last) {

@@ -31,7 +31,7 @@ func readConsolidation(memDir, journal string, agentRunning bool, now time.Time)
 		st.PushesHeld = agentRunning
 		return st
 	}
-	if last := newestChange(memDir); last.After(h.Since) && now.Sub(last) >= c.settle {
+	if last := newestChange(memDir, c.lock.Path()); !last.Before(h.Since) && now.Sub(last) >= c.settle {
 		return nil // it wrote, then stayed quiet: over
 	}
 	return st

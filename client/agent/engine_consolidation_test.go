@@ -328,3 +328,20 @@ func TestReadConsolidation(t *testing.T) {
 		t.Errorf("written, then quiet for the settle time: %+v", st)
 	}
 }
+
+// TestEngineConsolidationSameTick: a write in the same timestamp tick as
+// the lock's taking (coarse file system clocks) is the consolidation's.
+func TestEngineConsolidationSameTick(t *testing.T) {
+	d := newDreamRig(t, map[string]string{"topic.md": "old\n"}, nil)
+	d.sync(t)
+	d.setAlive(8, true)
+	d.write(t, map[string]string{"topic.md": "rewritten\n"})
+	info, err := os.Stat(filepath.Join(d.dir, "topic.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.takeLock(t, 8, info.ModTime())
+	if rep := d.sync(t); !slices.Equal(rep.Held, []string{"topic.md"}) {
+		t.Errorf("held %q; want the write of the lock's tick held", rep.Held)
+	}
+}
