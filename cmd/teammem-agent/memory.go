@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(command{Name: "memory", Summary: "show the local memory files, prompt, folders, rules and lint", Run: runMemory})
+	register(command{Name: "memory", Summary: "show the local memory: files, prompt, folders, rules, lint, session notes, agent memory, daily logs", Run: runMemory})
 }
 
 // memoryUsage is the help text of `teammem-agent memory`.
