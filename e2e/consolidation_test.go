@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,33 +20,9 @@ import (
 	"github.com/teammem/teammem/testkit/proctest"
 )
 
-// dreamReport is what the consolidation tests read of run's JSON lines.
-type dreamReport struct {
-	Repo                 string
-	Pushed, Held, Pulled []string
-	Consolidation        *struct {
-		PID   int
-		Ended string
-	}
-}
-
-// dreamReports decodes run's JSON lines so far.
-func dreamReports(t *testing.T, p *proc) []dreamReport {
-	t.Helper()
-	var out []dreamReport
-	for _, line := range p.stdout.snapshot() {
-		var r dreamReport
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("run printed a line that is not JSON: %q", line)
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
 // heldBy reports whether run said it holds key of repo for a consolidation.
 func heldBy(t *testing.T, p *proc, repo, key string) bool {
-	for _, r := range dreamReports(t, p) {
+	for _, r := range p.reports(t) {
 		if r.Repo == repo && r.Consolidation != nil && slices.Contains(r.Held, key) {
 			return true
 		}
@@ -194,7 +169,7 @@ func TestConsolidationHoldsPushes(t *testing.T) {
 		}
 	}
 	proctest.WaitFor(t, "run to say the consolidation ended", func() bool {
-		for _, r := range dreamReports(t, run) {
+		for _, r := range run.reports(t) {
 			if r.Repo == "acme/dream" && r.Consolidation != nil && r.Consolidation.PID == pid && r.Consolidation.Ended == "its process exited" {
 				return true
 			}
@@ -238,7 +213,7 @@ func TestConsolidationStaleLockIgnored(t *testing.T) {
 	}
 	write(t, team, "old.md", "pushed though a live process holds a two-hour-old lock\n")
 	proctest.WaitFor(t, "the edit under an hour-old lock pushed", func() bool { return w.srv.entries("acme/dream")["old.md"] != "" })
-	for _, r := range dreamReports(t, run) {
+	for _, r := range run.reports(t) {
 		if len(r.Held) > 0 {
 			t.Errorf("run held %q under a stale lock", r.Held)
 		}
