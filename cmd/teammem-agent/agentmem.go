@@ -266,7 +266,7 @@ func agentMemorySync(m memsession.AgentMemory, slug string, personalAny, persona
 // its checkout (status --json).
 type statusWithAgents struct {
 	*agent.Status
-	AgentMemory []agentMemoryRow `json:"agentMemory"`
+	AgentMemory []agentMemoryRow `json:"agentMemory,omitempty"`
 }
 
 // printAgentMemory writes the agent memory lines of status.
