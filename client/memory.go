@@ -83,7 +83,8 @@ const CreateOnly = "If-None-Match: *"
 // for secret_detected (Secret names key and rule), ErrBadRequest for an
 // invalid key or body, and the statuses of Get; ErrNetwork, ErrTimeout or
 // ErrInvalidResponse otherwise. A network error leaves unknown whether the
-// push applied: reconcile before retrying.
+// push applied: reconcile before retrying. A ctx made by WithSurface names
+// the write's surface in the Teammem-Surface header.
 func (c *Client) Put(ctx context.Context, repo string, req api.PutRequest, ifMatch string) (*api.PutResponse, error) {
 	q, err := repoQuery(repo)
 	if err != nil {
@@ -101,6 +102,7 @@ func (c *Client) Put(ctx context.Context, repo string, req api.PutRequest, ifMat
 	default:
 		r.header = http.Header{"If-Match": {entityTag(ifMatch)}}
 	}
+	r.header = setSurface(ctx, r.header)
 	var resp api.PutResponse
 	if _, err := c.do(ctx, r, &resp); err != nil {
 		return nil, fmt.Errorf("put team memory %s: %w", repo, err)

@@ -84,6 +84,10 @@ type Config struct {
 	OnReport func(Report)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Consolidation names the memory folder whose consolidation lock
+	// holds pushes while a consolidation rewrites it (see
+	// ConsolidationWatch); the zero value watches none.
+	Consolidation ConsolidationWatch
 	// Reseed accepts a server that lost the repo's data (see
 	// ErrServerLostData): the folder is reconciled three-way with the
 	// journal as base against what the server still has, and pushed.
@@ -133,6 +137,8 @@ type Engine struct {
 	// recheck says the periodic rescan ran since the last cycle's end.
 	subscribers []subscriber
 	recheck     bool
+	// cons holds pushes while a consolidation rewrites the memory folder.
+	cons *consolidation
 }
 
 // New returns an engine; it does no I/O.
@@ -149,7 +155,7 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
 	setDefault(&cfg.Backoff, time.Second)
 	setDefault(&cfg.MaxBackoff, 5*time.Minute)
-	e := &Engine{cfg: cfg, local: newLocalView(cfg.Scan)}
+	e := &Engine{cfg: cfg, local: newLocalView(cfg.Scan), cons: newConsolidation(cfg.Consolidation, cfg.Journal.Path())}
 	e.subscribe()
 	return e, nil
 }

@@ -58,6 +58,9 @@ type Status struct {
 	StaleReferences int `json:"staleReferences"`
 	// Stream is the running agent's event stream; nil when no agent runs.
 	Stream *StreamState `json:"stream,omitempty"`
+	// Consolidation is the consolidation rewriting the memory folder, nil
+	// when none is in progress.
+	Consolidation *ConsolidationStatus `json:"consolidation,omitempty"`
 }
 
 // BlockStatus is the team memory block of one assistant's file in one
@@ -97,6 +100,9 @@ type StatusOptions struct {
 	// Exclude names the folders below Dir that are not synced
 	// (ScanOptions.Exclude).
 	Exclude []string
+	// MemDir is the memory folder whose consolidation lock holds the
+	// folder's pushes (ConsolidationWatch.MemDir); "" for none.
+	MemDir string
 }
 
 // ReadStatus gathers the status of one repo and team folder. It only
@@ -134,6 +140,7 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 	if st.AgentRunning {
 		st.Stream = readStreamState(StreamStatePath(st.Journal))
 	}
+	st.Consolidation = readConsolidation(o.MemDir, st.Journal, st.AgentRunning, time.Now())
 	st.scanFolder(j, explain, o.Exclude)
 	refused := false
 	if o.Remote != nil {

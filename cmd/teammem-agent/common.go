@@ -112,6 +112,9 @@ type session struct {
 	// exclude names the folders below dir that are not synced: the team
 	// folder, for personal memory.
 	exclude []string
+	// memDir is the memory folder whose consolidation lock holds dir's
+	// pushes ("" for none; see memoryFolderOf).
+	memDir string
 	// holdBlocks, when set, is held around each update of the blocks
 	// (agent.LockBlocks: run on the registered checkouts).
 	holdBlocks func() (func(), error)
@@ -138,11 +141,15 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 		return nil, err
 	}
 	if c.personal {
+		if protocol.IsAgentMemorySlug(s.slug) {
+			return nil, fmt.Errorf("the repository %s is named like agent memory (~/%s/…): its personal memory is not synced", s.slug, strings.SplitN(s.slug, "/", 2)[0])
+		}
 		s.slug = protocol.MyPersonalRepo(s.slug)
 	}
 	if s.dir, s.exclude, err = resolveFolder(e, c); err != nil {
 		return nil, err
 	}
+	s.memDir = memoryFolderOf(s.dir, c.personal)
 	if name == "seed" { // seed keeps no journal: it needs no state directory (nor a home)
 		return s, nil
 	}
@@ -299,6 +306,20 @@ func resolveFolder(e *cliEnv, c commonFlags) (dir string, exclude []string, err 
 // personalExclude is the team folder's name inside the private memory
 // folder: personal memory never syncs it.
 const personalExclude = "team"
+
+// memoryFolderOf returns the memory folder whose consolidation lock
+// (<folder>/.consolidate-lock) holds the pushes of dir: the private memory
+// folder itself for personal memory, the folder that holds a team folder
+// (named team/, as Claude Code lays it out), "" for any other folder.
+func memoryFolderOf(dir string, personal bool) string {
+	switch {
+	case personal:
+		return dir
+	case filepath.Base(dir) == personalExclude:
+		return filepath.Dir(dir)
+	}
+	return ""
+}
 
 // resolveStateDir returns --state-dir, else the user's state directory.
 func resolveStateDir(e *cliEnv, c commonFlags) (string, error) {

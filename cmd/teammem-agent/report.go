@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/teammem/teammem/client/agent"
 )
@@ -99,6 +100,7 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	for _, s := range r.Skipped {
 		fmt.Fprintln(w, s.String())
 	}
+	printConsolidation(w, r)
 	for _, s := range r.Notes {
 		fmt.Fprintln(w, "note:", s)
 	}
@@ -111,8 +113,22 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	switch {
 	case r.Checksum != "":
 		fmt.Fprintf(w, "%s at version %d (%s)\n", repo, r.Version, shortSum(r.Checksum))
-	case r.Err == nil && len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings) == 0:
+	case r.Err == nil && len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings)+len(r.Held) == 0:
 		fmt.Fprintf(w, "%s has no team memory on the server yet and the team folder holds none: nothing to sync\n", repo)
+	}
+}
+
+// printConsolidation says which changes a consolidation holds, or that the
+// one that held them ended.
+func printConsolidation(w io.Writer, r agent.Report) {
+	c := r.Consolidation
+	switch {
+	case c == nil:
+	case c.Ended == "":
+		fmt.Fprintf(w, "held %d while a consolidation rewrites this memory (pid %d since %s), pushed as one write when it ends: %s\n",
+			len(r.Held), c.PID, c.Since.Local().Format(time.RFC3339), quoteList(r.Held))
+	default:
+		fmt.Fprintf(w, "the consolidation by pid %d (since %s) ended: %s\n", c.PID, c.Since.Local().Format(time.RFC3339), c.Ended)
 	}
 }
 
@@ -141,6 +157,9 @@ func incomplete(r agent.Report) error {
 	}
 	if n := len(r.PendingPull); n > 0 {
 		parts = append(parts, plural(n, "key waits", "keys wait")+" for a pull")
+	}
+	if n := len(r.Held); n > 0 {
+		parts = append(parts, plural(n, "change is", "changes are")+" held while a consolidation runs (the running agent pushes them when it ends)")
 	}
 	if n := len(r.Warnings); n > 0 {
 		parts = append(parts, plural(n, "warning", "warnings")+" need attention")

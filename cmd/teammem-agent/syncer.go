@@ -35,6 +35,7 @@ func openSyncer(s *session, o engineOpts) (*agent.Syncer, error) {
 		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete}, Scan: agent.ScanOptions{Exclude: s.exclude},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll, SafetyPoll: o.safetyPoll,
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport, Reseed: o.reseed,
+		Consolidation: agent.ConsolidationWatch{MemDir: s.memDir},
 		Block: agent.BlockConfig{Checkouts: s.checkouts, Targets: s.targets, MCP: s.mcpInstalled, Remove: s.flags.noInject,
 			StaleAfter: s.flags.staleAfter, Hold: s.holdBlocks},
 	}

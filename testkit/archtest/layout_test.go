@@ -49,7 +49,7 @@ var layout = []room{
 	{"client/mcpinstall", with(prim, "client/assistants")},
 	{"client/mcprest", []string{"api", "client", "mcptools"}},
 	{"client/agent", with(prim, "api", "client", "client/watch", "client/assistants", "client/teamblock", "client/gitremote", "client/refcheck",
-		"memcore", "memcore/protocol", "memcore/secrets")},
+		"memcore", "memcore/protocol", "memcore/secrets", "memcore/session")},
 
 	// The server's domain knows no wire and no driver; its technologies
 	// know the domain, never each other (but for the fan-out's metrics).
