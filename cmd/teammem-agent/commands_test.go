@@ -203,7 +203,7 @@ func TestAuthErrorsExplained(t *testing.T) {
 		name, token, want string
 	}{
 		{"invalid token", "not-a-token", "refused the token"},
-		{"expired token", expired, "refused the token"},
+		{"expired token", expired, "the token expired on "},
 		{"missing grant", ts.token(t, "bob", time.Hour, "other/*:write"), "no grant for acme/api"},
 		{"read only", ts.token(t, "carol", time.Hour, "acme/api:read"), "no grant for acme/api"},
 	}
