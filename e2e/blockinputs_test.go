@@ -15,16 +15,16 @@ import (
 	"github.com/teammem/teammem/testkit/proctest"
 )
 
-// The files of every assistant, by --assistants name.
+// assistantFiles are the files of every assistant, by --assistants name
+// (Gemini CLI's when GEMINI.md is not tracked).
 var assistantFiles = map[string]string{"claude": "CLAUDE.local.md", "codex": "AGENTS.override.md", "gemini": "GEMINI.md",
 	"cursor": ".cursor/rules/teammem.mdc", "copilot": ".github/instructions/teammem.instructions.md", "windsurf": ".windsurf/rules/teammem.md"}
 
 // hasBlock reports whether a checkout's file holds the team memory block
 // with want in it.
 func hasBlock(checkout, file, want string) bool {
-	s := read(checkout, file)
-	i, j := strings.Index(s, blockBegin), strings.Index(s, blockEnd)
-	return i >= 0 && j > i && strings.Contains(s[i:j], want)
+	b := blockIn(checkout, file)
+	return b != "" && strings.Contains(b, want)
 }
 
 // startIdleRun starts `teammem-agent run` on the registered checkouts with

@@ -59,7 +59,7 @@ func TestExpiredTokenKeepsTheBlock(t *testing.T) {
 		t.Fatalf("after the token expired CLAUDE.local.md became:\n%s\nlog:\n%s", got, run.stderr)
 	}
 	st := w.ok(co, "", "status", "--repo-dir", co)
-	if !regexp.MustCompile(`token: +expired on \d{4}-\d\d-\d\d \d\d:\d\d UTC: ` + regexp.QuoteMeta(relogin)).MatchString(st) ||
+	if !regexp.MustCompile(`token: +expired on \d{4}-\d\d-\d\d \d\d:\d\d UTC: `+regexp.QuoteMeta(relogin)).MatchString(st) ||
 		!strings.Contains(st, "CLAUDE.local.md (claude): in place") {
 		t.Errorf("status after the expiry:\n%s", st)
 	}

@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/teammem/teammem/client/assistants"
@@ -37,11 +35,11 @@ type inputWatcher interface {
 // that a change during the update is seen at the next look.
 type blockInputs struct {
 	files []string
-	stamp string
+	ids   []fileID
 }
 
 // list lists the inputs of the blocks of roots, chosen[co] being the
-// assistants of checkout co.
+// assistants of checkout co, and stamps them.
 func (in *blockInputs) list(watch, roots []string, chosen map[string][]assistants.Assistant) {
 	files := append([]string(nil), watch...)
 	if len(roots) > 0 {
@@ -54,29 +52,39 @@ func (in *blockInputs) list(watch, roots []string, chosen map[string][]assistant
 			files = append(files, teamblock.Inputs(co, a)...)
 		}
 	}
-	in.files, in.stamp = files, stampFiles(files)
+	in.files = files
+	in.restamp()
+}
+
+// restamp takes the files of the list as they are now for unchanged: an
+// update of the blocks that stopped short (they could not be listed) is
+// not tried again until one changes again.
+func (in *blockInputs) restamp() {
+	in.ids = make([]fileID, len(in.files))
+	for i, f := range in.files {
+		in.ids[i] = inputID(f)
+	}
 }
 
 // changed reports whether a file of the list changed since it was stamped.
 func (in *blockInputs) changed() bool {
-	return len(in.files) > 0 && stampFiles(in.files) != in.stamp
+	for i, f := range in.files {
+		if inputID(f) != in.ids[i] {
+			return true
+		}
+	}
+	return false
 }
 
-// stampFiles identifies what files look like now: a write, a rename over
-// one, its creation or removal changes the stamp.
-func stampFiles(files []string) string {
-	var b strings.Builder
-	for _, f := range files {
-		fi, err := os.Stat(f) // through a symbolic link, as the assistants read it
-		if err != nil {
-			b.WriteString("-\n")
-			continue
-		}
-		id := fileIDOf(fi)
-		b.WriteString(strconv.FormatInt(id.size, 10) + " " + strconv.FormatInt(id.mtimeNS, 10) + " " +
-			strconv.FormatUint(id.inode, 10) + " " + strconv.FormatInt(id.ctimeNS, 10) + "\n")
+// inputID identifies what a file looks like now, through a symbolic link
+// as the assistants read it: a write, a rename over it, its creation or
+// removal changes it (a missing file is the zero fileID).
+func inputID(name string) fileID {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return fileID{}
 	}
-	return b.String()
+	return fileIDOf(fi)
 }
 
 // inputsChanged reports whether an input of the blocks changed since the

@@ -18,25 +18,17 @@ import (
 // file a topic names. Nothing changed, nothing is done.
 func TestBlockInputsOutsideTheFolder(t *testing.T) {
 	main, _ := gittest.NewCheckout(t, "")
-	write := func(dir, name, text string) {
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	commit := func(name, text string) {
 		t.Helper()
-		write(main, name, text)
+		writeTree(t, main, map[string]string{name: text})
 		gittest.Run(t, main, "add", name)
 		gittest.Run(t, main, "commit", "-q", "-m", name)
 	}
 	commit("AGENTS.md", "# Agents\n\nUse tabs.\n")
-	config := filepath.Join(t.TempDir(), "agent.toml")
-	write(filepath.Dir(config), filepath.Base(config), "claude")
+	confDir := t.TempDir()
+	config := filepath.Join(confDir, "agent.toml")
+	choose := func(names string) { writeTree(t, confDir, map[string]string{"agent.toml": names}) }
+	choose("claude")
 	targets := func(string) []assistants.Assistant {
 		data, _ := os.ReadFile(config)
 		ts, err := assistants.Parse(strings.TrimSpace(string(data)))
@@ -66,7 +58,7 @@ func TestBlockInputsOutsideTheFolder(t *testing.T) {
 		t.Error("a republish with nothing changed rendered the block")
 	}
 
-	write(filepath.Dir(config), filepath.Base(config), "claude,codex")
+	choose("claude,codex")
 	if !b.inputsChanged() {
 		t.Fatal("a change of the configuration is not seen")
 	}
@@ -96,12 +88,34 @@ func TestBlockInputsOutsideTheFolder(t *testing.T) {
 		t.Errorf("after the commit that adds the file, the block is\n%s", got)
 	}
 
-	write(filepath.Dir(config), filepath.Base(config), "claude")
+	choose("claude")
 	r.engine.republish(context.Background())
 	if _, err := os.Stat(override); !os.IsNotExist(err) {
 		t.Errorf("codex taken off: AGENTS.override.md is still there (%v)", err)
 	}
 	if b.inputsChanged() {
 		t.Error("inputs changed after the update with nothing done since")
+	}
+}
+
+// BenchmarkBlockInputsLook is what Run does every inputsEvery for a
+// checkout whose blocks go to Claude Code, Codex and Gemini CLI: stat
+// agent.toml, HEAD, the branch, packed-refs, AGENTS.md and both Gemini
+// settings files, and compare.
+func BenchmarkBlockInputsLook(b *testing.B) {
+	main, _ := gittest.NewCheckout(b, "")
+	os.WriteFile(filepath.Join(main, "AGENTS.md"), []byte("# Agents\n"), 0o644)
+	config := filepath.Join(b.TempDir(), "agent.toml")
+	os.WriteFile(config, []byte("assistants = [\"claude\", \"codex\", \"gemini\"]\n"), 0o600)
+	var in blockInputs
+	in.list([]string{config}, []string{main}, map[string][]assistants.Assistant{
+		main: {assistants.Claude, assistants.Codex, assistants.Gemini}})
+	if len(in.files) != 7 {
+		b.Fatalf("%d files: %q", len(in.files), in.files)
+	}
+	for b.Loop() {
+		if in.changed() {
+			b.Fatal("changed")
+		}
 	}
 }

@@ -95,6 +95,7 @@ func (b *blockWriter) cycleDone(ctx context.Context, c *cycleEnd, r *Report) {
 	if b.cfg.Hold != nil {
 		release, err := b.cfg.Hold()
 		if err != nil {
+			b.inputs.restamp()
 			r.Block = append(r.Block, fmt.Sprintf("team memory block: %v", err))
 			return
 		}
@@ -102,6 +103,7 @@ func (b *blockWriter) cycleDone(ctx context.Context, c *cycleEnd, r *Report) {
 	}
 	roots, err := b.cfg.Checkouts()
 	if err != nil {
+		b.inputs.restamp()
 		if b.failed[""] != err.Error() {
 			r.Block = append(r.Block, fmt.Sprintf("team memory block: cannot list the checkouts: %v", err))
 		}

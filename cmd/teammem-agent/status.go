@@ -104,7 +104,7 @@ func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *
 		if err != nil {
 			probeErr = err
 		} else {
-			o.Remote, o.TokenExpiry = cl, s.askedExpiry(ctx, cl)
+			o.Remote = cl
 		}
 	}
 	st, err := agent.ReadStatus(ctx, o)

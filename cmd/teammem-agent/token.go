@@ -22,27 +22,10 @@ func (s *session) currentToken() string {
 }
 
 // tokenExpiry says when the session's token expires, by its own claims
-// (a JWT's exp); ok is false when it does not tell.
+// (a JWT's exp, which the server requires of every token it takes); ok is
+// false when it does not tell.
 func (s *session) tokenExpiry() (time.Time, bool) {
 	return client.TokenExpiry(s.currentToken())
-}
-
-// askedExpiry is tokenExpiry, asking the server (whoami) about a token
-// that does not tell by itself.
-func (s *session) askedExpiry(ctx context.Context, cl *client.Client) func() (time.Time, bool) {
-	return func() (time.Time, bool) {
-		if exp, ok := s.tokenExpiry(); ok || cl == nil || s.currentToken() == "" {
-			return exp, ok
-		}
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		w, err := cl.Whoami(ctx)
-		if err != nil || w.ExpiresAt == "" {
-			return time.Time{}, false
-		}
-		exp, err := time.Parse(time.RFC3339, w.ExpiresAt)
-		return exp, err == nil
-	}
 }
 
 // relogin says what gets the session a new token, for the warnings about
@@ -51,7 +34,7 @@ func (s *session) relogin() string {
 	switch {
 	case s.flags.tokenFile != "":
 		return "put a new token in " + s.flags.tokenFile
-	case s.flags.token != "" && s.e.Getenv("TEAMMEM_TOKEN") == s.flags.token:
+	case s.flags.token != "" && s.e != nil && s.e.Getenv("TEAMMEM_TOKEN") == s.flags.token:
 		return "set TEAMMEM_TOKEN to a new token"
 	}
 	return "run teammem-agent login --server " + s.server
