@@ -87,6 +87,7 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 		}
 	}
 	e.publish(ctx, err, &r) // after a pull and after a local change of the index alike
+	e.warnExpiry(&r)
 	e.report(r)
 	return r, err
 }
@@ -128,9 +129,9 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 		opts = client.GetOptions{IfNoneMatch: e.view.checksum, Since: e.view.version}
 	}
 	m, err := e.cfg.Remote.Get(ctx, e.cfg.Repo, opts)
+	e.noteRefusal(err)
 	switch {
 	case errors.Is(err, client.ErrNotModified):
-		e.unreadable = false
 		return false, nil
 	case errors.Is(err, client.ErrGone) && opts.Since > 0:
 		// The server cannot list what changed since then; the journal is
@@ -138,7 +139,6 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 		e.view.loaded = false
 		return e.pull(ctx)
 	case errors.Is(err, client.ErrNotFound):
-		e.unreadable = false
 		if err := e.checkLost(0); err != nil {
 			return false, err
 		}
@@ -146,10 +146,8 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 		e.view.reset()
 		return changed, nil
 	case err != nil:
-		e.unreadable = errors.Is(err, client.ErrForbidden) || errors.Is(err, client.ErrUnauthorized)
 		return false, fmt.Errorf("pull: %w", err)
 	}
-	e.unreadable = false
 	if err := e.checkLost(m.Version); err != nil {
 		return false, err
 	}

@@ -23,7 +23,10 @@ import (
 // does no more; the first cycle, the Rescan interval, a watcher's rescan
 // request (overflow, watch error), a retry and the shutdown walk the whole
 // folder, reading only the files that changed. The journal is saved at the
-// end of the first cycle and then whenever it changes. Failures are
+// end of the first cycle and then whenever it changes. Every few seconds
+// (inputsEvery) it looks at the files outside the folder that the blocks
+// depend on (a checkout's HEAD, AGENTS.md, the configuration) and, when one
+// changed, updates the blocks without syncing. Failures are
 // reported through OnReport and retried; 401 and 403 stop pushing but not
 // watching. While a consolidation rewrites the memory folder
 // (Config.Consolidation), cycles apply the server's changes but keep the
@@ -55,6 +58,14 @@ func (e *Engine) Run(ctx context.Context) error {
 	held := time.NewTimer(time.Hour)
 	held.Stop()
 	defer held.Stop()
+	// inputs looks at the files outside the folder that the subscribers
+	// depend on (blockInputs).
+	var inputs <-chan time.Time
+	if e.watchesInputs() {
+		t := time.NewTicker(inputsEvery)
+		defer t.Stop()
+		inputs = t.C
+	}
 	trigger := make(chan struct{}, 1)
 	trigger <- struct{}{} // pull on start
 	b := newBackoff(e.cfg.Backoff, e.cfg.MaxBackoff)
@@ -96,6 +107,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			backingOff = false
 			pull = true
 			e.local.rescanAll()
+		case <-inputs:
+			e.republish(ctx)
+			continue
 		case <-late.C:
 			carried, warnings := e.checkReplacedFiles(false)
 			if len(warnings) > 0 {

@@ -118,6 +118,9 @@ type session struct {
 	// holdBlocks, when set, is held around each update of the blocks
 	// (agent.LockBlocks: run on the registered checkouts).
 	holdBlocks func() (func(), error)
+	// config is the configuration file (agent.toml), "" when there is no
+	// place for one; targets follow it.
+	config string
 	// lastReport is what run printed last (see onRunReport); run's
 	// reports arrive on the engine's goroutine only.
 	lastReport string
@@ -163,8 +166,33 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.targets = func(string) []assistants.Assistant { return targets }
+	if path, err := c.configPath(e); err == nil {
+		s.config = path
+	}
+	s.targets = liveTargets(e, c, s.config, targets)
 	return s, nil
+}
+
+// liveTargets is chooseTargets as the configuration file at path says at
+// each call (read again only when it changed), so that `add --assistants`
+// or an edit of agent.toml reaches a running engine at its next update of
+// the blocks; first is the choice made at the start. --assistants given to
+// the command fixes the choice, and a file that cannot be read or names an
+// unknown assistant keeps the last one. For one goroutine at a time.
+func liveTargets(e *cliEnv, c commonFlags, path string, first []assistants.Assistant) func(string) []assistants.Assistant {
+	if c.assistants != "" || path == "" {
+		return func(string) []assistants.Assistant { return first }
+	}
+	conf := userconfig.NewReloader(path)
+	last := first
+	return func(string) []assistants.Assistant {
+		if uc, changed, err := conf.Load(); err == nil && changed {
+			if ts, err := chooseTargets(e, c, uc); err == nil {
+				last = ts
+			}
+		}
+		return last
+	}
 }
 
 // mcpInstalled reports whether assistant a has the teammem MCP server in
@@ -383,6 +411,9 @@ func (s *session) explain(err error) error {
 		return nil
 	case errors.Is(err, client.ErrUnauthorized) && s.flags.token == "" && s.flags.tokenFile == "":
 		return fmt.Errorf("the server %s wants a token and none was given: log in with `teammem-agent login --server %s` (the token on stdin), or pass --token-file FILE or TEAMMEM_TOKEN", s.server, s.server)
+	case errors.Is(err, client.ErrUnauthorized) && s.expired():
+		exp, _ := s.tokenExpiry()
+		return fmt.Errorf("the token %s (the server %s refuses it)", agent.TokenNote(exp, time.Now(), s.relogin()), s.server)
 	case errors.Is(err, client.ErrUnauthorized):
 		return fmt.Errorf("the server %s refused the token%s: get a new one from its admin (teammem-server token create) and log in again with `teammem-agent login --server %s`", s.server, serverSaid(err), s.server)
 	case errors.Is(err, client.ErrForbidden) && s.flags.personal:

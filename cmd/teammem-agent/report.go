@@ -110,6 +110,9 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	for _, s := range r.Block {
 		fmt.Fprintln(w, "warning:", s)
 	}
+	if r.Token != "" {
+		fmt.Fprintln(w, "warning:", r.Token)
+	}
 	switch {
 	case r.Checksum != "":
 		fmt.Fprintf(w, "%s at version %d (%s)\n", repo, r.Version, shortSum(r.Checksum))

@@ -259,12 +259,15 @@ func (s *session) onRunReport(r agent.Report) {
 	if err != nil {
 		s.log.Warn("sync failed; retrying", "err", err)
 	}
+	if r.Token != "" {
+		s.log.Warn(r.Token, "repo", s.slug)
+	}
 }
 
 // repeatKey identifies a report that moved nothing by what it says; it is
 // "" for a report that moved something (never suppressed).
 func repeatKey(r agent.Report, err error) string {
-	if len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts) > 0 {
+	if len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts) > 0 || r.Token != "" {
 		return ""
 	}
 	var b strings.Builder

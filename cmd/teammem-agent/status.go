@@ -122,7 +122,8 @@ func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *
 		return nil, nil, err
 	}
 	o := agent.StatusOptions{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server, Explain: s.explain,
-		Checkouts: s.checkouts, Targets: s.targets, NoInject: s.flags.noInject, Exclude: s.exclude, MemDir: s.memDir}
+		Checkouts: s.checkouts, Targets: s.targets, NoInject: s.flags.noInject, Exclude: s.exclude, MemDir: s.memDir,
+		TokenExpiry: s.tokenExpiry, Relogin: s.relogin()}
 	var probeErr error
 	if s.server != "" {
 		cl, err := s.newClient()
@@ -158,6 +159,9 @@ func printStatus(s *session, st *agent.Status) {
 	}
 	if st.ServerLost != "" {
 		fmt.Fprintf(w, "           %s\n", st.ServerLost)
+	}
+	if st.Token != "" {
+		fmt.Fprintf(w, "token:     %s\n", st.Token)
 	}
 	running := "no"
 	if st.AgentRunning {
