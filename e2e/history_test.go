@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -129,7 +130,21 @@ func TestHistoryCommands(t *testing.T) {
 		act.Items[0].Author != "anonymous" || !slices.Equal(act.Items[1].Changed, []string{"b.md"}) {
 		t.Errorf("log after the restores = %+v", act)
 	}
-	if out := agentOut(t, srv, dir, state, "log", "--json=false"); !strings.Contains(out, "version 5") || !strings.Contains(out, `deleted  "b.md"`) {
+	// The restores read as restores, naming the version they brought back.
+	if !maps.Equal(act.Items[0].RestoreOf, map[string]int64{"a.md": 1}) || !maps.Equal(act.Items[1].RestoreOf, map[string]int64{"b.md": 1}) {
+		t.Errorf("log after the restores: restoreOf %v and %v; want a.md of 1, b.md of 1", act.Items[0].RestoreOf, act.Items[1].RestoreOf)
+	}
+	if out := agentOut(t, srv, dir, state, "log", "--json=false"); !strings.Contains(out, "version 5") || !strings.Contains(out, `deleted  "b.md"`) ||
+		!strings.Contains(out, `changed  "a.md"  (restore of v1)`) || !strings.Contains(out, `changed  "b.md"  (restore of v1)`) ||
+		strings.Count(out, "restore of") != 2 {
 		t.Errorf("log as text:\n%s", out)
+	}
+	if out := agentOut(t, srv, dir, state, "log", "a.md", "--json=false"); strings.Count(out, "(restore of v1)") != 1 ||
+		!regexp.MustCompile(`(?m)^version 5 .*\(restore of v1\)$`).MatchString(out) {
+		t.Errorf("log a.md as text:\n%s", out)
+	}
+	if out := agentOut(t, srv, dir, state, "restore", "a.md", "--version", "2", "--json=false"); !strings.Contains(out,
+		`restored "a.md" to its content of version 2: version 6 of acme/e2e, which `+"`teammem-agent log`"+` shows as the restore of v2`) {
+		t.Errorf("restore as text: %s", out)
 	}
 }

@@ -12,6 +12,10 @@ type VersionActivity struct {
 	Author  string
 	Changed []string // keys put, sorted
 	Deleted []string // keys tombstoned, sorted
+	// Restores maps each changed key that got back an earlier version's
+	// content to that version (see deriveRestores); nil when none did.
+	// Filled by Service.Activity.
+	Restores map[string]int64
 }
 
 // ActivityPage is one page of a repository's activity, newest first.
@@ -56,7 +60,8 @@ const (
 
 // Activity returns a page of a repository's versions, newest first, each
 // with the keys it changed and deleted. A limit outside 1..MaxActivityLimit
-// means the default (0) or the maximum. Errors: invalid repo, ErrForbidden,
+// means the default (0) or the maximum. Each version says which changed
+// keys restored an earlier version. Errors: invalid repo, ErrForbidden,
 // an invalid before, ErrNotFound when the repository never held data.
 func (s *Service) Activity(ctx context.Context, p Principal, repo string, before int64, limit int) (ActivityPage, error) {
 	canon, err := s.authorize(p, repo, PermRead)
@@ -72,5 +77,12 @@ func (s *Service) Activity(ctx context.Context, p Principal, repo string, before
 	case limit > MaxActivityLimit:
 		limit = MaxActivityLimit
 	}
-	return s.store.Activity(ctx, canon, before, limit)
+	page, err := s.store.Activity(ctx, canon, before, limit)
+	if err != nil {
+		return ActivityPage{}, err
+	}
+	if err := s.markActivityRestores(ctx, canon, &page); err != nil {
+		return ActivityPage{}, err
+	}
+	return page, nil
 }

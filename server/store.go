@@ -292,4 +292,7 @@ type Revision struct {
 	Author   string
 	At       time.Time
 	Content  string // filled by Store.Revision only
+	// RestoreOf, on a put that brought back an earlier version's content,
+	// is that version (see deriveRestores); filled by Service.History only.
+	RestoreOf int64
 }

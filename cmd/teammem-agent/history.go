@@ -112,7 +112,7 @@ func runLog(ctx context.Context, s *session, c *client.Client, h historyFlags, a
 	for _, it := range items {
 		fmt.Fprintf(s.e.Stdout, "version %d  %s  %s\n", it.Version, localTime(it.At), strconv.Quote(it.Author))
 		for _, k := range it.Changed {
-			fmt.Fprintf(s.e.Stdout, "    changed  %s\n", strconv.Quote(k))
+			fmt.Fprintf(s.e.Stdout, "    changed  %s%s\n", strconv.Quote(k), restoreNote(it.RestoreOf[k]))
 		}
 		for _, k := range it.Deleted {
 			fmt.Fprintf(s.e.Stdout, "    deleted  %s\n", strconv.Quote(k))
@@ -135,10 +135,19 @@ func logKey(ctx context.Context, s *session, c *client.Client, key string, limit
 		return nil
 	}
 	for _, r := range h.Revisions {
-		fmt.Fprintf(s.e.Stdout, "version %d  %-6s  %s  %s  %d bytes  %s\n", r.Version, r.Op, localTime(r.At),
-			strconv.Quote(r.Author), r.Size, shortSum(r.Checksum))
+		fmt.Fprintf(s.e.Stdout, "version %d  %-6s  %s  %s  %s  %s%s\n", r.Version, r.Op, localTime(r.At),
+			strconv.Quote(r.Author), plural(int(r.Size), "byte", "bytes"), shortSum(r.Checksum), restoreNote(r.RestoreOf))
 	}
 	return nil
+}
+
+// restoreNote says which version a change restored ("" when it restored
+// none): the server derives it from the key's history.
+func restoreNote(of int64) string {
+	if of == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  (restore of v%d)", of)
 }
 
 // runShow prints KEY's content at a version (default: the latest).
@@ -285,8 +294,8 @@ func runRestore(ctx context.Context, s *session, c *client.Client, h historyFlag
 		fmt.Fprintf(s.e.Stdout, "%s already holds the content of version %d; nothing to do\n", strconv.Quote(key), r.FromVersion)
 		return nil
 	}
-	fmt.Fprintf(s.e.Stdout, "restored %s from version %d as version %d of %s; every agent pulls it like any edit\n",
-		strconv.Quote(key), r.FromVersion, r.Version, s.slug)
+	fmt.Fprintf(s.e.Stdout, "restored %s to its content of version %d: version %d of %s, which `teammem-agent log` shows as the restore of v%d; every agent pulls it like any edit\n",
+		strconv.Quote(key), r.FromVersion, r.Version, s.slug, r.FromVersion)
 	return nil
 }
 
