@@ -50,10 +50,15 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	c.registerConnection(fs)
 	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
-	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
+	c.registerJSON(fs)
 	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' assistant files (and take out the one there)")
 	fs.StringVar(&c.assistants, "assistants", "", "comma-separated `LIST` of the assistants whose files get the team memory block: "+strings.Join(assistants.Names(assistants.All), ", ")+" (default: agent.toml's, else "+assistants.Claude.Name+" and the assistants found in your home)")
 	c.registerStale(fs)
+}
+
+// registerJSON adds --json.
+func (c *commonFlags) registerJSON(fs *flag.FlagSet) {
+	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 }
 
 // personalUsage says what --personal does for a command about one folder.
