@@ -79,8 +79,14 @@ func TestHistoryCommands(t *testing.T) {
 	if rev := agentJSON[api.RevisionContent](t, srv, dir, state, "show", "a.md@3"); rev.Content != "first line\nSECOND LINE\n" || rev.Version != 2 {
 		t.Errorf("show a.md@3 (unchanged since 2) = %+v", rev)
 	}
-	if code, p := runAgent(t, srv, dir, state, "show", "b.md"); code != 1 || !strings.Contains(p.stderr.String(), "deleted at version 3") {
-		t.Errorf("show of a deleted key: exit %d, stderr %s", code, p.stderr)
+	// show of a deleted key names the version to show or restore, with
+	// the commands that do it.
+	deleted := "acme/e2e \"b.md\" was deleted in version 3; its last content is version 1: " +
+		"`teammem-agent show b.md@1 --repo acme/e2e` prints it, `teammem-agent restore b.md --version 1 --repo acme/e2e` brings it back"
+	for _, arg := range []string{"b.md", "b.md@3"} {
+		if code, p := runAgent(t, srv, dir, state, "show", arg); code != 1 || !strings.Contains(p.stderr.String(), deleted) {
+			t.Errorf("show %s of a deleted key: exit %d, stderr %s", arg, code, p.stderr)
+		}
 	}
 
 	type diffOut struct {

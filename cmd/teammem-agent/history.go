@@ -157,6 +157,9 @@ func runShow(ctx context.Context, s *session, c *client.Client, _ historyFlags, 
 		return err
 	}
 	rev, err := agent.LiveAt(ctx, c, s.slug, key, version)
+	if de := (*agent.DeletedError)(nil); errors.As(err, &de) {
+		return deletedError(s, de)
+	}
 	if err != nil {
 		return keyError(s, key, err)
 	}
@@ -166,6 +169,33 @@ func runShow(ctx context.Context, s *session, c *client.Client, _ historyFlags, 
 	}
 	fmt.Fprint(s.e.Stdout, rev.Content)
 	return nil
+}
+
+// deletedError words show's refusal of a deleted key with the commands
+// that reach its last content.
+func deletedError(s *session, e *agent.DeletedError) error {
+	msg := fmt.Sprintf("%s %s was deleted in version %d", s.slug, strconv.Quote(e.Key), e.DeletedIn)
+	if e.LastContent == 0 {
+		return errors.New(msg)
+	}
+	var same string // the flags that chose this repository
+	if s.flags.repo != "" {
+		same += " --repo " + shellWord(s.flags.repo)
+	}
+	if s.flags.personal {
+		same += " --personal"
+	}
+	return fmt.Errorf("%s; its last content is version %d: `teammem-agent show %s%s` prints it, `teammem-agent restore %s --version %d%s` brings it back",
+		msg, e.LastContent, shellWord(fmt.Sprintf("%s@%d", e.Key, e.LastContent)), same, shellWord(e.Key), e.LastContent, same)
+}
+
+// shellWord is s as one word of a command line: as it is when no shell
+// reads anything into it, else quoted.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/@+,:=-") == "" {
+		return s
+	}
+	return shellQuote(s)
 }
 
 // splitKeyVersion splits KEY@VERSION; a key without a numeric @ suffix
