@@ -39,6 +39,10 @@ type commonFlags struct {
 	// noRepo: the command is about no one repository (search --all), so
 	// the session resolves none, nor its folders.
 	noRepo bool
+	// orRegistered: the command only reads a repository's memory, so
+	// outside any checkout it may read the registered checkouts' (see
+	// useRegistered).
+	orRegistered bool
 	// personal: the command is about the user's personal memory of the
 	// repository (~/SLUG on the server) and the private memory folder of
 	// the checkout's project, not the team folder.
@@ -134,6 +138,11 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	uc, err := c.applyConfig(e)
 	if err != nil {
 		return nil, err
+	}
+	if c.orRegistered && !c.noRepo {
+		if err := useRegistered(e, &c, uc); err != nil {
+			return nil, err
+		}
 	}
 	s := &session{e: e, flags: c, log: log, out: newPrinter(e, name, c.json), server: strings.TrimRight(c.server, "/")}
 	if c.noRepo { // a command about no one repository (search --all)

@@ -53,6 +53,7 @@ func historyCommand(name, synopsis string, minArgs, maxArgs int,
 		if err != nil {
 			return helpOK(err)
 		}
+		c.orRegistered = name != "restore" // the commands that only read
 		s, err := newSession(e, name, c)
 		if err != nil {
 			return err
