@@ -22,13 +22,17 @@ type VersionActivity struct {
 type ActivityPage struct {
 	Items []VersionActivity
 	Next  int64 // before for the next page; 0: none
+	// Revisions are the revisions the page's versions hold, as the store
+	// read them (Repo and Content not filled), newest first: the Service
+	// tells the page's restores from them and the keys' older revisions.
+	Revisions []Revision
 }
 
 // Page starts a page from the versions a store found, newest first, when
 // it asked for limit+1 of them: it keeps limit and sets Next when there
 // were more. It returns the versions kept.
 func (p *ActivityPage) Page(versions []int64, limit int) []int64 {
-	p.Items = []VersionActivity{}
+	p.Items, p.Revisions = []VersionActivity{}, nil
 	if len(versions) > limit {
 		versions = versions[:limit]
 		p.Next = versions[limit-1]
@@ -37,9 +41,11 @@ func (p *ActivityPage) Page(versions []int64, limit int) []int64 {
 }
 
 // Add appends one revision to the page: to the last item when it has the
-// same version, else as a new item. Stores call it with revisions sorted
-// by version, newest first, then by key.
+// same version, else as a new item, and to Revisions. Stores call it with
+// revisions sorted by version, newest first, then by key, their Key,
+// Version, Op, Checksum, Author and At filled.
 func (p *ActivityPage) Add(r Revision) {
+	p.Revisions = append(p.Revisions, r)
 	if n := len(p.Items); n == 0 || p.Items[n-1].Version != r.Version {
 		p.Items = append(p.Items, VersionActivity{Version: r.Version, At: r.At, Author: r.Author,
 			Changed: []string{}, Deleted: []string{}})

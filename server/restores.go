@@ -50,40 +50,41 @@ func (s *Service) markRestores(ctx context.Context, repo, key string, page []Rev
 
 // markActivityRestores fills Restores on the items of a page of activity:
 // for each key a version changed, the version whose content it brought
-// back. It reads the history of each key changed in the page, up to the
-// page's newest version.
+// back. It reads, at once, the revisions older than the page of the keys
+// the page changed (the page's own revisions came with it): for a page
+// of new keys that is one probe of the primary key each.
 func (s *Service) markActivityRestores(ctx context.Context, repo string, page *ActivityPage) error {
-	if len(page.Items) == 0 {
-		return nil
-	}
-	upTo := page.Items[0].Version
-	restores := map[string]map[int64]int64{} // key → version → version restored
-	for _, it := range page.Items {
-		for _, key := range it.Changed {
-			if _, done := restores[key]; done {
-				continue
-			}
-			revs, err := s.store.History(ctx, repo, key, upTo+1, 0)
-			if err != nil {
-				return err
-			}
-			deriveRestores(revs)
-			restores[key] = map[int64]int64{}
-			for _, r := range revs {
-				if r.RestoreOf > 0 {
-					restores[key][r.Version] = r.RestoreOf
-				}
-			}
+	histories := map[string][]Revision{} // the page's revisions by key, newest first
+	changed := map[string]bool{}
+	var keys []string // the keys the page changed
+	for _, r := range page.Revisions {
+		histories[r.Key] = append(histories[r.Key], r)
+		if r.Op == OpPut && !changed[r.Key] {
+			changed[r.Key] = true
+			keys = append(keys, r.Key)
 		}
 	}
+	if len(keys) == 0 {
+		return nil
+	}
+	oldest := page.Items[len(page.Items)-1].Version
+	older, err := s.store.Histories(ctx, repo, keys, oldest)
+	if err != nil {
+		return err
+	}
+	item := make(map[int64]*VersionActivity, len(page.Items))
 	for i := range page.Items {
-		it := &page.Items[i]
-		for _, key := range it.Changed {
-			if v := restores[key][it.Version]; v > 0 {
+		item[page.Items[i].Version] = &page.Items[i]
+	}
+	for _, key := range keys {
+		revs := append(histories[key], older[key]...)
+		deriveRestores(revs)
+		for _, r := range revs {
+			if it := item[r.Version]; it != nil && r.RestoreOf > 0 {
 				if it.Restores == nil {
 					it.Restores = map[string]int64{}
 				}
-				it.Restores[key] = v
+				it.Restores[key] = r.RestoreOf
 			}
 		}
 	}

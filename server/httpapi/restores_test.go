@@ -60,7 +60,13 @@ func TestRestoreOf(t *testing.T) {
 	if got := activity(""); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("activity: restores %v; want %v", got, want)
 	}
-	if got := activity("&limit=1&before=4"); fmt.Sprint(got) != fmt.Sprint(map[int64]map[string]int64{3: {"a.md": 1}}) {
-		t.Errorf("activity before 4: restores %v; want v3 of a.md restoring 1", got)
+	for query, want := range map[string]map[int64]map[string]int64{
+		"&limit=1&before=4": {3: {"a.md": 1}},
+		"&limit=2&before=5": {4: nil, 3: {"a.md": 1}}, // a.md's newest revision in the page is a delete
+		"&limit=2&before=3": {2: nil, 1: nil},
+	} {
+		if got := activity(query); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("activity%s: restores %v; want %v", query, got, want)
+		}
 	}
 }
