@@ -180,14 +180,17 @@ const (
 	OpDelete = "delete"
 )
 
-// Revision is one entry of a key's history.
+// Revision is one entry of a key's history. RestoreOf, on a put that
+// brought back the content of an earlier version of the key (a restore),
+// is that version.
 type Revision struct {
-	Version  int64  `json:"version"`
-	Op       string `json:"op"`
-	Checksum string `json:"checksum"`
-	Size     int64  `json:"size"`
-	Author   string `json:"author"`
-	At       string `json:"at"`
+	Version   int64  `json:"version"`
+	Op        string `json:"op"`
+	Checksum  string `json:"checksum"`
+	Size      int64  `json:"size"`
+	Author    string `json:"author"`
+	At        string `json:"at"`
+	RestoreOf int64  `json:"restoreOf,omitempty"`
 }
 
 // History is the body of GET .../history.
@@ -223,13 +226,16 @@ type RepoList struct {
 	Repos []RepoInfo `json:"repos"`
 }
 
-// ActivityItem is one version in GET /api/v1/activity.
+// ActivityItem is one version in GET /api/v1/activity. RestoreOf maps
+// each changed key that got back the content of an earlier version of it
+// (a restore) to that version.
 type ActivityItem struct {
-	Version int64    `json:"version"`
-	At      string   `json:"at"`
-	Author  string   `json:"author"`
-	Changed []string `json:"changed"`
-	Deleted []string `json:"deleted"`
+	Version   int64            `json:"version"`
+	At        string           `json:"at"`
+	Author    string           `json:"author"`
+	Changed   []string         `json:"changed"`
+	Deleted   []string         `json:"deleted"`
+	RestoreOf map[string]int64 `json:"restoreOf,omitempty"`
 }
 
 // Activity is the body of GET /api/v1/activity: versions newest first.

@@ -74,6 +74,12 @@ type Store interface {
 	// when the key never existed in the repository.
 	History(ctx context.Context, repo, key string, before int64, limit int) ([]Revision, error)
 
+	// Histories returns the revisions of each of keys, newest first, only
+	// those with a version below before when before > 0, in one read (the
+	// Service tells a page of activity's restores from them). Content is
+	// not filled; a key without such revisions is left out.
+	Histories(ctx context.Context, repo string, keys []string, before int64) (map[string][]Revision, error)
+
 	// Revision returns one revision of a key with its content (empty for a
 	// delete); version 0 is the key's newest revision, whatever its op. It
 	// returns an error wrapping ErrNotFound when there is no revision of
@@ -295,4 +301,7 @@ type Revision struct {
 	Author   string
 	At       time.Time
 	Content  string // filled by Store.Revision only
+	// RestoreOf, on a put that brought back an earlier version's content,
+	// is that version (see deriveRestores); filled by Service.History only.
+	RestoreOf int64
 }

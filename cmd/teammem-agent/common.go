@@ -39,6 +39,10 @@ type commonFlags struct {
 	// noRepo: the command is about no one repository (search --all), so
 	// the session resolves none, nor its folders.
 	noRepo bool
+	// orRegistered: the command only reads a repository's memory, so
+	// outside any checkout it may read the registered checkouts' (see
+	// useRegistered).
+	orRegistered bool
 	// personal: the command is about the user's personal memory of the
 	// repository (~/SLUG on the server) and the private memory folder of
 	// the checkout's project, not the team folder.
@@ -50,10 +54,15 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	c.registerConnection(fs)
 	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
-	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
+	c.registerJSON(fs)
 	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' assistant files (and take out the one there)")
 	fs.StringVar(&c.assistants, "assistants", "", "comma-separated `LIST` of the assistants whose files get the team memory block: "+strings.Join(assistants.Names(assistants.All), ", ")+" (default: agent.toml's, else "+assistants.Claude.Name+" and the assistants found in your home)")
 	c.registerStale(fs)
+}
+
+// registerJSON adds --json.
+func (c *commonFlags) registerJSON(fs *flag.FlagSet) {
+	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 }
 
 // personalUsage says what --personal does for a command about one folder.
@@ -135,6 +144,11 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	uc, err := c.applyConfig(e)
 	if err != nil {
 		return nil, err
+	}
+	if c.orRegistered && !c.noRepo {
+		if err := useRegistered(e, &c, uc); err != nil {
+			return nil, err
+		}
 	}
 	s := &session{e: e, flags: c, log: log, out: newPrinter(e, name, c.json), server: strings.TrimRight(c.server, "/")}
 	if c.noRepo { // a command about no one repository (search --all)

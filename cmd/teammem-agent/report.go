@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -165,7 +164,7 @@ func incomplete(r agent.Report) error {
 		parts = append(parts, plural(n, "change is", "changes are")+" held while a consolidation runs (the running agent pushes them when it ends)")
 	}
 	if n := len(r.Warnings); n > 0 {
-		parts = append(parts, plural(n, "warning", "warnings")+" need attention")
+		parts = append(parts, plural(n, "warning needs", "warnings need")+" attention")
 	}
 	if len(parts) == 0 {
 		return nil
@@ -173,10 +172,5 @@ func incomplete(r agent.Report) error {
 	return fmt.Errorf("not everything was synced: %s (see above)", strings.Join(parts, ", "))
 }
 
-// plural formats n with the singular or plural noun phrase.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+// plural formats n with the singular or plural noun phrase (agent.Plural).
+func plural(n int, one, many string) string { return agent.Plural(n, one, many) }

@@ -207,7 +207,8 @@ func printStatus(s *session, st *agent.Status) {
 		}
 	}
 	if st.StaleReferences > 0 {
-		fmt.Fprintf(w, "stale:     %d code references of team memories not in HEAD (teammem-agent memory lint names them)\n", st.StaleReferences)
+		fmt.Fprintf(w, "stale:     %s of team memories not in HEAD (teammem-agent memory lint names them)\n",
+			plural(st.StaleReferences, "code reference", "code references"))
 	}
 }
 
@@ -220,7 +221,7 @@ func printStream(w io.Writer, st *agent.StreamState) {
 	if st.LastEvent != nil {
 		line += fmt.Sprintf(", last event %s (version %d)", st.LastEvent.Local().Format(time.RFC3339), st.LastVersion)
 	}
-	line += fmt.Sprintf(", %d reconnects", st.Reconnects)
+	line += ", " + plural(st.Reconnects, "reconnect", "reconnects")
 	fmt.Fprintf(w, "stream:    %s\n", line)
 	if st.Error != "" {
 		fmt.Fprintf(w, "           %s\n", st.Error)

@@ -64,6 +64,13 @@ func (i *instrumentedStore) History(ctx context.Context, repo, key string, befor
 	return r, err
 }
 
+func (i *instrumentedStore) Histories(ctx context.Context, repo string, keys []string, before int64) (map[string][]server.Revision, error) {
+	start := time.Now()
+	r, err := i.s.Histories(ctx, repo, keys, before)
+	i.observe("histories", start, err)
+	return r, err
+}
+
 func (i *instrumentedStore) Revision(ctx context.Context, repo, key string, version int64) (server.Revision, error) {
 	start := time.Now()
 	r, err := i.s.Revision(ctx, repo, key, version)

@@ -34,14 +34,14 @@ func (db *DB) Activity(ctx context.Context, repo string, before int64, limit int
 		_, err := db.RepoState(ctx, repo)
 		return page, err
 	}
-	rows, err = db.pool.Query(ctx, `SELECT version, key, op, author, at FROM revisions
+	rows, err = db.pool.Query(ctx, `SELECT version, key, op, checksum, author, at FROM revisions
 		WHERE repo = $1 AND version >= $2 AND version <= $3 ORDER BY version DESC, key`,
 		repo, versions[len(versions)-1], versions[0])
 	if err != nil {
 		return server.ActivityPage{}, wrap("read activity", err)
 	}
 	var r server.Revision
-	_, err = pgx.ForEachRow(rows, []any{&r.Version, &r.Key, &r.Op, &r.Author, &r.At}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&r.Version, &r.Key, &r.Op, &r.Checksum, &r.Author, &r.At}, func() error {
 		r.At = r.At.UTC()
 		page.Add(r)
 		return nil

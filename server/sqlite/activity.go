@@ -24,7 +24,7 @@ func (db *DB) Activity(ctx context.Context, repo string, before int64, limit int
 		_, err := db.RepoState(ctx, repo)
 		return page, err
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT version, key, op, author, at FROM revisions
+	rows, err := db.read.QueryContext(ctx, `SELECT version, key, op, checksum, author, at FROM revisions
 		WHERE repo = ? AND version >= ? AND version <= ? ORDER BY version DESC, key`,
 		repo, versions[len(versions)-1], versions[0])
 	if err != nil {
@@ -34,7 +34,7 @@ func (db *DB) Activity(ctx context.Context, repo string, before int64, limit int
 	for rows.Next() {
 		var r server.Revision
 		var at int64
-		if err := rows.Scan(&r.Version, &r.Key, &r.Op, &r.Author, &at); err != nil {
+		if err := rows.Scan(&r.Version, &r.Key, &r.Op, &r.Checksum, &r.Author, &at); err != nil {
 			return server.ActivityPage{}, wrap("read activity", err)
 		}
 		r.At = fromMicros(at)

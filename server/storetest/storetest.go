@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"MaxRepoBytes", testMaxRepoBytes},
 		{"KeyCollision", testKeyCollision},
 		{"History", testHistory},
+		{"Histories", testHistories},
 		{"Revision", testRevision},
 		{"LastAuthors", testLastAuthors},
 		{"ServerID", testServerID},
