@@ -232,11 +232,12 @@ type authServer struct {
 }
 
 // startAuthServer starts teammem-server with authentication (its own
-// signing key, admin.token written at first start).
-func startAuthServer(t testing.TB) *authServer {
+// signing key, admin.token written at first start), without a rate limit
+// unless extra (more flags) sets one.
+func startAuthServer(t testing.TB, extra ...string) *authServer {
 	t.Helper()
 	dir := t.TempDir()
-	s := launchServer(t, dir, "--addr", "127.0.0.1:0", "--rate-limit", "0")
+	s := launchServer(t, dir, append([]string{"--addr", "127.0.0.1:0", "--rate-limit", "0"}, extra...)...)
 	tok, err := os.ReadFile(filepath.Join(dir, "admin.token"))
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +250,7 @@ func startAuthServer(t testing.TB) *authServer {
 }
 
 // token issues a token with the real `teammem-server token create`.
-func (a *authServer) token(t *testing.T, subject string, grants ...string) string {
+func (a *authServer) token(t testing.TB, subject string, grants ...string) string {
 	t.Helper()
 	args := []string{"token", "create", "--data-dir", a.dataDir, "--subject", subject, "--ttl", "1h"}
 	for _, g := range grants {

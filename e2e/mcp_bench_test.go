@@ -15,7 +15,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/testkit/loadgen"
 )
 
@@ -49,16 +48,7 @@ func BenchmarkMCPSearchMemories(b *testing.B) {
 func startBenchServer(b *testing.B) *authServer {
 	b.Helper()
 	srv := startAuthServer(b)
-	for p := range 10 {
-		entries := map[string]string{}
-		for i := p * 100; i < (p+1)*100; i++ {
-			key := fmt.Sprintf("topics/%04d.md", i)
-			entries[key] = loadgen.CorpusNote(repo, key, 2048)
-		}
-		if _, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: entries}, ""); err != nil {
-			b.Fatal(err)
-		}
-	}
+	seedNotes(b, srv, 1000)
 	return srv
 }
 

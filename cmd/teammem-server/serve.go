@@ -20,6 +20,7 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/connlimit"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/mcp"
 	"github.com/teammem/teammem/server/metrics"
 	"github.com/teammem/teammem/server/router"
 )
@@ -44,6 +45,7 @@ type serveConfig struct {
 	debugAddr                string
 	requestTimeout           time.Duration
 	bodyCacheBytes           int64
+	maxMCPReplyBytes         int
 	streamsPerSubject        int
 	accessLog                bool
 	maxConnections           int
@@ -82,7 +84,8 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.BoolVar(&c.accessLog, "access-log", true, "log one line per request (--access-log=false: only errors and refusals)")
 	fs.IntVar(&c.maxConnections, "max-connections", 10000, "client connections served at once on the main address; at the cap the longest-idle keep-alive connection (or one silent over 1 s) is closed for a new one, else it waits to be accepted (0 = no cap)")
 	fs.DurationVar(&c.revocationRefresh, "revocation-refresh", auth.DefaultRevocationRefresh, "how stale the list of revoked tokens may be: a revocation (token revoke) is honoured within this long; each server reads the list at most once per period")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work; past it the request is answered 503 with Retry-After")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work and on each MCP tool call; past it the request is answered 503 with Retry-After (a tool call: a tool error)")
+	fs.IntVar(&c.maxMCPReplyBytes, "max-mcp-reply-bytes", mcp.DefaultMaxReplyBytes, "`BYTES` of one MCP tool call's reply; a bigger one is refused with a tool error (its time is bounded by --request-timeout)")
 	fs.Int64Var(&c.bodyCacheBytes, "body-cache-bytes", 32<<20, "`BYTES` of encoded GET bodies kept in memory (0 = no cache)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
@@ -134,6 +137,9 @@ func (c *serveConfig) check() error {
 	}
 	if c.requestTimeout <= 0 || c.bodyCacheBytes < 0 {
 		return errors.New("--request-timeout must be positive and --body-cache-bytes 0 or more")
+	}
+	if c.maxMCPReplyBytes <= 0 {
+		return errors.New("--max-mcp-reply-bytes must be positive")
 	}
 	if c.rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
@@ -235,7 +241,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	h, err := router.New(router.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
-		Version: buildinfo.Version(version)})
+		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version)})
 	if err != nil {
 		return err
 	}

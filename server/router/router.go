@@ -68,6 +68,9 @@ type Options struct {
 	UISessions server.SessionStore
 	// Version is the server's version, reported to MCP clients.
 	Version string
+	// MaxMCPReplyBytes bounds the reply of one MCP tool call (default
+	// mcp.DefaultMaxReplyBytes); RequestTimeout bounds its time.
+	MaxMCPReplyBytes int
 }
 
 // New returns the server's HTTP handler. An error means the web UI could
@@ -91,7 +94,8 @@ func New(o Options) (http.Handler, error) {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
 	tools := mcp.New(mcp.Options{Service: o.Service, Logger: o.Logger, ObserveToolCall: o.Metrics.ObserveToolCall,
-		Version: o.Version, NoAccessLog: o.NoAccessLog})
+		Version: o.Version, NoAccessLog: o.NoAccessLog, Limiter: mw.Limiter, RateLimited: o.Metrics.RateLimited,
+		CallTimeout: o.RequestTimeout, MaxReplyBytes: o.MaxMCPReplyBytes})
 
 	r := chi.NewRouter()
 	r.Use(httpkit.RequestIDs(o.Service.ServerID()), mw.Observe, mw.Recover)
@@ -106,6 +110,6 @@ func New(o Options) (http.Handler, error) {
 		Ready: o.Ready, RequestTimeout: o.RequestTimeout, BodyCacheBytes: o.BodyCacheBytes,
 		Heartbeat: o.Heartbeat, StreamWriteTimeout: o.StreamWriteTimeout})
 	ui.Mount(r)
-	r.With(mw.Authenticate).Handle(mcp.Path, tools)
+	r.With(mw.VerifyCaller).Handle(mcp.Path, tools)
 	return r, nil
 }
