@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -229,6 +230,8 @@ func (b *tab) darkMode(on bool) {
 type authServer struct {
 	*serverProc
 	admin string
+	// storeFlags name the server's Postgres store (none: the embedded one).
+	storeFlags []string
 }
 
 // startAuthServer starts teammem-server with authentication (its own
@@ -243,6 +246,9 @@ func startAuthServer(t testing.TB, extra ...string) *authServer {
 		t.Fatal(err)
 	}
 	a := &authServer{serverProc: s, admin: strings.TrimSpace(string(tok))}
+	if i := slices.Index(extra, "--database-url"); i >= 0 && i+1 < len(extra) {
+		a.storeFlags = extra[i : i+2]
+	}
 	if a.api, err = client.New(client.Options{BaseURL: s.url(), Token: a.admin}); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +258,7 @@ func startAuthServer(t testing.TB, extra ...string) *authServer {
 // token issues a token with the real `teammem-server token create`.
 func (a *authServer) token(t testing.TB, subject string, grants ...string) string {
 	t.Helper()
-	args := []string{"token", "create", "--data-dir", a.dataDir, "--subject", subject, "--ttl", "1h"}
+	args := append([]string{"token", "create", "--data-dir", a.dataDir, "--subject", subject, "--ttl", "1h"}, a.storeFlags...)
 	for _, g := range grants {
 		args = append(args, "--grant", g)
 	}

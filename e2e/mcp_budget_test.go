@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/testkit/pgtest"
 )
 
 // jsonRPCError is the error answer of a refused request.
@@ -123,11 +124,21 @@ func TestMCPReplyBound(t *testing.T) {
 
 // TestMCPFloodSparesOthers floods /mcp with one read-grant token (the
 // largest batch again and again, and 16 sessions calling list_memories
-// without pause) while another teammate's token PUTs: every PUT succeeds.
-// (The flood's calls once held every connection of the store's pool, and
-// the token checks of everyone else timed out waiting for one: 503.)
+// without pause) while another teammate's token PUTs, on each store: every
+// PUT succeeds. (The flood's calls once held every connection of the
+// store's pool, and the token checks of everyone else timed out waiting
+// for one: 503.)
 func TestMCPFloodSparesOthers(t *testing.T) {
-	srv := startAuthServer(t, "--rate-limit", "2000")
+	for name, store := range map[string]func(t *testing.T) []string{
+		"sqlite":   func(*testing.T) []string { return nil },
+		"postgres": func(t *testing.T) []string { return []string{"--database-url", pgtest.URL(t), "--migrate"} },
+	} {
+		t.Run(name, func(t *testing.T) { floodSparesOthers(t, store(t)) })
+	}
+}
+
+func floodSparesOthers(t *testing.T, storeFlags []string) {
+	srv := startAuthServer(t, append([]string{"--rate-limit", "2000"}, storeFlags...)...)
 	seedNotes(t, srv, 40)
 	reader := srv.token(t, "flooder", "acme/**:read")
 	writer := srv.token(t, "teammate", "acme/**:write")

@@ -174,7 +174,7 @@ func putProbe(srv *serverProc, token string, i int) (int, time.Duration, error) 
 	start := time.Now()
 	resp, err := probeClient.Do(req)
 	if err != nil {
-		return 0, 0, err
+		return 0, time.Since(start), err
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
