@@ -73,7 +73,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.oidcJWKSURL, "oidc-jwks-url", "", "`URL` of the OIDC issuer's JWKS")
 	fs.Var(&c.oidcGrants, "oidc-grant", "`CLAIM:PERM`: grant PERM on the repository named by the token's CLAIM (repeatable)")
 	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "no authentication, every caller is an admin (loopback addresses only)")
-	fs.Float64Var(&c.rateLimit, "rate-limit", 2000, "requests per second per token subject (burst twice that; 0 = off)")
+	fs.Float64Var(&c.rateLimit, "rate-limit", 2000, "requests (and MCP tool calls) per second per token subject (burst twice that; 0 = off)")
 	fs.StringVar(&c.signingKeyFile, "signing-key-file", "", "Ed25519 signing key `FILE`, PKCS#8 PEM (default <data-dir>/signing.key)")
 	fs.StringVar(&c.secretScan, "secret-scan", "on", "refuse entries holding credentials: on or off")
 	fs.StringVar(&c.issuer, "issuer", auth.DefaultIssuer, "issuer `NAME` of this server's tokens")

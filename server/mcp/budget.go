@@ -19,7 +19,7 @@ const (
 
 // queuePerSeat is how many calls of a caller may wait for each of its
 // seats; more are refused at once.
-const queuePerSeat = 4
+const queuePerSeat = 8
 
 // withDefaults fills the bounds left zero.
 func (o Options) withDefaults() Options {
