@@ -57,8 +57,16 @@ func (b Budget) overTime(ctx, parent context.Context, tool string, err error) er
 	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || parent.Err() != nil {
 		return err
 	}
-	return Mark(fmt.Errorf("%s took longer than the server allows a call (%v, its --request-timeout) and was stopped; ask for less, or try again when the server is less busy", tool, b.Timeout), ErrLimit)
+	msg := fmt.Sprintf("%s took longer than the server allows a call (%v, its --request-timeout) and was stopped; ask for less, or try again when the server is less busy", tool, b.Timeout)
+	if writes[tool] {
+		msg += "; the write may have been applied all the same: read_memory tells"
+	}
+	return Mark(errors.New(msg), ErrLimit)
 }
+
+// writes are the tools that write: one stopped at its deadline may have
+// been applied.
+var writes = map[string]bool{"write_memory": true, "delete_memory": true}
 
 // checkReply refuses a result whose reply would be over MaxReplyBytes. The
 // reply carries the result twice: as structured content (text, the JSON)

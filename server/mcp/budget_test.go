@@ -183,15 +183,24 @@ func TestToolCallsTakeRateTokens(t *testing.T) {
 }
 
 // TestCallTimeout: a call runs under CallTimeout and is a tool error
-// naming it once past it.
+// naming it once past it (a write's says it may have been applied); the
+// server logs no failure of its own.
 func TestCallTimeout(t *testing.T) {
 	e := newEndpointWith(t, true, func(o *mcp.Options) { o.CallTimeout = time.Nanosecond })
-	_, _, reply := e.post(t, e.token(t, "ana"), toolCall(1, "list_memories", map[string]any{"repo": "acme/api"}))
+	tok := e.token(t, "ana")
+	_, _, reply := e.post(t, tok, toolCall(1, "list_memories", map[string]any{"repo": "acme/api"}))
 	if r := decodeReply(t, reply); !r.Result.IsError || !strings.Contains(r.toolText(), "took longer than the server allows a call (1ns") {
 		t.Errorf("list_memories past its deadline: %s", reply)
 	}
-	if got := e.observed(); !slices.Equal(got, []string{"list_memories/refused"}) {
+	_, _, reply = e.post(t, tok, toolCall(2, "write_memory", map[string]any{"repo": "acme/api", "key": "a.md", "content": "A\n"}))
+	if r := decodeReply(t, reply); !r.Result.IsError || !strings.Contains(r.toolText(), "may have been applied") {
+		t.Errorf("write_memory past its deadline: %s", reply)
+	}
+	if got := e.observed(); !slices.Equal(got, []string{"list_memories/refused", "write_memory/refused"}) {
 		t.Errorf("observed %v", got)
+	}
+	if logs := e.logs.String(); strings.Contains(logs, "mcp tool failed") {
+		t.Errorf("a call past its deadline was logged as the server's failure:\n%s", logs)
 	}
 }
 

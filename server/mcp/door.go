@@ -51,16 +51,17 @@ func (d *door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "the request's body could not be read")
 		return
 	}
-	msg, batch := peek(body)
-	if batch {
+	if isBatch(body) {
 		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest,
 			"JSON-RPC batches are not served: send one message per request (MCP "+firstRevisionWithoutBatches+" and later have no batches)")
 		return
 	}
-	if msg.isCall() && msg.Method != "tools/call" {
-		if err := d.limiter.Allow(httpkit.InfoOf(r.Context()).Subject); err != nil {
-			d.refuseRate(w, msg.ID, err)
-			return
+	if d.limiter != nil {
+		if msg := peek(body); msg.isCall() && msg.Method != "tools/call" {
+			if err := d.limiter.Allow(httpkit.InfoOf(r.Context()).Subject); err != nil {
+				d.refuseRate(w, msg.ID, err)
+				return
+			}
 		}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -78,14 +79,18 @@ type message struct {
 // notification).
 func (m message) isCall() bool { return len(m.ID) > 0 && string(m.ID) != "null" }
 
-// peek reads a body's message; batch is true for a JSON array (a batch). A
-// body that is not a JSON object reads as no message: the SDK refuses it.
-func peek(body []byte) (m message, batch bool) {
-	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
-		return message{}, true
-	}
+// isBatch reports whether a body is a JSON array: a batch.
+func isBatch(body []byte) bool {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '['
+}
+
+// peek reads a body's message. A body that is not a JSON object reads as
+// no message: the SDK refuses it.
+func peek(body []byte) message {
+	var m message
 	_ = json.Unmarshal(body, &m)
-	return m, false
+	return m
 }
 
 // refuseRate answers a request over its caller's rate limit: 429 with
