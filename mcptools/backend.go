@@ -24,6 +24,7 @@ var (
 	ErrForbidden = errors.New("forbidden")           // the token has no grant for the repository
 	ErrConflict  = errors.New("precondition failed") // a conditional write lost a race
 	ErrInvalid   = errors.New("invalid")             // the request is refused for what it holds
+	ErrLimit     = errors.New("over a bound")        // the call is refused for a bound of the server: its rate, time or reply size
 )
 
 // Mark returns err matching kind too (errors.Is), keeping its message.
