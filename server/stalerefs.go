@@ -210,27 +210,51 @@ func (s *Service) ReportStale(ctx context.Context, p Principal, repo string, in 
 	return res, nil
 }
 
+// StaleQuery selects the entries whose stale-reference reports are read:
+// Key alone when not ""; with Stale, only those of which some report
+// names a stale reference (the others' verdict is that every reference
+// held).
+type StaleQuery struct {
+	Key   string
+	Stale bool
+}
+
 // StaleReports returns the verdict of each live entry of repo (of key
 // alone when not ""), sorted by key (see staleverdict.go), each marked
 // Current when it was made from the entry's live version. Reports of
 // deleted keys are left out. A reference stored before ReportStale
 // refused hidden characters has them escaped (escapeHidden). Errors: an
-// invalid repo, ErrForbidden, the store's.
+// invalid repo or key, ErrForbidden, the store's.
 func (s *Service) StaleReports(ctx context.Context, p Principal, repo, key string) ([]StaleVerdict, error) {
-	canon, err := s.authorize(p, repo, PermRead)
-	if err != nil {
-		return nil, err
-	}
 	if key != "" {
 		if err := protocol.ValidateKey(key); err != nil {
 			return nil, invalidf(ReasonInvalidKey, "%s", keyMessage(err))
 		}
 	}
-	reports, err := s.store.StaleReports(ctx, canon, key)
+	return s.staleVerdicts(ctx, p, repo, StaleQuery{Key: key})
+}
+
+// StaleWarnings returns the verdicts of repo's live entries that name
+// stale references, sorted by key: what StaleReports returns of them,
+// without reading the reports of the entries no report finds stale.
+// Errors: an invalid repo, ErrForbidden, the store's.
+func (s *Service) StaleWarnings(ctx context.Context, p Principal, repo string) ([]StaleVerdict, error) {
+	all, err := s.staleVerdicts(ctx, p, repo, StaleQuery{Stale: true})
+	return slices.DeleteFunc(all, func(v StaleVerdict) bool { return len(v.Findings) == 0 }), err
+}
+
+// staleVerdicts returns the verdicts of the live entries of repo that q
+// selects.
+func (s *Service) staleVerdicts(ctx context.Context, p Principal, repo string, q StaleQuery) ([]StaleVerdict, error) {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return nil, err
+	}
+	reports, err := s.store.StaleReports(ctx, canon, q)
 	if err != nil || len(reports) == 0 {
 		return nil, err
 	}
-	live, err := s.liveVersions(ctx, canon, key)
+	live, err := s.liveVersions(ctx, canon, q.Key)
 	if err != nil {
 		return nil, err
 	}

@@ -136,10 +136,10 @@ type Store interface {
 	// to exist.
 	SaveStaleReports(ctx context.Context, repo string, reports []StaleReport) error
 
-	// StaleReports returns every report kept of every entry of repo (of
-	// key alone when not ""), sorted by key, then the latest reported
-	// first (then by commit and reporter), whatever the entry's state now.
-	StaleReports(ctx context.Context, repo, key string) ([]StaleReport, error)
+	// StaleReports returns every report kept of the entries of repo that
+	// q selects, sorted by key, then by commit and reporter, whatever the
+	// entry's state now.
+	StaleReports(ctx context.Context, repo string, q StaleQuery) ([]StaleReport, error)
 
 	// Repos returns the state of every repository that has held data and
 	// whose name starts with prefix ("" for every one), sorted by slug.

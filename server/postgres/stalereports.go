@@ -54,13 +54,15 @@ func committedAt(t time.Time) *time.Time {
 	return &t
 }
 
-// StaleReports returns the reports kept of repo's entries (of key alone
-// when not ""), by key, the latest reported first (server.Store).
-func (db *DB) StaleReports(ctx context.Context, repo, key string) ([]server.StaleReport, error) {
+// StaleReports returns the reports kept of the entries of repo that q
+// selects, by key, commit and reporter (server.Store).
+func (db *DB) StaleReports(ctx context.Context, repo string, q server.StaleQuery) ([]server.StaleReport, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
 	rows, err := db.pool.Query(ctx, `SELECT key, version, commit_id, committed_at, branch, reporter, reported_at, findings::text
-		FROM stale_reports WHERE repo = $1 AND ($2 = '' OR key = $2) ORDER BY key, reported_at DESC, commit_id, reporter`, repo, key)
+		FROM stale_reports WHERE repo = $1 AND ($2 = '' OR key = $2)
+			AND (NOT $3 OR key IN (SELECT key FROM stale_reports WHERE repo = $1 AND findings <> '[]'::jsonb))
+		ORDER BY key, commit_id COLLATE "C", reporter COLLATE "C"`, repo, q.Key, q.Stale)
 	if err != nil {
 		return nil, wrap("read stale-reference reports", err)
 	}

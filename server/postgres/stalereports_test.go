@@ -31,7 +31,7 @@ func TestMigrateStaleReportsByCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := open(t, url, postgres.Options{Migrate: true})
-	got, err := db.StaleReports(ctx, "acme/api", "")
+	got, err := db.StaleReports(ctx, "acme/api", server.StaleQuery{})
 	if diff := cmp.Diff([]server.StaleReport{old}, got); err != nil || diff != "" {
 		t.Fatalf("after the migration (-want +got), %v:\n%s", err, diff)
 	}

@@ -64,11 +64,13 @@ func commitMicros(t time.Time) sql.NullInt64 {
 	return sql.NullInt64{Int64: micros(t), Valid: !t.IsZero()}
 }
 
-// StaleReports returns the reports kept of repo's entries (of key alone
-// when not ""), by key, the latest reported first (server.Store).
-func (db *DB) StaleReports(ctx context.Context, repo, key string) ([]server.StaleReport, error) {
+// StaleReports returns the reports kept of the entries of repo that q
+// selects, by key, commit and reporter (server.Store).
+func (db *DB) StaleReports(ctx context.Context, repo string, q server.StaleQuery) ([]server.StaleReport, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT key, version, commit_id, committed_at, branch, reporter, reported_at, findings
-		FROM stale_reports WHERE repo = ?1 AND (?2 = '' OR key = ?2) ORDER BY key, reported_at DESC, commit_id, reporter`, repo, key)
+		FROM stale_reports WHERE repo = ?1 AND (?2 = '' OR key = ?2)
+			AND (NOT ?3 OR key IN (SELECT key FROM stale_reports WHERE repo = ?1 AND findings <> '[]'))
+		ORDER BY key, commit_id, reporter`, repo, q.Key, q.Stale)
 	if err != nil {
 		return nil, wrap("read stale-reference reports", err)
 	}

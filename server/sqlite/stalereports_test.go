@@ -35,7 +35,7 @@ func TestMigrateStaleReportsByCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.StaleReports(ctx, "acme/api", "")
+	got, err := db.StaleReports(ctx, "acme/api", server.StaleQuery{})
 	if diff := cmp.Diff([]server.StaleReport{old}, got); err != nil || diff != "" {
 		t.Fatalf("after the migration (-want +got), %v:\n%s", err, diff)
 	}

@@ -15,11 +15,11 @@ import (
 // back field for field (findings in order, Unicode intact, an empty list
 // kept empty, a commit time unknown kept unknown), one per entry, commit
 // and reporter (a later one there replaces it, another commit or
-// reporter adds one), by repository and by key, the latest reported
-// first.
+// reporter adds one), by repository, by key, and of the entries some
+// report finds stale, sorted by key, commit and reporter.
 func StaleReports(t *testing.T, s server.Store) {
 	ctx := context.Background()
-	if got, err := s.StaleReports(ctx, "acme/api", ""); err != nil || len(got) != 0 {
+	if got, err := s.StaleReports(ctx, "acme/api", server.StaleQuery{}); err != nil || len(got) != 0 {
 		t.Fatalf("StaleReports on a new store = %v, %v; want none", got, err)
 	}
 	at := t0.Truncate(time.Microsecond)
@@ -44,7 +44,7 @@ func StaleReports(t *testing.T, s server.Store) {
 	save("acme/web", other)
 	read := func(repo, key string) []server.StaleReport {
 		t.Helper()
-		got, err := s.StaleReports(ctx, repo, key)
+		got, err := s.StaleReports(ctx, repo, server.StaleQuery{Key: key})
 		if err != nil {
 			t.Fatalf("StaleReports(%s, %q): %v", repo, key, err)
 		}
@@ -68,8 +68,16 @@ func StaleReports(t *testing.T, s server.Store) {
 	save("acme/api", again)
 	save("acme/api", newer)
 	save("acme/api", bo)
-	if diff := cmp.Diff([]server.StaleReport{bo, newer, again}, read("acme/api", "deploy.md")); diff != "" {
-		t.Errorf("the reports of deploy.md, the latest first (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]server.StaleReport{again, bo, newer}, read("acme/api", "deploy.md")); diff != "" {
+		t.Errorf("the reports of deploy.md, by commit and reporter (-want +got):\n%s", diff)
+	}
+	// Of the entries some report finds stale: all of deploy.md's (bo's
+	// names a stale reference), none of ok.md's.
+	if got, err := s.StaleReports(ctx, "acme/api", server.StaleQuery{Stale: true}); err != nil || len(got) != 3 || got[0].Key != "deploy.md" {
+		t.Errorf("the reports of the entries found stale = %v, %v; want deploy.md's three", got, err)
+	}
+	if got, err := s.StaleReports(ctx, "acme/api", server.StaleQuery{Key: "ok.md", Stale: true}); err != nil || len(got) != 0 {
+		t.Errorf("ok.md, never found stale, read as found stale: %v, %v", got, err)
 	}
 	if got := read("acme/api", ""); len(got) != 4 {
 		t.Errorf("acme/api holds %d reports; want 4", len(got))
@@ -99,15 +107,14 @@ func staleReportsKept(t *testing.T, s server.Store) {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.StaleReports(ctx, "acme/kept", "a.md")
+	got, err := s.StaleReports(ctx, "acme/kept", server.StaleQuery{Key: "a.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []server.StaleReport
-	for i := n; len(want) < server.StaleReportsKept-1; i-- {
+	want := []server.StaleReport{report("ana", 0)}
+	for i := n - server.StaleReportsKept + 2; i <= n; i++ {
 		want = append(want, report("bo", i))
 	}
-	want = append(want, report("ana", 0))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the reports kept (-want +got):\n%s", diff)
 	}

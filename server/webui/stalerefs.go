@@ -33,17 +33,35 @@ type staleOther struct {
 // shortCommit is the first 12 hex digits of a commit.
 func shortCommit(c string) string { return c[:min(len(c), 12)] }
 
-// staleReports returns the verdict of each live entry of repo (of key
-// alone when not ""), by key, worded.
-func (u *UI) staleReports(ctx context.Context, p server.Principal, repo, key string) (map[string]*staleView, error) {
+// staleVerdict returns the verdict of the live entry key of repo, worded;
+// nil when it has no report.
+func (u *UI) staleVerdict(ctx context.Context, p server.Principal, repo, key string) (*staleView, error) {
 	verdicts, err := u.svc.StaleReports(ctx, p, repo, key)
+	if errors.Is(err, server.ErrNotFound) || len(verdicts) == 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return staleViews(verdicts)[0], nil
+}
+
+// staleWarnings returns the verdicts of repo's live entries that name
+// stale references, by key, worded.
+func (u *UI) staleWarnings(ctx context.Context, p server.Principal, repo string) ([]*staleView, error) {
+	verdicts, err := u.svc.StaleWarnings(ctx, p, repo)
 	if errors.Is(err, server.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]*staleView, len(verdicts))
+	return staleViews(verdicts), nil
+}
+
+// staleViews words verdicts.
+func staleViews(verdicts []server.StaleVerdict) []*staleView {
+	out := make([]*staleView, 0, len(verdicts))
 	for _, r := range verdicts {
 		v := &staleView{StaleReport: r.StaleReport}
 		for _, f := range r.Findings {
@@ -52,9 +70,9 @@ func (u *UI) staleReports(ctx context.Context, p server.Principal, repo, key str
 		for _, o := range r.Others {
 			v.Others = append(v.Others, staleOther{StaleReport: o.StaleReport, Stale: len(o.Findings), Why: standingWhy(o.Standing)})
 		}
-		out[r.Key] = v
+		out = append(out, v)
 	}
-	return out, nil
+	return out
 }
 
 // standingWhy says why a report of another commit is not the verdict.
