@@ -5,13 +5,10 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/teammem/teammem/migrations"
-	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/sqlite"
+	"github.com/teammem/teammem/server/storetest"
 )
 
 // TestMigrateStaleReportsByCommit: migration 14 keeps each entry's report
@@ -23,27 +20,16 @@ func TestMigrateStaleReportsByCommit(t *testing.T) {
 	if v, _, err := sqlite.Migrate(ctx, path, migrations.Up, 13); err != nil || v != 13 {
 		t.Fatalf("migrate up to 13: %d, %v", v, err)
 	}
-	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	old := server.StaleReport{Repo: "acme/api", Key: "a.md", Version: 2, Commit: "0123456789abcdef0123456789abcdef01234567",
-		Reporter: "ana", At: at, Findings: []server.StaleFinding{{Reference: "a/b.go", Line: 3, Reason: server.StaleMissing}}}
-	raw := rawDB(t, path)
-	if _, err := raw.ExecContext(ctx, `INSERT INTO stale_reports (repo, key, version, commit_id, reporter, reported_at, findings)
-		VALUES ('acme/api', 'a.md', 2, ?, 'ana', ?, '[{"reference":"a/b.go","line":3,"reason":"missing"}]')`, old.Commit, at.UnixMicro()); err != nil {
+	old := storetest.OldStaleReport
+	if _, err := rawDB(t, path).ExecContext(ctx, `INSERT INTO stale_reports (repo, key, version, commit_id, reporter, reported_at, findings)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, old.Repo, old.Key, old.Version, old.Commit, old.Reporter, old.At.UnixMicro(), storetest.OldStaleFindings); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sqlite.Open(ctx, path, sqlite.Options{Migrate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.StaleReports(ctx, "acme/api", server.StaleQuery{})
-	if diff := cmp.Diff([]server.StaleReport{old}, got); err != nil || diff != "" {
-		t.Fatalf("after the migration (-want +got), %v:\n%s", err, diff)
-	}
-	later := server.StaleReport{Repo: "acme/api", Key: "a.md", Version: 2, Commit: "fedcba9876543210fedcba9876543210fedcba98",
-		CommittedAt: at, Branch: "main", Reporter: "bo", At: at.Add(time.Minute), Findings: []server.StaleFinding{}}
-	if err := db.SaveStaleReports(ctx, "acme/api", []server.StaleReport{later}); err != nil {
-		t.Fatal(err)
-	}
+	storetest.StaleReportMigrated(t, db)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -119,3 +119,30 @@ func staleReportsKept(t *testing.T, s server.Store) {
 		t.Errorf("the reports kept (-want +got):\n%s", diff)
 	}
 }
+
+// OldStaleReport is the report a migration test writes the way the
+// schema before reports were kept by commit held it.
+var OldStaleReport = server.StaleReport{Repo: "acme/api", Key: "a.md", Version: 2, Commit: "0123456789abcdef0123456789abcdef01234567",
+	Reporter: "ana", At: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+	Findings: []server.StaleFinding{{Reference: "a/b.go", Line: 3, Reason: server.StaleMissing}}}
+
+// OldStaleFindings is OldStaleReport's findings as that schema stored them.
+const OldStaleFindings = `[{"reference":"a/b.go","line":3,"reason":"missing"}]`
+
+// StaleReportMigrated checks a store migrated from a database holding
+// OldStaleReport: it reads back whole, its commit time unknown and no
+// branch. Then it saves a later report of the entry by bo at another
+// commit, the one a roll back of the migration is to keep.
+func StaleReportMigrated(t *testing.T, s server.Store) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := s.StaleReports(ctx, "acme/api", server.StaleQuery{})
+	if diff := cmp.Diff([]server.StaleReport{OldStaleReport}, got); err != nil || diff != "" {
+		t.Fatalf("after the migration (-want +got), %v:\n%s", err, diff)
+	}
+	later := server.StaleReport{Repo: "acme/api", Key: "a.md", Version: 2, Commit: "fedcba9876543210fedcba9876543210fedcba98",
+		CommittedAt: OldStaleReport.At, Branch: "main", Reporter: "bo", At: OldStaleReport.At.Add(time.Minute), Findings: []server.StaleFinding{}}
+	if err := s.SaveStaleReports(ctx, "acme/api", []server.StaleReport{later}); err != nil {
+		t.Fatal(err)
+	}
+}
