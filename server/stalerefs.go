@@ -226,11 +226,6 @@ type StaleQuery struct {
 // refused hidden characters has them escaped (escapeHidden). Errors: an
 // invalid repo or key, ErrForbidden, the store's.
 func (s *Service) StaleReports(ctx context.Context, p Principal, repo, key string) ([]StaleVerdict, error) {
-	if key != "" {
-		if err := protocol.ValidateKey(key); err != nil {
-			return nil, invalidf(ReasonInvalidKey, "%s", keyMessage(err))
-		}
-	}
 	return s.staleVerdicts(ctx, p, repo, StaleQuery{Key: key})
 }
 
@@ -249,6 +244,11 @@ func (s *Service) staleVerdicts(ctx context.Context, p Principal, repo string, q
 	canon, err := s.authorize(p, repo, PermRead)
 	if err != nil {
 		return nil, err
+	}
+	if q.Key != "" {
+		if err := protocol.ValidateKey(q.Key); err != nil {
+			return nil, invalidf(ReasonInvalidKey, "%s", keyMessage(err))
+		}
 	}
 	reports, err := s.store.StaleReports(ctx, canon, q)
 	if err != nil || len(reports) == 0 {
