@@ -133,15 +133,19 @@ type Store interface {
 	// written last first, then by repository and key.
 	Search(ctx context.Context, q SearchRequest) ([]SearchHit, error)
 
-	// SaveStaleReports records each report as the latest of its entry
-	// (repo, Key), replacing the one before; reports are sorted by key and
-	// checked by the Service. It does not need the repository to exist.
+	// SaveStaleReports records each report as its reporter's report of
+	// its entry (repo, Key) at its Commit, replacing the one before
+	// there, then keeps StaleReportsKept reports of each entry saved:
+	// each reporter's latest first, then each one's report before, and
+	// so on, the later reported first within a round. Reports are sorted
+	// by key and checked by the Service. It does not need the repository
+	// to exist.
 	SaveStaleReports(ctx context.Context, repo string, reports []StaleReport) error
 
-	// StaleReports returns the latest report of every entry of repo that
-	// has one (of key alone when not ""), sorted by key, whatever the
+	// StaleReports returns every report kept of the entries of repo that
+	// q selects, sorted by key, then by commit and reporter, whatever the
 	// entry's state now.
-	StaleReports(ctx context.Context, repo, key string) ([]StaleReport, error)
+	StaleReports(ctx context.Context, repo string, q StaleQuery) ([]StaleReport, error)
 
 	// Repos returns the state of every repository that has held data and
 	// whose name starts with prefix ("" for every one), sorted by slug.

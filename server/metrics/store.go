@@ -152,9 +152,9 @@ func (i *instrumentedStore) SaveStaleReports(ctx context.Context, repo string, r
 	return err
 }
 
-func (i *instrumentedStore) StaleReports(ctx context.Context, repo, key string) ([]server.StaleReport, error) {
+func (i *instrumentedStore) StaleReports(ctx context.Context, repo string, q server.StaleQuery) ([]server.StaleReport, error) {
 	start := time.Now()
-	out, err := i.s.StaleReports(ctx, repo, key)
+	out, err := i.s.StaleReports(ctx, repo, q)
 	i.observe("stale_reports", start, err)
 	return out, err
 }

@@ -64,11 +64,9 @@ func (u *UI) entryPage(w http.ResponseWriter, r *http.Request, pg *page, repo st
 		Before: before}
 	v.Notice = u.takeFlash(w, r, repo, key)
 	if !v.Deleted {
-		stale, err := u.staleReports(ctx, p, repo, key)
-		if err != nil {
+		if v.Stale, err = u.staleVerdict(ctx, p, repo, key); err != nil {
 			return "", err
 		}
-		v.Stale = stale[key]
 	}
 	if want == 0 {
 		for _, rv := range head {
