@@ -33,6 +33,9 @@ var (
 	// teammem marker line, so a copy of it could not be told apart from
 	// the block.
 	ErrCarriedMarker = errors.New("holds a teammem marker line")
+	// ErrCarryOutside: the file a target carries is a symbolic link that
+	// leads out of the checkout; its text is not copied.
+	ErrCarryOutside = errors.New("the file to carry leads out of the checkout")
 	// ErrSettings: the side file would not be read, and the setting that
 	// names it is the user's to change (Gemini CLI's context.fileName).
 	ErrSettings = errors.New("does not name the team memory file in context.fileName")
@@ -363,6 +366,7 @@ func (f *file) update(block string) (bool, error) {
 		if fi, err := os.Stat(p); err == nil {
 			perm = fi.Mode().Perm()
 		}
+		perm = f.carriedPerm(perm)
 		now, err := f.read()
 		if err != nil {
 			return false, err
