@@ -10,8 +10,11 @@ type VersionActivity struct {
 	Version int64
 	At      time.Time
 	Author  string
-	Changed []string // keys put, sorted
-	Deleted []string // keys tombstoned, sorted
+	// Provenance is the version's (UnknownProvenance for a version
+	// written before it was recorded).
+	Provenance Provenance
+	Changed    []string // keys put, sorted
+	Deleted    []string // keys tombstoned, sorted
 }
 
 // ActivityPage is one page of a repository's activity, newest first.
@@ -38,7 +41,7 @@ func (p *ActivityPage) Page(versions []int64, limit int) []int64 {
 func (p *ActivityPage) Add(r Revision) {
 	if n := len(p.Items); n == 0 || p.Items[n-1].Version != r.Version {
 		p.Items = append(p.Items, VersionActivity{Version: r.Version, At: r.At, Author: r.Author,
-			Changed: []string{}, Deleted: []string{}})
+			Provenance: r.Provenance, Changed: []string{}, Deleted: []string{}})
 	}
 	it := &p.Items[len(p.Items)-1]
 	if r.Op == OpDelete {

@@ -21,6 +21,10 @@ const (
 	ReasonSecretDetected   Reason = "secret_detected"
 	// ReasonKeyCollision is a new key equal to another after case folding.
 	ReasonKeyCollision Reason = "key_collision"
+	// ReasonInvalidHeader is a header a writer says of itself in a shape
+	// the server does not keep (Teammem-Machine, Teammem-Commit,
+	// Teammem-Surface).
+	ReasonInvalidHeader Reason = "invalid_header"
 )
 
 // RequestError is a request refused for its content. Kind is ErrInvalid;

@@ -80,6 +80,14 @@ type Store interface {
 	// that key at that version (or none at all).
 	Revision(ctx context.Context, repo, key string, version int64) (Revision, error)
 
+	// KeyRevisions hands visit the revisions of one key, oldest first,
+	// with their content and provenance: those up to version through, or
+	// every one when through is 0. It reads them as one consistent
+	// snapshot and holds one revision's content at a time. An error from
+	// visit stops the read and is returned. It returns an error wrapping
+	// ErrNotFound when the key has no revision up to through.
+	KeyRevisions(ctx context.Context, repo, key string, through int64, visit func(Revision) error) error
+
 	// SeenChecksums returns, for each key of want (key → entry checksum),
 	// the newest version at which a revision of that key had that checksum
 	// (the content put, or for a delete the content deleted); keys with no
@@ -150,7 +158,8 @@ type Store interface {
 	PurgeTombstones(ctx context.Context, before time.Time) (int, error)
 
 	// EraseRepo removes everything repo holds: its entries, live and
-	// tombstoned, their revisions and their search text. The repository
+	// tombstoned, their revisions, its versions' checksums and provenance,
+	// and their search text. The repository
 	// stays, empty, at its version plus one, with its since-floor there:
 	// no version number is ever used twice (a cache or a reader holding an
 	// older one reads it whole again), and a Snapshot since an older
@@ -237,11 +246,12 @@ type Put struct {
 // Write is one atomic change of a repository.
 type Write struct {
 	Repo         string
-	IfMatch      Tags     // none for an unconditional write; "*"; or checksums
-	IfNoneMatch  Tags     // none; "*": only while the repository never held data; or checksums
-	Puts         []Put    // sorted by key, unique
-	Deletes      []string // sorted, unique, disjoint from Puts
-	Author       string   // token subject
+	IfMatch      Tags       // none for an unconditional write; "*"; or checksums
+	IfNoneMatch  Tags       // none; "*": only while the repository never held data; or checksums
+	Puts         []Put      // sorted by key, unique
+	Deletes      []string   // sorted, unique, disjoint from Puts
+	Author       string     // token subject
+	Provenance   Provenance // who and through what, the same for every key (Subject is Author)
 	At           time.Time
 	MaxEntries   int   // 0: unlimited
 	MaxRepoBytes int64 // 0: unlimited
@@ -291,5 +301,8 @@ type Revision struct {
 	Size     int64
 	Author   string
 	At       time.Time
-	Content  string // filled by Store.Revision only
+	Content  string // filled by Store.Revision and Store.KeyRevisions only
+	// Provenance is the provenance of the version (UnknownProvenance for a
+	// version written before it was recorded); its Subject is Author.
+	Provenance Provenance
 }

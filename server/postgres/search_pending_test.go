@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/storetest"
@@ -236,7 +237,8 @@ func TestRollBackWithMarks(t *testing.T) {
 	if n := count(t, conn, countMarks); n != 2 {
 		t.Fatalf("%d keys marked, want 2", n)
 	}
-	if _, _, err := postgres.Migrate(ctx, url, "down", 1); err != nil {
+	latest, _ := migrations.Latest(migrations.Postgres)
+	if _, _, err := postgres.Migrate(ctx, url, "down", int(latest)-9); err != nil { // to the schema before migration 10
 		t.Fatal(err)
 	}
 	if n := count(t, conn, `SELECT count(*) FROM entries WHERE deleted AND search IS NOT NULL`); n != 0 {
