@@ -55,6 +55,10 @@ func InvalidParameter(format string, a ...any) error {
 	return invalidf(ReasonInvalidParameter, format, a...)
 }
 
+// InvalidHeader reports a header in a shape the server does not keep
+// (used by the HTTP layer).
+func InvalidHeader(format string, a ...any) error { return invalidf(ReasonInvalidHeader, format, a...) }
+
 // InvalidContent reports content that is not valid UTF-8.
 func InvalidContent(key string) error {
 	e := invalidf(ReasonInvalidContent, "entry %q is not valid UTF-8 text (or holds a NUL character)", key)
