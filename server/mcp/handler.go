@@ -51,14 +51,15 @@ func New(o Options) http.Handler {
 	// the stateless handler hands to the tools.
 	srv := mcptools.NewServer(b, mcptools.Options{Version: o.Version,
 		Observe: func(ctx context.Context, c mcptools.Call) { o.observe(ctx, c) }})
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+	srv.AddReceivingMiddleware(clientInfo)
+	return withUserAgent(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
 		Logger:       o.Logger,
 		// A call's arguments are one entry and an index line at most: the
 		// REST body limit bounds them too.
 		MaxRequestBodyBytes: o.Service.Limits().MaxBodyBytes,
-	})
+	}))
 }
 
 // callerOf returns the caller of the HTTP request a tool call came in and
