@@ -153,7 +153,8 @@ func (u *UI) diffPage(r *http.Request, pg *page, repo string) (string, error) {
 // of an entry (for a delete, what it deleted) through the same Service
 // write as the API's PUT, conditional on the repository not having
 // changed since the page was shown, so it lands in the history as an edit
-// by the signed-in subject.
+// by the signed-in subject, through the restore surface with the
+// session as its credential.
 func (u *UI) restore(w http.ResponseWriter, r *http.Request, repo string) error {
 	if err := u.checkForm(r); err != nil {
 		return err
@@ -184,7 +185,11 @@ func (u *UI) restore(w http.ResponseWriter, r *http.Request, repo string) error 
 			return err
 		}
 	}
-	in := server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base)}
+	prov, err := httpkit.Claims(r, server.SurfaceRestore, false)
+	if err != nil {
+		return err
+	}
+	in := server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base), Provenance: prov}
 	res, err := u.svc.Put(ctx, p, repo, in)
 	if err != nil {
 		return err

@@ -17,7 +17,8 @@ import (
 
 // parsePages parses each page template together with the layout.
 func parsePages() (map[string]*template.Template, error) {
-	layout, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(embedded, "ui/templates/layout.html", "ui/templates/feed.html")
+	layout, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(embedded, "ui/templates/layout.html", "ui/templates/feed.html",
+		"ui/templates/provenance.html")
 	if err != nil {
 		return nil, fmt.Errorf("parse layout: %w", err)
 	}
@@ -28,7 +29,7 @@ func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "ui/templates/"), ".html")
-		if name == "layout" || name == "feed" {
+		if name == "layout" || name == "feed" || name == "provenance" {
 			continue
 		}
 		t, err := template.Must(layout.Clone()).ParseFS(embedded, n)

@@ -100,6 +100,8 @@ func (u *UI) repoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, 
 		return u.searchPage(w, r, pg, repo)
 	case "activity":
 		return u.activityPage(r, pg, repo)
+	case "blame":
+		return u.blamePage(r, pg, repo)
 	}
 	return "", httpkit.NotFound("no such page")
 }
