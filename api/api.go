@@ -35,8 +35,9 @@ const HeaderServerID = "Teammem-Server-Id"
 // used for authorization. A value the server does not keep is refused
 // (400 invalid_header). The stock client sends none of them.
 const (
-	// HeaderSurface narrows the surface of a PUT: "seed", "restore" or
-	// "mcp" (teammem-agent's own MCP server); absent: "agent".
+	// HeaderSurface narrows the surface of a PUT: "seed", "restore",
+	// "consolidation" or "mcp" (teammem-agent's own MCP server); absent:
+	// "agent".
 	HeaderSurface = "Teammem-Surface"
 	// HeaderMachine names the host the agent runs on (at most 128 bytes,
 	// no control or bidirectional characters).
@@ -116,6 +117,10 @@ type Hashes struct {
 type PutRequest struct {
 	Entries        map[string]string `json:"entries,omitempty"`
 	SoftDeleteKeys []string          `json:"soft_delete_keys,omitempty"`
+	// AllOrNothing (a teammem extension) applies nothing when an entry
+	// would be skipped: the 200 response lists the skipped entries with
+	// the current state, and changed and deleted are empty.
+	AllOrNothing bool `json:"all_or_nothing,omitempty"`
 }
 
 // PutResponse is the body of a successful PUT.
@@ -218,14 +223,17 @@ const (
 	OpDelete = "delete"
 )
 
-// Revision is one entry of a key's history.
+// Revision is one entry of a key's history. RestoreOf, on a put that
+// brought back the content of an earlier version of the key (a restore),
+// is that version.
 type Revision struct {
-	Version  int64  `json:"version"`
-	Op       string `json:"op"`
-	Checksum string `json:"checksum"`
-	Size     int64  `json:"size"`
-	Author   string `json:"author"`
-	At       string `json:"at"`
+	Version   int64  `json:"version"`
+	Op        string `json:"op"`
+	Checksum  string `json:"checksum"`
+	Size      int64  `json:"size"`
+	Author    string `json:"author"`
+	At        string `json:"at"`
+	RestoreOf int64  `json:"restoreOf,omitempty"`
 	// Provenance is the version's; absent from servers before it was
 	// recorded.
 	Provenance *Provenance `json:"provenance,omitempty"`
@@ -296,13 +304,16 @@ type RepoList struct {
 	Repos []RepoInfo `json:"repos"`
 }
 
-// ActivityItem is one version in GET /api/v1/activity.
+// ActivityItem is one version in GET /api/v1/activity. RestoreOf maps
+// each changed key that got back the content of an earlier version of it
+// (a restore) to that version.
 type ActivityItem struct {
-	Version int64    `json:"version"`
-	At      string   `json:"at"`
-	Author  string   `json:"author"`
-	Changed []string `json:"changed"`
-	Deleted []string `json:"deleted"`
+	Version   int64            `json:"version"`
+	At        string           `json:"at"`
+	Author    string           `json:"author"`
+	Changed   []string         `json:"changed"`
+	Deleted   []string         `json:"deleted"`
+	RestoreOf map[string]int64 `json:"restoreOf,omitempty"`
 	// Provenance is the version's; absent from servers before it was
 	// recorded.
 	Provenance *Provenance `json:"provenance,omitempty"`

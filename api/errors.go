@@ -2,7 +2,7 @@ package api
 
 // Error types of the envelope (protocol §5).
 const (
-	TypeInvalidRequest = "invalid_request_error" // 400, 413, 431, 501
+	TypeInvalidRequest = "invalid_request_error" // 400, 413, 415, 421, 431, 501
 	TypeAuthentication = "authentication_error"  // 401
 	TypePermission     = "permission_error"      // 403
 	TypeNotFound       = "not_found_error"       // 404
@@ -37,6 +37,12 @@ const (
 	CodeInternal          = "internal"
 	CodeMethodNotAllowed  = "method_not_allowed"
 	CodeCanceled          = "canceled"
+	// Requests a browser was made to send: addressed to a name the server
+	// does not answer to (421), from a page of another origin (403), a
+	// POST of a form's or text/plain's Content-Type (415).
+	CodeMisdirectedRequest   = "misdirected_request"
+	CodeCrossSite            = "cross_site_request"
+	CodeUnsupportedMediaType = "unsupported_media_type"
 	// Refusals net/http makes before any handler runs (answered as
 	// envelopes by router.JSONErrors).
 	CodeUnsupportedTransferEncoding = "unsupported_transfer_encoding"

@@ -76,7 +76,7 @@ const CreateOnly = "If-None-Match: *"
 // Put pushes req to repo (PUT ?repo=R). ifMatch, a dataset checksum or
 // entity tag, makes the push conditional; CreateOnly makes it apply only to
 // a repo that never held data; "" pushes unconditionally. The push carries
-// Options.Machine and the Provenance of ctx (WithProvenance).
+// Options.Machine and the Provenance of ctx (WithSurface, WithCommit).
 //
 // Errors (as *APIError): ErrPreconditionFailed when ifMatch no longer
 // matches (CurrentChecksum gives the server's), ErrTooLarge (Code says which

@@ -12,10 +12,11 @@ import (
 
 // Provenance is what a push says of itself beyond the client's
 // User-Agent and Options.Machine: the surface a teammem agent narrows its
-// push to ("seed", "restore", "mcp"; "" for a plain push) and the HEAD
-// commit of the checkout it pushes from. The server records both in the
-// version's provenance, never trusts them for anything else, and refuses
-// a push whose commit is not 7 to 64 lowercase hex digits.
+// push to ("seed", "restore", "mcp", "consolidation"; "" for a plain
+// push; set by WithSurface) and the HEAD commit of the checkout it pushes
+// from (set by WithCommit). The server records both in the version's
+// provenance, never trusts them for anything else, and refuses a push
+// whose commit is not 7 to 64 lowercase hex digits.
 type Provenance struct {
 	Surface string
 	Commit  string
@@ -23,8 +24,11 @@ type Provenance struct {
 
 type provenanceKey struct{}
 
-// WithProvenance returns ctx whose pushes (Put) carry p.
-func WithProvenance(ctx context.Context, p Provenance) context.Context {
+// WithCommit returns ctx whose pushes name commit as the checkout's HEAD
+// (sent as the Teammem-Commit header), keeping the surface ctx carries.
+func WithCommit(ctx context.Context, commit string) context.Context {
+	p := ProvenanceOf(ctx)
+	p.Commit = commit
 	return context.WithValue(ctx, provenanceKey{}, p)
 }
 
@@ -60,7 +64,7 @@ func (c *Client) setProvenance(ctx context.Context, h http.Header) {
 	}
 	p := ProvenanceOf(ctx)
 	if p.Surface != "" {
-		h.Set(api.HeaderSurface, p.Surface)
+		h.Set(SurfaceHeader, p.Surface)
 	}
 	if p.Commit != "" {
 		h.Set(api.HeaderCommit, p.Commit)

@@ -22,7 +22,7 @@ func TestProvenanceAndBlame(t *testing.T) {
 		t.Fatal(err)
 	}
 	const commit = "4f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39"
-	seedCtx := client.WithProvenance(ctx, client.Provenance{Surface: "seed", Commit: commit})
+	seedCtx := client.WithCommit(client.WithSurface(ctx, "seed"), commit)
 	if _, err := c.Put(seedCtx, "acme/api", api.PutRequest{Entries: map[string]string{"MEMORY.md": "- a\n"}}, ""); err != nil {
 		t.Fatal(err)
 	}

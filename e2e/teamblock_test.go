@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/memcore/secrets/secretstest"
 	"github.com/teammem/teammem/testkit/gittest"
 	"github.com/teammem/teammem/testkit/proctest"
@@ -24,8 +24,11 @@ const (
 )
 
 // blockOf returns the block of a checkout's CLAUDE.local.md, "" when none.
-func blockOf(checkout string) string {
-	s := read(checkout, "CLAUDE.local.md")
+func blockOf(checkout string) string { return blockIn(checkout, "CLAUDE.local.md") }
+
+// blockIn returns the block of a checkout's file, "" when none.
+func blockIn(checkout, file string) string {
+	s := read(checkout, file)
 	i, j := strings.Index(s, blockBegin), strings.Index(s, blockEnd)
 	if i < 0 || j < i {
 		return ""
@@ -33,7 +36,17 @@ func blockOf(checkout string) string {
 	return s[i : j+len(blockEnd)]
 }
 
-var linkRE = regexp.MustCompile(`\]\(<?([^)>]*)>?\)`)
+// blockLinks returns the destinations of the links in text, read as every
+// surface reads links.
+func blockLinks(text string) []string {
+	var dests []string
+	for _, line := range strings.Split(text, "\n") {
+		for _, l := range protocol.Links(line) {
+			dests = append(dests, l.Dest)
+		}
+	}
+	return dests
+}
 
 func TestTeamBlockReachesTeammate(t *testing.T) {
 	srv := startServer(t, t.TempDir(), "127.0.0.1:0")
@@ -54,8 +67,8 @@ func TestTeamBlockReachesTeammate(t *testing.T) {
 	}
 	block := blockOf(bCheckout)
 	_, index, _ := strings.Cut(block, "## Team index")
-	links := linkRE.FindAllStringSubmatch(index, -1)
-	if len(links) != 1 || read(links[0][1], "") != topic {
+	links := blockLinks(index)
+	if len(links) != 1 || read(links[0], "") != topic {
 		t.Errorf("the block's link does not open the synced topic file: %q\n%s", links, block)
 	}
 	if got := read(bCheckout, "CLAUDE.local.md"); !strings.HasSuffix(got, blockEnd+"\n"+own) {

@@ -24,6 +24,7 @@ var (
 	ErrForbidden = errors.New("forbidden")           // the token has no grant for the repository
 	ErrConflict  = errors.New("precondition failed") // a conditional write lost a race
 	ErrInvalid   = errors.New("invalid")             // the request is refused for what it holds
+	ErrLimit     = errors.New("over a bound")        // the call is refused for a bound of the server: its rate, time or reply size
 )
 
 // Mark returns err matching kind too (errors.Is), keeping its message.
@@ -104,9 +105,9 @@ type Change struct {
 
 // Provenance says who made a version and through what, as the server
 // stamped it: the subject and credential of the verified token or web
-// session, the surface (agent, mcp, rest, web, seed, restore; unknown for
-// versions written before it was recorded), the client, the machine and
-// the checkout's commit an agent named.
+// session, the surface (agent, mcp, rest, web, seed, restore,
+// consolidation; unknown for versions written before it was recorded),
+// the client, the machine and the checkout's commit an agent named.
 type Provenance struct {
 	Subject     string `json:"subject"`
 	DisplayName string `json:"displayName,omitempty"`
@@ -124,6 +125,9 @@ type Write struct {
 	// IfMatch is "" (unconditional), CreateOnly, or the repository checksum
 	// the write needs; a write whose condition fails is ErrConflict.
 	IfMatch string
+	// AllOrNothing applies the write only if no entry is left out: when
+	// one would be, nothing is written and WriteResult.Skipped says why.
+	AllOrNothing bool
 }
 
 // WriteResult is the outcome of a Write that was applied, perhaps without
@@ -171,7 +175,8 @@ type Backend interface {
 	// Activity returns a repository's versions, newest first, at most limit.
 	Activity(ctx context.Context, repo string, limit int) ([]Change, error)
 	// Write applies one write atomically (with the same validation, limits
-	// and secret refusal as any push).
+	// and secret refusal as any push), all of it or nothing with
+	// Write.AllOrNothing.
 	Write(ctx context.Context, repo string, w Write) (WriteResult, error)
 	// Search finds memories matching query in repo, or, when repo is "",
 	// in every repository the caller can read; at most limit hits.

@@ -67,19 +67,7 @@ func connect(t *testing.T) *mcp.ClientSession {
 // connectWith is connect with the server's options o.
 func connectWith(t *testing.T, o Options) *mcp.ClientSession {
 	t.Helper()
-	srv := NewServer(oneRepo{}, o)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return connectBackend(t, oneRepo{}, o)
 }
 
 // TestOutputsMatchTheirSchemas calls every tool and checks its structured

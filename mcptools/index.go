@@ -7,18 +7,15 @@ import (
 	"github.com/teammem/teammem/memcore/protocol"
 )
 
-// linksKey reports whether an index line links key.
-func linksKey(line, key string) bool {
-	return slices.Contains(protocol.IndexLinks(line), key)
-}
-
-// checkIndexLine refuses an index line that is not one line linking key.
+// checkIndexLine refuses an index line that is not one line linking key
+// (as protocol.LinkedKeys reads links, like every surface).
 func checkIndexLine(line, key string) error {
+	example := "- [Title](" + protocol.LinkDest(key) + ") — one-line hook"
 	if strings.ContainsAny(line, "\r\n") {
-		return refusef("index_line must be one line, such as \"- [Title](%s) — one-line hook\"", key)
+		return refusef("index_line must be one line, such as %q", example)
 	}
-	if !linksKey(line, key) {
-		return refusef("index_line must link the memory it indexes, such as \"- [Title](%s) — one-line hook\"", key)
+	if !slices.Contains(protocol.LinkedKeys("", line), key) {
+		return refusef("index_line must link the memory it indexes, such as %q", example)
 	}
 	return nil
 }
@@ -62,11 +59,7 @@ func RemoveIndexLines(index, key string) string {
 // eachIndexLine calls fn with each line of index (with its line break) and
 // whether it links key outside fenced code.
 func eachIndexLine(index, key string, fn func(line string, links bool)) {
-	inFence := false
-	for l := range strings.Lines(index) {
-		if protocol.IndexFenceToggle(l) {
-			inFence = !inFence
-		}
-		fn(l, !inFence && linksKey(strings.TrimRight(l, "\r\n"), key))
+	for _, l := range protocol.IndexLines("", index) {
+		fn(l.Text, slices.Contains(l.Keys, key))
 	}
 }

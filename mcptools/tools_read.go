@@ -93,7 +93,7 @@ type HistoryItem struct {
 	Changed  []string `json:"changed,omitempty" jsonschema:"keys written (a repository's version)"`
 	Deleted  []string `json:"deleted,omitempty" jsonschema:"keys deleted (a repository's version)"`
 	// Provenance says who wrote the version and through what.
-	Provenance *Provenance `json:"provenance,omitempty" jsonschema:"who wrote the version and through what: subject, credential, surface (agent, mcp, rest, web, seed, restore), client, machine, commit"`
+	Provenance *Provenance `json:"provenance,omitempty" jsonschema:"who wrote the version and through what: subject, credential, surface (agent, mcp, rest, web, seed, restore, consolidation), client, machine, commit"`
 }
 
 // HistoryOutput is the output of memory_history.

@@ -87,7 +87,7 @@ func (t *tools) write(ctx context.Context, in WriteInput) (WriteOutput, error) {
 		if err := checkExpected(st, in); err != nil {
 			return WriteOutput{}, err
 		}
-		w := Write{Entries: map[string]string{in.Key: in.Content}, IfMatch: condition(st)}
+		w := Write{Entries: map[string]string{in.Key: in.Content}, IfMatch: condition(st), AllOrNothing: true}
 		indexed := false
 		if in.IndexLine != "" {
 			index, err := t.index(ctx, repo, st)
@@ -209,22 +209,26 @@ func (t *tools) index(ctx context.Context, repo string, st State) (string, error
 // out of the write is a refusal saying why.
 func wrote(repo string, in WriteInput, res WriteResult, indexed bool) (WriteOutput, error) {
 	if i := slices.IndexFunc(res.Skipped, func(s Skipped) bool { return s.Key == in.Key || s.Key == IndexKey }); i >= 0 {
-		return WriteOutput{}, skippedError(res.Skipped[i], indexed && slices.Contains(res.Changed, IndexKey))
+		after := "; nothing was written"
+		if indexed && slices.Contains(res.Changed, IndexKey) { // a server that cannot write all or nothing
+			after = "; MEMORY.md was written without it: write the memory again, or delete its index line"
+		} else if slices.Contains(res.Changed, in.Key) {
+			after = "; the memory was written without its index line"
+		}
+		return WriteOutput{}, skippedError(res.Skipped[i], after)
 	}
 	return WriteOutput{Repo: repo, Key: in.Key, Version: res.Version, Checksum: protocol.EntryChecksum([]byte(in.Content)),
 		Changed: slices.Contains(res.Changed, in.Key), IndexUpdated: indexed && slices.Contains(res.Changed, IndexKey)}, nil
 }
 
-// skippedError is the refusal of an entry the backend left out.
-func skippedError(s Skipped, indexWritten bool) error {
+// skippedError is the refusal of an entry the backend left out, with what
+// became of the rest of the write (after).
+func skippedError(s Skipped, after string) error {
 	msg := fmt.Sprintf("%q was not written (%s): %s", short(s.Key), s.Reason, s.Message)
 	if s.RuleID != "" {
 		msg += fmt.Sprintf(" [rule %s]", s.RuleID)
 	}
-	if indexWritten {
-		msg += "; MEMORY.md was written without it: write the memory again, or delete its index line"
-	}
-	return refusef("%s", msg)
+	return refusef("%s%s", msg, after)
 }
 
 func (t *tools) delete(ctx context.Context, in DeleteInput) (DeleteOutput, error) {
@@ -243,7 +247,7 @@ func (t *tools) delete(ctx context.Context, in DeleteInput) (DeleteOutput, error
 		if _, ok := st.Entries[in.Key]; !ok {
 			return DeleteOutput{}, Mark(fmt.Errorf("no memory %q in %s", short(in.Key), repo), ErrNotFound)
 		}
-		w := Write{Deletes: []string{in.Key}, IfMatch: condition(st)}
+		w := Write{Deletes: []string{in.Key}, IfMatch: condition(st), AllOrNothing: true}
 		indexed := false
 		if in.Key != IndexKey {
 			index, err := t.index(ctx, repo, st)
@@ -265,7 +269,11 @@ func (t *tools) delete(ctx context.Context, in DeleteInput) (DeleteOutput, error
 			return DeleteOutput{}, err
 		}
 		if i := slices.IndexFunc(res.Skipped, func(s Skipped) bool { return s.Key == IndexKey }); i >= 0 {
-			return DeleteOutput{}, skippedError(res.Skipped[i], false)
+			after := "; nothing was deleted"
+			if slices.Contains(res.Deleted, in.Key) { // a server that cannot write all or nothing
+				after = fmt.Sprintf("; %q was deleted, and MEMORY.md still links it", short(in.Key))
+			}
+			return DeleteOutput{}, skippedError(res.Skipped[i], after)
 		}
 		return DeleteOutput{Repo: repo, Key: in.Key, Version: res.Version, IndexUpdated: indexed}, nil
 	}

@@ -37,24 +37,24 @@ const (
 
 // LintIndex checks a MEMORY.md index: links to files that do not exist
 // (exists is asked with the link target relative to the index's folder,
-// URL-unescaped and without #fragment; nil skips the check; web, mail and
-// in-page links are not checked), lines of 150 characters or more, and the
+// as protocol.LinkTarget reads it: URL-unescaped, without #fragment,
+// cleaned; nil skips the check; web, mail and in-page links are not
+// checked), lines of 150 characters or more, and the
 // 200-line / 25,000-byte budget as the loader applies it (after the BOM, the
 // frontmatter and block-level comments are removed). Links inside fenced
 // code are ignored.
 func LintIndex(path, content string, exists func(rel string) bool) []LintProblem {
 	content = strings.TrimPrefix(content, utf8BOM)
 	var problems []LintProblem
-	inFence := false
+	var fence protocol.Fence
 	for i, line := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
 		n := i + 1
-		if protocol.IndexFenceToggle(line) {
-			inFence = !inFence
-		}
+		line = strings.TrimSuffix(line, "\r")
+		code := fence.Code(line)
 		if c := utf8.RuneCountInString(line); c >= MaxIndexLineChars {
 			problems = append(problems, LintProblem{Path: path, Line: n, Rule: RuleLongLine, Message: fmt.Sprintf("line has %d characters; keep index entries under %d", c, MaxIndexLineChars)})
 		}
-		if !inFence && exists != nil {
+		if !code && exists != nil {
 			problems = append(problems, deadLinks(path, n, line, exists)...)
 		}
 	}
@@ -64,10 +64,11 @@ func LintIndex(path, content string, exists func(rel string) bool) []LintProblem
 	return problems
 }
 
-// deadLinks reports the local link targets of one line that do not exist.
+// deadLinks reports the local link targets of one line that do not exist
+// (protocol.LinkTargets: the links every surface reads).
 func deadLinks(path string, n int, line string, exists func(string) bool) []LintProblem {
 	var out []LintProblem
-	for _, target := range protocol.IndexLinks(line) {
+	for _, target := range protocol.LinkTargets(line) {
 		if !exists(target) {
 			out = append(out, LintProblem{Path: path, Line: n, Rule: RuleDeadLink, Message: "link to missing file " + target})
 		}

@@ -4,7 +4,9 @@
 # prints idle RSS, and runs `teammem-load -all` (median of 3 runs per case)
 # with the server's RSS. Generator and server share this machine.
 #   BENCH_D=5s  duration per run;  BENCH_STORES="sqlite postgres"
-#   BENCH_BIG_PULL=0 skips the 8 × 50 MB pull memory benchmark (BENCH_SETTLE=60s)
+#   BENCH_BIG_PULL=0 skips the 8 × 50 MB pull memory benchmark (BENCH_SETTLE=60s);
+#   BENCH_ALL=0 skips the load cases before it (the memory benchmark alone,
+#   right after the server starts)
 #   BENCH_FLOOR=1 first measures the floor: the read and put cases against a
 #   handler that does nothing but answer (teammem-load -serve-floor)
 #   BENCH_PIN=1 (the default on a machine of 2 or more CPUs with taskset) runs
@@ -32,7 +34,9 @@ bench_one() { # store-name extra-server-args...
   bench_start "${server_on[@]}" -- --log-level warn "$@" || return 1
   sleep 1
   echo "== $name store: idle RSS $(awk '/VmRSS/ {r=$2} /RssFile/ {f=$2} END {printf "%.1f MB (mapped files %.1f MB)", r/1024, f/1024}' /proc/$pid/status)"
-  "${load_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -all -d "$D" -runs 3 || true
+  if [ "${BENCH_ALL:-1}" = 1 ]; then
+    "${load_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -all -d "$D" -runs 3 || true
+  fi
   if [ "${BENCH_BIG_PULL:-1}" = 1 ]; then # the memory figure: 8 concurrent full pulls of 8 distinct 50 MB repositories
     "${load_on[@]}" "$bin/teammem-load" -server "http://$addr" -token-file "$data/admin.token" -server-pid $pid -big-pull -big-settle "${BENCH_SETTLE:-60s}" || true
   fi

@@ -96,6 +96,9 @@ const (
 	// SurfaceRestore puts back an old revision: the web UI's restore or
 	// `teammem-agent restore`.
 	SurfaceRestore Surface = "restore"
+	// SurfaceConsolidation is the push of teammem-agent that carries a
+	// consolidation's changes.
+	SurfaceConsolidation Surface = "consolidation"
 	// SurfaceUnknown is a version written before provenance was recorded.
 	SurfaceUnknown Surface = Unknown
 )
@@ -107,17 +110,17 @@ const (
 )
 
 // ClaimSurface parses the surface a teammem agent claims for a PUT of the
-// team memory protocol (the Teammem-Surface header): "seed", "restore" or
-// "mcp" narrow SurfaceAgent; "" is SurfaceAgent. The other surfaces are the
+// team memory protocol (the Teammem-Surface header): "seed", "restore",
+// "consolidation" or "mcp" narrow SurfaceAgent; "" is SurfaceAgent. The other surfaces are the
 // server's own doors and cannot be claimed.
 func ClaimSurface(s string) (Surface, error) {
 	switch Surface(s) {
 	case "":
 		return SurfaceAgent, nil
-	case SurfaceAgent, SurfaceSeed, SurfaceRestore, SurfaceMCP:
+	case SurfaceAgent, SurfaceSeed, SurfaceRestore, SurfaceConsolidation, SurfaceMCP:
 		return Surface(s), nil
 	}
-	return "", invalidf(ReasonInvalidHeader, "Teammem-Surface %.40q is not one of agent, seed, restore, mcp", s)
+	return "", invalidf(ReasonInvalidHeader, "Teammem-Surface %.40q is not one of agent, seed, restore, consolidation, mcp", s)
 }
 
 // CheckMachine refuses a machine name that is longer than MaxMachineBytes,

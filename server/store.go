@@ -74,6 +74,12 @@ type Store interface {
 	// when the key never existed in the repository.
 	History(ctx context.Context, repo, key string, before int64, limit int) ([]Revision, error)
 
+	// Histories returns the revisions of each of keys, newest first, only
+	// those with a version below before when before > 0, in one read (the
+	// Service tells a page of activity's restores from them). Content is
+	// not filled; a key without such revisions is left out.
+	Histories(ctx context.Context, repo string, keys []string, before int64) (map[string][]Revision, error)
+
 	// Revision returns one revision of a key with its content (empty for a
 	// delete); version 0 is the key's newest revision, whatever its op. It
 	// returns an error wrapping ErrNotFound when there is no revision of
@@ -135,15 +141,19 @@ type Store interface {
 	// written last first, then by repository and key.
 	Search(ctx context.Context, q SearchRequest) ([]SearchHit, error)
 
-	// SaveStaleReports records each report as the latest of its entry
-	// (repo, Key), replacing the one before; reports are sorted by key and
-	// checked by the Service. It does not need the repository to exist.
+	// SaveStaleReports records each report as its reporter's report of
+	// its entry (repo, Key) at its Commit, replacing the one before
+	// there, then keeps StaleReportsKept reports of each entry saved:
+	// each reporter's latest first, then each one's report before, and
+	// so on, the later reported first within a round. Reports are sorted
+	// by key and checked by the Service. It does not need the repository
+	// to exist.
 	SaveStaleReports(ctx context.Context, repo string, reports []StaleReport) error
 
-	// StaleReports returns the latest report of every entry of repo that
-	// has one (of key alone when not ""), sorted by key, whatever the
+	// StaleReports returns every report kept of the entries of repo that
+	// q selects, sorted by key, then by commit and reporter, whatever the
 	// entry's state now.
-	StaleReports(ctx context.Context, repo, key string) ([]StaleReport, error)
+	StaleReports(ctx context.Context, repo string, q StaleQuery) ([]StaleReport, error)
 
 	// Repos returns the state of every repository that has held data and
 	// whose name starts with prefix ("" for every one), sorted by slug.
@@ -255,6 +265,9 @@ type Write struct {
 	At           time.Time
 	MaxEntries   int   // 0: unlimited
 	MaxRepoBytes int64 // 0: unlimited
+	// AllOrNothing applies nothing when a put is left out (its key
+	// collides): the result lists it in Skipped, with the current state.
+	AllOrNothing bool
 }
 
 // WriteResult is the outcome of a successful Apply.
@@ -302,6 +315,9 @@ type Revision struct {
 	Author   string
 	At       time.Time
 	Content  string // filled by Store.Revision and Store.KeyRevisions only
+	// RestoreOf, on a put that brought back an earlier version's content,
+	// is that version (see deriveRestores); filled by Service.History only.
+	RestoreOf int64
 	// Provenance is the provenance of the version (UnknownProvenance for a
 	// version written before it was recorded); its Subject is Author.
 	Provenance Provenance

@@ -33,6 +33,10 @@ type PutInput struct {
 	// Subject, DisplayName and Credential from the verified principal,
 	// whatever they hold here.
 	Provenance Provenance
+	// AllOrNothing writes nothing when an entry or soft-delete key would be
+	// left out: WriteResult then lists them in Skipped, with the current
+	// state and nothing changed.
+	AllOrNothing bool
 }
 
 // Put validates and applies one push atomically. An entry with an invalid
@@ -46,7 +50,8 @@ type PutInput struct {
 // (before any entry is checked), a Provenance claim of a shape that is not
 // kept (ErrInvalid, ReasonInvalidHeader), and the Store's ErrPreconditionFailed,
 // ErrTooManyEntries, ErrRepoTooLarge.
-// Nothing is written on an error. A write that changed something is
+// Nothing is written on an error, nor, with in.AllOrNothing, when an entry
+// is left out. A write that changed something is
 // published to the events hub once committed.
 func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput) (WriteResult, error) {
 	canon, err := s.authorize(p, repo, PermWrite)
@@ -64,6 +69,9 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 	}
 	puts, skipped := s.checkPuts(in)
 	deletes, skippedDeletes := checkDeletes(in.Deletes)
+	if in.AllOrNothing && len(skipped)+len(skippedDeletes) > 0 {
+		return s.refuseAll(ctx, canon, in, slices.Concat(skipped, skippedDeletes))
+	}
 	w := Write{
 		Repo:         canon,
 		IfMatch:      in.IfMatch,
@@ -75,6 +83,7 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 		At:           s.cfg.Now().UTC(),
 		MaxEntries:   s.cfg.MaxEntries,
 		MaxRepoBytes: s.cfg.MaxRepoBytes,
+		AllOrNothing: in.AllOrNothing,
 	}
 	res, err := s.store.Apply(ctx, w)
 	if err != nil {
@@ -86,6 +95,25 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 	res.Skipped = slices.Concat(skipped, skippedDeletes, res.Skipped)
 	slices.SortStableFunc(res.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
 	return res, nil
+}
+
+// refuseAll answers an all-or-nothing push with entries left out by the
+// checks: nothing is written, and the result is the repository's current
+// state and what was left out. A failed precondition is still
+// ErrPreconditionFailed.
+func (s *Service) refuseAll(ctx context.Context, canon string, in PutInput, skipped []Skipped) (WriteResult, error) {
+	st, err := s.store.RepoState(ctx, canon)
+	if errors.Is(err, ErrNotFound) {
+		st, err = RepoState{Repo: canon}, nil
+	}
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if err := (Preconditions{IfMatch: in.IfMatch, IfNoneMatch: in.IfNoneMatch}).Check(st); err != nil {
+		return WriteResult{}, err
+	}
+	slices.SortStableFunc(skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
+	return WriteResult{State: st, Changed: []string{}, Deleted: []string{}, Skipped: skipped}, nil
 }
 
 // checkPutAndDelete refuses a key both upserted and soft-deleted: the

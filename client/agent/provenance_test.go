@@ -15,7 +15,7 @@ func TestPushNamesHead(t *testing.T) {
 	r.sync(t)
 	head = "0123456789abcdef0123456789abcdef01234567"
 	writeTree(t, r.dir, map[string]string{"MEMORY.md": "- a\n- b\n"})
-	if _, err := r.engine.Push(client.WithProvenance(context.Background(), client.Provenance{Surface: "mcp"})); err != nil {
+	if _, err := r.engine.Push(client.WithSurface(context.Background(), "mcp")); err != nil {
 		t.Fatal(err)
 	}
 	want := []client.Provenance{{Commit: "4f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39"}, {Surface: "mcp", Commit: head}}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/teammem/teammem/internal/linediff"
@@ -34,14 +35,10 @@ func SeedIndex(key, server, folder string, prune bool, owned func(key string) bo
 	var out []string
 	var r IndexSeed
 	inServer := map[string]bool{}
-	fenced := false
-	for _, l := range linediff.Split(server) {
-		line := normalLine(l)
+	for _, il := range protocol.IndexLines(path.Dir(key), server) {
+		line := normalLine(il.Text)
 		inServer[line] = true
-		if protocol.IndexFenceToggle(line) {
-			fenced = !fenced
-		}
-		if prune && !fenced && !have[line] && ownedLine(key, line, owned) {
+		if prune && !have[line] && ownedLine(il.Keys, owned) {
 			r.Removed++
 			continue
 		}
@@ -59,18 +56,8 @@ func SeedIndex(key, server, folder string, prune bool, owned func(key string) bo
 	return r
 }
 
-// ownedLine reports whether the index line links at least one key and
+// ownedLine reports whether an index line links at least one key and
 // every key it links is owned.
-func ownedLine(indexKey, line string, owned func(string) bool) bool {
-	links := protocol.IndexLinks(line)
-	if len(links) == 0 {
-		return false
-	}
-	dir := path.Dir(indexKey)
-	for _, l := range links {
-		if !owned(path.Join(dir, l)) {
-			return false
-		}
-	}
-	return true
+func ownedLine(keys []string, owned func(string) bool) bool {
+	return len(keys) > 0 && !slices.ContainsFunc(keys, func(k string) bool { return !owned(k) })
 }

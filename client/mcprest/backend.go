@@ -179,8 +179,8 @@ func (b *Backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcp
 	if ifMatch == mcptools.CreateOnly {
 		ifMatch = client.CreateOnly
 	}
-	ctx = client.WithProvenance(ctx, client.Provenance{Surface: "mcp"})
-	res, err := b.c.Put(ctx, repo, api.PutRequest{Entries: w.Entries, SoftDeleteKeys: w.Deletes}, ifMatch)
+	ctx = client.WithSurface(ctx, "mcp")
+	res, err := b.c.Put(ctx, repo, api.PutRequest{Entries: w.Entries, SoftDeleteKeys: w.Deletes, AllOrNothing: w.AllOrNothing}, ifMatch)
 	if err != nil {
 		return mcptools.WriteResult{}, mark(err)
 	}

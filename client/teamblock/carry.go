@@ -73,3 +73,34 @@ func (f *file) carriedRegion() (string, error) {
 	}
 	return copyBegin(f.t) + "\n" + text + copyEnd(f.t) + "\n", nil
 }
+
+// Inputs returns the files besides target t's own file in checkout that
+// decide what that file is to hold: the file it carries (Codex:
+// AGENTS.md) and the Gemini CLI settings files that decide whether the
+// side file is read. A caller that watches them knows when the file needs
+// writing again although the block did not change.
+func Inputs(checkout string, t assistants.Assistant) []string {
+	var files []string
+	if t.Carry != "" {
+		files = append(files, filepath.Join(checkout, filepath.Dir(filepath.FromSlash(t.File)), t.Carry))
+	}
+	if t.SideSettings != "" {
+		files = append(files, filepath.Join(checkout, filepath.FromSlash(t.SideSettings)))
+		if home, _ := os.UserHomeDir(); home != "" && t.UserSettings != nil {
+			files = append(files, t.UserSettings(assistants.Env{Home: home}))
+		}
+	}
+	return files
+}
+
+// copyStale reports whether old, a file that carries t.Carry, holds a
+// copy region whose text is no longer t.Carry's (or t.Carry cannot be
+// read).
+func (f *file) copyStale(old string) bool {
+	begin, end, err := findMarked(old, copyBegin(f.t), copyEnd(f.t))
+	if err != nil || begin < 0 {
+		return false
+	}
+	region, err := f.carriedRegion()
+	return err != nil || old[begin:end] != region
+}

@@ -176,23 +176,48 @@ func State(checkout string, t assistants.Assistant) FileState {
 			err = geminiSettingsNames(f)
 		}
 	}
+	var data string
 	if err == nil {
-		var data string
-		if data, err = f.read(); err == nil {
-			var begin int
-			if begin, _, err = findBlock(data); err == nil {
-				st.State = "in place"
-				if begin < 0 {
-					st.State = "missing"
-				}
-				return st
-			}
+		data, err = f.read()
+	}
+	begin, end := -1, -1
+	if err == nil {
+		if begin, end, err = findBlock(data); err != nil {
 			err = fmt.Errorf("%s %w", f.name, err)
 		}
 	}
-	st.State, st.Fix = err.Error(), Fix(t, err)
+	switch {
+	case err != nil:
+		st.State, st.Fix = err.Error(), Fix(t, err)
+	case begin < 0:
+		st.State = "missing"
+	default:
+		return f.placed(st, data, data[begin:end])
+	}
 	return st
 }
+
+// placed is State for a file that holds block: "in place" when the file
+// is what writing that block now would leave (its copy of the file it
+// carries current, the settings that make the assistant read it still
+// saying so), "out of date" otherwise; an error is said as such.
+func (f *file) placed(st FileState, data, block string) FileState {
+	next, err := f.compose(data, block)
+	switch {
+	case err != nil:
+		st.State, st.Fix = err.Error(), Fix(f.t, err)
+	case next == data:
+		st.State = "in place"
+	case f.t.Carry != "" && !f.side && f.copyStale(data):
+		st.State, st.Fix = "out of date: its copy of "+f.t.Carry+" is not "+f.t.Carry+" as it is now", rewriteFix
+	default:
+		st.State, st.Fix = "out of date: not what the agent would write now", rewriteFix
+	}
+	return st
+}
+
+// rewriteFix is what to do about a block file that is out of date.
+const rewriteFix = "a running agent rewrites it within seconds; without one, run `teammem-agent sync`"
 
 // Fix tells a person how to let the agent write target t's file again
 // after err.

@@ -1,8 +1,10 @@
 package teamblock
 
 import (
-	"path"
+	"slices"
 	"strings"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // HoldBack splits index, the content of the MEMORY.md in the folder dir of
@@ -10,15 +12,13 @@ import (
 // lines held back: every line with an inline link to a file of the team
 // folder for which held reports true (called with the file's key). The
 // lines kept are unchanged, byte for byte; each held line is returned
-// without its line break. A link inside a code span counts too: a line
-// is rather held back than left pointing at a file nobody else has.
+// without its line break. A link inside a code span or fenced code counts
+// too: a line is rather held back than left pointing at a file nobody else
+// has.
 func HoldBack(index, dir string, held func(key string) bool) (kept string, heldLines []string) {
-	if dir == "." {
-		dir = ""
-	}
 	var b strings.Builder
 	for _, line := range strings.SplitAfter(index, "\n") {
-		if linksHeld(line, dir, held) {
+		if linksHeld(strings.TrimRight(line, "\r\n"), dir, held) {
 			heldLines = append(heldLines, strings.TrimRight(line, "\r\n"))
 			continue
 		}
@@ -28,29 +28,14 @@ func HoldBack(index, dir string, held func(key string) bool) (kept string, heldL
 }
 
 // linksHeld reports whether line links a file for which held is true.
+// The links are those every surface reads (protocol.LinkedKeys), and those
+// of the line read again with its backticks as spaces: a link in a code
+// span counts too.
 func linksHeld(line, dir string, held func(key string) bool) bool {
-	for i := strings.IndexByte(line, '['); i >= 0 && i < len(line); {
-		l, ok := parseLink(line, i)
-		if !ok {
-			next := strings.IndexByte(line[i+1:], '[')
-			if next < 0 {
-				return false
-			}
-			i += 1 + next
-			continue
-		}
-		if p, inFolder := linkPath(l.target); inFolder {
-			if dir != "" {
-				p = path.Join(dir, p)
-			}
-			if key, valid := keyOf(p); valid && held(key) {
-				return true
-			}
-		}
-		if linksHeld(l.text, dir, held) { // a link in the link's text
+	for _, l := range []string{line, strings.ReplaceAll(line, "`", " ")} {
+		if slices.ContainsFunc(protocol.LinkedKeys(dir, l), held) {
 			return true
 		}
-		i = l.end
 	}
 	return false
 }

@@ -26,6 +26,10 @@ func TestHoldBack(t *testing.T) {
 		{"a mention without a link stays", "- secret.md is not shared\n", "", "- secret.md is not shared\n", nil},
 		{"a link in a link's text", "- [[s](secret.md)](a.md)\n", "", "", []string{"- [[s](secret.md)](a.md)"}},
 		{"unbalanced brackets", "- [[[ (secret.md) ]\n", "", "- [[[ (secret.md) ]\n", nil},
+		{"a link in a code span", "- `[s](secret.md)` ok\n- [`s]`](secret.md)\n", "", "", []string{"- `[s](secret.md)` ok", "- [`s]`](secret.md)"}},
+		{"a link in fenced code", "```\n[s](secret.md)\n```\n", "", "```\n```\n", []string{"[s](secret.md)"}},
+		{"the three link shapes", "- [k](<sub/key notes.md>)\n- [A [s]](secret.md)\n- [k](sub/key%20notes.md \"t\")\n", "", "",
+			[]string{"- [k](<sub/key notes.md>)", "- [A [s]](secret.md)", "- [k](sub/key%20notes.md \"t\")"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

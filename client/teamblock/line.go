@@ -1,7 +1,6 @@
 package teamblock
 
 import (
-	"net/url"
 	"regexp"
 	"strings"
 
@@ -36,11 +35,12 @@ func (r lineRenderer) render(line string) (string, bool) {
 	return out, ok
 }
 
-// inline renders a run of text: links into the team folder become links
-// to absolute paths (when linking; link text is rendered without), a web
-// address keeps its text and shows the address in a code span, any other
-// link keeps its text only, a plain code span stays as it is, and all the
-// rest is escaped text.
+// inline renders a run of text: its links (protocol.Links, as every
+// surface reads them) into the team folder become links to absolute paths
+// (when linking; link text is rendered without), a web address keeps its
+// text and shows the address in a code span, any other link keeps its text
+// only, a plain code span stays as it is, and all the rest is escaped
+// text.
 func (r lineRenderer) inline(s string, linking bool) (string, bool) {
 	var b, text strings.Builder
 	flush := func() {
@@ -54,27 +54,29 @@ func (r lineRenderer) inline(s string, linking bool) (string, bool) {
 		}
 		b.WriteString(e)
 	}
+	links := protocol.Links(s)
 	for i := 0; i < len(s); {
+		next := len(s)
+		if len(links) > 0 {
+			next = links[0].Start
+		}
 		if s[i] == '`' {
-			if end, ok := plainCodeSpan(s, i, text.String(), b.String()); ok {
+			if end, ok := plainCodeSpan(s, i, text.String(), b.String()); ok && end <= next {
 				flush()
 				b.WriteString(s[i:end])
 				i = end
 				continue
 			}
 		}
-		l, ok := link{}, false
-		if s[i] == '[' {
-			l, ok = parseLink(s, i)
-		}
-		if !ok {
+		if i != next {
 			text.WriteByte(s[i])
 			i++
 			continue
 		}
-		i = l.end
-		dest, keep := r.resolve(l.target)
-		label, labelKeep := r.inline(l.text, false)
+		l := links[0]
+		links, i = links[1:], l.End
+		dest, keep := r.resolve(l.Dest)
+		label, labelKeep := r.inline(l.Text, false)
 		if !keep || !labelKeep {
 			return "", false
 		}
@@ -86,8 +88,8 @@ func (r lineRenderer) inline(s string, linking bool) (string, bool) {
 				b.WriteString(out[:len(out)-1] + `\!`)
 			}
 			b.WriteString("[" + label + "](" + dest + ")")
-		case webRe.MatchString(l.target):
-			b.WriteString(label + " (" + codeSpan(strings.ReplaceAll(l.target, "<", "&lt;")) + ")")
+		case webRe.MatchString(l.Dest):
+			b.WriteString(label + " (" + codeSpan(strings.ReplaceAll(l.Dest, "<", "&lt;")) + ")")
 		default:
 			b.WriteString(label)
 		}
@@ -130,9 +132,6 @@ func plainCodeSpan(s string, i int, before, out string) (end int, ok bool) {
 // webRe matches a web address.
 var webRe = regexp.MustCompile(`(?i)^https?://[^\s<>]+$`)
 
-// schemeRe matches a URL scheme (javascript:, https:, mailto:, C: …).
-var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
-
 // resolve decides what a link target becomes: dest is the link
 // destination of a topic file in the team folder, "" for a target that is
 // not one (a URL, an absolute path, an anchor); keep is false when the line
@@ -141,11 +140,10 @@ var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 // a relative path that is not a valid key or not one a link may name
 // (linkableKey).
 func (r lineRenderer) resolve(target string) (dest string, keep bool) {
-	t, inFolder := linkPath(target)
-	if !inFolder {
+	key, local, valid := keyOf(target)
+	if !local {
 		return "", true
 	}
-	key, valid := keyOf(t)
 	if !valid || !linkableKey(key) || (r.refused != nil && r.refused(key)) {
 		return "", false
 	}
@@ -162,57 +160,15 @@ func (r lineRenderer) resolve(target string) (dest string, keep bool) {
 	return d, true
 }
 
-// linkPath reads a link's target as a relative path: without angle
-// brackets, Markdown escapes, query, fragment and leading "./". inFolder
-// is false for a target that names nothing in the folder: empty, an
-// anchor, a URL, an absolute or home path.
-func linkPath(target string) (p string, inFolder bool) {
-	t := target
-	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
-		t = t[1 : len(t)-1]
+// keyOf returns the key that the link destination target (as written)
+// names in the team folder: local is false for a target that names
+// nothing in the folder (an anchor, a URL, an absolute or home path), valid
+// false for a local one that climbs out of it or is no valid key.
+func keyOf(target string) (key string, local, valid bool) {
+	rel, local := protocol.LinkTarget(target)
+	if !local {
+		return "", false, false
 	}
-	t = unescapeMarkdown(t)
-	if t == "" || strings.HasPrefix(t, "#") || schemeRe.MatchString(t) || strings.HasPrefix(t, "/") ||
-		strings.HasPrefix(t, `\`) || strings.HasPrefix(t, "~/") {
-		return "", false
-	}
-	if i := strings.IndexAny(t, "#?"); i >= 0 {
-		t = t[:i]
-	}
-	for strings.HasPrefix(t, "./") {
-		t = t[2:]
-	}
-	return t, true
-}
-
-// keyOf returns the key a relative path names: the path itself when it is
-// a valid key, else its percent-decoding; valid is false when neither is.
-func keyOf(p string) (key string, valid bool) {
-	key = p
-	if protocol.ValidateKey(key) != nil {
-		if u, err := url.PathUnescape(p); err == nil {
-			key = u
-		}
-	}
-	return key, protocol.ValidateKey(key) == nil
-}
-
-// unescapeMarkdown removes the backslash of Markdown's backslash escapes
-// (a backslash before ASCII punctuation).
-func unescapeMarkdown(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]) {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func isASCIIPunct(c byte) bool {
-	return strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c) >= 0
+	key, valid = protocol.JoinLink("", rel)
+	return key, true, valid
 }

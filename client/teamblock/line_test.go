@@ -61,6 +61,8 @@ func TestRenderLine(t *testing.T) {
 		{name: "controls dropped", in: "a\x00b\x1b[31mc\u2028d\r", want: `ab\[31mcd`},
 		{name: "invalid utf8 replaced", in: "a\xffb", want: "a\uFFFDb"},
 		{name: "unclosed link is text", in: "[a](a.md", want: `\[a\](a.md`},
+		{name: "link in a code span is code", in: "- ``[A](a.md)``", want: "- \\`\\`\\[A\\](a.md)\\`\\`"},
+		{name: "link in a link's text", in: "- [[A](a.md)](sub/x.md)", want: `- \[[A](` + testTeam + `/a.md)\](sub/x.md)`},
 		{name: "backtick in code span", in: "x@`y", want: "``x@`y``"},
 	}
 	r := testRenderer()

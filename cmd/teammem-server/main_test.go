@@ -160,6 +160,7 @@ func TestUsageErrors(t *testing.T) {
 		"serve help":                 {[]string{"serve", "--help"}, 0},
 		"version":                    {[]string{"version"}, 0},
 		"bad secret scan":            {[]string{"serve", "--secret-scan", "maybe"}, 2},
+		"bad public host":            {[]string{"serve", "--public-host", "https://teammem.example.com", "--public-host", "not a name"}, 2},
 		"missing signing key file":   {[]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--signing-key-file", "/nonexistent/key.pem"}, 1},
 		"postgres unreachable":       {[]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--database-url", "postgres://x@127.0.0.1:1/db?connect_timeout=2"}, 1},
 		"env twin bad value":         {[]string{"serve", "--addr", "127.0.0.1:0"}, 2},

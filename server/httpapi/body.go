@@ -64,6 +64,8 @@ func decodePut(body []byte, limits server.Limits) (server.PutInput, error) {
 			err = decodeEntries(d, &in, limits)
 		case strings.EqualFold(field, "soft_delete_keys"):
 			err = decodeDeletes(d, &in)
+		case strings.EqualFold(field, "all_or_nothing"):
+			err = decodeAllOrNothing(d, &in)
 		default:
 			err = d.SkipValue()
 		}
@@ -190,6 +192,22 @@ func decodeDeletes(d *jsontext.Decoder, in *server.PutInput) error {
 	}
 	_, err := d.ReadToken()
 	return err
+}
+
+// decodeAllOrNothing reads the all_or_nothing member (a boolean, or null
+// for false) into in.AllOrNothing.
+func decodeAllOrNothing(d *jsontext.Decoder, in *server.PutInput) error {
+	switch k := d.PeekKind(); k {
+	case 't', 'f', 'n':
+		tok, err := d.ReadToken()
+		in.AllOrNothing = err == nil && k == 't' && tok.Bool()
+		return err
+	default:
+		if _, err := d.ReadValue(); err != nil {
+			return err
+		}
+		return server.InvalidBody("all_or_nothing has the wrong type: got JSON %s, want a boolean", kindName(k))
+	}
 }
 
 // openField reads the start of a known field's object or array (kind

@@ -39,6 +39,11 @@ var putBodyBodies = []string{
 	`{"soft_delete_keys":[1,2]}`,
 	`{"soft_delete_keys":[["a.md"]]}`,
 	`{"soft_delete_keys":[null]}`,
+	`{"entries":{"a.md":"x"},"all_or_nothing":true}`,
+	`{"All_Or_Nothing":true,"all_or_nothing":false}`,
+	`{"all_or_nothing":null}`,
+	`{"all_or_nothing":1}`,
+	`{"all_or_nothing":"true"}`,
 	`{"x":01}`,
 	`{"x":tru}`,
 	`{"x":"\q"}`,
@@ -51,29 +56,30 @@ var putBodyBodies = []string{
 
 // referencePut decodes body with encoding/json, as decodePut did before it
 // read the body in one pass: ok reports whether the body is accepted.
-func referencePut(body []byte) (entries map[string]string, deletes []string, ok bool) {
+func referencePut(body []byte) (entries map[string]string, deletes []string, all, ok bool) {
 	var ref struct {
 		Entries        map[string]*string `json:"entries"`
 		SoftDeleteKeys []*string          `json:"soft_delete_keys"`
+		AllOrNothing   *bool              `json:"all_or_nothing"`
 	}
 	if firstNonSpace(body) != '{' || json.Unmarshal(body, &ref) != nil {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	entries = map[string]string{}
 	for k, v := range ref.Entries {
 		if v == nil {
-			return nil, nil, false
+			return nil, nil, false, false
 		}
 		entries[k] = *v
 	}
 	deletes = []string{}
 	for _, k := range ref.SoftDeleteKeys {
 		if k == nil {
-			return nil, nil, false
+			return nil, nil, false, false
 		}
 		deletes = append(deletes, *k)
 	}
-	return entries, deletes, true
+	return entries, deletes, ref.AllOrNothing != nil && *ref.AllOrNothing, true
 }
 
 // checkDecodePut compares decodePut with encoding/json on a body that is
@@ -92,7 +98,7 @@ func checkDecodePut(t *testing.T, body []byte) {
 	if !utf8.Valid(body) || strings.Contains(strings.ToLower(string(body)), `\ud`) {
 		return
 	}
-	entries, deletes, ok := referencePut(body)
+	entries, deletes, all, ok := referencePut(body)
 	switch {
 	case ok != (err == nil):
 		t.Fatalf("decodePut(%q) error = %v; encoding/json accepts it: %v", body, err, ok)
@@ -100,8 +106,8 @@ func checkDecodePut(t *testing.T, body []byte) {
 		return
 	case len(in.BadContent) > 0:
 		t.Fatalf("decodePut(%q): bad content %q in a valid body", body, slices.Sorted(maps.Keys(in.BadContent)))
-	case fmt.Sprint(in.Entries) != fmt.Sprint(entries) || !slices.Equal(in.Deletes, deletes):
-		t.Fatalf("decodePut(%q) = %q, %q; encoding/json: %q, %q", body, in.Entries, in.Deletes, entries, deletes)
+	case fmt.Sprint(in.Entries) != fmt.Sprint(entries) || !slices.Equal(in.Deletes, deletes) || in.AllOrNothing != all:
+		t.Fatalf("decodePut(%q) = %q, %q, %v; encoding/json: %q, %q, %v", body, in.Entries, in.Deletes, in.AllOrNothing, entries, deletes, all)
 	}
 }
 
@@ -195,6 +201,7 @@ func TestDecodePutMessages(t *testing.T) {
 		`{"soft_delete_keys":{}}`:            "soft_delete_keys has the wrong type: got JSON object, want an array of strings",
 		`{"soft_delete_keys":["a.md",true]}`: "soft_delete_keys[1] must be a key string, got JSON boolean",
 		`{"soft_delete_keys":[null]}`:        "soft_delete_keys[0] is null",
+		`{"all_or_nothing":"yes"}`:           "all_or_nothing has the wrong type: got JSON string, want a boolean",
 		`{"entries":{"a.md":"x"}} x`:         "not valid JSON (at byte 25",
 		`{"entries":{"a.md":"x"}} {}`:        "data after the top-level object",
 		`{"entries":{"a.md":"x"`:             "ends before the object does",

@@ -6,10 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/server/httpapi"
 	"github.com/teammem/teammem/testkit/servertest"
 )
 
@@ -94,15 +99,7 @@ func TestGzip(t *testing.T) {
 					if gz.Header.Get("Content-Encoding") != "gzip" || plain.Header.Get("Content-Encoding") != "" {
 						t.Fatalf("%s: Content-Encoding %q (gzip accepted), %q (not)", path, gz.Header.Get("Content-Encoding"), plain.Header.Get("Content-Encoding"))
 					}
-					zr, err := gzip.NewReader(bytes.NewReader(gz.Body))
-					if err != nil {
-						t.Fatal(err)
-					}
-					un, err := io.ReadAll(zr)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(un, plain.Body) {
+					if un := gunzipped(t, gz); !bytes.Equal(un, plain.Body) {
 						t.Errorf("%s: gunzipped body differs from the plain one", path)
 					}
 					if len(gz.Body)*2 > len(plain.Body) {
@@ -130,3 +127,67 @@ func jsonMarshal(v any) ([]byte, error) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestStreamedFullGETIdenticalForHostileContent: one store served twice,
+// by a server that streams the repository and by one that encodes it
+// whole (its body cache keeps it): the bodies are identical byte for byte,
+// plain and gunzipped, for hostile contents and entries near the size
+// limit; they carry every entry as written, and the checksums add up.
+func TestStreamedFullGETIdenticalForHostileContent(t *testing.T) {
+	streamed := newTestServer(t, servertest.Options{BodyCacheBytes: 64 << 10}) // bodies over 16 KiB stream
+	encoded := &testServer{Server: streamed.Replica(t, servertest.Options{}), t: t}
+	entries := httpapi.HostileEntries()
+	for k, c := range entries { // one PUT per entry: the large ones fill a body each
+		streamed.Put("acme/hostile", map[string]string{k: c}, nil, http.StatusOK)
+	}
+	streamed.Put("acme/hostile", nil, []string{"gone.md"}, http.StatusOK)
+	delete(entries, "gone.md")
+	for _, enc := range []string{"identity", "gzip"} {
+		a := streamed.Send(false, "GET", api.PathTeamMemory+"?repo=acme/hostile", streamed.Admin, nil, "Accept-Encoding", enc)
+		b := encoded.Send(false, "GET", api.PathTeamMemory+"?repo=acme/hostile", encoded.Admin, nil, "Accept-Encoding", enc)
+		if a.Status != 200 || b.Status != 200 || a.Header.Get("Content-Length") != "" || b.Header.Get("Content-Length") == "" {
+			t.Fatalf("%s: GET = %d (length %q), %d (length %q); want 200 streamed, 200 whole", enc,
+				a.Status, a.Header.Get("Content-Length"), b.Status, b.Header.Get("Content-Length"))
+		}
+		pa, pb := gunzipped(t, a), gunzipped(t, b)
+		if !bytes.Equal(pa, pb) || a.Header.Get("ETag") != b.Header.Get("ETag") {
+			t.Fatalf("%s: the streamed body (%d bytes, ETag %s) differs from the encoded one (%d bytes, ETag %s)", enc,
+				len(pa), a.Header.Get("ETag"), len(pb), b.Header.Get("ETag"))
+		}
+		var tm api.TeamMemory
+		if err := jsonUnmarshal(pa, &tm); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(entries, tm.Content.Entries); diff != "" {
+			t.Errorf("%s: entries (-written +pulled):\n%s", enc, diff)
+		}
+		for k, c := range tm.Content.Entries {
+			if tm.Content.EntryChecksums[k] != protocol.EntryChecksum([]byte(c)) {
+				t.Errorf("%s: %q: checksum %s does not match its content", enc, k, tm.Content.EntryChecksums[k])
+			}
+		}
+		if sum := protocol.DatasetChecksum(tm.Content.EntryChecksums); tm.Checksum != sum || a.Header.Get("ETag") != api.ETag(sum) {
+			t.Errorf("%s: checksum %s, ETag %s; the entries add up to %s", enc, tm.Checksum, a.Header.Get("ETag"), sum)
+		}
+		if _, ok := tm.Content.DeletedEntries["gone.md"]; !ok || len(tm.Content.DeletedEntries) != 1 {
+			t.Errorf("%s: deletedEntries %v, want gone.md", enc, tm.Content.DeletedEntries)
+		}
+	}
+}
+
+// gunzipped returns r's body, gunzipped when it came gzipped.
+func gunzipped(t *testing.T, r servertest.Response) []byte {
+	t.Helper()
+	if r.Header.Get("Content-Encoding") != "gzip" {
+		return r.Body
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(r.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -20,8 +20,8 @@ func (m *Middleware) Wrap(fn func(http.ResponseWriter, *http.Request) error) htt
 }
 
 // WriteError writes err as the error envelope (Translate's status and
-// message), logs server failures and refusals, and counts 401, 412 and
-// 429 answers.
+// message), logs server failures and refusals (401, 403, 421), and counts
+// 401, 412 and 429 answers.
 func (m *Middleware) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	f := Translate(err)
 	id := RequestID(r.Context())
@@ -29,7 +29,7 @@ func (m *Middleware) WriteError(w http.ResponseWriter, r *http.Request, err erro
 		m.Log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", id),
 			slog.String("route", RoutePattern(r)), slog.String("error", err.Error()))
 	}
-	if f.Status == http.StatusUnauthorized || f.Status == http.StatusForbidden {
+	if f.Status == http.StatusUnauthorized || f.Status == http.StatusForbidden || f.Status == http.StatusMisdirectedRequest {
 		// Why, and from where; never the token.
 		m.Log.LogAttrs(r.Context(), slog.LevelWarn, "request refused", slog.String("request_id", id),
 			slog.Int("status", f.Status), slog.String("reason", err.Error()), slog.String("client", r.RemoteAddr),

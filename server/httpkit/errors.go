@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
@@ -59,6 +60,9 @@ func Translate(err error) Failure {
 		rateErr RateLimitedError
 		repoBig *server.RepoTooLargeError
 		bodyBig *RequestTooLargeError
+		misdir  *MisdirectedError
+		cross   *CrossSiteError
+		form    *FormBodyError
 	)
 	switch {
 	case errors.As(err, &reqErr):
@@ -103,6 +107,15 @@ func Translate(err error) Failure {
 	case errors.As(err, &rateErr):
 		return Failure{Status: http.StatusTooManyRequests, Type: api.TypeRateLimit, Code: api.CodeRateLimited,
 			Message: "Too many requests for this token; retry after the delay in Retry-After.", RetryAfter: rateErr.RetryAfter}
+	case errors.As(err, &misdir):
+		return Failure{Status: http.StatusMisdirectedRequest, Type: api.TypeInvalidRequest, Code: api.CodeMisdirectedRequest,
+			Message: "This server does not answer to the name " + strconv.Quote(clip(misdir.Host)) + "; address it by its IP address, localhost, or a name given to it with --public-host."}
+	case errors.As(err, &cross):
+		return Failure{Status: http.StatusForbidden, Type: api.TypePermission, Code: api.CodeCrossSite,
+			Message: "Requests from web pages of another origin are refused; call the API from a client, not from a page."}
+	case errors.As(err, &form):
+		return Failure{Status: http.StatusUnsupportedMediaType, Type: api.TypeInvalidRequest, Code: api.CodeUnsupportedMediaType,
+			Message: "Send the body as application/json (Content-Type: application/json); form and text/plain POSTs are refused."}
 	case errors.Is(err, ErrMethodNotAllowed):
 		return Failure{Status: http.StatusMethodNotAllowed, Type: api.TypeInvalidRequest, Code: api.CodeMethodNotAllowed,
 			Message: "This method is not allowed on this resource."}

@@ -124,7 +124,7 @@ func (b *backend) Activity(ctx context.Context, repo string, limit int) ([]mcpto
 }
 
 func (b *backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcptools.WriteResult, error) {
-	in := server.PutInput{Entries: w.Entries, Deletes: w.Deletes,
+	in := server.PutInput{Entries: w.Entries, Deletes: w.Deletes, AllOrNothing: w.AllOrNothing,
 		Provenance: server.Provenance{Surface: server.SurfaceMCP, Client: clientOf(ctx)}}
 	switch w.IfMatch {
 	case "":
@@ -157,11 +157,16 @@ var domainKinds = []mcptools.Kind{
 }
 
 // fail marks a domain error with its kind, keeping its message (written
-// for the caller, never holding content); any other error is logged and
-// answered without its internals.
+// for the caller, never holding content); any other error of a call whose
+// context has not ended is logged and answered without its internals.
 func (b *backend) fail(ctx context.Context, op string, err error) error {
 	if marked, ok := mcptools.MarkKind(err, domainKinds); ok {
 		return marked
+	}
+	if ctx.Err() != nil {
+		// The call's deadline passed (mcptools words it) or its client
+		// went away: no failure of the server's.
+		return err
 	}
 	b.log.ErrorContext(ctx, "mcp tool failed", slog.String("op", op), slog.String("request_id", b.requestID(ctx)), slog.String("error", err.Error()))
 	if errors.Is(err, server.ErrUnavailable) {

@@ -64,6 +64,13 @@ func (i *instrumentedStore) History(ctx context.Context, repo, key string, befor
 	return r, err
 }
 
+func (i *instrumentedStore) Histories(ctx context.Context, repo string, keys []string, before int64) (map[string][]server.Revision, error) {
+	start := time.Now()
+	r, err := i.s.Histories(ctx, repo, keys, before)
+	i.observe("histories", start, err)
+	return r, err
+}
+
 func (i *instrumentedStore) Revision(ctx context.Context, repo, key string, version int64) (server.Revision, error) {
 	start := time.Now()
 	r, err := i.s.Revision(ctx, repo, key, version)
@@ -152,9 +159,9 @@ func (i *instrumentedStore) SaveStaleReports(ctx context.Context, repo string, r
 	return err
 }
 
-func (i *instrumentedStore) StaleReports(ctx context.Context, repo, key string) ([]server.StaleReport, error) {
+func (i *instrumentedStore) StaleReports(ctx context.Context, repo string, q server.StaleQuery) ([]server.StaleReport, error) {
 	start := time.Now()
-	out, err := i.s.StaleReports(ctx, repo, key)
+	out, err := i.s.StaleReports(ctx, repo, q)
 	i.observe("stale_reports", start, err)
 	return out, err
 }

@@ -35,14 +35,14 @@ func (db *DB) Activity(ctx context.Context, repo string, before int64, limit int
 		_, err := db.RepoState(ctx, repo)
 		return page, err
 	}
-	rows, err = db.pool.Query(ctx, `SELECT r.version, r.key, r.op, r.author, r.at, `+writeplan.ProvenanceColumns+revisionFrom+`
+	rows, err = db.pool.Query(ctx, `SELECT r.version, r.key, r.op, r.checksum, r.author, r.at, `+writeplan.ProvenanceColumns+revisionFrom+`
 		WHERE r.repo = $1 AND r.version >= $2 AND r.version <= $3 ORDER BY r.version DESC, r.key`,
 		repo, versions[len(versions)-1], versions[0])
 	if err != nil {
 		return server.ActivityPage{}, wrap("read activity", err)
 	}
 	var r server.Revision
-	dest := append([]any{&r.Version, &r.Key, &r.Op, &r.Author, &r.At}, writeplan.ProvenanceDest(&r.Provenance)...)
+	dest := append([]any{&r.Version, &r.Key, &r.Op, &r.Checksum, &r.Author, &r.At}, writeplan.ProvenanceDest(&r.Provenance)...)
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		r.At, r.Provenance.Subject = r.At.UTC(), r.Author
 		page.Add(r)

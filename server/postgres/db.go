@@ -16,6 +16,7 @@ import (
 
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/searchtext"
 	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
@@ -45,6 +46,9 @@ type DB struct {
 	meta    writeplan.Meta // entry metadata by version, for the hashes probe
 	id      string         // the server identity, read at open
 	indexer *indexer       // indexes the keys this process's writes mark for search
+	// indexBatches counts the transactions that indexed marked keys or
+	// backfilled entries, and the most content one read.
+	indexBatches searchtext.BatchStats
 	// stopBackground ends the search backfill (see backfill) and the
 	// indexer; backfilled is closed when the backfill has ended, with its
 	// outcome in backfillErr, indexerDone when the indexer has.

@@ -40,3 +40,7 @@ func SetPendingPause(t testing.TB, d time.Duration) {
 	pendingPause = d
 	t.Cleanup(func() { pendingPause = old })
 }
+
+// IndexBatches returns how many transactions indexed marked keys or
+// backfilled entries, and the most content one of them read.
+func IndexBatches(db *DB) (batches, largest int64) { return db.indexBatches.Get() }

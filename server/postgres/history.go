@@ -64,6 +64,33 @@ func (db *DB) History(ctx context.Context, repo, key string, before int64, limit
 	return revs, nil
 }
 
+// Histories lists the revisions of several keys, newest first; see
+// server.Store. One range of the primary key per key.
+func (db *DB) Histories(ctx context.Context, repo string, keys []string, before int64) (map[string][]server.Revision, error) {
+	out := map[string][]server.Revision{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `SELECT key, version, op, checksum, size, author, at FROM revisions
+		WHERE repo = $1 AND key = ANY($2::text[]) AND ($3 = 0 OR version < $3) ORDER BY key, version DESC`,
+		repo, keys, before)
+	if err != nil {
+		return nil, wrap("read histories", err)
+	}
+	var r server.Revision
+	_, err = pgx.ForEachRow(rows, []any{&r.Key, &r.Version, &r.Op, &r.Checksum, &r.Size, &r.Author, &r.At}, func() error {
+		r.Repo, r.At = repo, r.At.UTC()
+		out[r.Key] = append(out[r.Key], r)
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("read histories", err)
+	}
+	return out, nil
+}
+
 // keyExisted returns an error wrapping server.ErrNotFound unless key has
 // at least one revision.
 func (db *DB) keyExisted(ctx context.Context, repo, key string) error {

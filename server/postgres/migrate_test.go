@@ -95,4 +95,4 @@ func TestMigrateProvenance(t *testing.T) {
 
 // provenanceMigration is the number of the migration that records
 // provenance.
-const provenanceMigration = 11
+const provenanceMigration = 12

@@ -72,7 +72,7 @@ func (db *DB) backfillStep(ctx context.Context) (done, busy bool, err error) {
 		if next != repo {
 			key = ""
 		}
-		last, err := backfillRepo(ctx, tx, next, key)
+		last, err := db.backfillRepo(ctx, tx, next, key)
 		if err != nil {
 			return err
 		}
@@ -82,27 +82,26 @@ func (db *DB) backfillStep(ctx context.Context) (done, busy bool, err error) {
 	return done, busy, wrap("backfill search", err)
 }
 
-// backfillRepo indexes the next live entries of repo after key under the
-// repository's row lock (writers of the repository wait meanwhile, as
-// behind another writer) and returns the last key indexed.
-func backfillRepo(ctx context.Context, tx pgx.Tx, repo, after string) (string, error) {
+// backfillRepo indexes the next live entries of repo after key, as many as
+// searchtext.BatchLen takes of backfillBatch, under the repository's row
+// lock (writers of the repository wait meanwhile, as behind another
+// writer) and returns the last key indexed.
+func (db *DB) backfillRepo(ctx context.Context, tx pgx.Tx, repo, after string) (string, error) {
 	if _, err := tx.Exec(ctx, lockRepoRow, repo); err != nil {
 		return "", err
 	}
-	rows, err := tx.Query(ctx, `SELECT key, content FROM entries WHERE repo = $1 AND key > $2 AND NOT deleted
+	keys, _, err := batchKeys(ctx, tx, backfillBatch, `SELECT key, size FROM entries WHERE repo = $1 AND key > $2 AND NOT deleted
 		ORDER BY key LIMIT $3`, repo, after, backfillBatch)
+	if err != nil || len(keys) == 0 {
+		return after, err
+	}
+	last := keys[len(keys)-1]
+	ents, err := db.readIndexed(ctx, tx, `SELECT key, false, content FROM entries
+		WHERE repo = $1 AND key > $2 AND key <= $3 AND NOT deleted ORDER BY key`, repo, after, last)
 	if err != nil {
 		return "", err
 	}
-	var ents []indexed
-	var e indexed
-	if _, err := pgx.ForEachRow(rows, []any{&e.key, &e.content}, func() error {
-		ents = append(ents, e)
-		return nil
-	}); err != nil || len(ents) == 0 {
-		return after, err
-	}
 	b := &pgx.Batch{}
 	queueIndex(b, repo, ents)
-	return ents[len(ents)-1].key, tx.SendBatch(ctx, b).Close()
+	return last, tx.SendBatch(ctx, b).Close()
 }

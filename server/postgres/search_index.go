@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -52,6 +53,50 @@ type indexed struct {
 	key     string
 	deleted bool // a tombstone, or no row at all: it leaves the index
 	content string
+}
+
+// batchKeys runs query, which lists keys and the size of the content each
+// would index in the order they are indexed, maxKeys at most, and returns
+// those one batch takes (see searchtext.BatchLen); more reports that the
+// query listed maxKeys or that some were left.
+func batchKeys(ctx context.Context, tx pgx.Tx, maxKeys int, query string, args ...any) (keys []string, more bool, err error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, false, err
+	}
+	var sizes []int64
+	var key string
+	var size int64
+	if _, err := pgx.ForEachRow(rows, []any{&key, &size}, func() error {
+		keys, sizes = append(keys, key), append(sizes, size)
+		return nil
+	}); err != nil {
+		return nil, false, err
+	}
+	n := searchtext.BatchLen(sizes, maxKeys)
+	return keys[:n], n < len(keys) || len(keys) == maxKeys, nil
+}
+
+// readIndexed reads the entries query returns as (key, deleted, content)
+// rows, and records the batch's content in db.indexBatches.
+func (db *DB) readIndexed(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]indexed, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	var ents []indexed
+	var e indexed
+	var read int64
+	if _, err := pgx.ForEachRow(rows, []any{&e.key, &e.deleted, &e.content}, func() error {
+		ents, read = append(ents, e), read+int64(len(e.content))
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if len(ents) > 0 {
+		db.indexBatches.Add(read)
+	}
+	return ents, nil
 }
 
 // indexEntries is the statement setting the vectors of the entries $2 of

@@ -33,7 +33,8 @@ import (
 // replicas take turns (one indexes, the others then find no mark left).
 
 // pendingBatch is how many marked keys of one repository one transaction
-// indexes while it holds the repository's row lock.
+// indexes at most while it holds the repository's row lock;
+// searchtext.BatchBytes bounds the content it reads.
 const pendingBatch = 200
 
 // maxPending is how many keys this process's writes may mark, in all
@@ -51,13 +52,17 @@ const (
 	markPending = `INSERT INTO search_pending (repo, key) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`
 	// lockRepoRow is the lock a write takes first; see lockRepo.
 	lockRepoRow = `SELECT 1 FROM repos WHERE slug = $1 FOR UPDATE`
-	// takePending drops up to $2 marks of repository $1 and returns their
-	// keys with their entries as they are (an entry purged since is
-	// deleted).
+	// pendingSizes lists up to $2 marks of repository $1, by key, with
+	// the size of the content each would index (0 for an entry deleted or
+	// purged since).
+	pendingSizes = `SELECT p.key, CASE WHEN e.deleted THEN 0 ELSE coalesce(e.size, 0) END
+		FROM search_pending p LEFT JOIN entries e ON e.repo = p.repo AND e.key = p.key
+		WHERE p.repo = $1 ORDER BY p.key LIMIT $2`
+	// takePending drops the marks of the keys $2 of repository $1 and
+	// returns their keys with their entries as they are (an entry purged
+	// since is deleted).
 	takePending = `WITH m AS (
-			DELETE FROM search_pending WHERE repo = $1
-				AND key IN (SELECT key FROM search_pending WHERE repo = $1 ORDER BY key LIMIT $2)
-			RETURNING key
+			DELETE FROM search_pending WHERE repo = $1 AND key = ANY($2) RETURNING key
 		)
 		SELECT m.key, coalesce(e.deleted, true), coalesce(e.content, '')
 		FROM m LEFT JOIN entries e ON e.repo = $1 AND e.key = m.key`
@@ -119,8 +124,9 @@ func (db *DB) indexRepo(ctx context.Context, repo string) error {
 	}
 }
 
-// indexBatch indexes up to pendingBatch of repo's marked keys under the
-// repository's row lock; more reports that it may have left some.
+// indexBatch indexes up to pendingBatch of repo's marked keys, as many as
+// searchtext.BatchLen takes, under the repository's row lock; more
+// reports that it may have left some.
 func (db *DB) indexBatch(ctx context.Context, repo string) (more bool, err error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
@@ -128,19 +134,15 @@ func (db *DB) indexBatch(ctx context.Context, repo string) (more bool, err error
 		if _, err := tx.Exec(ctx, lockRepoRow, repo); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, takePending, repo, pendingBatch)
+		keys, left, err := batchKeys(ctx, tx, pendingBatch, pendingSizes, repo, pendingBatch)
+		if err != nil || len(keys) == 0 {
+			return err
+		}
+		more = left
+		ents, err := db.readIndexed(ctx, tx, takePending, repo, keys)
 		if err != nil {
 			return err
 		}
-		var ents []indexed
-		var e indexed
-		if _, err := pgx.ForEachRow(rows, []any{&e.key, &e.deleted, &e.content}, func() error {
-			ents = append(ents, e)
-			return nil
-		}); err != nil || len(ents) == 0 {
-			return err
-		}
-		more = len(ents) == pendingBatch
 		b := &pgx.Batch{}
 		queueIndex(b, repo, ents)
 		return tx.SendBatch(ctx, b).Close()

@@ -238,8 +238,8 @@ func TestRollBackWithMarks(t *testing.T) {
 		t.Fatalf("%d keys marked, want 2", n)
 	}
 	latest, _ := migrations.Latest(migrations.Postgres)
-	if _, _, err := postgres.Migrate(ctx, url, "down", int(latest)-9); err != nil { // to the schema before migration 10
-		t.Fatal(err)
+	if v, _, err := postgres.Migrate(ctx, url, "down", int(latest)-9); err != nil || v != 9 {
+		t.Fatalf("roll back to version 9: version %d, %v", v, err)
 	}
 	if n := count(t, conn, `SELECT count(*) FROM entries WHERE deleted AND search IS NOT NULL`); n != 0 {
 		t.Errorf("%d deleted entries keep a vector", n)

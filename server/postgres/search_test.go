@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -42,4 +43,12 @@ func TestSearchBackfill(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM search_backfill`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("backfill cursor left: %d rows, %v", n, err)
 	}
+}
+
+// TestLargeBacklogIndexedInBatches: 10 MB of marked entries are indexed by
+// the next search, completely, a few megabytes per transaction.
+func TestLargeBacklogIndexedInBatches(t *testing.T) {
+	postgres.SetPendingPause(t, time.Hour) // no background indexing
+	db := open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true})
+	storetest.IndexedInBatches(t, db, func() (int64, int64) { return postgres.IndexBatches(db) })
 }

@@ -2,10 +2,11 @@
 // REST API and its event streams (server/httpapi), the web UI
 // (server/webui) and /mcp (server/mcp) are mounted side by side, behind the
 // middleware they share (server/httpkit: request ids, the access log and
-// request metrics, panic recovery, bearer authentication and the rate
-// limit). None of the surfaces imports another; this is the one package
-// that knows them all. JSONErrors answers the refusals net/http makes
-// before any handler runs with the same error envelope.
+// request metrics, panic recovery, the Host check, the refusal of
+// cross-site writes, bearer authentication and the rate limit). None of
+// the surfaces imports another; this is the one package that knows them
+// all. JSONErrors answers the refusals net/http makes before any handler
+// runs with the same error envelope.
 package router
 
 import (
@@ -68,11 +69,23 @@ type Options struct {
 	UISessions server.SessionStore
 	// Version is the server's version, reported to MCP clients.
 	Version string
+	// Listen is the listen address (HOST:PORT): a host that is a name is
+	// one of the server's names.
+	Listen string
+	// PublicHosts are the names clients reach the server by (host names,
+	// HOST:PORT or URLs; only the host name counts). With any, or with
+	// NoAuth, a request addressed to another name is refused (421), IP
+	// addresses and localhost aside; otherwise every name is answered.
+	PublicHosts []string
+	// MaxMCPReplyBytes bounds the reply of one MCP tool call (default
+	// mcp.DefaultMaxReplyBytes); RequestTimeout bounds its time.
+	MaxMCPReplyBytes int
 }
 
-// New returns the server's HTTP handler. An error means the web UI could
-// not be built: no session store while authentication is on, or embedded
-// templates that do not parse (a build defect).
+// New returns the server's HTTP handler. An error names a public host
+// that is not a host name, or means the web UI could not be built: no
+// session store while authentication is on, or embedded templates that do
+// not parse (a build defect).
 func New(o Options) (http.Handler, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -83,6 +96,10 @@ func New(o Options) (http.Handler, error) {
 	if o.Events != nil {
 		o.Metrics.WatchHub(o.Events)
 	}
+	hosts, err := httpkit.NewHosts(o.Listen, o.PublicHosts, o.NoAuth || len(o.PublicHosts) > 0)
+	if err != nil {
+		return nil, err
+	}
 	mw := &httpkit.Middleware{Log: o.Logger, Meter: o.Metrics, Auth: o.Auth, NoAuth: o.NoAuth,
 		Limiter: httpkit.NewLimiter(o.RateLimit), AccessLog: !o.NoAccessLog}
 	ui, err := webui.New(webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger,
@@ -91,10 +108,11 @@ func New(o Options) (http.Handler, error) {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
 	tools := mcp.New(mcp.Options{Service: o.Service, Logger: o.Logger, ObserveToolCall: o.Metrics.ObserveToolCall,
-		Version: o.Version, NoAccessLog: o.NoAccessLog})
+		Version: o.Version, NoAccessLog: o.NoAccessLog, Limiter: mw.Limiter, RateLimited: o.Metrics.RateLimited,
+		CallTimeout: o.RequestTimeout, MaxReplyBytes: o.MaxMCPReplyBytes})
 
 	r := chi.NewRouter()
-	r.Use(httpkit.RequestIDs(o.Service.ServerID()), mw.Observe, mw.Recover)
+	r.Use(httpkit.RequestIDs(o.Service.ServerID()), mw.Observe, mw.Recover, mw.CheckHost(hosts))
 	r.NotFound(mw.Wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return httpkit.NotFound("no such resource: " + r.URL.Path)
 	}))
@@ -102,10 +120,16 @@ func New(o Options) (http.Handler, error) {
 	if o.ServeMetrics {
 		r.Method(http.MethodGet, api.PathMetrics, o.Metrics.Handler())
 	}
-	httpapi.Mount(r, httpapi.Options{Service: o.Service, Events: o.Events, Middleware: mw, Metrics: o.Metrics,
-		Ready: o.Ready, RequestTimeout: o.RequestTimeout, BodyCacheBytes: o.BodyCacheBytes,
-		Heartbeat: o.Heartbeat, StreamWriteTimeout: o.StreamWriteTimeout})
+	// The API's writes and /mcp take no request a page of another site
+	// can send; the web UI's forms carry their own guards (a CSRF token,
+	// the same-origin check).
+	r.Group(func(r chi.Router) {
+		r.Use(mw.SameOriginWrites, mw.NoFormPosts)
+		httpapi.Mount(r, httpapi.Options{Service: o.Service, Events: o.Events, Middleware: mw, Metrics: o.Metrics,
+			Ready: o.Ready, RequestTimeout: o.RequestTimeout, BodyCacheBytes: o.BodyCacheBytes,
+			Heartbeat: o.Heartbeat, StreamWriteTimeout: o.StreamWriteTimeout})
+	})
 	ui.Mount(r)
-	r.With(mw.Authenticate).Handle(mcp.Path, tools)
+	r.With(mw.SameOrigin, mw.NoFormPosts, mw.VerifyCaller).Handle(mcp.Path, tools)
 	return r, nil
 }

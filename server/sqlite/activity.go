@@ -25,7 +25,7 @@ func (db *DB) Activity(ctx context.Context, repo string, before int64, limit int
 		_, err := db.RepoState(ctx, repo)
 		return page, err
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT r.version, r.key, r.op, r.author, r.at, `+writeplan.ProvenanceColumns+revisionFrom+`
+	rows, err := db.read.QueryContext(ctx, `SELECT r.version, r.key, r.op, r.checksum, r.author, r.at, `+writeplan.ProvenanceColumns+revisionFrom+`
 		WHERE r.repo = ? AND r.version >= ? AND r.version <= ? ORDER BY r.version DESC, r.key`,
 		repo, versions[len(versions)-1], versions[0])
 	if err != nil {
@@ -34,7 +34,7 @@ func (db *DB) Activity(ctx context.Context, repo string, before int64, limit int
 	defer rows.Close()
 	var r server.Revision
 	var at int64
-	dest := append([]any{&r.Version, &r.Key, &r.Op, &r.Author, &at}, writeplan.ProvenanceDest(&r.Provenance)...)
+	dest := append([]any{&r.Version, &r.Key, &r.Op, &r.Checksum, &r.Author, &at}, writeplan.ProvenanceDest(&r.Provenance)...)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return server.ActivityPage{}, wrap("read activity", err)

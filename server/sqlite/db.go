@@ -19,6 +19,7 @@ import (
 	"github.com/teammem/teammem/internal/filelock"
 	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/searchtext"
 	"github.com/teammem/teammem/server/internal/writeplan"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -57,9 +58,12 @@ type DB struct {
 	merging      chan struct{}
 	// pending counts the keys marked for the search index (see
 	// search_pending.go).
-	pending   atomic.Int64
-	closeOnce sync.Once // Close closes once; later calls return closeErr
-	closeErr  error
+	pending atomic.Int64
+	// indexBatches counts the batches that indexed marked keys or
+	// backfilled entries, and the most content one read.
+	indexBatches searchtext.BatchStats
+	closeOnce    sync.Once // Close closes once; later calls return closeErr
+	closeErr     error
 }
 
 var _ server.Store = (*DB)(nil)

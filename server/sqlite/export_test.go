@@ -26,3 +26,7 @@ func WaitBackfill(db *DB) error {
 	<-db.backfilled
 	return db.backfillErr
 }
+
+// IndexBatches returns how many batches indexed marked keys or backfilled
+// entries, and the most content one of them read.
+func IndexBatches(db *DB) (batches, largest int64) { return db.indexBatches.Get() }

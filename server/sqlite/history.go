@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -73,6 +74,36 @@ func (db *DB) History(ctx context.Context, repo, key string, before int64, limit
 		return revs, db.keyExisted(ctx, repo, key)
 	}
 	return revs, nil
+}
+
+// Histories lists the revisions of several keys, newest first; see
+// server.Store. One range of the primary key per key.
+func (db *DB) Histories(ctx context.Context, repo string, keys []string, before int64) (map[string][]server.Revision, error) {
+	out := map[string][]server.Revision{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	asked, err := json.Marshal(keys)
+	if err != nil {
+		return nil, fmt.Errorf("read histories: %w", err)
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT key, version, op, checksum, size, author, at FROM revisions
+		WHERE repo = ? AND key IN (SELECT value FROM json_each(?)) AND (? = 0 OR version < ?) ORDER BY key, version DESC`,
+		repo, string(asked), before, before)
+	if err != nil {
+		return nil, wrap("read histories", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r := server.Revision{Repo: repo}
+		var at int64
+		if err := rows.Scan(&r.Key, &r.Version, &r.Op, &r.Checksum, &r.Size, &r.Author, &at); err != nil {
+			return nil, wrap("read histories", err)
+		}
+		r.At = fromMicros(at)
+		out[r.Key] = append(out[r.Key], r)
+	}
+	return out, wrap("read histories", rows.Err())
 }
 
 // keyExisted returns an error wrapping server.ErrNotFound unless key has

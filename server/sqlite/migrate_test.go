@@ -152,4 +152,4 @@ func TestMigrateProvenance(t *testing.T) {
 
 // provenanceMigration is the number of the migration that records
 // provenance.
-const provenanceMigration = 14
+const provenanceMigration = 15

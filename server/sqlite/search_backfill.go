@@ -9,9 +9,10 @@ import (
 	"github.com/teammem/teammem/server/internal/searchtext"
 )
 
-// backfillBatch is how many entries one backfill transaction indexes: a
-// few milliseconds of the writer's time, so that clients' writes queued
-// meanwhile wait no longer than behind a batch of their own.
+// backfillBatch is how many entries one backfill transaction indexes at
+// most (searchtext.BatchBytes bounds their content): a few milliseconds of
+// the writer's time, so that clients' writes queued meanwhile wait no
+// longer than behind a batch of their own.
 const backfillBatch = 200
 
 // backfillJob indexes the words of the next entries numbered by
@@ -36,28 +37,11 @@ func (j *backfillJob) run(ctx context.Context, b *batch) error {
 		if err != nil {
 			return wrap("read search backfill", err)
 		}
-		var index []indexChange
-		rows, err := b.tx.QueryContext(ctx, `SELECT d.id, d.repo, d.key, coalesce(r.content, '')
-			FROM search_docs d JOIN entries e ON e.repo = d.repo AND e.key = d.key
-				LEFT JOIN revisions r ON r.repo = e.repo AND r.key = e.key AND r.version = e.version
-			WHERE d.id > ? ORDER BY d.id LIMIT ?`, cursor, backfillBatch)
+		index, more, err := backfillNext(ctx, b, cursor)
 		if err != nil {
-			return wrap("read search backfill", err)
+			return err
 		}
-		for rows.Next() {
-			var c indexChange
-			var content string
-			if err := rows.Scan(&c.doc, &c.repo, &c.key, &content); err != nil {
-				_ = rows.Close()
-				return wrap("read search backfill", err)
-			}
-			c.e = searchtext.EntryOf(c.key, content)
-			index = append(index, c)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return wrap("read search backfill", err)
-		}
-		if len(index) < backfillBatch {
+		if !more {
 			_, err = b.tx.ExecContext(ctx, `DELETE FROM search_backfill`)
 			j.done = true
 		} else {
@@ -70,6 +54,44 @@ func (j *backfillJob) run(ctx context.Context, b *batch) error {
 		b.changed = true
 		return nil
 	})
+}
+
+// backfillNext reads the words of the entries numbered after cursor, in
+// order: up to backfillBatch of them, as many as searchtext.BatchLen
+// takes. more reports that entries are left after them.
+func backfillNext(ctx context.Context, b *batch, cursor int64) (index []indexChange, more bool, err error) {
+	rows, err := b.tx.QueryContext(ctx, `SELECT d.id, d.repo, d.key, e.version, e.size
+		FROM search_docs d JOIN entries e ON e.repo = d.repo AND e.key = d.key
+		WHERE d.id > ? ORDER BY d.id LIMIT ?`, cursor, backfillBatch)
+	if err != nil {
+		return nil, false, wrap("read search backfill", err)
+	}
+	var versions, sizes []int64
+	for rows.Next() {
+		var c indexChange
+		var version, size int64
+		if err := rows.Scan(&c.doc, &c.repo, &c.key, &version, &size); err != nil {
+			_ = rows.Close()
+			return nil, false, wrap("read search backfill", err)
+		}
+		index, versions, sizes = append(index, c), append(versions, version), append(sizes, size)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, false, wrap("read search backfill", err)
+	}
+	n := searchtext.BatchLen(sizes, backfillBatch)
+	var read int64
+	for i := range index[:n] {
+		content, err := b.stmts.search.contentAt(ctx, index[i].repo, index[i].key, versions[i])
+		if err != nil {
+			return nil, false, err
+		}
+		index[i].e, read = searchtext.EntryOf(index[i].key, content), read+int64(len(content))
+	}
+	if n > 0 {
+		b.w.db.indexBatches.Add(read)
+	}
+	return index[:n], n < len(index) || len(index) == backfillBatch, nil
 }
 
 // backfill indexes the entries numbered by migration 13, one writer

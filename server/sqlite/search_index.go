@@ -31,18 +31,28 @@ const (
 	linkFtsAddSQL  = `INSERT INTO search_links_fts (rowid, scope, line) VALUES (?, ?, ?)`
 )
 
-var searchWriteSQL = []string{pendingAddSQL, pendingDropSQL, docIDSQL, docAddSQL, docMoveSQL, docLowestSQL, ftsAddSQL, titleAddSQL,
+var searchWriteSQL = []string{pendingAddSQL, pendingDropSQL, contentAtSQL, docIDSQL, docAddSQL, docMoveSQL, docLowestSQL, ftsAddSQL, titleAddSQL,
 	docDeleteSQL, ftsDeleteSQL, titleDeleteSQL, linksDropSQL, linkFtsDelSQL, linkAddSQL, linkFtsAddSQL}
 
 // searchStmts are the index statements, part of writeStmts.
 type searchStmts struct {
-	pendingAdd, pendingDrop, docID, docAdd, docMove, docLowest, ftsAdd, titleAdd,
+	pendingAdd, pendingDrop, content, docID, docAdd, docMove, docLowest, ftsAdd, titleAdd,
 	docDelete, ftsDelete, titleDelete, linksDrop, linkFtsDel, linkAdd, linkFtsAdd *sql.Stmt
 }
 
 func (s *searchStmts) all() []**sql.Stmt {
-	return []**sql.Stmt{&s.pendingAdd, &s.pendingDrop, &s.docID, &s.docAdd, &s.docMove, &s.docLowest, &s.ftsAdd, &s.titleAdd,
+	return []**sql.Stmt{&s.pendingAdd, &s.pendingDrop, &s.content, &s.docID, &s.docAdd, &s.docMove, &s.docLowest, &s.ftsAdd, &s.titleAdd,
 		&s.docDelete, &s.ftsDelete, &s.titleDelete, &s.linksDrop, &s.linkFtsDel, &s.linkAdd, &s.linkFtsAdd}
+}
+
+// contentAt reads key's content at version ("" when no revision holds it).
+func (s *searchStmts) contentAt(ctx context.Context, repo, key string, version int64) (string, error) {
+	var content string
+	err := s.content.QueryRowContext(ctx, repo, key, version).Scan(&content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return content, wrap("read entry to index", err)
 }
 
 // indexChange is one change of the search index: the words of a put

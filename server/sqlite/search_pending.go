@@ -21,7 +21,8 @@ import (
 //     so the first search after a burst does a bounded amount of work.
 // Marks are rows: a crash loses none, and Open counts them.
 
-// pendingBatch is how many marked keys one writer transaction indexes.
+// pendingBatch is how many marked keys one writer transaction indexes at
+// most; searchtext.BatchBytes bounds the content it reads.
 const pendingBatch = 200
 
 // maxPending is how many keys may wait before the merger indexes them
@@ -30,14 +31,17 @@ const maxPending = 500
 
 const (
 	pendingAddSQL = `INSERT OR IGNORE INTO search_pending (repo, key) VALUES (?, ?)`
+	// pendingReadSQL reads the marks and their entries' rows, without the
+	// content (a batch reads that of the marks it takes, see pendingJob).
 	// The oldest write first: each put indexed takes the next id below
 	// the others (see apply), so that the newest comes first in a search;
 	// writes of the same time by repository and key, the first last.
-	pendingReadSQL = `SELECT p.repo, p.key, e.deleted, coalesce(r.content, '')
+	pendingReadSQL = `SELECT p.repo, p.key, e.deleted, coalesce(e.version, 0), coalesce(e.size, 0)
 		FROM search_pending p
 		LEFT JOIN entries e ON e.repo = p.repo AND e.key = p.key
-		LEFT JOIN revisions r ON r.repo = e.repo AND r.key = e.key AND r.version = e.version
 		ORDER BY e.updated_at, p.repo DESC, p.key DESC LIMIT ?`
+	// contentAtSQL reads an entry's content at its version.
+	contentAtSQL   = `SELECT content FROM revisions WHERE repo = ? AND key = ? AND version = ?`
 	pendingDropSQL = `DELETE FROM search_pending WHERE repo = ? AND key = ?`
 )
 
@@ -69,52 +73,79 @@ func (b *batch) markPending(ctx context.Context) (int64, error) {
 	return total, nil
 }
 
-// pendingJob indexes up to pendingBatch marked keys with their current
-// content (a deleted or purged key leaves the index) and drops their
-// marks; more reports that it left some.
+// pendingJob indexes up to pendingBatch marked keys, the oldest first,
+// with their current content (a deleted or purged key leaves the index),
+// as many as searchtext.BatchLen takes, and drops their marks; more
+// reports that it left some.
 type pendingJob struct {
 	serverJob
 	more bool
 }
 
+// marked is a marked key and its entry's row.
+type marked struct {
+	pendingKey
+	deleted       sql.NullInt64 // NULL: the entry is gone (purged)
+	version, size int64
+}
+
+// live reports whether the key has content to index.
+func (m marked) live() bool { return m.deleted.Valid && m.deleted.Int64 == 0 }
+
 func (j *pendingJob) run(ctx context.Context, b *batch) error {
 	return b.inSavepoint(ctx, func() error {
-		type marked struct {
-			pendingKey
-			deleted sql.NullInt64 // NULL: the entry is gone (purged)
-			content string
-		}
-		rows, err := b.tx.QueryContext(ctx, pendingReadSQL, pendingBatch)
+		keys, err := readMarks(ctx, b.tx)
 		if err != nil {
-			return wrap("read search marks", err)
+			return err
 		}
-		var keys []marked
-		for rows.Next() {
-			var m marked
-			if err := rows.Scan(&m.repo, &m.key, &m.deleted, &m.content); err != nil {
-				_ = rows.Close()
-				return wrap("read search marks", err)
+		sizes := make([]int64, len(keys))
+		for i, m := range keys {
+			if m.live() {
+				sizes[i] = m.size
 			}
-			keys = append(keys, m)
 		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return wrap("read search marks", err)
-		}
-		for _, m := range keys {
-			c := indexChange{repo: m.repo, key: m.key, del: !m.deleted.Valid || m.deleted.Int64 != 0}
+		n := searchtext.BatchLen(sizes, pendingBatch)
+		var read int64
+		for _, m := range keys[:n] {
+			c := indexChange{repo: m.repo, key: m.key, del: !m.live()}
 			if !c.del {
-				c.e = searchtext.EntryOf(m.key, m.content)
+				content, err := b.stmts.search.contentAt(ctx, m.repo, m.key, m.version)
+				if err != nil {
+					return err
+				}
+				c.e, read = searchtext.EntryOf(m.key, content), read+int64(len(content))
 			}
 			b.index = append(b.index, c) // made at the batch's end, as a backfill's
 			if _, err := b.stmts.search.pendingDrop.ExecContext(ctx, m.repo, m.key); err != nil {
 				return wrap("drop search mark", err)
 			}
 		}
+		if n > 0 {
+			b.w.db.indexBatches.Add(read)
+		}
 		b.indexedMarks = true
-		b.changed = b.changed || len(keys) > 0
-		j.more = len(keys) == pendingBatch
+		b.changed = b.changed || n > 0
+		j.more = n < len(keys) || len(keys) == pendingBatch
 		return nil
 	})
+}
+
+// readMarks reads up to pendingBatch marks, in the order they are indexed.
+func readMarks(ctx context.Context, tx *sql.Tx) ([]marked, error) {
+	rows, err := tx.QueryContext(ctx, pendingReadSQL, pendingBatch)
+	if err != nil {
+		return nil, wrap("read search marks", err)
+	}
+	var keys []marked
+	for rows.Next() {
+		var m marked
+		if err := rows.Scan(&m.repo, &m.key, &m.deleted, &m.version, &m.size); err != nil {
+			_ = rows.Close()
+			return nil, wrap("read search marks", err)
+		}
+		keys = append(keys, m)
+	}
+	return keys, wrap("read search marks", errors.Join(rows.Err(), rows.Close()))
 }
 
 // indexPending indexes every key marked before it was called (and those

@@ -277,6 +277,19 @@ func testKeyCollision(t *testing.T, s server.Store) {
 			t.Errorf("Changed (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("all or nothing", func(t *testing.T) {
+		r := repo + "/all"
+		base := apply(t, s, write(r, at(0), seeded))
+		w := write(r, at(1), contents{"memory.md": "hi", "other.md": "left out with it"}, "Straße.md")
+		w.AllOrNothing = true
+		res := apply(t, s, w)
+		if len(res.Skipped) != 1 || res.Skipped[0].Key != "memory.md" || len(res.Changed)+len(res.Deleted) != 0 || res.State != base.State {
+			t.Errorf("Apply = %+v; want memory.md skipped and nothing changed at %+v", res, base.State)
+		}
+		if diff := cmp.Diff(seeded, liveContents(t, s, r)); diff != "" {
+			t.Errorf("contents after an all-or-nothing write with a collision (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // tags is the condition a header's comma-separated form names: "" none,

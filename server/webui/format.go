@@ -9,19 +9,20 @@ import (
 
 // templateFuncs are the templates' helpers.
 var templateFuncs = template.FuncMap{
-	"repoURL":   repoURL,
-	"repoName":  repoName,
-	"entryURL":  entryURL,
-	"diffURL":   diffURL,
-	"blameURL":  blameURL,
-	"dec":       func(n int64) int64 { return n - 1 },
-	"searchURL": searchURL,
-	"short":     shortCommit,
-	"bytes":     humanBytes,
-	"ago":       ago,
-	"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"feed":      newFeed,
+	"repoURL":    repoURL,
+	"repoName":   repoName,
+	"entryURL":   entryURL,
+	"diffURL":    diffURL,
+	"blameURL":   blameURL,
+	"dec":        func(n int64) int64 { return n - 1 },
+	"restoreURL": restoreURL,
+	"searchURL":  searchURL,
+	"short":      shortCommit,
+	"bytes":      humanBytes,
+	"ago":        ago,
+	"when":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"iso":        func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"feed":       newFeed,
 }
 
 // repoURL is a repository's page.
@@ -49,6 +50,13 @@ func blameURL(repo, key string, v int64) string {
 		q.Set("v", itoa(v))
 	}
 	return repoURL(repo) + "/~blame?" + q.Encode()
+}
+
+// restoreURL is the page that asks to confirm the restore of version v of
+// an entry (for a delete, of the content it deleted).
+func restoreURL(repo, key string, v int64) string {
+	q := url.Values{"key": {key}, "version": {itoa(v)}}
+	return repoURL(repo) + "/~restore?" + q.Encode()
 }
 
 func humanBytes(n int64) string {

@@ -3,10 +3,8 @@ package webui
 import (
 	"bytes"
 	"html/template"
-	"net/url"
 	"path"
 	"regexp"
-	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -15,6 +13,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // markdown renders entries: GitHub-flavoured Markdown with raw HTML
@@ -76,16 +76,10 @@ func (entryLinks) Transform(doc *ast.Document, _ text.Reader, pc parser.Context)
 	})
 }
 
-// linkedKey resolves a relative link found in entry from to the key it
-// names, if it names one inside the repository.
+// linkedKey resolves a link found in entry from to the key it names, if
+// it names one inside the repository: goldmark keeps the destination as
+// written, and protocol.LinkKey reads it as every surface reads index
+// links.
 func linkedKey(from, dest string) (string, bool) {
-	u, err := url.Parse(dest)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" || strings.HasPrefix(u.Path, "/") {
-		return "", false
-	}
-	key := path.Join(path.Dir(from), u.Path)
-	if key == "." || key == ".." || strings.HasPrefix(key, "../") {
-		return "", false
-	}
-	return key, true
+	return protocol.LinkKey(path.Dir(from), dest)
 }

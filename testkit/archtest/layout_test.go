@@ -49,7 +49,7 @@ var layout = []room{
 	{"client/mcpinstall", with(prim, "client/assistants")},
 	{"client/mcprest", []string{"api", "client", "mcptools"}},
 	{"client/agent", with(prim, "api", "client", "client/watch", "client/assistants", "client/teamblock", "client/gitremote", "client/refcheck",
-		"memcore", "memcore/protocol", "memcore/secrets")},
+		"memcore", "memcore/protocol", "memcore/secrets", "memcore/session")},
 
 	// The server's domain knows no wire and no driver; its technologies
 	// know the domain, never each other (but for the fan-out's metrics).
@@ -63,7 +63,7 @@ var layout = []room{
 	{"server/metrics", []string{"server", "server/events"}},
 	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
-	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/secrets"}},
+	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/protocol/protocoltest", "memcore/secrets"}},
 	{"server/connlimit", nil},
 	// The HTTP surfaces (REST+SSE, the web UI, /mcp) share httpkit's
 	// middleware and never import each other; the router alone mounts

@@ -252,6 +252,9 @@ func TestReadMemory(t *testing.T) {
 	if m.RSS < 1<<20 || m.File <= 0 || m.File > m.RSS {
 		t.Errorf("own RSS %d bytes, %d of mapped files; want at least 1 MiB, and some of it the binary's", m.RSS, m.File)
 	}
+	if m.Anon <= 0 || m.Own() > m.RSS || m.Own()+m.File != m.RSS {
+		t.Errorf("RssAnon %d, RssShmem %d, RssFile %d bytes; want some anonymous memory, the three adding up to VmRSS %d", m.Anon, m.Shmem, m.File, m.RSS)
+	}
 }
 
 func TestEntryContent(t *testing.T) {

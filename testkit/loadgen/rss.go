@@ -13,9 +13,15 @@ import (
 
 // Memory is a process's resident memory, from /proc/<pid>/status.
 type Memory struct {
-	RSS  int64 // VmRSS: every resident page
-	File int64 // RssFile: those of mapped files (the binary, a database mapped for reading), page cache the kernel may drop and read again
+	RSS   int64 // VmRSS: every resident page
+	File  int64 // RssFile: those of mapped files (the binary, a database mapped for reading), page cache the kernel may drop and read again
+	Anon  int64 // RssAnon: the process's own pages (heap, stacks)
+	Shmem int64 // RssShmem: shared memory it mapped
 }
+
+// Own is the memory the process holds of its own: RssAnon + RssShmem, RSS
+// without the file pages the kernel may drop.
+func (m Memory) Own() int64 { return m.Anon + m.Shmem }
 
 // ReadMemory returns the resident memory of process pid.
 func ReadMemory(pid int) (Memory, error) {
@@ -41,6 +47,10 @@ func parseStatus(f *os.File) (Memory, error) {
 			dst = &m.RSS
 		case name == "RssFile":
 			dst = &m.File
+		case name == "RssAnon":
+			dst = &m.Anon
+		case name == "RssShmem":
+			dst = &m.Shmem
 		default:
 			continue
 		}
@@ -53,18 +63,20 @@ func parseStatus(f *os.File) (Memory, error) {
 	if err := s.Err(); err != nil {
 		return Memory{}, fmt.Errorf("read rss: %w", err)
 	}
-	if seen < 2 {
-		return Memory{}, fmt.Errorf("read rss: no VmRSS or RssFile line in %s", f.Name())
+	if seen < 4 {
+		return Memory{}, fmt.Errorf("read rss: no VmRSS, RssFile, RssAnon or RssShmem line in %s", f.Name())
 	}
 	return m, nil
 }
 
-// rssSampler records the highest RSS of a process until stopped.
+// rssSampler records the highest RSS of a process, and the highest of its
+// own memory (Memory.Own), until stopped.
 type rssSampler struct {
-	pid  int
-	peak int64
-	wg   sync.WaitGroup
-	stop context.CancelFunc
+	pid     int
+	peak    int64
+	ownPeak int64
+	wg      sync.WaitGroup
+	stop    context.CancelFunc
 }
 
 // startRSS samples pid every interval; pid ≤ 0 samples nothing.
@@ -92,8 +104,8 @@ func startRSS(ctx context.Context, pid int, interval time.Duration) *rssSampler 
 }
 
 func (s *rssSampler) sample() {
-	if m, err := ReadMemory(s.pid); err == nil && m.RSS > s.peak {
-		s.peak = m.RSS
+	if m, err := ReadMemory(s.pid); err == nil {
+		s.peak, s.ownPeak = max(s.peak, m.RSS), max(s.ownPeak, m.Own())
 	}
 }
 

@@ -37,6 +37,8 @@ type Options struct {
 	Logger    *slog.Logger
 	// NoAuth makes every caller the anonymous admin (--insecure-no-auth).
 	NoAuth bool
+	// PublicHosts are the names the server answers to (--public-host).
+	PublicHosts []string
 	// NoSecretScan turns the credential scan off.
 	NoSecretScan bool
 	// BodyCacheBytes is router's Options.BodyCacheBytes (0: the default).
@@ -132,7 +134,7 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub})
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
-		UISecret: key.Seed()}
+		UISecret: key.Seed(), PublicHosts: o.PublicHosts}
 	if ss, ok := store.(server.SessionStore); ok {
 		ropts.UISessions = ss
 	}

@@ -1,8 +1,9 @@
-// Package protocoltest holds the tables of keys that every end of the
-// protocol tests against: the hostile keys ValidateKey must refuse and the
-// ordinary names it must accept (spec/memcore.md §8). Tests of the protocol
-// package, of SafeWrite, of the server and of the agent share them, so that
-// every end is held to the same cases.
+// Package protocoltest holds the tables that every end of the protocol
+// tests against: the hostile keys ValidateKey must refuse and the ordinary
+// names it must accept (spec/memcore.md §8), and the index lines with the
+// keys they link (IndexLinkCases). Tests of the protocol package, of
+// SafeWrite, of the server, of the agent, of the MCP tools and of the web
+// UI share them, so that every end is held to the same cases.
 package protocoltest
 
 import "strings"

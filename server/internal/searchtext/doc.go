@@ -3,10 +3,7 @@ package searchtext
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"net/url"
 	"path"
-	"regexp"
-	"strings"
 
 	"github.com/teammem/teammem/memcore/protocol"
 )
@@ -48,23 +45,19 @@ func IsIndex(key string) bool {
 	return path.Base(key) == "MEMORY.md"
 }
 
-// linkRE matches a Markdown link's target.
-var linkRE = regexp.MustCompile(`\]\(\s*(?:<([^>]*)>|([^)\s]+))[^)]*\)`)
-
 // IndexLines returns, for each key an index (see IsIndex) links, the
-// normalised text of the lines linking it, joined. Targets are relative to
-// the index's directory; links leaving the repository or naming a URL are
-// ignored.
+// normalised text of the lines linking it, joined. The keys are those
+// protocol.IndexLines reads, as every surface does: relative to the
+// index's directory, outside fenced code, never a URL or a path leaving
+// the repository; a line linking the index itself is not indexed under it.
 func IndexLines(indexKey, content string) map[string]string {
-	dir := path.Dir(indexKey)
 	out := map[string]string{}
-	for line := range strings.Lines(content) {
-		for _, m := range linkRE.FindAllStringSubmatch(line, -1) {
-			key, ok := linkTarget(dir, m[1]+m[2])
-			if !ok || key == indexKey {
+	for _, l := range protocol.IndexLines(path.Dir(indexKey), content) {
+		for _, key := range l.Keys {
+			if key == indexKey {
 				continue
 			}
-			n := Normalize(line, 4096)
+			n := Normalize(l.Text, 4096)
 			if prev := out[key]; prev != "" {
 				n = prev + " " + n
 			}
@@ -72,21 +65,6 @@ func IndexLines(indexKey, content string) map[string]string {
 		}
 	}
 	return out
-}
-
-func linkTarget(dir, target string) (string, bool) {
-	if strings.Contains(target, ":") || strings.HasPrefix(target, "/") || strings.HasPrefix(target, "#") {
-		return "", false
-	}
-	target, _, _ = strings.Cut(target, "#")
-	if t, err := url.PathUnescape(target); err == nil {
-		target = t
-	}
-	key := path.Join(dir, target)
-	if key == "." || key == ".." || strings.HasPrefix(key, "../") {
-		return "", false
-	}
-	return key, true
 }
 
 // Entry is the search text of one put: its Doc and, when it is an index,

@@ -49,6 +49,9 @@ func (s *Set) plan(cur server.RepoState, w server.Write) (*Plan, error) {
 	p := &Plan{Repo: w.Repo, Author: w.Author, Provenance: w.Provenance, At: normalTime(w.At), Version: cur.Version + 1,
 		Entries: cur.Entries, Bytes: cur.Bytes}
 	puts := s.skipCollisions(p, w.Puts, w.Deletes)
+	if w.AllOrNothing && len(p.Skipped) > 0 {
+		return p, nil // no change: the caller answers the current state
+	}
 	s.planPuts(p, puts)
 	s.planDeletes(p, w.Deletes)
 	if err := checkLimits(cur, p, w); err != nil {

@@ -1,0 +1,33 @@
+package webui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/teammem/teammem/memcore/protocol"
+	"github.com/teammem/teammem/memcore/protocol/protocoltest"
+)
+
+// FuzzMarkdownLinksAgree renders a line of a paragraph with goldmark and
+// compares the entries it links with the keys protocol.LinkedKeys reads in
+// it: the web UI and every other surface agree on which keys a line links.
+// Left out are what goldmark reads as more than an inline link: images,
+// autolinks and raw HTML ("!", "<"), entities ("&"), line breaks.
+func FuzzMarkdownLinksAgree(f *testing.F) {
+	for _, c := range protocoltest.IndexLinkCases {
+		f.Add(c.Index)
+	}
+	md := newMarkdown()
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "!<&\n\r\x00") {
+			return
+		}
+		line = "x " + line
+		want := protocol.LinkedKeys("", line)
+		out := string(md.render("acme/api", "MEMORY.md", line))
+		if got := linkedEntries(t, out); !slices.Equal(got, want) {
+			t.Fatalf("%q: goldmark links the entries %q, protocol.LinkedKeys %q\n%s", line, got, want, out)
+		}
+	})
+}
