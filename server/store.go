@@ -76,8 +76,8 @@ type Store interface {
 
 	// Histories returns the revisions of each of keys, newest first, only
 	// those with a version below before when before > 0, in one read (the
-	// Service tells a page of activity's restores from them). Content is
-	// not filled; a key without such revisions is left out.
+	// Service tells a page of activity's restores from them). Content and
+	// Provenance are not filled; a key without such revisions is left out.
 	Histories(ctx context.Context, repo string, keys []string, before int64) (map[string][]Revision, error)
 
 	// Revision returns one revision of a key with its content (empty for a

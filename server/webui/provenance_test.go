@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -26,8 +25,7 @@ func TestUIRestoreProvenance(t *testing.T) {
 	b := ts.browser(t)
 	b.signIn(ts.Token("ana", "acme/*:write"))
 	e := b.get("/ui/r/acme/api/~entry?key=notes.md").must(t, http.StatusOK)
-	b.post("/ui/r/acme/api/~restore", url.Values{"csrf": {e.csrf(t)}, "key": {"notes.md"}, "version": {"1"},
-		"base": {e.formValue(t, "~restore", "base")}}, "User-Agent", "Mozilla/5.0 Firefox/140.0",
+	b.post("/ui/r/acme/api/~restore", b.restoreForm(t, e, "notes.md", "1"), "User-Agent", "Mozilla/5.0 Firefox/140.0",
 		api.HeaderMachine, "forged", api.HeaderSurface, "seed").must(t, http.StatusSeeOther)
 
 	revs, err := ts.Service.History(context.Background(), server.Principal{Subject: "admin",
