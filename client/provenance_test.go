@@ -48,3 +48,30 @@ func TestProvenanceAndBlame(t *testing.T) {
 		t.Errorf("Blame of a key never written: %v; want ErrNotFound", err)
 	}
 }
+
+// TestConsolidationSurface: a consolidation's push (WithSurface) keeps
+// the commit its context carries, and the server records it as made
+// through the consolidation surface rather than refusing the header.
+func TestConsolidationSurface(t *testing.T) {
+	ctx := context.Background()
+	ts := servertest.Start(t, servertest.Options{})
+	c, err := client.New(client.Options{BaseURL: ts.URL, Token: ts.Token("ana", "acme/*:write")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	pushCtx := client.WithSurface(client.WithCommit(ctx, commit), "consolidation")
+	if got := client.ProvenanceOf(pushCtx); got != (client.Provenance{Surface: "consolidation", Commit: commit}) {
+		t.Fatalf("ProvenanceOf = %+v", got)
+	}
+	if _, err := c.Put(pushCtx, "acme/api", api.PutRequest{Entries: map[string]string{"topic.md": "# t\n"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.History(ctx, "acme/api", "topic.md", client.HistoryOptions{})
+	if err != nil || len(h.Revisions) != 1 {
+		t.Fatalf("History = %+v, %v", h, err)
+	}
+	if p := h.Revisions[0].Provenance; p == nil || p.Surface != "consolidation" || p.Commit != commit {
+		t.Errorf("consolidation push: %+v", p)
+	}
+}

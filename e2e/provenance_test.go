@@ -132,7 +132,8 @@ func uiRestore(t *testing.T, srv *authServer, token, key string, version int) {
 		return send(t, c, req)
 	}
 	post("/ui/login", url.Values{"token": {token}})
-	req, err := http.NewRequest(http.MethodGet, srv.url()+"/ui/r/"+repo+"/~entry?key="+url.QueryEscape(key), nil)
+	confirm := url.Values{"key": {key}, "version": {strconv.Itoa(version)}}
+	req, err := http.NewRequest(http.MethodGet, srv.url()+"/ui/r/"+repo+"/~restore?"+confirm.Encode(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func uiRestore(t *testing.T, srv *authServer, token, key string, version int) {
 	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
 	base := regexp.MustCompile(`name="base" value="([^"]+)"`).FindStringSubmatch(page)
 	if csrf == nil || base == nil {
-		t.Fatalf("the entry page has no restore form:\n%s", page)
+		t.Fatalf("the restore page has no form to confirm it:\n%s", page)
 	}
 	done := post("/ui/r/"+repo+"/~restore", url.Values{"csrf": {csrf[1]}, "key": {key}, "version": {strconv.Itoa(version)},
 		"base": {base[1]}})

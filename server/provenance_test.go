@@ -49,6 +49,7 @@ func TestProvenanceClaims(t *testing.T) {
 		{"surface seed", claim, "seed", true},
 		{"surface restore", claim, "restore", true},
 		{"surface mcp", claim, "mcp", true},
+		{"surface consolidation", claim, "consolidation", true},
 		{"surface none", claim, "", true},
 		{"surface web", claim, "web", false},
 		{"surface rest", claim, "rest", false},
