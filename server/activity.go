@@ -10,8 +10,11 @@ type VersionActivity struct {
 	Version int64
 	At      time.Time
 	Author  string
-	Changed []string // keys put, sorted
-	Deleted []string // keys tombstoned, sorted
+	// Provenance is the version's (UnknownProvenance for a version
+	// written before it was recorded).
+	Provenance Provenance
+	Changed    []string // keys put, sorted
+	Deleted    []string // keys tombstoned, sorted
 	// Restores maps each changed key that got back an earlier version's
 	// content to that version (see deriveRestores); nil when none did.
 	// Filled by Service.Activity.
@@ -48,7 +51,7 @@ func (p *ActivityPage) Add(r Revision) {
 	p.Revisions = append(p.Revisions, r)
 	if n := len(p.Items); n == 0 || p.Items[n-1].Version != r.Version {
 		p.Items = append(p.Items, VersionActivity{Version: r.Version, At: r.At, Author: r.Author,
-			Changed: []string{}, Deleted: []string{}})
+			Provenance: r.Provenance, Changed: []string{}, Deleted: []string{}})
 	}
 	it := &p.Items[len(p.Items)-1]
 	if r.Op == OpDelete {

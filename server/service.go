@@ -200,6 +200,25 @@ func (s *Service) Revision(ctx context.Context, p Principal, repo, key string, v
 	return s.store.Revision(ctx, canon, key, version)
 }
 
+// KeyRevisions hands visit the revisions of a key up to version through
+// (0: all of them), oldest first, with their content and provenance (see
+// Store.KeyRevisions). Errors: invalid repo or key, a negative through
+// (ErrInvalid), ErrForbidden, ErrNotFound when the key has no revision up
+// to through, visit's.
+func (s *Service) KeyRevisions(ctx context.Context, p Principal, repo, key string, through int64, visit func(Revision) error) error {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return err
+	}
+	if err := validateKey(key); err != nil {
+		return err
+	}
+	if through < 0 {
+		return invalidf(ReasonInvalidParameter, "version must be a positive version number, or none for the newest revision")
+	}
+	return s.store.KeyRevisions(ctx, canon, key, through, visit)
+}
+
 // Repos lists the repositories p can read.
 func (s *Service) Repos(ctx context.Context, p Principal) ([]RepoState, error) {
 	return s.reposUnder(ctx, p, p.listPrefixes())

@@ -48,6 +48,10 @@ type Config struct {
 	Journal *Journal
 	// Host names this machine in conflict copies.
 	Host string
+	// Head, when set, returns the HEAD commit of the checkout the folder
+	// serves ("" when it has none), read before each push and recorded in
+	// the provenance of the versions it makes.
+	Head func() string
 	// Scan tunes which local files are candidates.
 	Scan ScanOptions
 	// Rails tunes the deletion safety rails.

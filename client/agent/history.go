@@ -167,6 +167,7 @@ func Restore(ctx context.Context, r HistoryRemote, repo, key string, version int
 			rev.Version, key, found[0].RuleID, found[0].Label, found[0].Line, ErrSecretInVersion)
 	}
 	out := Restored{Key: key, FromVersion: rev.Version}
+	ctx = client.WithSurface(ctx, "restore")
 	for attempt := 1; ; attempt++ {
 		h, err := r.Hashes(ctx, repo)
 		if err != nil {

@@ -86,6 +86,7 @@ func seedOnce(ctx context.Context, remote SeedRemote, repo, dir string, o SeedOp
 	if exists {
 		cond = h.Checksum
 	}
+	ctx = client.WithSurface(ctx, "seed")
 	for _, req := range Batches(changes, 0) {
 		resp, err := remote.Put(ctx, repo, req, cond)
 		if err != nil {

@@ -380,7 +380,8 @@ func (s *session) newClient() (*client.Client, error) {
 	if s.server == "" {
 		return nil, errUsage("no server: pass --server URL or set TEAMMEM_SERVER")
 	}
-	opts := client.Options{BaseURL: s.server, UserAgent: userAgent()}
+	host, _ := os.Hostname()
+	opts := client.Options{BaseURL: s.server, UserAgent: userAgent(), Machine: host}
 	switch {
 	case s.flags.token != "" && s.flags.tokenFile != "":
 		return nil, errUsage("pass --token or --token-file, not both")
@@ -397,6 +398,31 @@ func (s *session) newClient() (*client.Client, error) {
 		return nil, errUsage("--server %q: %v", s.server, err)
 	}
 	return c, nil
+}
+
+// headReader returns what reads the HEAD commit of the checkout the
+// session's repository was found from (--repo-dir, else the working
+// directory), which its pushes name in their provenance; nil when that
+// folder is not a checkout of the session's repository.
+func (s *session) headReader() func() string {
+	dir, err := repoDir(s.e, s.flags)
+	if err != nil {
+		return nil
+	}
+	slug, err := gitremote.Slug(dir)
+	if err != nil {
+		return nil
+	}
+	if s.flags.personal {
+		slug = protocol.MyPersonalRepo(slug)
+	}
+	if slug != s.slug {
+		return nil
+	}
+	return func() string {
+		head, _ := gitremote.Head(dir)
+		return head
+	}
 }
 
 // userAgent names this build in requests.

@@ -48,6 +48,8 @@ func historyCommand(name, synopsis string, minArgs, maxArgs int,
 			fs.IntVar(&h.limit, "limit", 20, "show at most `N` versions (or revisions of KEY)")
 		case "restore":
 			fs.Int64Var(&h.version, "version", 0, "restore the content KEY had at version `V` (default: a deleted key's last content)")
+		case "blame":
+			fs.Int64Var(&h.version, "version", 0, "blame KEY as it stood at version `V` (default: its newest revision)")
 		}
 		pos, err := parseArgs(fs, args, e.Getenv, minArgs, maxArgs)
 		if err != nil {
@@ -111,7 +113,10 @@ func runLog(ctx context.Context, s *session, c *client.Client, h historyFlags, a
 		return nil
 	}
 	for _, it := range items {
-		fmt.Fprintf(s.e.Stdout, "version %d  %s  %s\n", it.Version, localTime(it.At), strconv.Quote(it.Author))
+		fmt.Fprintf(s.e.Stdout, "version %d  %s  %s\n", it.Version, localTime(it.At), whoWrote(it.Author, it.Provenance))
+		if d := describeProvenance(it.Provenance); d != "" {
+			fmt.Fprintf(s.e.Stdout, "    %s\n", d)
+		}
 		for _, k := range it.Changed {
 			fmt.Fprintf(s.e.Stdout, "    changed  %s%s\n", strconv.Quote(k), restoreNote(it.RestoreOf[k]))
 		}
@@ -137,7 +142,10 @@ func logKey(ctx context.Context, s *session, c *client.Client, key string, limit
 	}
 	for _, r := range h.Revisions {
 		fmt.Fprintf(s.e.Stdout, "version %d  %-6s  %s  %s  %s  %s%s\n", r.Version, r.Op, localTime(r.At),
-			strconv.Quote(r.Author), plural(int(r.Size), "byte", "bytes"), shortSum(r.Checksum), restoreNote(r.RestoreOf))
+			whoWrote(r.Author, r.Provenance), plural(int(r.Size), "byte", "bytes"), shortSum(r.Checksum), restoreNote(r.RestoreOf))
+		if d := describeProvenance(r.Provenance); d != "" {
+			fmt.Fprintf(s.e.Stdout, "    %s\n", d)
+		}
 	}
 	return nil
 }

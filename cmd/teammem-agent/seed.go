@@ -42,6 +42,9 @@ func runSeed(ctx context.Context, e *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if head := s.headReader(); head != nil {
+		ctx = client.WithCommit(ctx, head())
+	}
 	r, err := agent.Seed(ctx, seedRemote{withProgress(cl, e.Stderr, c.json), cl}, s.slug, s.dir, o)
 	err = s.explain(err)
 	s.out.report(s.slug, "", r, err)

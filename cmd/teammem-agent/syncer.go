@@ -31,7 +31,7 @@ func openSyncer(s *session, o engineOpts) (*agent.Syncer, error) {
 	}
 	host, _ := os.Hostname()
 	cfg := agent.Config{
-		Remote: withProgress(c, s.e.Stderr, s.flags.json), Repo: s.slug, Dir: s.dir, Host: host,
+		Remote: withProgress(c, s.e.Stderr, s.flags.json), Repo: s.slug, Dir: s.dir, Host: host, Head: s.headReader(),
 		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete}, Scan: agent.ScanOptions{Exclude: s.exclude},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll, SafetyPoll: o.safetyPoll,
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport, Reseed: o.reseed,

@@ -75,10 +75,11 @@ func New(o Options) http.Handler {
 	// the stateless handler hands to the tools.
 	srv := mcptools.NewServer(b, mcptools.Options{Version: o.Version, Budget: o.budget(), ProtocolVersions: revisions(),
 		Observe: func(ctx context.Context, c mcptools.Call) { o.observe(ctx, c) }})
+	srv.AddReceivingMiddleware(clientInfo)
 	// A call's arguments are one entry and an index line at most: the REST
 	// body limit bounds them too.
 	maxBody := o.Service.Limits().MaxBodyBytes
-	return &door{maxBody: maxBody, limiter: o.Limiter, limited: o.RateLimited,
+	return withUserAgent(&door{maxBody: maxBody, limiter: o.Limiter, limited: o.RateLimited,
 		next: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 			Stateless:           true,
 			JSONResponse:        true,
@@ -88,7 +89,7 @@ func New(o Options) http.Handler {
 			// names given with --public-host included; the SDK's own check
 			// would refuse those on a loopback listener.
 			DisableLocalhostProtection: true,
-		})}
+		})})
 }
 
 // revisions are the protocol revisions /mcp negotiates: those the SDK

@@ -78,6 +78,13 @@ func (i *instrumentedStore) Revision(ctx context.Context, repo, key string, vers
 	return r, err
 }
 
+func (i *instrumentedStore) KeyRevisions(ctx context.Context, repo, key string, through int64, visit func(server.Revision) error) error {
+	start := time.Now()
+	err := i.s.KeyRevisions(ctx, repo, key, through, visit)
+	i.observe("key_revisions", start, err)
+	return err
+}
+
 func (i *instrumentedStore) Activity(ctx context.Context, repo string, before int64, limit int) (server.ActivityPage, error) {
 	start := time.Now()
 	p, err := i.s.Activity(ctx, repo, before, limit)

@@ -19,7 +19,8 @@ func testActivity(t *testing.T, s server.Store) {
 		if deleted == nil {
 			deleted = []string{}
 		}
-		return server.VersionActivity{Version: v, At: at(sec), Author: author, Changed: changed, Deleted: deleted}
+		return server.VersionActivity{Version: v, At: at(sec), Author: author, Provenance: provOf(author),
+			Changed: changed, Deleted: deleted}
 	}
 	all := []server.VersionActivity{
 		item(5, 4, "alice", []string{"b.md", "c.md"}, "a.md"),

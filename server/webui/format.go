@@ -13,6 +13,8 @@ var templateFuncs = template.FuncMap{
 	"repoName":   repoName,
 	"entryURL":   entryURL,
 	"diffURL":    diffURL,
+	"blameURL":   blameURL,
+	"dec":        func(n int64) int64 { return n - 1 },
 	"restoreURL": restoreURL,
 	"searchURL":  searchURL,
 	"short":      shortCommit,
@@ -39,6 +41,15 @@ func entryURL(repo, key string, v int64) string {
 func diffURL(repo, key string, from, to int64) string {
 	q := url.Values{"key": {key}, "from": {itoa(from)}, "to": {itoa(to)}}
 	return repoURL(repo) + "/~diff?" + q.Encode()
+}
+
+// blameURL is the blame of an entry, as it stood at version v when v > 0.
+func blameURL(repo, key string, v int64) string {
+	q := url.Values{"key": {key}}
+	if v > 0 {
+		q.Set("v", itoa(v))
+	}
+	return repoURL(repo) + "/~blame?" + q.Encode()
 }
 
 // restoreURL is the page that asks to confirm the restore of version v of

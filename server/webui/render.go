@@ -17,8 +17,9 @@ import (
 )
 
 // sharedTemplates are the templates every page may use: the layout and
-// the parts several pages show (the activity feed, a diff's table).
-var sharedTemplates = []string{"layout", "feed", "hunks"}
+// the parts several pages show (the activity feed, a diff's table, a
+// revision's provenance).
+var sharedTemplates = []string{"layout", "feed", "hunks", "provenance"}
 
 // parsePages parses each page template together with the shared ones.
 func parsePages() (map[string]*template.Template, error) {

@@ -98,6 +98,8 @@ func (u *UI) repoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, 
 		return u.searchPage(w, r, pg, repo)
 	case "activity":
 		return u.activityPage(r, pg, repo)
+	case "blame":
+		return u.blamePage(r, pg, repo)
 	case "restore":
 		return u.restorePage(r, pg, repo)
 	}

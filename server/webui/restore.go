@@ -81,7 +81,8 @@ func (u *UI) restoreSource(ctx context.Context, p server.Principal, repo, key st
 // back the content of one version of an entry (for a delete, what it
 // deleted) through the same Service write as the API's PUT, conditional
 // on the repository not having changed since the page was shown, so it
-// lands in the history as an edit by the signed-in subject.
+// lands in the history as an edit by the signed-in subject, through the
+// restore surface with the session as its credential.
 func (u *UI) restore(w http.ResponseWriter, r *http.Request, repo string) error {
 	if err := u.checkForm(r); err != nil {
 		return err
@@ -100,7 +101,11 @@ func (u *UI) restore(w http.ResponseWriter, r *http.Request, repo string) error 
 	if err != nil {
 		return err
 	}
-	in := server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base)}
+	prov, err := httpkit.Claims(r, server.SurfaceRestore, false)
+	if err != nil {
+		return err
+	}
+	in := server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base), Provenance: prov}
 	res, err := u.svc.Put(ctx, p, repo, in)
 	if err != nil {
 		return err
