@@ -14,10 +14,7 @@ import (
 // of the key at its newest revision at or before V, with the revision
 // that introduced it.
 func (h *handler) getBlame(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	repo, key := q.Get("repo"), q.Get("key")
-	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
-	version, err := httpkit.OptionalInt(q, "version")
+	repo, key, version, err := keyVersion(r)
 	if err != nil {
 		return err
 	}

@@ -66,10 +66,7 @@ func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 
 // getRevision serves GET .../revision?repo=R&key=K&version=V.
 func (h *handler) getRevision(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	repo, key := q.Get("repo"), q.Get("key")
-	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
-	version, err := httpkit.OptionalInt(q, "version")
+	repo, key, version, err := keyVersion(r)
 	if err != nil {
 		return err
 	}
@@ -151,4 +148,14 @@ func (h *handler) readyz(extra func() error, hub *events.Hub) http.HandlerFunc {
 		}
 		httpkit.WriteJSON(w, http.StatusOK, api.Health{Status: "ok"})
 	}
+}
+
+// keyVersion reads the repo, key and optional version of a request about
+// one revision of a key (revision, blame), naming the repo in the log.
+func keyVersion(r *http.Request) (repo, key string, version int64, err error) {
+	q := r.URL.Query()
+	repo, key = q.Get("repo"), q.Get("key")
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
+	version, err = httpkit.OptionalInt(q, "version")
+	return repo, key, version, err
 }
