@@ -17,6 +17,7 @@ const (
 	PathWhoami          = "/api/v1/whoami"
 	PathSeen            = "/api/v1/seen"
 	PathSearch          = "/api/v1/search"
+	PathBlame           = "/api/v1/blame"
 	PathHealthz         = "/healthz"
 	PathReadyz          = "/readyz"
 	PathMetrics         = "/metrics"
@@ -28,6 +29,23 @@ const HeaderRequestID = "X-Request-ID"
 // HeaderServerID carries the server's identity (ServerInfo.ServerID) in
 // every response.
 const HeaderServerID = "Teammem-Server-Id"
+
+// Headers a teammem agent sends with a PUT to say what it is doing and
+// where: recorded in the version's Provenance, bounded and checked, never
+// used for authorization. A value the server does not keep is refused
+// (400 invalid_header). The stock client sends none of them.
+const (
+	// HeaderSurface narrows the surface of a PUT: "seed", "restore",
+	// "consolidation" or "mcp" (teammem-agent's own MCP server); absent:
+	// "agent".
+	HeaderSurface = "Teammem-Surface"
+	// HeaderMachine names the host the agent runs on (at most 128 bytes,
+	// no control or bidirectional characters).
+	HeaderMachine = "Teammem-Machine"
+	// HeaderCommit is the checkout's HEAD commit at push time (7 to 64
+	// lowercase hex digits).
+	HeaderCommit = "Teammem-Commit"
+)
 
 // ServerInfo is the body of GET /api/v1/server.
 type ServerInfo struct {
@@ -172,6 +190,31 @@ type Event struct {
 	Deleted  []string `json:"deleted"`
 	Author   string   `json:"author"`
 	At       string   `json:"at"`
+	// Provenance is the version's; absent from servers before it was
+	// recorded.
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// Provenance says who made a version and through what, stamped by the
+// server: the subject and credential from the verified token (or web UI
+// session), the surface from the route (narrowed by Teammem-Surface), the
+// client from the User-Agent or the MCP client's clientInfo, the machine
+// and commit from the agent's headers. A field nothing was recorded for
+// says "unknown" (versions written before provenance was recorded);
+// DisplayName, Client, Machine and Commit are absent when not sent.
+type Provenance struct {
+	Subject     string `json:"subject"`
+	DisplayName string `json:"displayName,omitempty"`
+	// Credential names the credential, never holds it: "token:<id>",
+	// "oidc:<id>", "session:<id>", "none" (no authentication) or
+	// "unknown".
+	Credential string `json:"credential"`
+	// Surface is one of "agent", "mcp", "rest", "web", "seed",
+	// "restore", "unknown".
+	Surface string `json:"surface"`
+	Client  string `json:"client,omitempty"`
+	Machine string `json:"machine,omitempty"`
+	Commit  string `json:"commit,omitempty"`
 }
 
 // Op values of a revision.
@@ -180,14 +223,20 @@ const (
 	OpDelete = "delete"
 )
 
-// Revision is one entry of a key's history.
+// Revision is one entry of a key's history. RestoreOf, on a put that
+// brought back the content of an earlier version of the key (a restore),
+// is that version.
 type Revision struct {
-	Version  int64  `json:"version"`
-	Op       string `json:"op"`
-	Checksum string `json:"checksum"`
-	Size     int64  `json:"size"`
-	Author   string `json:"author"`
-	At       string `json:"at"`
+	Version   int64  `json:"version"`
+	Op        string `json:"op"`
+	Checksum  string `json:"checksum"`
+	Size      int64  `json:"size"`
+	Author    string `json:"author"`
+	At        string `json:"at"`
+	RestoreOf int64  `json:"restoreOf,omitempty"`
+	// Provenance is the version's; absent from servers before it was
+	// recorded.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // History is the body of GET .../history.
@@ -207,6 +256,38 @@ type RevisionContent struct {
 	Author   string `json:"author"`
 	At       string `json:"at"`
 	Content  string `json:"content"`
+	// Provenance is the version's; absent from servers before it was
+	// recorded.
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// Blame is the body of GET /api/v1/blame?repo=R&key=K[&version=V]: every
+// line of the key's content at its revision Version (the newest at or
+// before the version asked for; a delete has no lines), each with the
+// version of the revision that introduced it, and those revisions, oldest
+// first, with their provenance.
+type Blame struct {
+	Repo      string          `json:"repo"`
+	Key       string          `json:"key"`
+	Version   int64           `json:"version"`
+	Op        string          `json:"op"`
+	Lines     []BlameLine     `json:"lines"`
+	Revisions []BlameRevision `json:"revisions"`
+}
+
+// BlameLine is one line of a Blame: its text without the line break, and
+// the version of the revision that introduced it.
+type BlameLine struct {
+	Text    string `json:"text"`
+	Version int64  `json:"version"`
+}
+
+// BlameRevision is a revision that introduced lines of a Blame.
+type BlameRevision struct {
+	Version    int64      `json:"version"`
+	Author     string     `json:"author"`
+	At         string     `json:"at"`
+	Provenance Provenance `json:"provenance"`
 }
 
 // RepoInfo is one repository in GET /api/v1/repos.
@@ -223,13 +304,19 @@ type RepoList struct {
 	Repos []RepoInfo `json:"repos"`
 }
 
-// ActivityItem is one version in GET /api/v1/activity.
+// ActivityItem is one version in GET /api/v1/activity. RestoreOf maps
+// each changed key that got back the content of an earlier version of it
+// (a restore) to that version.
 type ActivityItem struct {
-	Version int64    `json:"version"`
-	At      string   `json:"at"`
-	Author  string   `json:"author"`
-	Changed []string `json:"changed"`
-	Deleted []string `json:"deleted"`
+	Version   int64            `json:"version"`
+	At        string           `json:"at"`
+	Author    string           `json:"author"`
+	Changed   []string         `json:"changed"`
+	Deleted   []string         `json:"deleted"`
+	RestoreOf map[string]int64 `json:"restoreOf,omitempty"`
+	// Provenance is the version's; absent from servers before it was
+	// recorded.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // Activity is the body of GET /api/v1/activity: versions newest first.

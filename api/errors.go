@@ -18,6 +18,7 @@ const (
 	CodeInvalidContent    = "invalid_content"
 	CodeInvalidBody       = "invalid_body"
 	CodeInvalidParameter  = "invalid_parameter"
+	CodeInvalidHeader     = "invalid_header"
 	CodeKeyBothPutDeleted = "key_put_and_deleted"
 	CodeEntryTooLarge     = "team_memory_entry_too_large"
 	CodeTooManyEntries    = "team_memory_too_many_entries"

@@ -47,6 +47,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// UserAgent is sent on every request; default DefaultUserAgent.
 	UserAgent string
+	// Machine names the host in the provenance of every push
+	// (Teammem-Machine), kept to ASCII letters, digits, '.', '-' and '_'
+	// and 64 of them; "" sends none.
+	Machine string
 	// Timeout bounds each request, reading its body included (event streams
 	// excepted); 0 means DefaultTimeout, negative means none.
 	Timeout time.Duration
@@ -73,6 +77,7 @@ type Client struct {
 	token     func(ctx context.Context) (string, error)
 	http      *http.Client
 	userAgent string
+	machine   string
 	timeout   time.Duration
 	maxBody   int64
 	idle      time.Duration
@@ -95,6 +100,7 @@ func New(opts Options) (*Client, error) {
 		token:     tokenFunc(opts),
 		http:      opts.HTTPClient,
 		userAgent: cmp.Or(opts.UserAgent, DefaultUserAgent),
+		machine:   machineName(opts.Machine),
 		timeout:   opts.Timeout,
 		maxBody:   opts.MaxResponseBytes,
 		idle:      cmp.Or(opts.StreamIdle, DefaultStreamIdle),

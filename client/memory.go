@@ -75,7 +75,8 @@ const CreateOnly = "If-None-Match: *"
 
 // Put pushes req to repo (PUT ?repo=R). ifMatch, a dataset checksum or
 // entity tag, makes the push conditional; CreateOnly makes it apply only to
-// a repo that never held data; "" pushes unconditionally.
+// a repo that never held data; "" pushes unconditionally. The push carries
+// Options.Machine and the Provenance of ctx (WithSurface, WithCommit).
 //
 // Errors (as *APIError): ErrPreconditionFailed when ifMatch no longer
 // matches (CurrentChecksum gives the server's), ErrTooLarge (Code says which
@@ -93,14 +94,15 @@ func (c *Client) Put(ctx context.Context, repo string, req api.PutRequest, ifMat
 	if err != nil {
 		return nil, fmt.Errorf("put team memory %s: encode body: %w", repo, err)
 	}
-	r := request{method: http.MethodPut, path: api.PathTeamMemory, query: q, body: body, auth: true}
+	r := request{method: http.MethodPut, path: api.PathTeamMemory, query: q, body: body, auth: true, header: http.Header{}}
 	switch ifMatch {
 	case "":
 	case CreateOnly:
-		r.header = http.Header{"If-None-Match": {"*"}}
+		r.header.Set("If-None-Match", "*")
 	default:
-		r.header = http.Header{"If-Match": {entityTag(ifMatch)}}
+		r.header.Set("If-Match", entityTag(ifMatch))
 	}
+	c.setProvenance(ctx, r.header)
 	var resp api.PutResponse
 	if _, err := c.do(ctx, r, &resp); err != nil {
 		return nil, fmt.Errorf("put team memory %s: %w", repo, err)

@@ -19,8 +19,9 @@ const staleReportChunk = 100
 // ReportStale sends the stale code references found in repo's topics at
 // commit (POST /api/v1/stale-references), in requests of at most
 // staleReportChunk entries; the answers are merged. Each entry's
-// report replaces its previous one on the server; an entry the server no
-// longer holds with that checksum is listed in Skipped. Errors: ErrNotFound
+// report replaces this reporter's previous one at that commit on the
+// server; an entry the server no longer holds with that checksum is
+// listed in Skipped. Errors: ErrNotFound
 // from a server without the endpoint (older than this client),
 // ErrForbidden without a write grant, and those of Get.
 func (c *Client) ReportStale(ctx context.Context, repo string, req api.StaleReportRequest) (*api.StaleReportResponse, error) {
@@ -31,7 +32,8 @@ func (c *Client) ReportStale(ctx context.Context, repo string, req api.StaleRepo
 	out := &api.StaleReportResponse{Recorded: []string{}, Skipped: []api.StaleSkippedEntry{}}
 	keys := slices.Sorted(maps.Keys(req.Entries))
 	for chunk := range slices.Chunk(keys, staleReportChunk) {
-		part := api.StaleReportRequest{Commit: req.Commit, Entries: make(map[string]api.StaleReportEntry, len(chunk))}
+		part := api.StaleReportRequest{Commit: req.Commit, CommittedAt: req.CommittedAt, Branch: req.Branch,
+			Entries: make(map[string]api.StaleReportEntry, len(chunk))}
 		for _, k := range chunk {
 			e := req.Entries[k]
 			if e.Findings == nil {
@@ -55,8 +57,10 @@ func (c *Client) ReportStale(ctx context.Context, repo string, req api.StaleRepo
 	return out, nil
 }
 
-// StaleReports reads the latest stale-reference report of each live entry
-// of repo, or of key alone when not "" (GET /api/v1/stale-references).
+// StaleReports reads the stale-reference verdict of each live entry of
+// repo, or of key alone when not "" (GET /api/v1/stale-references): the
+// report of the newest commit reported, and those of other commits that
+// found otherwise.
 func (c *Client) StaleReports(ctx context.Context, repo, key string) (*api.StaleReports, error) {
 	q, err := repoQuery(repo)
 	if err != nil {

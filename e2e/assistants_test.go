@@ -81,8 +81,7 @@ func TestTeamBlockEveryAssistant(t *testing.T) {
 					}
 				}
 			}
-			wantFiles := map[string]string{"claude": "CLAUDE.local.md", "codex": "AGENTS.override.md", "gemini": "GEMINI.md",
-				"cursor": ".cursor/rules/teammem.mdc", "copilot": ".github/instructions/teammem.instructions.md", "windsurf": ".windsurf/rules/teammem.md"}
+			wantFiles := maps.Clone(assistantFiles)
 			if withTracked {
 				wantFiles["gemini"] = "GEMINI.teammem.md"
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -229,19 +230,25 @@ func (b *tab) darkMode(on bool) {
 type authServer struct {
 	*serverProc
 	admin string
+	// storeFlags name the server's Postgres store (none: the embedded one).
+	storeFlags []string
 }
 
 // startAuthServer starts teammem-server with authentication (its own
-// signing key, admin.token written at first start).
-func startAuthServer(t testing.TB) *authServer {
+// signing key, admin.token written at first start), without a rate limit
+// unless extra (more flags) sets one.
+func startAuthServer(t testing.TB, extra ...string) *authServer {
 	t.Helper()
 	dir := t.TempDir()
-	s := launchServer(t, dir, "--addr", "127.0.0.1:0", "--rate-limit", "0")
+	s := launchServer(t, dir, append([]string{"--addr", "127.0.0.1:0", "--rate-limit", "0"}, extra...)...)
 	tok, err := os.ReadFile(filepath.Join(dir, "admin.token"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := &authServer{serverProc: s, admin: strings.TrimSpace(string(tok))}
+	if i := slices.Index(extra, "--database-url"); i >= 0 && i+1 < len(extra) {
+		a.storeFlags = extra[i : i+2]
+	}
 	if a.api, err = client.New(client.Options{BaseURL: s.url(), Token: a.admin}); err != nil {
 		t.Fatal(err)
 	}
@@ -249,9 +256,9 @@ func startAuthServer(t testing.TB) *authServer {
 }
 
 // token issues a token with the real `teammem-server token create`.
-func (a *authServer) token(t *testing.T, subject string, grants ...string) string {
+func (a *authServer) token(t testing.TB, subject string, grants ...string) string {
 	t.Helper()
-	args := []string{"token", "create", "--data-dir", a.dataDir, "--subject", subject, "--ttl", "1h"}
+	args := append([]string{"token", "create", "--data-dir", a.dataDir, "--subject", subject, "--ttl", "1h"}, a.storeFlags...)
 	for _, g := range grants {
 		args = append(args, "--grant", g)
 	}

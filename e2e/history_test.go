@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -78,8 +79,14 @@ func TestHistoryCommands(t *testing.T) {
 	if rev := agentJSON[api.RevisionContent](t, srv, dir, state, "show", "a.md@3"); rev.Content != "first line\nSECOND LINE\n" || rev.Version != 2 {
 		t.Errorf("show a.md@3 (unchanged since 2) = %+v", rev)
 	}
-	if code, p := runAgent(t, srv, dir, state, "show", "b.md"); code != 1 || !strings.Contains(p.stderr.String(), "deleted at version 3") {
-		t.Errorf("show of a deleted key: exit %d, stderr %s", code, p.stderr)
+	// show of a deleted key names the version to show or restore, with
+	// the commands that do it.
+	deleted := "acme/e2e \"b.md\" was deleted in version 3; its last content is version 1: " +
+		"`teammem-agent show b.md@1 --repo acme/e2e` prints it, `teammem-agent restore b.md --version 1 --repo acme/e2e` brings it back"
+	for _, arg := range []string{"b.md", "b.md@3"} {
+		if code, p := runAgent(t, srv, dir, state, "show", arg); code != 1 || !strings.Contains(p.stderr.String(), deleted) {
+			t.Errorf("show %s of a deleted key: exit %d, stderr %s", arg, code, p.stderr)
+		}
 	}
 
 	type diffOut struct {
@@ -129,7 +136,21 @@ func TestHistoryCommands(t *testing.T) {
 		act.Items[0].Author != "anonymous" || !slices.Equal(act.Items[1].Changed, []string{"b.md"}) {
 		t.Errorf("log after the restores = %+v", act)
 	}
-	if out := agentOut(t, srv, dir, state, "log", "--json=false"); !strings.Contains(out, "version 5") || !strings.Contains(out, `deleted  "b.md"`) {
+	// The restores read as restores, naming the version they brought back.
+	if !maps.Equal(act.Items[0].RestoreOf, map[string]int64{"a.md": 1}) || !maps.Equal(act.Items[1].RestoreOf, map[string]int64{"b.md": 1}) {
+		t.Errorf("log after the restores: restoreOf %v and %v; want a.md of 1, b.md of 1", act.Items[0].RestoreOf, act.Items[1].RestoreOf)
+	}
+	if out := agentOut(t, srv, dir, state, "log", "--json=false"); !strings.Contains(out, "version 5") || !strings.Contains(out, `deleted  "b.md"`) ||
+		!strings.Contains(out, `changed  "a.md"  (restore of v1)`) || !strings.Contains(out, `changed  "b.md"  (restore of v1)`) ||
+		strings.Count(out, "restore of") != 2 {
 		t.Errorf("log as text:\n%s", out)
+	}
+	if out := agentOut(t, srv, dir, state, "log", "a.md", "--json=false"); strings.Count(out, "(restore of v1)") != 1 ||
+		!regexp.MustCompile(`(?m)^version 5 .*\(restore of v1\)$`).MatchString(out) {
+		t.Errorf("log a.md as text:\n%s", out)
+	}
+	if out := agentOut(t, srv, dir, state, "restore", "a.md", "--version", "2", "--json=false"); !strings.Contains(out,
+		`restored "a.md" to its content of version 2: version 6 of acme/e2e, which `+"`teammem-agent log`"+` shows as the restore of v2`) {
+		t.Errorf("restore as text: %s", out)
 	}
 }

@@ -15,7 +15,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/testkit/loadgen"
 )
 
@@ -49,16 +48,7 @@ func BenchmarkMCPSearchMemories(b *testing.B) {
 func startBenchServer(b *testing.B) *authServer {
 	b.Helper()
 	srv := startAuthServer(b)
-	for p := range 10 {
-		entries := map[string]string{}
-		for i := p * 100; i < (p+1)*100; i++ {
-			key := fmt.Sprintf("topics/%04d.md", i)
-			entries[key] = loadgen.CorpusNote(repo, key, 2048)
-		}
-		if _, err := srv.api.Put(context.Background(), repo, api.PutRequest{Entries: entries}, ""); err != nil {
-			b.Fatal(err)
-		}
-	}
+	seedNotes(b, srv, 1000)
 	return srv
 }
 
@@ -133,20 +123,72 @@ func BenchmarkMCPIdleSessions(b *testing.B) {
 }
 
 // rssKB reads a process's resident set size.
-func rssKB(b *testing.B, pid int) int64 {
+func rssKB(b *testing.B, pid int) int64 { return statusKB(b, pid, "VmRSS") }
+
+// statusKB reads a field in kB (VmRSS, VmHWM: the peak RSS) of a process's
+// /proc status.
+func statusKB(b *testing.B, pid int, field string) int64 {
 	b.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Skipf("no /proc: %v", err)
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return kb
 		}
 	}
-	b.Fatal("no VmRSS")
+	b.Fatalf("no %s", field)
 	return 0
+}
+
+// BenchmarkMCPWorstReadRequest measures what the worst requests a
+// read-grant token can send cost everyone else: three clients send the
+// largest JSON-RPC batch of list_memories the body limit admits (about
+// 15,000 calls) again and again, and 8 sessions call list_memories without
+// pause, on a repository of 12 notes; meanwhile another token PUTs 20
+// times a second, b.N times. It reports the PUTs' p50 and p99 in
+// milliseconds, how many failed, and the server's peak RSS in MB (VmHWM).
+// The quiet case is the same PUTs without the flood. Run with
+// -benchtime=400x (20 s).
+func BenchmarkMCPWorstReadRequest(b *testing.B) {
+	for _, c := range []struct {
+		name              string
+		batchers, callers int
+	}{{"quiet", 0, 0}, {"flood", 3, 8}} {
+		b.Run(c.name, func(b *testing.B) { benchPutsDuringFlood(b, c.batchers, c.callers) })
+	}
+}
+
+// benchPutsDuringFlood runs b.N paced PUTs of one token while another
+// floods /mcp with batchers and callers (startFlood).
+func benchPutsDuringFlood(b *testing.B, batchers, callers int) {
+	srv := startAuthServer(b, "--rate-limit", "2000")
+	seedNotes(b, srv, 12)
+	reader := srv.token(b, "flooder", "acme/**:read")
+	writer := srv.token(b, "teammate", "acme/**:write")
+	f := startFlood(b, srv, reader, batchers, callers)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	lat := make([]time.Duration, 0, b.N)
+	failed := 0
+	b.ResetTimer()
+	for i := range b.N {
+		<-tick.C
+		status, took, err := putProbe(srv.serverProc, writer, i)
+		if err != nil || status != 200 {
+			failed++
+		}
+		lat = append(lat, took)
+	}
+	b.StopTimer()
+	peak := statusKB(b, srv.cmd.Process.Pid, "VmHWM")
+	f.stop()
+	reportPercentiles(b, lat, 50, 99)
+	b.ReportMetric(float64(failed), "put-failed")
+	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
+	b.Logf("flood: batch statuses %v, %d session calls (%d refused), %d reply bytes", f.statuses, f.calls, f.refused, f.replyBytes)
 }
 
 // TestLoadMCPScenarios runs teammem-load's MCP scenarios against the real

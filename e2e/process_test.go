@@ -244,11 +244,17 @@ func startAgent(t testing.TB, srv *serverProc, dir, state string, extra ...strin
 
 // report is one JSON line of the agent.
 type report struct {
+	Repo                                         string
 	Pulled, Pushed, Deleted, Conflicts, Warnings []string
 	Skipped                                      []struct{ Path, Reason string }
-	Version                                      int64
-	Checksum                                     string
-	Error                                        string
+	Held                                         []string
+	Consolidation                                *struct {
+		PID   int
+		Ended string
+	}
+	Version  int64
+	Checksum string
+	Error    string
 }
 
 // reports decodes the agent's JSON lines so far.

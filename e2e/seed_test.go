@@ -62,7 +62,7 @@ func TestSeedKeepsTheTeamIndex(t *testing.T) {
 	write(t, folder, "old.md", "# old\n")
 	write(t, folder, "MEMORY.md", "- [Style](style.md) — code style\n- [Old](old.md) — retired soon\n")
 	code, out := seedAs(t, srv, ci, folder)
-	if code != 0 || !strings.Contains(out, "MEMORY.md: merged by line with the server's: 2 line(s) added, 0 removed") {
+	if code != 0 || !strings.Contains(out, "MEMORY.md: merged by line with the server's: 2 lines added, 0 removed") {
 		t.Fatalf("seed: exit %d\n%s", code, out)
 	}
 	want := append(slices.Clone(team), "- [Style](style.md) — code style", "- [Old](old.md) — retired soon")
@@ -88,7 +88,7 @@ func TestSeedKeepsTheTeamIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out = seedAs(t, srv, ci, folder, "--prune")
-	if code != 0 || !strings.Contains(out, `"old.md"`) || !strings.Contains(out, "--prune kept 4 key(s)") {
+	if code != 0 || !strings.Contains(out, `"old.md"`) || !strings.Contains(out, "--prune kept 4 keys") {
 		t.Fatalf("seed --prune: exit %d\n%s", code, out)
 	}
 	got := srv.entries(repo)

@@ -24,8 +24,11 @@ const (
 )
 
 // blockOf returns the block of a checkout's CLAUDE.local.md, "" when none.
-func blockOf(checkout string) string {
-	s := read(checkout, "CLAUDE.local.md")
+func blockOf(checkout string) string { return blockIn(checkout, "CLAUDE.local.md") }
+
+// blockIn returns the block of a checkout's file, "" when none.
+func blockIn(checkout, file string) string {
+	s := read(checkout, file)
 	i, j := strings.Index(s, blockBegin), strings.Index(s, blockEnd)
 	if i < 0 || j < i {
 		return ""

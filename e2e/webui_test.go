@@ -102,9 +102,18 @@ func TestWebUIInBrowser(t *testing.T) {
 	}
 	b.screenshot("diff")
 
-	// Restore the deleted entry from the repository page.
+	// Restore the deleted entry from the repository page: its link leads
+	// to a page that shows what comes back and asks to confirm.
 	b.open("/ui/r/acme/web")
-	b.click(`.deleted form button`)
+	b.click(`.deleted a.action`)
+	if page := b.text(); !strings.Contains(page, "Restore version 1?") || !strings.Contains(page, "The staging host is staging-2.") {
+		t.Fatalf("the restore's confirmation at %s:\n%s", b.location(), page)
+	}
+	if _, gone := a.entries("acme/web")["old-notes.md"]; gone {
+		t.Fatalf("the confirmation page restored the entry before it was confirmed")
+	}
+	b.screenshot("restore-confirm")
+	b.click(`form.confirm button[type=submit]`)
 	if !strings.Contains(b.text(), "Restored") || !strings.Contains(b.location(), "key=old-notes.md") {
 		t.Fatalf("after restore the tab shows %s:\n%s", b.location(), b.text())
 	}
@@ -164,7 +173,24 @@ func TestWebUIInBrowser(t *testing.T) {
 	if w := b.eval(`String(document.documentElement.scrollWidth <= window.innerWidth + 1)`); w != "true" {
 		t.Errorf("the entry page scrolls sideways on a phone")
 	}
+	// Every cell of the history, the compare radios and the restore link
+	// included, is on the screen: the rows reflow rather than run off it.
+	if cut := b.eval(`[...document.querySelectorAll("table.history td")].filter(td => {
+			const r = td.getBoundingClientRect(); return r.width > 0 && (r.left < 0 || r.right > window.innerWidth)
+		}).map(td => td.textContent.trim() || td.innerHTML.trim().slice(0, 40)).join(" | ")`); cut != "" {
+		t.Errorf("history cells off a phone's screen: %s", cut)
+	}
+	if n := b.eval(`String(document.querySelectorAll("table.history a.action").length)`); n != "1" {
+		t.Errorf("%s restore links in the history on a phone; want 1 (version 1)", n)
+	}
 	b.screenshot("entry-phone-dark")
+	b.darkMode(false)
+	b.screenshot("entry-phone")
+	b.click(`table.history a.action`)
+	if page := b.text(); !strings.Contains(page, "Restore version 1?") {
+		t.Errorf("the history's restore link on a phone leads to:\n%s", page)
+	}
+	b.screenshot("restore-confirm-phone")
 }
 
 // TestWebUIWithoutGrant signs in with a token for another repository and

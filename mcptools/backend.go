@@ -24,6 +24,7 @@ var (
 	ErrForbidden = errors.New("forbidden")           // the token has no grant for the repository
 	ErrConflict  = errors.New("precondition failed") // a conditional write lost a race
 	ErrInvalid   = errors.New("invalid")             // the request is refused for what it holds
+	ErrLimit     = errors.New("over a bound")        // the call is refused for a bound of the server: its rate, time or reply size
 )
 
 // Mark returns err matching kind too (errors.Is), keeping its message.
@@ -87,6 +88,8 @@ type Revision struct {
 	Author   string
 	At       time.Time
 	Content  string
+	// Provenance is the version's; nil when the server did not say.
+	Provenance *Provenance
 }
 
 // Change is one version of a repository: the keys it put and deleted.
@@ -96,6 +99,23 @@ type Change struct {
 	Author  string
 	Changed []string
 	Deleted []string
+	// Provenance is the version's; nil when the server did not say.
+	Provenance *Provenance
+}
+
+// Provenance says who made a version and through what, as the server
+// stamped it: the subject and credential of the verified token or web
+// session, the surface (agent, mcp, rest, web, seed, restore,
+// consolidation; unknown for versions written before it was recorded),
+// the client, the machine and the checkout's commit an agent named.
+type Provenance struct {
+	Subject     string `json:"subject"`
+	DisplayName string `json:"displayName,omitempty"`
+	Credential  string `json:"credential,omitempty"`
+	Surface     string `json:"surface,omitempty"`
+	Client      string `json:"client,omitempty"`
+	Machine     string `json:"machine,omitempty"`
+	Commit      string `json:"commit,omitempty"`
 }
 
 // Write is one atomic write of a repository.

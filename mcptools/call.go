@@ -16,8 +16,10 @@ import (
 // target is implemented by every tool's input: what a log line may name.
 type target interface{ target() (repo, key string) }
 
-// add registers one tool whose handler is timed, classified and observed.
-// The handler's error becomes a tool error (isError) with its message.
+// add registers one tool whose calls are admitted and bounded by
+// Options.Budget (every call, valid or not, is admitted first), timed,
+// classified and observed. The handler's error becomes a tool error
+// (isError) with its message.
 //
 // The tool is added with the SDK's low-level Server.AddTool, which leaves
 // the arguments and the result to us, and add does what the SDK's generic
@@ -38,31 +40,48 @@ func add[In target, Out any](t *tools, s *mcp.Server, tool *mcp.Tool, fn func(co
 	}
 	tool.OutputSchema = outSchema
 	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		in, err := arguments[In](req.Params.Arguments, inResolved, defaults)
-		if err != nil {
-			return errorResult(err), nil
-		}
 		start := time.Now()
-		out, err := fn(ctx, in)
-		if t.o.Observe != nil {
-			repo, key := in.target()
-			if repo == "" {
-				repo = t.o.DefaultRepo
-			}
-			t.o.Observe(ctx, Call{Tool: tool.Name, Outcome: outcome(err), Repo: short(secrets.Redact(repo)), Key: short(secrets.Redact(key)), Duration: time.Since(start), Err: err})
-		}
+		in, argErr := arguments[In](req.Params.Arguments, inResolved, defaults)
+		callCtx, end, err := t.o.Budget.begin(ctx, tool.Name)
 		if err != nil {
+			t.observe(ctx, tool.Name, in, start, err)
 			return errorResult(err), nil
 		}
-		text, err := json.Marshal(out)
+		defer end()
+		if argErr != nil {
+			return errorResult(argErr), nil
+		}
+		out, err := fn(callCtx, in)
+		err = t.o.Budget.overTime(callCtx, ctx, tool.Name, err)
+		var text []byte
+		if err == nil {
+			if text, err = json.Marshal(out); err != nil {
+				return nil, fmt.Errorf("marshal the output of %s: %w", tool.Name, err)
+			}
+			err = t.o.Budget.checkReply(tool.Name, text)
+		}
+		t.observe(ctx, tool.Name, in, start, err)
 		if err != nil {
-			return nil, fmt.Errorf("marshal the output of %s: %w", tool.Name, err)
+			return errorResult(err), nil
 		}
 		// The structured content, and the same JSON as text for the
 		// clients that read text only (as the specification asks).
 		return &mcp.CallToolResult{StructuredContent: json.RawMessage(text),
 			Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
 	})
+}
+
+// observe tells Options.Observe of a call that began at start and ended
+// with err.
+func (t *tools) observe(ctx context.Context, tool string, in target, start time.Time, err error) {
+	if t.o.Observe == nil {
+		return
+	}
+	repo, key := in.target()
+	if repo == "" {
+		repo = t.o.DefaultRepo
+	}
+	t.o.Observe(ctx, Call{Tool: tool, Outcome: outcome(err), Repo: short(secrets.Redact(repo)), Key: short(secrets.Redact(key)), Duration: time.Since(start), Err: err})
 }
 
 // arguments checks a call's arguments (nil: none) against the input
@@ -142,7 +161,7 @@ func outcome(err error) string {
 	switch {
 	case err == nil:
 		return OutcomeOK
-	case errors.Is(err, ErrInvalid), errors.Is(err, ErrNotFound), errors.Is(err, ErrForbidden), errors.Is(err, ErrConflict):
+	case errors.Is(err, ErrInvalid), errors.Is(err, ErrNotFound), errors.Is(err, ErrForbidden), errors.Is(err, ErrConflict), errors.Is(err, ErrLimit):
 		return OutcomeRefused
 	}
 	return OutcomeFailed

@@ -18,6 +18,11 @@ type Options struct {
 	// tool, its outcome (see Outcome*) and how long it took. It must not
 	// block.
 	Observe func(ctx context.Context, c Call)
+	// Budget bounds each call (the zero Budget: no bound).
+	Budget Budget
+	// ProtocolVersions, when not empty, are the protocol revisions the
+	// server negotiates (default: every one the SDK supports).
+	ProtocolVersions []string
 	// SchemaCache shares the tools' schemas between servers (one per
 	// request on a stateless endpoint); nil builds them per server.
 	SchemaCache *mcp.SchemaCache
@@ -50,7 +55,7 @@ const Name = "teammem"
 // NewServer returns an MCP server with the six tools over b.
 func NewServer(b Backend, o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Team memory", Version: o.Version},
-		&mcp.ServerOptions{Instructions: Instructions, SchemaCache: o.SchemaCache,
+		&mcp.ServerOptions{Instructions: Instructions, SchemaCache: o.SchemaCache, SupportedProtocolVersions: o.ProtocolVersions,
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	t := &tools{b: b, o: o}
 	t.addRead(s)

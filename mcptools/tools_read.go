@@ -93,6 +93,8 @@ type HistoryItem struct {
 	Size     int64    `json:"size,omitempty"`
 	Changed  []string `json:"changed,omitempty" jsonschema:"keys written (a repository's version)"`
 	Deleted  []string `json:"deleted,omitempty" jsonschema:"keys deleted (a repository's version)"`
+	// Provenance says who wrote the version and through what.
+	Provenance *Provenance `json:"provenance,omitempty" jsonschema:"who wrote the version and through what: subject, credential, surface (agent, mcp, rest, web, seed, restore, consolidation), client, machine, commit"`
 }
 
 // HistoryOutput is the output of memory_history.
@@ -110,7 +112,7 @@ func (t *tools) addRead(s *mcp.Server) {
 	add(t, s, &mcp.Tool{Name: "read_memory", Annotations: readOnly,
 		Description: "Read one memory: its content, sha256: checksum and version (or the content it had at an older version)."}, t.read)
 	add(t, s, &mcp.Tool{Name: "memory_history", Annotations: readOnly,
-		Description: "A key's revisions (who changed it, when, put or delete), or without key the repository's recent changes; newest first."}, t.history)
+		Description: "A key's revisions (who changed it, when, put or delete, and through what: surface, client, machine, commit), or without key the repository's recent changes; newest first."}, t.history)
 }
 
 func (t *tools) list(ctx context.Context, in ListInput) (ListOutput, error) {
@@ -224,7 +226,8 @@ func (t *tools) history(ctx context.Context, in HistoryInput) (HistoryOutput, er
 			return HistoryOutput{}, err
 		}
 		for _, r := range revs {
-			out.Items = append(out.Items, HistoryItem{Version: r.Version, Author: r.Author, At: timeText(r.At), Op: r.Op, Checksum: r.Checksum, Size: r.Size})
+			out.Items = append(out.Items, HistoryItem{Version: r.Version, Author: r.Author, At: timeText(r.At), Op: r.Op, Checksum: r.Checksum, Size: r.Size,
+				Provenance: r.Provenance})
 		}
 		return out, nil
 	}
@@ -236,7 +239,8 @@ func (t *tools) history(ctx context.Context, in HistoryInput) (HistoryOutput, er
 		return HistoryOutput{}, err
 	}
 	for _, c := range changes {
-		out.Items = append(out.Items, HistoryItem{Version: c.Version, Author: c.Author, At: timeText(c.At), Changed: c.Changed, Deleted: c.Deleted})
+		out.Items = append(out.Items, HistoryItem{Version: c.Version, Author: c.Author, At: timeText(c.At), Changed: c.Changed, Deleted: c.Deleted,
+			Provenance: c.Provenance})
 	}
 	return out, nil
 }

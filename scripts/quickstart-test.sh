@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
-# quickstart-test.sh — runs the README's quick start (`make run`) on a free
-# port and a temporary data directory, and checks that the server answers
-# with the admin token it wrote: the quick start stays true.
+# quickstart-test.sh — runs the README's quick start (`make build`, then
+# `make run` on a free port and a temporary data directory), and checks that
+# the binaries run and the server answers with the admin token it wrote: the
+# quick start stays true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The quick start's first block of commands, as the README writes it.
+block=$(awk '/^## Quick start/ { q = 1 } q && /^```sh/ { b = 1; next } b && /^```/ { exit } b' README.md)
+for step in 'make build' 'make run'; do
+  grep -q "^$step " <<<"$block" || { echo "quickstart: the README's quick start does not say '$step'"; exit 1; }
+done
+make build >/dev/null
+for bin in teammem-server teammem-agent; do
+  [ -x "bin/$bin" ] || { echo "quickstart: make build did not write bin/$bin"; exit 1; }
+  bin/$bin version | grep -q . || { echo "quickstart: bin/$bin version printed nothing"; exit 1; }
+done
 data=$(mktemp -d)
 log=$data/server.log
 export TEAMMEM_DATA_DIR=$data/data TEAMMEM_ADDR=127.0.0.1:0

@@ -14,10 +14,14 @@ type Event struct {
 	Deleted  []string
 	Author   string
 	At       time.Time
+	// Provenance is the version's (UnknownProvenance for a version
+	// written before it was recorded).
+	Provenance Provenance
 }
 
 // EventOf returns the event of a successful write that changed something.
 func EventOf(w Write, res WriteResult) *Event {
 	return &Event{Repo: res.State.Repo, Version: res.State.Version, Checksum: res.State.Checksum,
-		Changed: res.Changed, Deleted: res.Deleted, Author: w.Author, At: res.State.UpdatedAt}
+		Changed: res.Changed, Deleted: res.Deleted, Author: w.Author, At: res.State.UpdatedAt,
+		Provenance: w.Provenance}
 }

@@ -119,6 +119,15 @@ func globMatch(glob, segs []string) bool {
 type Principal struct {
 	Subject string
 	Grants  []Grant
+	// Credential names the credential that authenticated the caller, as
+	// its writes' provenance records it: "token:<id>" for a token of the
+	// server's own key, "oidc:<id>" for an OIDC token ("token", "oidc"
+	// when the token has no id), "session:<id>" for a web UI session,
+	// "none" without authentication. Never the credential itself.
+	Credential string
+	// DisplayName is the person's name when the credential carries one
+	// (an SSO sign-in); "" otherwise.
+	DisplayName string
 	// Expires is when the credential stops being accepted; zero when it
 	// does not expire (the loopback no-auth mode).
 	Expires time.Time

@@ -21,6 +21,10 @@ const (
 	ReasonSecretDetected   Reason = "secret_detected"
 	// ReasonKeyCollision is a new key equal to another after case folding.
 	ReasonKeyCollision Reason = "key_collision"
+	// ReasonInvalidHeader is a header a writer says of itself in a shape
+	// the server does not keep (Teammem-Machine, Teammem-Commit,
+	// Teammem-Surface).
+	ReasonInvalidHeader Reason = "invalid_header"
 )
 
 // RequestError is a request refused for its content. Kind is ErrInvalid;
@@ -50,6 +54,10 @@ func InvalidBody(format string, a ...any) error { return invalidf(ReasonInvalidB
 func InvalidParameter(format string, a ...any) error {
 	return invalidf(ReasonInvalidParameter, format, a...)
 }
+
+// InvalidHeader reports a header in a shape the server does not keep
+// (used by the HTTP layer).
+func InvalidHeader(format string, a ...any) error { return invalidf(ReasonInvalidHeader, format, a...) }
 
 // InvalidContent reports content that is not valid UTF-8.
 func InvalidContent(key string) error {

@@ -158,7 +158,8 @@ func (s *Service) Snapshot(ctx context.Context, p Principal, repo string, opts R
 	return s.store.Snapshot(ctx, canon, opts)
 }
 
-// History returns revisions of one key, newest first.
+// History returns revisions of one key, newest first, each put that
+// brought back an earlier version's content with RestoreOf.
 func (s *Service) History(ctx context.Context, p Principal, repo, key string, before int64, limit int) ([]Revision, error) {
 	canon, err := s.authorize(p, repo, PermRead)
 	if err != nil {
@@ -173,7 +174,14 @@ func (s *Service) History(ctx context.Context, p Principal, repo, key string, be
 	if before < 0 {
 		return nil, invalidf(ReasonInvalidParameter, "before must be a non-negative version number")
 	}
-	return s.store.History(ctx, canon, key, before, limit)
+	revs, err := s.store.History(ctx, canon, key, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.markRestores(ctx, canon, key, revs, limit); err != nil {
+		return nil, err
+	}
+	return revs, nil
 }
 
 // Revision returns one revision of a key with its content; version 0 is
@@ -190,6 +198,25 @@ func (s *Service) Revision(ctx context.Context, p Principal, repo, key string, v
 		return Revision{}, invalidf(ReasonInvalidParameter, "version must be a positive version number, or none for the newest revision")
 	}
 	return s.store.Revision(ctx, canon, key, version)
+}
+
+// KeyRevisions hands visit the revisions of a key up to version through
+// (0: all of them), oldest first, with their content and provenance (see
+// Store.KeyRevisions). Errors: invalid repo or key, a negative through
+// (ErrInvalid), ErrForbidden, ErrNotFound when the key has no revision up
+// to through, visit's.
+func (s *Service) KeyRevisions(ctx context.Context, p Principal, repo, key string, through int64, visit func(Revision) error) error {
+	canon, err := s.authorize(p, repo, PermRead)
+	if err != nil {
+		return err
+	}
+	if err := validateKey(key); err != nil {
+		return err
+	}
+	if through < 0 {
+		return invalidf(ReasonInvalidParameter, "version must be a positive version number, or none for the newest revision")
+	}
+	return s.store.KeyRevisions(ctx, canon, key, through, visit)
 }
 
 // Repos lists the repositories p can read.

@@ -17,10 +17,11 @@ import (
 // Stale-reference reports: an agent checks the code references of a
 // repository's topics against its checkout's HEAD (client/refcheck) and
 // reports what it found for the entries whose content it checked, so the
-// web UI can show it. The store keeps the latest report per entry. A
-// report is a teammate's text shown to others: every field is bounded and
-// checked here, and nothing free-form is kept (the UI words each finding
-// from its reason).
+// web UI can show it. The store keeps each entry's reports by commit and
+// reporter (StaleReportsKept of them); what is shown is the verdict of
+// the newest commit (staleverdict.go). A report is a teammate's text
+// shown to others: every field is bounded and checked here, and nothing
+// free-form is kept (the UI words each finding from its reason).
 
 // Report limits.
 const (
@@ -58,25 +59,33 @@ type StaleFinding struct {
 	RenamedTo string // and where that commit moved it ("" not a rename)
 }
 
-// StaleReport is the latest report of one entry.
+// StaleReport is one reporter's report of one entry at one commit.
 type StaleReport struct {
-	Repo     string
-	Key      string
-	Version  int64  // the entry's version whose content was checked
-	Commit   string // the checkout's HEAD it was checked against
-	Reporter string // the subject that reported it
-	At       time.Time
-	Findings []StaleFinding // none: every reference held
+	Repo    string
+	Key     string
+	Version int64  // the entry's version whose content was checked
+	Commit  string // the checkout's HEAD it was checked against
+	// CommittedAt is the commit's committer time as the reporter's agent
+	// read it, no later than At (zero: the agent did not say); Branch the
+	// branch the checkout was on ("" unknown or detached HEAD).
+	CommittedAt time.Time
+	Branch      string
+	Reporter    string // the subject that reported it
+	At          time.Time
+	Findings    []StaleFinding // none: every reference held
 	// Current says Version is the entry's live version (filled by the
 	// Service; a store leaves it false).
 	Current bool
 }
 
 // StaleReportInput is one agent's report: for each entry, the checksum of
-// the content it checked and what it found, at one commit.
+// the content it checked and what it found, at one commit (with its
+// committer time and branch, when the agent gives them).
 type StaleReportInput struct {
-	Commit  string
-	Entries map[string]StaleEntryInput
+	Commit      string
+	CommittedAt time.Time
+	Branch      string
+	Entries     map[string]StaleEntryInput
 }
 
 // StaleEntryInput is one entry of a report.
@@ -126,17 +135,20 @@ func (f StaleFinding) Check() error {
 // is shown to everyone who reads the repository). An entry is recorded
 // only when its key is live with the content the report names, so a
 // report never speaks of content the repository does not hold; the others
-// are skipped, and the rest recorded. Errors: an invalid repo, commit or
-// body (a *RequestError), ErrForbidden, the store's.
+// are skipped, and the rest recorded, each as the reporter's report at
+// the commit (replacing the one it made there before). Errors: an invalid
+// repo, commit, committer time, branch or body (a *RequestError),
+// ErrForbidden, the store's.
 func (s *Service) ReportStale(ctx context.Context, p Principal, repo string, in StaleReportInput) (StaleReportResult, error) {
 	canon, err := s.authorize(p, repo, PermWrite)
 	if err != nil {
 		return StaleReportResult{}, err
 	}
-	switch {
-	case !commitPattern.MatchString(in.Commit):
-		return StaleReportResult{}, invalidf(ReasonInvalidBody, "commit %.80q is not a full git commit id (40 or 64 lowercase hex digits)", in.Commit)
-	case len(in.Entries) > MaxStaleReportEntries:
+	at := s.cfg.Now().UTC()
+	if in, err = checkReportCommit(in, at); err != nil {
+		return StaleReportResult{}, err
+	}
+	if len(in.Entries) > MaxStaleReportEntries {
 		return StaleReportResult{}, invalidf(ReasonInvalidBody, "at most %d entries may be reported at once, not %d", MaxStaleReportEntries, len(in.Entries))
 	}
 	var res StaleReportResult
@@ -176,15 +188,14 @@ func (s *Service) ReportStale(ctx context.Context, p Principal, repo string, in 
 		for _, e := range snap.Live {
 			live[e.Key] = e
 		}
-		at := s.cfg.Now().UTC()
 		for k, e := range valid {
 			cur, ok := live[k]
 			if !ok || cur.Checksum != e.Checksum {
 				skip(k, ReasonNotCurrent, "%q is not live with the content checked (a deleted key, or content changed since: sync and check again)", k)
 				continue
 			}
-			reports = append(reports, StaleReport{Repo: canon, Key: k, Version: cur.Version, Commit: in.Commit, Reporter: p.Subject,
-				At: at, Findings: slices.Clone(e.Findings)})
+			reports = append(reports, StaleReport{Repo: canon, Key: k, Version: cur.Version, Commit: in.Commit,
+				CommittedAt: in.CommittedAt, Branch: in.Branch, Reporter: p.Subject, At: at, Findings: slices.Clone(e.Findings)})
 			res.Recorded = append(res.Recorded, k)
 		}
 	}
@@ -199,40 +210,67 @@ func (s *Service) ReportStale(ctx context.Context, p Principal, repo string, in 
 	return res, nil
 }
 
-// StaleReports returns the latest report of each live entry of repo (of
-// key alone when not ""), sorted by key, each marked Current when it was
-// made from the entry's live version. Reports of deleted keys are left
-// out. A reference stored before ReportStale refused hidden characters
-// has them escaped (escapeHidden). Errors: an invalid repo, ErrForbidden, the store's.
-func (s *Service) StaleReports(ctx context.Context, p Principal, repo, key string) ([]StaleReport, error) {
+// StaleQuery selects the entries whose stale-reference reports are read:
+// Key alone when not ""; with Stale, only those of which some report
+// names a stale reference (the others' verdict is that every reference
+// held).
+type StaleQuery struct {
+	Key   string
+	Stale bool
+}
+
+// StaleReports returns the verdict of each live entry of repo (of key
+// alone when not ""), sorted by key (see staleverdict.go), each marked
+// Current when it was made from the entry's live version. Reports of
+// deleted keys are left out. A reference stored before ReportStale
+// refused hidden characters has them escaped (escapeHidden). Errors: an
+// invalid repo or key, ErrForbidden, the store's.
+func (s *Service) StaleReports(ctx context.Context, p Principal, repo, key string) ([]StaleVerdict, error) {
+	return s.staleVerdicts(ctx, p, repo, StaleQuery{Key: key})
+}
+
+// StaleWarnings returns the verdicts of repo's live entries that name
+// stale references, sorted by key: what StaleReports returns of them,
+// without reading the reports of the entries no report finds stale.
+// Errors: an invalid repo, ErrForbidden, the store's.
+func (s *Service) StaleWarnings(ctx context.Context, p Principal, repo string) ([]StaleVerdict, error) {
+	all, err := s.staleVerdicts(ctx, p, repo, StaleQuery{Stale: true})
+	return slices.DeleteFunc(all, func(v StaleVerdict) bool { return len(v.Findings) == 0 }), err
+}
+
+// staleVerdicts returns the verdicts of the live entries of repo that q
+// selects.
+func (s *Service) staleVerdicts(ctx context.Context, p Principal, repo string, q StaleQuery) ([]StaleVerdict, error) {
 	canon, err := s.authorize(p, repo, PermRead)
 	if err != nil {
 		return nil, err
 	}
-	if key != "" {
-		if err := protocol.ValidateKey(key); err != nil {
+	if q.Key != "" {
+		if err := protocol.ValidateKey(q.Key); err != nil {
 			return nil, invalidf(ReasonInvalidKey, "%s", keyMessage(err))
 		}
 	}
-	reports, err := s.store.StaleReports(ctx, canon, key)
+	reports, err := s.store.StaleReports(ctx, canon, q)
 	if err != nil || len(reports) == 0 {
 		return nil, err
 	}
-	live, err := s.liveVersions(ctx, canon, key)
+	live, err := s.liveVersions(ctx, canon, q.Key)
 	if err != nil {
 		return nil, err
 	}
-	out := reports[:0]
+	kept := reports[:0]
 	for _, r := range reports {
-		v, ok := live[r.Key]
-		if !ok {
+		if _, ok := live[r.Key]; !ok {
 			continue
 		}
-		r.Current = r.Version == v
 		for i, f := range r.Findings {
 			r.Findings[i].Reference = escapeHidden(f.Reference)
 		}
-		out = append(out, r)
+		kept = append(kept, r)
+	}
+	out := staleVerdicts(kept)
+	for i := range out {
+		out[i].Current = out[i].Version == live[out[i].Key]
 	}
 	return out, nil
 }

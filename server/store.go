@@ -74,11 +74,25 @@ type Store interface {
 	// when the key never existed in the repository.
 	History(ctx context.Context, repo, key string, before int64, limit int) ([]Revision, error)
 
+	// Histories returns the revisions of each of keys, newest first, only
+	// those with a version below before when before > 0, in one read (the
+	// Service tells a page of activity's restores from them). Content and
+	// Provenance are not filled; a key without such revisions is left out.
+	Histories(ctx context.Context, repo string, keys []string, before int64) (map[string][]Revision, error)
+
 	// Revision returns one revision of a key with its content (empty for a
 	// delete); version 0 is the key's newest revision, whatever its op. It
 	// returns an error wrapping ErrNotFound when there is no revision of
 	// that key at that version (or none at all).
 	Revision(ctx context.Context, repo, key string, version int64) (Revision, error)
+
+	// KeyRevisions hands visit the revisions of one key, oldest first,
+	// with their content and provenance: those up to version through, or
+	// every one when through is 0. It reads them as one consistent
+	// snapshot and holds one revision's content at a time. An error from
+	// visit stops the read and is returned. It returns an error wrapping
+	// ErrNotFound when the key has no revision up to through.
+	KeyRevisions(ctx context.Context, repo, key string, through int64, visit func(Revision) error) error
 
 	// SeenChecksums returns, for each key of want (key → entry checksum),
 	// the newest version at which a revision of that key had that checksum
@@ -127,15 +141,19 @@ type Store interface {
 	// written last first, then by repository and key.
 	Search(ctx context.Context, q SearchRequest) ([]SearchHit, error)
 
-	// SaveStaleReports records each report as the latest of its entry
-	// (repo, Key), replacing the one before; reports are sorted by key and
-	// checked by the Service. It does not need the repository to exist.
+	// SaveStaleReports records each report as its reporter's report of
+	// its entry (repo, Key) at its Commit, replacing the one before
+	// there, then keeps StaleReportsKept reports of each entry saved:
+	// each reporter's latest first, then each one's report before, and
+	// so on, the later reported first within a round. Reports are sorted
+	// by key and checked by the Service. It does not need the repository
+	// to exist.
 	SaveStaleReports(ctx context.Context, repo string, reports []StaleReport) error
 
-	// StaleReports returns the latest report of every entry of repo that
-	// has one (of key alone when not ""), sorted by key, whatever the
+	// StaleReports returns every report kept of the entries of repo that
+	// q selects, sorted by key, then by commit and reporter, whatever the
 	// entry's state now.
-	StaleReports(ctx context.Context, repo, key string) ([]StaleReport, error)
+	StaleReports(ctx context.Context, repo string, q StaleQuery) ([]StaleReport, error)
 
 	// Repos returns the state of every repository that has held data and
 	// whose name starts with prefix ("" for every one), sorted by slug.
@@ -150,7 +168,8 @@ type Store interface {
 	PurgeTombstones(ctx context.Context, before time.Time) (int, error)
 
 	// EraseRepo removes everything repo holds: its entries, live and
-	// tombstoned, their revisions and their search text. The repository
+	// tombstoned, their revisions, its versions' checksums and provenance,
+	// and their search text. The repository
 	// stays, empty, at its version plus one, with its since-floor there:
 	// no version number is ever used twice (a cache or a reader holding an
 	// older one reads it whole again), and a Snapshot since an older
@@ -237,11 +256,12 @@ type Put struct {
 // Write is one atomic change of a repository.
 type Write struct {
 	Repo         string
-	IfMatch      Tags     // none for an unconditional write; "*"; or checksums
-	IfNoneMatch  Tags     // none; "*": only while the repository never held data; or checksums
-	Puts         []Put    // sorted by key, unique
-	Deletes      []string // sorted, unique, disjoint from Puts
-	Author       string   // token subject
+	IfMatch      Tags       // none for an unconditional write; "*"; or checksums
+	IfNoneMatch  Tags       // none; "*": only while the repository never held data; or checksums
+	Puts         []Put      // sorted by key, unique
+	Deletes      []string   // sorted, unique, disjoint from Puts
+	Author       string     // token subject
+	Provenance   Provenance // who and through what, the same for every key (Subject is Author)
 	At           time.Time
 	MaxEntries   int   // 0: unlimited
 	MaxRepoBytes int64 // 0: unlimited
@@ -294,5 +314,11 @@ type Revision struct {
 	Size     int64
 	Author   string
 	At       time.Time
-	Content  string // filled by Store.Revision only
+	Content  string // filled by Store.Revision and Store.KeyRevisions only
+	// RestoreOf, on a put that brought back an earlier version's content,
+	// is that version (see deriveRestores); filled by Service.History only.
+	RestoreOf int64
+	// Provenance is the provenance of the version (UnknownProvenance for a
+	// version written before it was recorded); its Subject is Author.
+	Provenance Provenance
 }

@@ -28,6 +28,11 @@ type PutInput struct {
 	// has never held data) or checksums the repository must not have (see
 	// CheckIfNoneMatch).
 	IfNoneMatch Tags
+	// Provenance holds what the request says of the write: its Surface
+	// (none: SurfaceAgent), Client, Machine and Commit. Put sets its
+	// Subject, DisplayName and Credential from the verified principal,
+	// whatever they hold here.
+	Provenance Provenance
 	// AllOrNothing writes nothing when an entry or soft-delete key would be
 	// left out: WriteResult then lists them in Skipped, with the current
 	// state and nothing changed.
@@ -42,7 +47,8 @@ type PutInput struct {
 // soft-delete key that fails ValidateKey; the rest applies. Errors: invalid
 // repo, or a key both upserted and deleted (ErrInvalid), ErrForbidden, and
 // ErrTooManyEntries when Entries alone names more keys than the entry limit
-// (before any entry is checked), and the Store's ErrPreconditionFailed,
+// (before any entry is checked), a Provenance claim of a shape that is not
+// kept (ErrInvalid, ReasonInvalidHeader), and the Store's ErrPreconditionFailed,
 // ErrTooManyEntries, ErrRepoTooLarge.
 // Nothing is written on an error, nor, with in.AllOrNothing, when an entry
 // is left out. A write that changed something is
@@ -58,6 +64,9 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 	if err := checkPutAndDelete(in); err != nil {
 		return WriteResult{}, err
 	}
+	if err := in.Provenance.check(); err != nil {
+		return WriteResult{}, err
+	}
 	puts, skipped := s.checkPuts(in)
 	deletes, skippedDeletes := checkDeletes(in.Deletes)
 	if in.AllOrNothing && len(skipped)+len(skippedDeletes) > 0 {
@@ -70,6 +79,7 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 		Puts:         puts,
 		Deletes:      deletes,
 		Author:       p.Subject,
+		Provenance:   in.Provenance.stamp(p),
 		At:           s.cfg.Now().UTC(),
 		MaxEntries:   s.cfg.MaxEntries,
 		MaxRepoBytes: s.cfg.MaxRepoBytes,

@@ -38,6 +38,11 @@ type BlockConfig struct {
 	// Hold, when set, is held around each update of the blocks, the
 	// listing of Checkouts included (LockBlocks).
 	Hold func() (release func(), err error)
+	// Watch names files outside the checkouts whose change may change
+	// Targets' answers (the agent's configuration): Run looks at them,
+	// with the checkouts' HEAD and the files the blocks carry, every few
+	// seconds, and updates the blocks when one changed.
+	Watch []string
 }
 
 // StaticCheckouts is a BlockConfig.Checkouts that always lists roots.
@@ -74,6 +79,9 @@ type blockWriter struct {
 	// have none, whatever Current said: the first after the start does, so
 	// that what an earlier run left (info/exclude lines) goes too.
 	swept bool
+	// inputs are the files outside the team folder the last update
+	// depended on, as they were before it read them.
+	inputs blockInputs
 }
 
 // cycleDone renders the block from the team folder and writes it to every
@@ -87,6 +95,7 @@ func (b *blockWriter) cycleDone(ctx context.Context, c *cycleEnd, r *Report) {
 	if b.cfg.Hold != nil {
 		release, err := b.cfg.Hold()
 		if err != nil {
+			b.inputs.restamp()
 			r.Block = append(r.Block, fmt.Sprintf("team memory block: %v", err))
 			return
 		}
@@ -94,14 +103,24 @@ func (b *blockWriter) cycleDone(ctx context.Context, c *cycleEnd, r *Report) {
 	}
 	roots, err := b.cfg.Checkouts()
 	if err != nil {
+		b.inputs.restamp()
 		if b.failed[""] != err.Error() {
 			r.Block = append(r.Block, fmt.Sprintf("team memory block: cannot list the checkouts: %v", err))
 		}
 		b.failed = map[string]string{"": err.Error()}
 		return
 	}
+	chosen := make(map[string][]assistants.Assistant, len(roots))
+	for _, co := range roots {
+		chosen[co] = chosenIn(b.cfg.Targets, co)
+	}
+	if b.cfg.Remove {
+		b.inputs = blockInputs{} // no block: nothing it holds can change
+	} else {
+		b.inputs.list(b.cfg.Watch, roots, chosen)
+	}
 	text, mcp := b.text(ctx, c, roots, r)
-	wants, where := b.wants(roots, text, mcp)
+	wants, where := b.wants(roots, chosen, text, mcp)
 	// When the same text went into the same files without a failure, each
 	// file is only read to check that the block is still as written (a
 	// person or a tool may have taken it out): git is not consulted and
@@ -138,16 +157,15 @@ func (b *blockWriter) text(ctx context.Context, c *cycleEnd, roots []string, r *
 
 // wants returns the text each assistant's file of each checkout is to
 // hold, keyed by fileKey ("" for none), and the keys of those that hold
-// the block, in order.
-func (b *blockWriter) wants(roots []string, text blockTexts, mcp map[string]bool) (map[string]string, []string) {
+// the block, in order; chosen[co] are the assistants of checkout co.
+func (b *blockWriter) wants(roots []string, chosen map[string][]assistants.Assistant, text blockTexts, mcp map[string]bool) (map[string]string, []string) {
 	var where []string
 	wants := map[string]string{}
 	for _, co := range roots {
-		chosen := chosenIn(b.cfg.Targets, co)
 		for _, a := range assistants.All {
 			want := text.forTarget(a, mcp)
 			switch {
-			case b.cfg.Remove || !slices.ContainsFunc(chosen, func(c assistants.Assistant) bool { return c.Name == a.Name }):
+			case b.cfg.Remove || !slices.ContainsFunc(chosen[co], func(c assistants.Assistant) bool { return c.Name == a.Name }):
 				want = ""
 			case a.Name == assistants.Claude.Name && teamblock.Nested(co, roots):
 				// A worktree inside another checkout (Claude Code's own
@@ -257,7 +275,8 @@ func (b *blockWriter) render(ctx context.Context, c *cycleEnd, roots []string, w
 	if len(roots) > 0 {
 		stale = b.refs.check(ctx, c, roots[0])
 	}
-	in := teamblock.Input{Repo: b.repo, TeamDir: b.dir, Index: string(index), Exists: exists, Refused: c.withheld, Stale: stale}
+	in := teamblock.Input{Repo: b.repo, TeamDir: b.dir, Index: string(index), Exists: exists, Refused: c.withheld, Stale: stale,
+		Unsynced: c.unsynced}
 	texts := blockTexts{plain: teamblock.Render(in).Text}
 	texts.mcp = texts.plain
 	if withMCP {

@@ -57,6 +57,7 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 		return r, err
 	}
 	e.skipsNow, e.idle = nil, false
+	e.cons.observe(e.cfg.Now())
 	carried, warnings := e.checkReplacedFiles(false)
 	if len(warnings) > 0 { // a replan would drop them from r
 		e.report(Report{Warnings: warnings})
@@ -68,7 +69,11 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 	if e.skipsNow != nil { // the folder was scanned: these were said
 		e.skipsSaid = e.skipsNow
 	}
-	e.settled = err == nil
+	e.settled = err == nil && len(r.Held) == 0 // held changes are still to push
+	if err == nil && m.push && !e.cons.holding() && e.cons.ended != nil {
+		r.Consolidation = e.cons.ended
+		e.cons.pushed()
+	}
 	applied := err == nil && m.local // the server's changes are in the folder
 	if applied {
 		e.cfg.Journal.settle()
@@ -82,6 +87,7 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 		}
 	}
 	e.publish(ctx, err, &r) // after a pull and after a local change of the index alike
+	e.warnExpiry(&r)
 	e.report(r)
 	return r, err
 }
@@ -123,9 +129,9 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 		opts = client.GetOptions{IfNoneMatch: e.view.checksum, Since: e.view.version}
 	}
 	m, err := e.cfg.Remote.Get(ctx, e.cfg.Repo, opts)
+	e.noteRefusal(err)
 	switch {
 	case errors.Is(err, client.ErrNotModified):
-		e.unreadable = false
 		return false, nil
 	case errors.Is(err, client.ErrGone) && opts.Since > 0:
 		// The server cannot list what changed since then; the journal is
@@ -133,7 +139,6 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 		e.view.loaded = false
 		return e.pull(ctx)
 	case errors.Is(err, client.ErrNotFound):
-		e.unreadable = false
 		if err := e.checkLost(0); err != nil {
 			return false, err
 		}
@@ -141,10 +146,8 @@ func (e *Engine) pull(ctx context.Context) (bool, error) {
 		e.view.reset()
 		return changed, nil
 	case err != nil:
-		e.unreadable = errors.Is(err, client.ErrForbidden) || errors.Is(err, client.ErrUnauthorized)
 		return false, fmt.Errorf("pull: %w", err)
 	}
-	e.unreadable = false
 	if err := e.checkLost(m.Version); err != nil {
 		return false, err
 	}
@@ -185,6 +188,7 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 	}
 	// A replan reports afresh, but for what the server's answers said.
 	r.Skipped, r.Warnings, r.PendingPull = append(r.Skipped[:0], r.refusals...), r.Warnings[:0], r.PendingPull[:0]
+	r.Held, r.Consolidation = r.Held[:0], nil
 	e.skipsNow = make(map[string]string, len(snap.Skipped))
 	for _, s := range snap.Skipped {
 		if e.skipNew(s) {
@@ -210,8 +214,12 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 	if err := e.saveJournal(); err != nil {
 		return err
 	}
-	if m.push && len(changes) > 0 {
-		if err := e.push(ctx, changes, r); err != nil {
+	switch {
+	case !m.push || len(changes) == 0:
+	case e.cons.holding():
+		e.hold(changes, r)
+	default:
+		if err := e.push(e.cons.surface(ctx), changes, r); err != nil {
 			return err
 		}
 	}

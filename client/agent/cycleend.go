@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"time"
 
 	"github.com/teammem/teammem/client/refcheck"
 )
@@ -16,9 +17,13 @@ type cycleEnd struct {
 	// the folder changed, so neither did the index, the topics and what
 	// the agent withholds.
 	idle bool
-	// unreadable says the last pull was refused the repository (401 or
-	// 403).
+	// unreadable says the last pull was refused the repository (403), or
+	// the token (401) before the team folder was ever synced: no block.
 	unreadable bool
+	// unsynced, when not zero, says the server has refused the token
+	// (401) for a while, and since when: the block, still rendered from
+	// the team folder on disk, says it is out of date since then.
+	unsynced time.Time
 	// recheck says the periodic rescan ran since the last cycle's end: a
 	// subscriber looks again at the files it keeps outside the folder.
 	recheck bool
@@ -57,13 +62,29 @@ func (e *Engine) subscribe() {
 
 // publish hands the cycle's end to every subscriber.
 func (e *Engine) publish(ctx context.Context, err error, r *Report) {
+	e.lastErr = err
+	c := e.cycleEnd(err)
+	for _, s := range e.subscribers {
+		s.cycleDone(ctx, c, r)
+	}
+}
+
+// cycleEnd is what the subscribers are told of the engine's state after a
+// cycle that ended with err.
+func (e *Engine) cycleEnd(err error) *cycleEnd {
 	c := &cycleEnd{err: err, idle: e.idle, unreadable: e.unreadable, recheck: e.recheck,
 		withheld: e.withheld, topics: e.teamTopics}
 	if e.view.loaded {
 		c.live = e.view.live
 	}
-	e.recheck = false
-	for _, s := range e.subscribers {
-		s.cycleDone(ctx, c, r)
+	if since := e.unsyncedSince(); !since.IsZero() {
+		switch {
+		case !e.synced():
+			c.unreadable = true // the folder holds nothing the team shared
+		case e.cfg.Now().Sub(since) >= UnsyncedNoteAfter:
+			c.unsynced = since
+		}
 	}
+	e.recheck = false
+	return c
 }

@@ -6,7 +6,13 @@
 // drives them. After each cycle the engine hands what it found to its
 // subscribers, which keep something else in step with it: the block writer
 // the team memory block of the checkouts (with the stale-reference check),
-// the stale report the server's copy of that check's findings.
+// the stale report the server's copy of that check's findings. The block
+// writer also watches the files outside the folder its blocks depend on (a
+// checkout's HEAD, AGENTS.md, the configuration): when one changes, the
+// engine hands its subscribers the last cycle's end again, without syncing.
+// While Claude Code consolidates the memory folder (a live consolidation lock), the
+// engine applies the server's changes but holds its pushes, and pushes the
+// consolidation's final state as one write once it ends.
 //
 // Everything but the engine loop is pure or touches only the journal file, so
 // that the decisions are table-tested without a server. The package never

@@ -48,6 +48,10 @@ type Config struct {
 	Journal *Journal
 	// Host names this machine in conflict copies.
 	Host string
+	// Head, when set, returns the HEAD commit of the checkout the folder
+	// serves ("" when it has none), read before each push and recorded in
+	// the provenance of the versions it makes.
+	Head func() string
 	// Scan tunes which local files are candidates.
 	Scan ScanOptions
 	// Rails tunes the deletion safety rails.
@@ -84,10 +88,21 @@ type Config struct {
 	OnReport func(Report)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Consolidation names the memory folder whose consolidation lock
+	// holds pushes while a consolidation rewrites it (see
+	// ConsolidationWatch); the zero value watches none.
+	Consolidation ConsolidationWatch
 	// Reseed accepts a server that lost the repo's data (see
 	// ErrServerLostData): the folder is reconciled three-way with the
 	// journal as base against what the server still has, and pushed.
 	Reseed bool
+	// TokenExpiry, when set, says when the token the Remote sends expires
+	// (ok false: unknown). From ExpiryWarning ahead, a cycle's report says
+	// so once per expiry (Report.Token) with Relogin, what gets a new token
+	// ("run teammem-agent login --server URL"); once the server refuses the
+	// token, it dates the block's out-of-date note.
+	TokenExpiry func() (exp time.Time, ok bool)
+	Relogin     string
 }
 
 // Engine keeps one team folder and one repo in step. Its state is owned by
@@ -112,6 +127,12 @@ type Engine struct {
 	// 403); the cycle's end tells the subscribers (the block is kept out
 	// of the checkouts until a pull succeeds).
 	unreadable bool
+	// refusedAt is when the server started refusing the token (401) to
+	// the pulls, zero while it accepts it: the block stays, rendered from
+	// the team folder on disk (see cycleEnd.unsynced).
+	refusedAt time.Time
+	// expirySaid is the token expiry the last warning was about.
+	expirySaid time.Time
 	// kept is what the engine keeps from the server: entries it refused,
 	// index lines that link a file not shared.
 	kept withholding
@@ -133,6 +154,11 @@ type Engine struct {
 	// recheck says the periodic rescan ran since the last cycle's end.
 	subscribers []subscriber
 	recheck     bool
+	// cons holds pushes while a consolidation rewrites the memory folder.
+	cons *consolidation
+	// lastErr is the error of the last cycle that reached its end (nil
+	// after a success), for the subscribers told again (republish).
+	lastErr error
 }
 
 // New returns an engine; it does no I/O.
@@ -149,7 +175,7 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
 	setDefault(&cfg.Backoff, time.Second)
 	setDefault(&cfg.MaxBackoff, 5*time.Minute)
-	e := &Engine{cfg: cfg, local: newLocalView(cfg.Scan)}
+	e := &Engine{cfg: cfg, local: newLocalView(cfg.Scan), cons: newConsolidation(cfg.Consolidation, cfg.Journal.Path())}
 	e.subscribe()
 	return e, nil
 }

@@ -36,6 +36,9 @@ type fakeRemote struct {
 	beforePut func(f *fakeRemote)
 	puts      []api.PutRequest
 	ifMatches []string
+	// provenances records what each Put's context said of the push.
+	provenances []client.Provenance
+	surfaces    []string // client.Surface of each Put's context
 	// history holds key → checksum → the newest version a revision of the
 	// key had it (put, or the content a delete removed), for Seen; seenErr,
 	// when set, answers every Seen; seenAsks records what Seen was asked.
@@ -151,6 +154,8 @@ func (f *fakeRemote) Put(ctx context.Context, repo string, req api.PutRequest, i
 	}
 	f.puts = append(f.puts, req)
 	f.ifMatches = append(f.ifMatches, ifMatch)
+	f.provenances = append(f.provenances, client.ProvenanceOf(ctx))
+	f.surfaces = append(f.surfaces, client.Surface(ctx))
 	if len(f.putFaults) > 0 {
 		err := f.putFaults[0]
 		f.putFaults = f.putFaults[1:]

@@ -79,15 +79,39 @@ func RevisionAt(ctx context.Context, r HistoryRemote, repo, key string, version 
 	return r.Revision(ctx, repo, key, h.Revisions[0].Version)
 }
 
-// LiveAt is RevisionAt for content: a key deleted at version is
-// ErrNoSuchVersion too.
+// DeletedError is the error of LiveAt for a key deleted at the version
+// asked for; it wraps ErrNoSuchVersion.
+type DeletedError struct {
+	Key       string
+	DeletedIn int64 // the version that deleted it
+	// LastContent is the version of the put before the delete, the content
+	// it deleted (0 when it could not be read).
+	LastContent int64
+}
+
+func (e *DeletedError) Error() string {
+	return fmt.Sprintf("%s was deleted at version %d", e.Key, e.DeletedIn)
+}
+
+func (e *DeletedError) Unwrap() error { return ErrNoSuchVersion }
+
+// LiveAt is RevisionAt for content: a key deleted at version is a
+// *DeletedError (ErrNoSuchVersion too), naming the version of the content
+// the delete took away.
 func LiveAt(ctx context.Context, r HistoryRemote, repo, key string, version int64) (*api.RevisionContent, error) {
 	rev, err := RevisionAt(ctx, r, repo, key, version)
 	if err != nil {
 		return nil, err
 	}
 	if rev.Op == api.OpDelete {
-		return nil, fmt.Errorf("%s was deleted at version %d: %w", key, rev.Version, ErrNoSuchVersion)
+		e := &DeletedError{Key: key, DeletedIn: rev.Version}
+		// The revision before a delete is the put it deleted: a deleted
+		// key is not deleted again.
+		if h, err := r.History(ctx, repo, key, client.HistoryOptions{Limit: 1, Before: rev.Version}); err == nil &&
+			len(h.Revisions) == 1 && h.Revisions[0].Op == api.OpPut {
+			e.LastContent = h.Revisions[0].Version
+		}
+		return nil, e
 	}
 	return rev, nil
 }
@@ -143,6 +167,7 @@ func Restore(ctx context.Context, r HistoryRemote, repo, key string, version int
 			rev.Version, key, found[0].RuleID, found[0].Label, found[0].Line, ErrSecretInVersion)
 	}
 	out := Restored{Key: key, FromVersion: rev.Version}
+	ctx = client.WithSurface(ctx, "restore")
 	for attempt := 1; ; attempt++ {
 		h, err := r.Hashes(ctx, repo)
 		if err != nil {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,8 +53,11 @@ func (f *historyFake) Hashes(context.Context, string) (*api.Hashes, error) {
 	return h, nil
 }
 
-func (f *historyFake) Put(_ context.Context, _ string, req api.PutRequest, ifMatch string) (*api.PutResponse, error) {
+func (f *historyFake) Put(ctx context.Context, _ string, req api.PutRequest, ifMatch string) (*api.PutResponse, error) {
 	f.puts = append(f.puts, ifMatch)
+	if p := client.ProvenanceOf(ctx); p.Surface != "restore" {
+		return nil, fmt.Errorf("a restore pushed as surface %q", p.Surface)
+	}
 	if f.conflicts > 0 {
 		f.conflicts--
 		return nil, client.ErrPreconditionFailed

@@ -50,7 +50,7 @@ func applyRails(p *Plan, in Input) {
 	if in.LocalUnavailable || (len(in.Local) == 0 && len(in.Base) > 0) {
 		hold(p, "team folder missing, unreadable or empty")
 		p.Warnings = append(p.Warnings, fmt.Sprintf(
-			"not deleting %d keys on the server: the team folder is missing, unreadable or empty", n))
+			"not deleting %s on the server: the team folder is missing, unreadable or empty", Plural(n, "key", "keys")))
 		return
 	}
 	live := len(in.Server)

@@ -46,11 +46,12 @@ func (e *Engine) oldCopies(ctx context.Context, local map[string]string, r *Repo
 	if errors.Is(err, client.ErrNotFound) { // a server without POST /api/v1/seen
 		e.noHistoryLookup = true
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
-			"the server cannot tell an old copy from an edit (it is older than this agent): %d local files unknown to the journal are taken for edits", len(ask)))
+			"the server cannot tell an old copy from an edit (it is older than this agent): taken for edits: %s unknown to the journal",
+			Plural(len(ask), "local file", "local files")))
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("look up the server's history of %d local files: %w", len(ask), err)
+		return nil, fmt.Errorf("look up the server's history of %s: %w", Plural(len(ask), "local file", "local files"), err)
 	}
 	old := make(map[string]bool, len(seen))
 	for k := range seen {

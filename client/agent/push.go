@@ -30,6 +30,7 @@ func (e *Engine) push(ctx context.Context, changes []Change, r *Report) error {
 	if e.view.exists() {
 		ifMatch = e.view.checksum
 	}
+	ctx = e.withHead(ctx)
 	for _, req := range Batches(changes, e.cfg.BatchBytes) {
 		resp, err := e.cfg.Remote.Put(ctx, e.cfg.Repo, req, ifMatch)
 		if err != nil {

@@ -32,6 +32,17 @@ type Report struct {
 	// was left out of, and why (once per checkout and reason). It does not
 	// make a sync incomplete: the team folder itself is in step.
 	Block []string `json:"block"`
+	// Held are the local changes kept from the server while a
+	// consolidation rewrites the memory folder; the cycle after it ends
+	// pushes them.
+	Held []string `json:"held,omitempty"`
+	// Consolidation is the consolidation this cycle held changes for
+	// (Ended empty) or whose end it pushed (Ended says why it ended).
+	Consolidation *Consolidation `json:"consolidation,omitempty"`
+	// Token says that the token expires soon and how to get a new one
+	// (once per expiry, from ExpiryWarning ahead). It does not make a sync
+	// incomplete.
+	Token string `json:"token,omitempty"`
 	// Version and Checksum describe the server's dataset after the cycle.
 	Version  int64  `json:"version"`
 	Checksum string `json:"checksum"`
@@ -67,6 +78,6 @@ func (s Skip) String() string { return fmt.Sprintf("skipping %q: %s", s.Path, s.
 
 // Empty reports whether nothing moved and nothing needs saying.
 func (r *Report) Empty() bool {
-	return len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings)+len(r.Block) == 0 &&
-		r.Err == nil
+	return len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings)+len(r.Block)+len(r.Held) == 0 &&
+		r.Consolidation == nil && r.Token == "" && r.Err == nil
 }

@@ -23,11 +23,18 @@ import (
 // does no more; the first cycle, the Rescan interval, a watcher's rescan
 // request (overflow, watch error), a retry and the shutdown walk the whole
 // folder, reading only the files that changed. The journal is saved at the
-// end of the first cycle and then whenever it changes. Failures are
+// end of the first cycle and then whenever it changes. Every few seconds
+// (inputsEvery) it looks at the files outside the folder that the blocks
+// depend on (a checkout's HEAD, AGENTS.md, the configuration) and, when one
+// changed, updates the blocks without syncing. Failures are
 // reported through OnReport and retried; 401 and 403 stop pushing but not
-// watching. When ctx is done Run rescans once, pushes what is pending
-// within ShutdownTimeout, saves the journal and returns nil. Only a failure
-// to start watching is returned as an error.
+// watching. While a consolidation rewrites the memory folder
+// (Config.Consolidation), cycles apply the server's changes but keep the
+// local ones, and Run looks at the lock every ConsolidationWatch.Every
+// until it ends, then pulls and pushes them. When ctx is done Run rescans
+// once, pushes what is pending (but what a running consolidation holds)
+// within ShutdownTimeout, saves the journal and returns nil. Only a
+// failure to start watching is returned as an error.
 func (e *Engine) Run(ctx context.Context) error {
 	batches, stopWatch, err := e.startWatch(ctx)
 	if err != nil {
@@ -46,6 +53,19 @@ func (e *Engine) Run(ctx context.Context) error {
 	late := time.NewTimer(time.Hour)
 	late.Stop()
 	defer late.Stop()
+	// held looks at the consolidation lock while it holds pushes, and
+	// runs the cycle that pushes them once it ends.
+	held := time.NewTimer(time.Hour)
+	held.Stop()
+	defer held.Stop()
+	// inputs looks at the files outside the folder that the subscribers
+	// depend on (blockInputs).
+	var inputs <-chan time.Time
+	if e.watchesInputs() {
+		t := time.NewTicker(inputsEvery)
+		defer t.Stop()
+		inputs = t.C
+	}
 	trigger := make(chan struct{}, 1)
 	trigger <- struct{}{} // pull on start
 	b := newBackoff(e.cfg.Backoff, e.cfg.MaxBackoff)
@@ -87,6 +107,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			backingOff = false
 			pull = true
 			e.local.rescanAll()
+		case <-inputs:
+			e.republish(ctx)
+			continue
 		case <-late.C:
 			carried, warnings := e.checkReplacedFiles(false)
 			if len(warnings) > 0 {
@@ -98,6 +121,12 @@ func (e *Engine) Run(ctx context.Context) error {
 			if !carried {
 				continue
 			}
+		case <-held.C:
+			if !e.cons.observe(e.cfg.Now()) {
+				held.Reset(e.cons.every)
+				continue
+			}
+			pull = true // what teammates pushed meanwhile, then the held changes
 		}
 		if backingOff {
 			continue // the retry timer runs the cycle
@@ -105,6 +134,9 @@ func (e *Engine) Run(ctx context.Context) error {
 		_, err := e.cycle(ctx, mode{pull: pull, local: true, push: true})
 		if e.replaced.pending() {
 			late.Reset(replacedCheckEvery)
+		}
+		if e.cons.holding() {
+			held.Reset(e.cons.every)
 		}
 		switch {
 		case ctx.Err() != nil:

@@ -86,6 +86,7 @@ func seedOnce(ctx context.Context, remote SeedRemote, repo, dir string, o SeedOp
 	if exists {
 		cond = h.Checksum
 	}
+	ctx = client.WithSurface(ctx, "seed")
 	for _, req := range Batches(changes, 0) {
 		resp, err := remote.Put(ctx, repo, req, cond)
 		if err != nil {
@@ -146,8 +147,8 @@ func seedOwned(ctx context.Context, remote SeedRemote, repo string, snap *Snapsh
 		}
 	}
 	if len(kept) > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("--prune kept %d key(s) not in the folder that someone other than %q wrote last: %s",
-			len(kept), me.Subject, QuoteList(kept, 20)))
+		r.Notes = append(r.Notes, fmt.Sprintf("--prune kept %s not in the folder that someone other than %q wrote last: %s",
+			Plural(len(kept), "key", "keys"), me.Subject, QuoteList(kept, 20)))
 	}
 	return owned, nil
 }
@@ -187,8 +188,8 @@ func seedChanges(ctx context.Context, remote Remote, repo string, plan Plan, sna
 			}
 			isOwned := func(k string) bool { _, local := snap.Checksums[k]; return local || owned[k] }
 			m := SeedIndex(st.Key, server[st.Key], snap.Contents[st.Key], o.Prune, isOwned)
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: merged by line with the server's: %d line(s) added, %d removed, the rest kept",
-				st.Key, m.Added, m.Removed))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: merged by line with the server's: %s added, %d removed, the rest kept",
+				st.Key, Plural(m.Added, "line", "lines"), m.Removed))
 			if m.Content != server[st.Key] {
 				out = append(out, Change{Key: st.Key, Content: m.Content})
 			}
@@ -228,7 +229,7 @@ func seedPrunedLines(ctx context.Context, remote Remote, repo string, changes []
 		}
 		m := SeedIndex(k, server[k], "", true, func(key string) bool { return pruned[key] })
 		if m.Removed > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: %d line(s) linking pruned keys removed", k, m.Removed))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s linking pruned keys removed", k, Plural(m.Removed, "line", "lines")))
 			changes = append(changes, Change{Key: k, Content: m.Content})
 		}
 	}

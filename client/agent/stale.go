@@ -29,9 +29,11 @@ type staleRefs struct {
 	checker *refcheck.Checker // of root
 	root    string
 	// count is the number of stale references the last check found, at
-	// commit head.
-	count int
-	head  string
+	// commit head, committed at headTime on branch ("" detached).
+	count    int
+	head     string
+	headTime time.Time
+	branch   string
 	// days are the topics over the age limit, as of ageAt.
 	days  map[string]int
 	ageAt time.Time
@@ -59,7 +61,7 @@ func (s *staleRefs) check(ctx context.Context, c *cycleEnd, checkout string) fun
 		s.count, s.head = 0, ""
 		return nil // not a checkout, or unreadable: no warnings rather than guessed ones
 	}
-	s.count, s.head = len(rep.Findings), rep.Head
+	s.count, s.head, s.headTime, s.branch = len(rep.Findings), rep.Head, rep.CommittedAt, rep.Branch
 	refs := map[string][]string{}
 	s.checked, s.findings, s.unsent = make(map[string]string, len(topics)), map[string][]refcheck.Finding{}, true
 	for _, t := range topics {

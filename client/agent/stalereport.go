@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
@@ -81,10 +82,15 @@ func (sr *staleReport) cycleDone(ctx context.Context, c *cycleEnd, r *Report) {
 	}
 }
 
-// request is the report of the last check: each topic checked whose
-// checksum is the server's live one in live, with its findings.
+// request is the report of the last check: the commit checked, its
+// committer time and branch (what the server orders reports of different
+// commits by), and each topic checked whose checksum is the server's live
+// one in live, with its findings.
 func (s *staleRefs) request(live map[string]string) api.StaleReportRequest {
-	req := api.StaleReportRequest{Commit: s.head, Entries: map[string]api.StaleReportEntry{}}
+	req := api.StaleReportRequest{Commit: s.head, Branch: s.branch, Entries: map[string]api.StaleReportEntry{}}
+	if !s.headTime.IsZero() {
+		req.CommittedAt = s.headTime.UTC().Format(time.RFC3339)
+	}
 	for key, sum := range s.checked {
 		if live[key] != sum {
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
@@ -45,8 +46,12 @@ func TestEngineReportsStaleReferences(t *testing.T) {
 	}
 	got := remote.reports[0]
 	head := strings.TrimSpace(gittest.Run(t, main, "rev-parse", "HEAD"))
+	committed, err := time.Parse(time.RFC3339, strings.TrimSpace(gittest.Run(t, main, "log", "-1", "--format=%cI")))
+	if err != nil {
+		t.Fatal(err)
+	}
 	d, s := got.Entries["deploys.md"], got.Entries["style.md"]
-	if got.Commit != head || len(got.Entries) != 2 || d.Checksum != protocol.EntryChecksum([]byte(deploys)) ||
+	if got.Commit != head || got.CommittedAt != committed.UTC().Format(time.RFC3339) || got.Branch != "main" || len(got.Entries) != 2 || d.Checksum != protocol.EntryChecksum([]byte(deploys)) ||
 		len(d.Findings) != 1 || d.Findings[0] != (api.StaleFinding{Reference: "scripts/release.sh", Line: 1, Reason: api.StaleMissing}) ||
 		s.Checksum != protocol.EntryChecksum([]byte(style)) || len(s.Findings) != 0 {
 		t.Fatalf("report = %+v", got)

@@ -58,6 +58,13 @@ type Status struct {
 	StaleReferences int `json:"staleReferences"`
 	// Stream is the running agent's event stream; nil when no agent runs.
 	Stream *StreamState `json:"stream,omitempty"`
+	// Consolidation is the consolidation rewriting the memory folder, nil
+	// when none is in progress.
+	Consolidation *ConsolidationStatus `json:"consolidation,omitempty"`
+	// TokenExpires is when the token expires, when it tells; Token says
+	// what to do about it once that is within ExpiryWarning or past.
+	TokenExpires *time.Time `json:"tokenExpires,omitempty"`
+	Token        string     `json:"token,omitempty"`
 }
 
 // BlockStatus is the team memory block of one assistant's file in one
@@ -97,6 +104,13 @@ type StatusOptions struct {
 	// Exclude names the folders below Dir that are not synced
 	// (ScanOptions.Exclude).
 	Exclude []string
+	// MemDir is the memory folder whose consolidation lock holds the
+	// folder's pushes (ConsolidationWatch.MemDir); "" for none.
+	MemDir string
+	// TokenExpiry and Relogin are Config's: when the token expires, and
+	// the command that gets a new one.
+	TokenExpiry func() (time.Time, bool)
+	Relogin     string
 }
 
 // ReadStatus gathers the status of one repo and team folder. It only
@@ -134,11 +148,17 @@ func ReadStatus(ctx context.Context, o StatusOptions) (*Status, error) {
 	if st.AgentRunning {
 		st.Stream = readStreamState(StreamStatePath(st.Journal))
 	}
+	st.Consolidation = readConsolidation(o.MemDir, st.Journal, st.AgentRunning, time.Now())
 	st.scanFolder(j, explain, o.Exclude)
-	refused := false
+	st.tokenState(o)
+	var probeErr error
 	if o.Remote != nil {
-		refused = st.probeServer(ctx, o, explain)
+		probeErr = st.probeServer(ctx, o, explain)
 	}
+	// A refused token keeps the block of a folder synced before (the
+	// running agent renders it from the folder on disk).
+	refused := errors.Is(probeErr, client.ErrForbidden) ||
+		errors.Is(probeErr, client.ErrUnauthorized) && j.Version == 0 && len(j.Entries) == 0
 	if o.Checkouts != nil {
 		st.TeamBlock = blockStates(o.Checkouts, o.Targets, o.NoInject, refused)
 		st.StaleReferences = staleCount(ctx, o.Checkouts, o.Dir)
@@ -259,9 +279,22 @@ func conflictCopies(dir string) []string {
 	return out
 }
 
-// probeServer asks the server for the repo's hashes; it reports whether
-// the server refused the token the repository (401 or 403).
-func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func(error) error) (refused bool) {
+// tokenState fills when the token expires and, within ExpiryWarning of
+// that or past it, what to do.
+func (st *Status) tokenState(o StatusOptions) {
+	if o.TokenExpiry == nil {
+		return
+	}
+	exp, ok := o.TokenExpiry()
+	if !ok {
+		return
+	}
+	st.TokenExpires, st.Token = &exp, TokenNote(exp, time.Now(), o.Relogin)
+}
+
+// probeServer asks the server for the repo's hashes; it returns the
+// server's refusal, nil when it answered.
+func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func(error) error) error {
 	timeout := o.ProbeTimeout
 	if timeout <= 0 {
 		timeout = 5 * time.Second
@@ -271,7 +304,7 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 	h, _, err := probeHashes(ctx, o.Remote, o.Repo)
 	if err != nil {
 		st.ServerError = explain(err).Error()
-		return errors.Is(err, client.ErrForbidden) || errors.Is(err, client.ErrUnauthorized)
+		return err
 	}
 	st.ServerVersion, st.ServerChecksum = &h.Version, h.Checksum
 	st.Skipped = append(st.Skipped, invalidServerKeys(h.EntryChecksums)...)
@@ -279,7 +312,7 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 		st.ServerLost = fmt.Sprintf("the server is at version %d, this folder last synced version %d: it lost data; nothing is pushed until `teammem-agent sync --reseed`",
 			h.Version, st.Version)
 	}
-	return false
+	return nil
 }
 
 // invalidServerKeys names, sorted, the keys the server holds that fail

@@ -93,3 +93,46 @@ func TestCheckoutIgnored(t *testing.T) {
 		t.Errorf("git disagrees: %s", st)
 	}
 }
+
+func TestCheckoutHeadFiles(t *testing.T) {
+	main, linked := newRepoWithWorktree(t)
+	m, _ := gitremote.OpenCheckout(main)
+	l, _ := gitremote.OpenCheckout(linked)
+	branch := strings.TrimSpace(gittest.Run(t, main, "symbolic-ref", "HEAD"))
+	files := m.HeadFiles()
+	if len(files) != 3 {
+		t.Fatalf("HeadFiles of the main checkout = %q", files)
+	}
+	samePath(t, files[0], filepath.Join(main, ".git", "HEAD"))
+	samePath(t, files[1], filepath.Join(main, ".git", filepath.FromSlash(branch)))
+	if files[2] != filepath.Join(m.CommonDir, "packed-refs") {
+		t.Errorf("HeadFiles[2] = %s; want the packed-refs", files[2])
+	}
+	lf := l.HeadFiles()
+	if len(lf) != 3 {
+		t.Fatalf("HeadFiles of the linked worktree = %q", lf)
+	}
+	samePath(t, lf[0], filepath.Join(main, ".git", "worktrees", "api-feature", "HEAD"))
+	samePath(t, filepath.Dir(lf[1]), filepath.Join(main, ".git", "refs", "heads"))
+
+	// A commit rewrites one of them.
+	stamp := func(files []string) string {
+		var b strings.Builder
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				b.WriteString(fi.ModTime().String() + " ")
+			}
+		}
+		return b.String()
+	}
+	before := stamp(files)
+	gittest.Run(t, main, "commit", "-q", "--allow-empty", "-m", "more")
+	if stamp(m.HeadFiles()) == before {
+		t.Error("a commit changed none of the HEAD files")
+	}
+
+	gittest.Run(t, main, "checkout", "-q", "--detach")
+	if files := m.HeadFiles(); len(files) != 1 {
+		t.Errorf("HeadFiles of a detached HEAD = %q; want HEAD alone", files)
+	}
+}

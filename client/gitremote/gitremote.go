@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Errors wrapped by the functions of this package.
@@ -132,4 +133,22 @@ func pickRemote(remotes map[string]*config.RemoteConfig) (*config.RemoteConfig, 
 	}
 	slices.Sort(names)
 	return nil, fmt.Errorf("%w (%s); pass the slug explicitly", ErrAmbiguousRemote, strings.Join(names, ", "))
+}
+
+// Head returns the commit HEAD of the working tree containing dir names
+// ("" before the first commit), reading only its references. Errors:
+// ErrNotRepo; an unreadable repository.
+func Head(dir string) (string, error) {
+	repo, err := open(dir)
+	if err != nil {
+		return "", fmt.Errorf("read HEAD of %s: %w", dir, err)
+	}
+	ref, err := repo.Head()
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("read HEAD of %s: %w", dir, err)
+	}
+	return ref.Hash().String(), nil
 }

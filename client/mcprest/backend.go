@@ -120,7 +120,8 @@ func (b *Backend) History(ctx context.Context, repo, key string, limit int) ([]m
 	}
 	out := make([]mcptools.Revision, 0, len(h.Revisions))
 	for _, r := range h.Revisions {
-		out = append(out, mcptools.Revision{Version: r.Version, Op: r.Op, Checksum: r.Checksum, Size: r.Size, Author: r.Author, At: parseTime(r.At)})
+		out = append(out, mcptools.Revision{Version: r.Version, Op: r.Op, Checksum: r.Checksum, Size: r.Size, Author: r.Author, At: parseTime(r.At),
+			Provenance: provenance(r.Provenance)})
 	}
 	return out, nil
 }
@@ -138,7 +139,7 @@ func (b *Backend) Revision(ctx context.Context, repo, key string, version int64)
 		return mcptools.Revision{}, mark(err)
 	}
 	return mcptools.Revision{Version: r.Version, Op: r.Op, Checksum: r.Checksum, Size: int64(len(r.Content)), Author: r.Author,
-		At: parseTime(r.At), Content: r.Content}, nil
+		At: parseTime(r.At), Content: r.Content, Provenance: provenance(r.Provenance)}, nil
 }
 
 // newestFromHistory is Revision(version 0) against an older server.
@@ -170,7 +171,18 @@ func (b *Backend) Activity(ctx context.Context, repo string, limit int) ([]mcpto
 }
 
 func change(it api.ActivityItem) mcptools.Change {
-	return mcptools.Change{Version: it.Version, At: parseTime(it.At), Author: it.Author, Changed: it.Changed, Deleted: it.Deleted}
+	return mcptools.Change{Version: it.Version, At: parseTime(it.At), Author: it.Author, Changed: it.Changed, Deleted: it.Deleted,
+		Provenance: provenance(it.Provenance)}
+}
+
+// provenance is a version's provenance for the tools; nil from a server
+// that does not record it.
+func provenance(p *api.Provenance) *mcptools.Provenance {
+	if p == nil {
+		return nil
+	}
+	return &mcptools.Provenance{Subject: p.Subject, DisplayName: p.DisplayName, Credential: p.Credential, Surface: p.Surface,
+		Client: p.Client, Machine: p.Machine, Commit: p.Commit}
 }
 
 // Write is one PUT.
@@ -179,6 +191,7 @@ func (b *Backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcp
 	if ifMatch == mcptools.CreateOnly {
 		ifMatch = client.CreateOnly
 	}
+	ctx = client.WithSurface(ctx, "mcp")
 	res, err := b.c.Put(ctx, repo, api.PutRequest{Entries: w.Entries, SoftDeleteKeys: w.Deletes, AllOrNothing: w.AllOrNothing}, ifMatch)
 	if err != nil {
 		return mcptools.WriteResult{}, mark(err)

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -81,8 +82,11 @@ type Finding struct {
 // Report is the result of one Check.
 type Report struct {
 	// Head is the commit checked against; "" when HEAD has no commit yet
-	// (then nothing is checked).
-	Head string `json:"head"`
+	// (then nothing is checked). CommittedAt is its committer time (UTC),
+	// Branch the branch checked out ("" when HEAD is detached).
+	Head        string    `json:"head"`
+	CommittedAt time.Time `json:"committedAt,omitzero"`
+	Branch      string    `json:"branch,omitempty"`
 	// Refs counts the references checked.
 	Refs int `json:"refs"`
 	// Findings are the stale references, in topic order, then in order of
@@ -133,12 +137,13 @@ func (c *Checker) Check(ctx context.Context, topics []Topic) (Report, error) {
 
 // check is Check under the lock.
 func (c *Checker) check(ctx context.Context, topics []Topic) (Report, error) {
-	head, tree, err := c.head()
-	if err != nil || tree == nil {
+	hc, err := c.head()
+	if err != nil || hc.tree == nil {
 		return Report{}, err
 	}
-	t := &treeView{repo: c.repo, tree: tree, facts: c.facts}
-	rep := Report{Head: head.String(), Findings: []Finding{}}
+	head := hc.hash
+	t := &treeView{repo: c.repo, tree: hc.tree, facts: c.facts}
+	rep := Report{Head: head.String(), CommittedAt: hc.when, Branch: hc.branch, Findings: []Finding{}}
 	next := make(map[string]topicResult, len(topics))
 	for _, tp := range topics {
 		if err := ctx.Err(); err != nil {
@@ -187,28 +192,41 @@ func (c *Checker) open() error {
 	return nil
 }
 
-// head opens the repository when needed and returns HEAD's commit and
-// tree; tree is nil when HEAD has no commit yet.
-func (c *Checker) head() (plumbing.Hash, *object.Tree, error) {
+// headCommit is what HEAD names: the commit, its tree (nil before the
+// first commit) and committer time, and the branch checked out ("" when
+// HEAD is detached).
+type headCommit struct {
+	hash   plumbing.Hash
+	tree   *object.Tree
+	when   time.Time
+	branch string
+}
+
+// head opens the repository when needed and returns HEAD's commit.
+func (c *Checker) head() (headCommit, error) {
 	if err := c.open(); err != nil {
-		return plumbing.ZeroHash, nil, err
+		return headCommit{}, err
 	}
 	ref, err := c.repo.Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return plumbing.ZeroHash, nil, nil
+		return headCommit{}, nil
 	}
 	if err != nil {
-		return plumbing.ZeroHash, nil, fmt.Errorf("check references: read HEAD: %w", err)
+		return headCommit{}, fmt.Errorf("check references: read HEAD: %w", err)
 	}
 	commit, err := c.repo.CommitObject(ref.Hash())
 	if err != nil {
-		return plumbing.ZeroHash, nil, fmt.Errorf("check references: HEAD commit: %w", err)
+		return headCommit{}, fmt.Errorf("check references: HEAD commit: %w", err)
 	}
 	tree, err := commit.Tree()
 	if err != nil {
-		return plumbing.ZeroHash, nil, fmt.Errorf("check references: HEAD tree: %w", err)
+		return headCommit{}, fmt.Errorf("check references: HEAD tree: %w", err)
 	}
-	return ref.Hash(), tree, nil
+	hc := headCommit{hash: ref.Hash(), tree: tree, when: commit.Committer.When.UTC()}
+	if ref.Name().IsBranch() {
+		hc.branch = ref.Name().Short()
+	}
+	return hc, nil
 }
 
 // Head returns the commit HEAD names ("" before the first commit), reading

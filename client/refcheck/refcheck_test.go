@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -120,15 +121,20 @@ func TestCheckFollowsHead(t *testing.T) {
 		}
 		return rep
 	}
-	if rep := check(); len(rep.Findings) != 1 || rep.Findings[0].Ref.Path != "client/legacy.go" {
-		t.Fatalf("at the second commit: %+v", rep.Findings)
+	committed, err := time.Parse(time.RFC3339, strings.TrimSpace(gittest.Run(t, root, "log", "-1", "--format=%cI")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := check(); len(rep.Findings) != 1 || rep.Findings[0].Ref.Path != "client/legacy.go" || rep.Branch != "main" ||
+		!rep.CommittedAt.Equal(committed) {
+		t.Fatalf("at the second commit: %+v; want branch main, committed at %v", rep, committed)
 	}
 	if again := check(); len(again.Findings) != 1 || again.Findings[0].Since == "" {
 		t.Fatalf("cached check: %+v", again.Findings)
 	}
 	gittest.Run(t, root, "checkout", "-q", first)
-	if rep := check(); rep.Head != first || len(rep.Findings) != 1 || rep.Findings[0].Ref.Path != "scripts/deploy.sh" {
-		t.Fatalf("at the first commit: %+v", rep)
+	if rep := check(); rep.Head != first || len(rep.Findings) != 1 || rep.Findings[0].Ref.Path != "scripts/deploy.sh" || rep.Branch != "" {
+		t.Fatalf("at the first commit, HEAD detached: %+v", rep)
 	}
 	topics[0].Content = "nothing\n"
 	if rep := check(); len(rep.Findings) != 0 {

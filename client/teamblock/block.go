@@ -19,8 +19,10 @@
 package teamblock
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/teammem/teammem/memcore/protocol"
 
@@ -61,6 +63,10 @@ type Input struct {
 	// MCP says the assistant has the teammem MCP server: the guidance
 	// names its search_memories tool.
 	MCP bool
+	// Unsynced, when not zero, is when teammem stopped syncing the team
+	// folder (the server refuses its token): the block says that the
+	// index is as of then and teammates' later memories are missing.
+	Unsynced time.Time
 }
 
 // Stale is what may be out of date in one topic.
@@ -95,6 +101,11 @@ func Render(in Input) Block {
 	writeGuidance(&b, in.Repo, teamDir, in.MCP)
 	index, omitted := renderIndex(in, teamDir)
 	out := Block{Omitted: omitted}
+	if !in.Unsynced.IsZero() {
+		fmt.Fprintf(&b, "Out of date: teammem has not synced the team folder since %s (the server refuses its token), "+
+			"so memories teammates shared since then are missing; `teammem-agent status` says how to fix it.\n\n",
+			in.Unsynced.UTC().Format(time.DateOnly))
+	}
 	switch {
 	case in.Refused != nil && in.Refused(IndexKey):
 		b.WriteString("The team index is not shown: teammem does not share the team folder's `MEMORY.md` as it is (see `teammem-agent status`).\n")

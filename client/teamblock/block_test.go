@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammem/teammem/memcore"
 )
@@ -31,6 +32,19 @@ func TestRenderBlock(t *testing.T) {
 	}
 	if again := Render(in); again != b {
 		t.Error("the same input rendered differently")
+	}
+}
+
+// TestRenderUnsynced: a block kept while the server refuses the token
+// says, before the index it still shows, since when it is out of date.
+func TestRenderUnsynced(t *testing.T) {
+	in := Input{Repo: "acme/api", TeamDir: testTeam, Index: "- [Deploys](a.md) — deploy runbook\n"}
+	fresh := Render(in).Text
+	in.Unsynced = time.Date(2026, 3, 4, 23, 0, 0, 0, time.FixedZone("", -5*3600))
+	b := Render(in).Text
+	note := "Out of date: teammem has not synced the team folder since 2026-03-05 (the server refuses its token)"
+	if strings.Contains(fresh, "Out of date") || !strings.Contains(b, note) || strings.Index(b, note) > strings.Index(b, "[Deploys]") {
+		t.Errorf("unsynced block:\n%s", b)
 	}
 }
 

@@ -33,6 +33,9 @@ var (
 	// teammem marker line, so a copy of it could not be told apart from
 	// the block.
 	ErrCarriedMarker = errors.New("holds a teammem marker line")
+	// ErrCarryOutside: the file a target carries is a symbolic link that
+	// leads out of the checkout; its text is not copied.
+	ErrCarryOutside = errors.New("the file to carry leads out of the checkout")
 	// ErrSettings: the side file would not be read, and the setting that
 	// names it is the user's to change (Gemini CLI's context.fileName).
 	ErrSettings = errors.New("does not name the team memory file in context.fileName")
@@ -176,23 +179,48 @@ func State(checkout string, t assistants.Assistant) FileState {
 			err = geminiSettingsNames(f)
 		}
 	}
+	var data string
 	if err == nil {
-		var data string
-		if data, err = f.read(); err == nil {
-			var begin int
-			if begin, _, err = findBlock(data); err == nil {
-				st.State = "in place"
-				if begin < 0 {
-					st.State = "missing"
-				}
-				return st
-			}
+		data, err = f.read()
+	}
+	begin, end := -1, -1
+	if err == nil {
+		if begin, end, err = findBlock(data); err != nil {
 			err = fmt.Errorf("%s %w", f.name, err)
 		}
 	}
-	st.State, st.Fix = err.Error(), Fix(t, err)
+	switch {
+	case err != nil:
+		st.State, st.Fix = err.Error(), Fix(t, err)
+	case begin < 0:
+		st.State = "missing"
+	default:
+		return f.placed(st, data, data[begin:end])
+	}
 	return st
 }
+
+// placed is State for a file that holds block: "in place" when the file
+// is what writing that block now would leave (its copy of the file it
+// carries current, the settings that make the assistant read it still
+// saying so), "out of date" otherwise; an error is said as such.
+func (f *file) placed(st FileState, data, block string) FileState {
+	next, err := f.compose(data, block)
+	switch {
+	case err != nil:
+		st.State, st.Fix = err.Error(), Fix(f.t, err)
+	case next == data:
+		st.State = "in place"
+	case f.t.Carry != "" && !f.side && f.copyStale(data):
+		st.State, st.Fix = "out of date: its copy of "+f.t.Carry+" is not "+f.t.Carry+" as it is now", rewriteFix
+	default:
+		st.State, st.Fix = "out of date: not what the agent would write now", rewriteFix
+	}
+	return st
+}
+
+// rewriteFix is what to do about a block file that is out of date.
+const rewriteFix = "a running agent rewrites it within seconds; without one, run `teammem-agent sync`"
 
 // Fix tells a person how to let the agent write target t's file again
 // after err.
@@ -338,6 +366,7 @@ func (f *file) update(block string) (bool, error) {
 		if fi, err := os.Stat(p); err == nil {
 			perm = fi.Mode().Perm()
 		}
+		perm = f.carriedPerm(perm)
 		now, err := f.read()
 		if err != nil {
 			return false, err

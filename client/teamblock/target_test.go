@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,10 +122,16 @@ func TestCodexCarriesAgentsMd(t *testing.T) {
 	if got := readFile(t, override); got != want {
 		t.Fatalf("AGENTS.override.md:\n%q\nwant\n%q", got, want)
 	}
+	if st := State(main, assistants.Codex); st.State != "in place" {
+		t.Errorf("State after the write = %+v", st)
+	}
 	edited := "# Agents\n\nUse spaces now.\n"
 	os.WriteFile(filepath.Join(main, "AGENTS.md"), []byte(edited), 0o644)
 	if Current(main, assistants.Codex, testBlock) {
 		t.Error("Current is true after AGENTS.md changed")
+	}
+	if st := State(main, assistants.Codex); st.State != "out of date: its copy of AGENTS.md is not AGENTS.md as it is now" || st.Fix == "" {
+		t.Errorf("State with a stale copy = %+v", st)
 	}
 	if wrote, err := Write(main, assistants.Codex, testBlock); err != nil || !wrote {
 		t.Fatalf("after the edit: %v, %v", wrote, err)
@@ -361,4 +368,23 @@ func FuzzTargetRestores(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestInputs: the files besides a target's own that decide what it holds
+// are the file it carries and, for Gemini CLI, both settings files.
+func TestInputs(t *testing.T) {
+	home := isolateHome(t)
+	co := t.TempDir()
+	for _, tc := range []struct {
+		t    assistants.Assistant
+		want []string
+	}{
+		{assistants.Claude, nil},
+		{assistants.Codex, []string{filepath.Join(co, "AGENTS.md")}},
+		{assistants.Gemini, []string{filepath.Join(co, ".gemini", "settings.json"), filepath.Join(home, ".gemini", "settings.json")}},
+	} {
+		if got := Inputs(co, tc.t); !slices.Equal(got, tc.want) {
+			t.Errorf("Inputs(%s) = %q; want %q", tc.t.Name, got, tc.want)
+		}
+	}
 }

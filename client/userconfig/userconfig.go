@@ -57,6 +57,13 @@ func (c Config) PersonalFor(co Checkout) bool {
 	return c.Personal
 }
 
+// PersonalAny reports whether the personal memory of any checkout is
+// synced, or of every one (Personal): the switch that also syncs the
+// user's agent memory.
+func (c Config) PersonalAny() bool {
+	return c.Personal || slices.ContainsFunc(c.Checkouts, c.PersonalFor)
+}
+
 // same reports whether two registrations say the same.
 func (co Checkout) same(o Checkout) bool {
 	return co.Path == o.Path && co.Repo == o.Repo && slices.Equal(co.Assistants, o.Assistants) &&

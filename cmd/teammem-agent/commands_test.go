@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -203,7 +204,7 @@ func TestAuthErrorsExplained(t *testing.T) {
 		name, token, want string
 	}{
 		{"invalid token", "not-a-token", "refused the token"},
-		{"expired token", expired, "refused the token"},
+		{"expired token", expired, "the token expired on "},
 		{"missing grant", ts.token(t, "bob", time.Hour, "other/*:write"), "no grant for acme/api"},
 		{"read only", ts.token(t, "carol", time.Hour, "acme/api:read"), "no grant for acme/api"},
 	}
@@ -222,6 +223,19 @@ func TestAuthErrorsExplained(t *testing.T) {
 			}
 		})
 	}
+	t.Run("expired token at login and in status", func(t *testing.T) {
+		env := agentEnv(t, ts, t.TempDir())
+		delete(env, "TEAMMEM_JSON")
+		res := cli(t, t.Context(), env, "login", "--server", ts.url, "--token", expired)
+		if res.code != 1 || !strings.Contains(res.stderr, "the token expired on ") {
+			t.Errorf("login: exit %d stderr %q", res.code, res.stderr)
+		}
+		env["TEAMMEM_TOKEN"] = expired
+		res = cli(t, t.Context(), env, "status")
+		if res.code != 0 || !regexp.MustCompile(`(?m)^token: +expired on .*: set TEAMMEM_TOKEN to a new token$`).MatchString(res.stdout) {
+			t.Errorf("status: exit %d stdout:\n%s\nstderr %q", res.code, res.stdout, res.stderr)
+		}
+	})
 	t.Run("token file", func(t *testing.T) {
 		dir := t.TempDir()
 		putFile(t, dir, "a.md", "a\n")

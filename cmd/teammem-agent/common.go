@@ -39,6 +39,10 @@ type commonFlags struct {
 	// noRepo: the command is about no one repository (search --all), so
 	// the session resolves none, nor its folders.
 	noRepo bool
+	// orRegistered: the command only reads a repository's memory, so
+	// outside any checkout it may read the registered checkouts' (see
+	// useRegistered).
+	orRegistered bool
 	// personal: the command is about the user's personal memory of the
 	// repository (~/SLUG on the server) and the private memory folder of
 	// the checkout's project, not the team folder.
@@ -50,10 +54,15 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	c.registerConnection(fs)
 	fs.StringVar(&c.dir, "dir", "", "team memory `DIR` (default: the team folder of the repository's auto memory)")
 	fs.StringVar(&c.stateDir, "state-dir", "", "`DIR` for the journals (default: the user's state directory; the one-agent-per-folder lock is machine-wide, not here)")
-	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
+	c.registerJSON(fs)
 	fs.BoolVar(&c.noInject, "no-inject", false, "keep no team memory block in the checkouts' assistant files (and take out the one there)")
 	fs.StringVar(&c.assistants, "assistants", "", "comma-separated `LIST` of the assistants whose files get the team memory block: "+strings.Join(assistants.Names(assistants.All), ", ")+" (default: agent.toml's, else "+assistants.Claude.Name+" and the assistants found in your home)")
 	c.registerStale(fs)
+}
+
+// registerJSON adds --json.
+func (c *commonFlags) registerJSON(fs *flag.FlagSet) {
+	fs.BoolVar(&c.json, "json", false, "print JSON: one object per command (per event for run)")
 }
 
 // personalUsage says what --personal does for a command about one folder.
@@ -112,9 +121,15 @@ type session struct {
 	// exclude names the folders below dir that are not synced: the team
 	// folder, for personal memory.
 	exclude []string
+	// memDir is the memory folder whose consolidation lock holds dir's
+	// pushes ("" for none; see memoryFolderOf).
+	memDir string
 	// holdBlocks, when set, is held around each update of the blocks
 	// (agent.LockBlocks: run on the registered checkouts).
 	holdBlocks func() (func(), error)
+	// config is the configuration file (agent.toml), "" when there is no
+	// place for one; targets follow it.
+	config string
 	// lastReport is what run printed last (see onRunReport); run's
 	// reports arrive on the engine's goroutine only.
 	lastReport string
@@ -130,6 +145,11 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.orRegistered && !c.noRepo {
+		if err := useRegistered(e, &c, uc); err != nil {
+			return nil, err
+		}
+	}
 	s := &session{e: e, flags: c, log: log, out: newPrinter(e, name, c.json), server: strings.TrimRight(c.server, "/")}
 	if c.noRepo { // a command about no one repository (search --all)
 		return s, nil
@@ -138,11 +158,15 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 		return nil, err
 	}
 	if c.personal {
+		if protocol.IsAgentMemorySlug(s.slug) {
+			return nil, fmt.Errorf("the repository %s is named like agent memory (~/%s/…): its personal memory is not synced", s.slug, strings.SplitN(s.slug, "/", 2)[0])
+		}
 		s.slug = protocol.MyPersonalRepo(s.slug)
 	}
 	if s.dir, s.exclude, err = resolveFolder(e, c); err != nil {
 		return nil, err
 	}
+	s.memDir = memoryFolderOf(s.dir, c.personal)
 	if name == "seed" { // seed keeps no journal: it needs no state directory (nor a home)
 		return s, nil
 	}
@@ -156,8 +180,33 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.targets = func(string) []assistants.Assistant { return targets }
+	if path, err := c.configPath(e); err == nil {
+		s.config = path
+	}
+	s.targets = liveTargets(e, c, s.config, targets)
 	return s, nil
+}
+
+// liveTargets is chooseTargets as the configuration file at path says at
+// each call (read again only when it changed), so that `add --assistants`
+// or an edit of agent.toml reaches a running engine at its next update of
+// the blocks; first is the choice made at the start. --assistants given to
+// the command fixes the choice, and a file that cannot be read or names an
+// unknown assistant keeps the last one. For one goroutine at a time.
+func liveTargets(e *cliEnv, c commonFlags, path string, first []assistants.Assistant) func(string) []assistants.Assistant {
+	if c.assistants != "" || path == "" {
+		return func(string) []assistants.Assistant { return first }
+	}
+	conf := userconfig.NewReloader(path)
+	last := first
+	return func(string) []assistants.Assistant {
+		if uc, changed, err := conf.Load(); err == nil && changed {
+			if ts, err := chooseTargets(e, c, uc); err == nil {
+				last = ts
+			}
+		}
+		return last
+	}
 }
 
 // mcpInstalled reports whether assistant a has the teammem MCP server in
@@ -300,6 +349,20 @@ func resolveFolder(e *cliEnv, c commonFlags) (dir string, exclude []string, err 
 // folder: personal memory never syncs it.
 const personalExclude = "team"
 
+// memoryFolderOf returns the memory folder whose consolidation lock
+// (<folder>/.consolidate-lock) holds the pushes of dir: the private memory
+// folder itself for personal memory, the folder that holds a team folder
+// (named team/, as Claude Code lays it out), "" for any other folder.
+func memoryFolderOf(dir string, personal bool) string {
+	switch {
+	case personal:
+		return dir
+	case filepath.Base(dir) == personalExclude:
+		return filepath.Dir(dir)
+	}
+	return ""
+}
+
 // resolveStateDir returns --state-dir, else the user's state directory.
 func resolveStateDir(e *cliEnv, c commonFlags) (string, error) {
 	if c.stateDir != "" {
@@ -317,7 +380,8 @@ func (s *session) newClient() (*client.Client, error) {
 	if s.server == "" {
 		return nil, errUsage("no server: pass --server URL or set TEAMMEM_SERVER")
 	}
-	opts := client.Options{BaseURL: s.server, UserAgent: userAgent()}
+	host, _ := os.Hostname()
+	opts := client.Options{BaseURL: s.server, UserAgent: userAgent(), Machine: host}
 	switch {
 	case s.flags.token != "" && s.flags.tokenFile != "":
 		return nil, errUsage("pass --token or --token-file, not both")
@@ -334,6 +398,31 @@ func (s *session) newClient() (*client.Client, error) {
 		return nil, errUsage("--server %q: %v", s.server, err)
 	}
 	return c, nil
+}
+
+// headReader returns what reads the HEAD commit of the checkout the
+// session's repository was found from (--repo-dir, else the working
+// directory), which its pushes name in their provenance; nil when that
+// folder is not a checkout of the session's repository.
+func (s *session) headReader() func() string {
+	dir, err := repoDir(s.e, s.flags)
+	if err != nil {
+		return nil
+	}
+	slug, err := gitremote.Slug(dir)
+	if err != nil {
+		return nil
+	}
+	if s.flags.personal {
+		slug = protocol.MyPersonalRepo(slug)
+	}
+	if slug != s.slug {
+		return nil
+	}
+	return func() string {
+		head, _ := gitremote.Head(dir)
+		return head
+	}
 }
 
 // userAgent names this build in requests.
@@ -362,6 +451,9 @@ func (s *session) explain(err error) error {
 		return nil
 	case errors.Is(err, client.ErrUnauthorized) && s.flags.token == "" && s.flags.tokenFile == "":
 		return fmt.Errorf("the server %s wants a token and none was given: log in with `teammem-agent login --server %s` (the token on stdin), or pass --token-file FILE or TEAMMEM_TOKEN", s.server, s.server)
+	case errors.Is(err, client.ErrUnauthorized) && s.expired():
+		exp, _ := s.tokenExpiry()
+		return fmt.Errorf("the token %s (the server %s refuses it)", agent.TokenNote(exp, time.Now(), s.relogin()), s.server)
 	case errors.Is(err, client.ErrUnauthorized):
 		return fmt.Errorf("the server %s refused the token%s: get a new one from its admin (teammem-server token create) and log in again with `teammem-agent login --server %s`", s.server, serverSaid(err), s.server)
 	case errors.Is(err, client.ErrForbidden) && s.flags.personal:

@@ -20,12 +20,23 @@ func newFlagSet(name, synopsis string, out io.Writer) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: teammem-agent %s\n\n", synopsis)
-		fmt.Fprintln(out, "Flags (each also read from its environment twin TEAMMEM_<NAME>, e.g. --state-dir ↔ TEAMMEM_STATE_DIR; flags win):")
+		fmt.Fprintf(out, "Flags (each also read from its environment twin TEAMMEM_<NAME>%s; flags win):\n", envExample(fs))
 		fs.SetOutput(out)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
 	}
 	return fs
+}
+
+// envExample is the example of an environment twin a usage gives, for a
+// flag the flag set has: --state-dir, else --token-file, else none.
+func envExample(fs *flag.FlagSet) string {
+	for _, name := range []string{"state-dir", "token-file"} {
+		if fs.Lookup(name) != nil {
+			return fmt.Sprintf(", e.g. --%s ↔ %s", name, cliflags.EnvName(name))
+		}
+	}
+	return ""
 }
 
 // parseFlags parses args, then fills every flag not given on the command

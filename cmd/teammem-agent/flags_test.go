@@ -88,10 +88,30 @@ func TestHelpExitsZero(t *testing.T) {
 	for _, name := range []string{"run", "sync", "pull", "push", "seed", "status", "slug"} {
 		t.Run(name, func(t *testing.T) {
 			res := cli(t, context.Background(), nil, name, "--help")
-			if res.code != 0 || !strings.Contains(res.stdout, "Usage: teammem-agent "+name) || !strings.Contains(res.stdout, "-state-dir") {
+			if res.code != 0 || !strings.Contains(res.stdout, "Usage: teammem-agent "+name) || !strings.Contains(res.stdout, "-server") {
 				t.Errorf("exit %d stdout %q stderr %q", res.code, res.stdout, res.stderr)
 			}
 		})
+	}
+}
+
+// TestSeedHelpListsItsFlags: seed --help lists the flags seed reads and
+// none of those it has no use for (it keeps no journal and touches no
+// checkout); they are not accepted either.
+func TestSeedHelpListsItsFlags(t *testing.T) {
+	res := cli(t, context.Background(), nil, "seed", "--help")
+	for _, want := range []string{"-dir DIR", "-repo SLUG", "-repo-dir", "-server URL", "-token-file", "-config", "-json", "-log-level", "-prune", "-allow-mass-delete"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("seed --help lacks %s:\n%s", want, res.stdout)
+		}
+	}
+	for _, unused := range []string{"-state-dir", "-no-inject", "-assistants", "-stale-after", "-personal"} {
+		if strings.Contains(res.stdout, unused) {
+			t.Errorf("seed --help lists %s, which seed does not use:\n%s", unused, res.stdout)
+		}
+		if r := cli(t, context.Background(), nil, "seed", "--dir", t.TempDir(), "--repo", "acme/api", unused+"=x"); r.code != 2 {
+			t.Errorf("seed %s: exit %d, want 2 (usage)", unused, r.code)
+		}
 	}
 }
 

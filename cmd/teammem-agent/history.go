@@ -48,11 +48,14 @@ func historyCommand(name, synopsis string, minArgs, maxArgs int,
 			fs.IntVar(&h.limit, "limit", 20, "show at most `N` versions (or revisions of KEY)")
 		case "restore":
 			fs.Int64Var(&h.version, "version", 0, "restore the content KEY had at version `V` (default: a deleted key's last content)")
+		case "blame":
+			fs.Int64Var(&h.version, "version", 0, "blame KEY as it stood at version `V` (default: its newest revision)")
 		}
 		pos, err := parseArgs(fs, args, e.Getenv, minArgs, maxArgs)
 		if err != nil {
 			return helpOK(err)
 		}
+		c.orRegistered = name != "restore" // the commands that only read
 		s, err := newSession(e, name, c)
 		if err != nil {
 			return err
@@ -110,9 +113,12 @@ func runLog(ctx context.Context, s *session, c *client.Client, h historyFlags, a
 		return nil
 	}
 	for _, it := range items {
-		fmt.Fprintf(s.e.Stdout, "version %d  %s  %s\n", it.Version, localTime(it.At), strconv.Quote(it.Author))
+		fmt.Fprintf(s.e.Stdout, "version %d  %s  %s\n", it.Version, localTime(it.At), whoWrote(it.Author, it.Provenance))
+		if d := describeProvenance(it.Provenance); d != "" {
+			fmt.Fprintf(s.e.Stdout, "    %s\n", d)
+		}
 		for _, k := range it.Changed {
-			fmt.Fprintf(s.e.Stdout, "    changed  %s\n", strconv.Quote(k))
+			fmt.Fprintf(s.e.Stdout, "    changed  %s%s\n", strconv.Quote(k), restoreNote(it.RestoreOf[k]))
 		}
 		for _, k := range it.Deleted {
 			fmt.Fprintf(s.e.Stdout, "    deleted  %s\n", strconv.Quote(k))
@@ -135,10 +141,22 @@ func logKey(ctx context.Context, s *session, c *client.Client, key string, limit
 		return nil
 	}
 	for _, r := range h.Revisions {
-		fmt.Fprintf(s.e.Stdout, "version %d  %-6s  %s  %s  %d bytes  %s\n", r.Version, r.Op, localTime(r.At),
-			strconv.Quote(r.Author), r.Size, shortSum(r.Checksum))
+		fmt.Fprintf(s.e.Stdout, "version %d  %-6s  %s  %s  %s  %s%s\n", r.Version, r.Op, localTime(r.At),
+			whoWrote(r.Author, r.Provenance), plural(int(r.Size), "byte", "bytes"), shortSum(r.Checksum), restoreNote(r.RestoreOf))
+		if d := describeProvenance(r.Provenance); d != "" {
+			fmt.Fprintf(s.e.Stdout, "    %s\n", d)
+		}
 	}
 	return nil
+}
+
+// restoreNote says which version a change restored ("" when it restored
+// none): the server derives it from the key's history.
+func restoreNote(of int64) string {
+	if of == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  (restore of v%d)", of)
 }
 
 // runShow prints KEY's content at a version (default: the latest).
@@ -148,6 +166,9 @@ func runShow(ctx context.Context, s *session, c *client.Client, _ historyFlags, 
 		return err
 	}
 	rev, err := agent.LiveAt(ctx, c, s.slug, key, version)
+	if de := (*agent.DeletedError)(nil); errors.As(err, &de) {
+		return deletedError(s, de)
+	}
 	if err != nil {
 		return keyError(s, key, err)
 	}
@@ -157,6 +178,33 @@ func runShow(ctx context.Context, s *session, c *client.Client, _ historyFlags, 
 	}
 	fmt.Fprint(s.e.Stdout, rev.Content)
 	return nil
+}
+
+// deletedError words show's refusal of a deleted key with the commands
+// that reach its last content.
+func deletedError(s *session, e *agent.DeletedError) error {
+	msg := fmt.Sprintf("%s %s was deleted in version %d", s.slug, strconv.Quote(e.Key), e.DeletedIn)
+	if e.LastContent == 0 {
+		return errors.New(msg)
+	}
+	var same string // the flags that chose this repository
+	if s.flags.repo != "" {
+		same += " --repo " + shellWord(s.flags.repo)
+	}
+	if s.flags.personal {
+		same += " --personal"
+	}
+	return fmt.Errorf("%s; its last content is version %d: `teammem-agent show %s%s` prints it, `teammem-agent restore %s --version %d%s` brings it back",
+		msg, e.LastContent, shellWord(fmt.Sprintf("%s@%d", e.Key, e.LastContent)), same, shellWord(e.Key), e.LastContent, same)
+}
+
+// shellWord is s as one word of a command line: as it is when no shell
+// reads anything into it, else quoted.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/@+,:=-") == "" {
+		return s
+	}
+	return shellQuote(s)
 }
 
 // splitKeyVersion splits KEY@VERSION; a key without a numeric @ suffix
@@ -285,8 +333,8 @@ func runRestore(ctx context.Context, s *session, c *client.Client, h historyFlag
 		fmt.Fprintf(s.e.Stdout, "%s already holds the content of version %d; nothing to do\n", strconv.Quote(key), r.FromVersion)
 		return nil
 	}
-	fmt.Fprintf(s.e.Stdout, "restored %s from version %d as version %d of %s; every agent pulls it like any edit\n",
-		strconv.Quote(key), r.FromVersion, r.Version, s.slug)
+	fmt.Fprintf(s.e.Stdout, "restored %s to its content of version %d: version %d of %s, which `teammem-agent log` shows as the restore of v%d; every agent pulls it like any edit\n",
+		strconv.Quote(key), r.FromVersion, r.Version, s.slug, r.FromVersion)
 	return nil
 }
 

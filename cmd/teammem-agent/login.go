@@ -53,7 +53,7 @@ func runLogin(ctx context.Context, e *cliEnv, args []string) error {
 	repos, err := cl.Repos(ctx)
 	if err != nil {
 		c.token = tok // explain words a refused token, not a missing one
-		return (&session{server: c.server, flags: c}).explain(err)
+		return (&session{e: e, server: c.server, flags: c}).explain(err)
 	}
 	path, uc, err := c.loadConfig(e)
 	if err != nil {

@@ -14,11 +14,11 @@ import (
 )
 
 func init() {
-	register(command{Name: "memory", Summary: "show the local memory files, prompt, folders, rules and lint", Run: runMemory})
+	register(command{Name: "memory", Summary: "show the local memory: files, prompt, folders, rules, lint, session notes, agent memory, daily logs", Run: runMemory})
 }
 
 // memoryUsage is the help text of `teammem-agent memory`.
-const memoryUsage = `Usage: teammem-agent memory <prompt|files|paths|rules PATH|lint|confirm KEY> [flags]
+const memoryUsage = `Usage: teammem-agent memory <prompt|files|paths|rules PATH|lint|confirm KEY|sessions|agents|logs> [flags]
 
   prompt       print the assembled memory prompt
   files        list the memory files in load order, with diagnostics
@@ -32,6 +32,14 @@ const memoryUsage = `Usage: teammem-agent memory <prompt|files|paths|rules PATH|
   confirm KEY  record in the topic's frontmatter (verified: today) that it
                was checked and still holds; KEY is a topic of the team
                folder (deploys.md), else of the auto memory folder
+  sessions     list this project's session notes: title, current state,
+               size against the budgets (12,000 tokens, 2,000 a section)
+               and which are over
+  agents       list the agent memories (user, project and local scope):
+               type, scope, size, and whether the project's snapshot is
+               newer than the one each was initialised from
+  logs         print the daily logs of the auto memory folder
+               (logs/YYYY/MM/YYYY-MM-DD.md), oldest first
 
 Flags (each with an environment twin):
   --cwd DIR          working directory (TEAMMEM_CWD; default: --repo-dir, else
@@ -41,6 +49,7 @@ Flags (each with an environment twin):
   --json             print one JSON object (TEAMMEM_JSON)
   --stale-after DAYS lint: mark topics not changed or confirmed for more
                      than DAYS days (90 or 90d; default off)
+  --since DATE       logs: from this day on (2026-05-01; default all)
 
 The common agent flags (--server, --token, --token-file, --repo, --repo-dir,
 --dir, --state-dir, --log-level) are accepted too; --repo-dir stands in for
@@ -66,7 +75,7 @@ func runMemory(ctx context.Context, e *cliEnv, args []string) error {
 		return err
 	}
 	if len(pos) == 0 {
-		return errUsage("memory: a subcommand is required (prompt, files, paths, rules PATH, lint, confirm KEY)")
+		return errUsage("memory: a subcommand is required (prompt, files, paths, rules PATH, lint, confirm KEY, sessions, agents, logs)")
 	}
 	sub, rest := pos[0], pos[1:]
 	want := 0
@@ -76,9 +85,12 @@ func runMemory(ctx context.Context, e *cliEnv, args []string) error {
 	if len(rest) != want {
 		return errUsage("memory %s: expected %d argument(s), got %d", sub, want, len(rest))
 	}
+	if f.since != "" && sub != "logs" {
+		return errUsage("memory %s: --since is a flag of memory logs", sub)
+	}
 	handlers := map[string]func(context.Context, *memoryRun, []string) error{
 		"prompt": memoryPrompt, "files": memoryFiles, "paths": memoryPaths, "rules": memoryRules, "lint": memoryLint,
-		"confirm": memoryConfirm,
+		"confirm": memoryConfirm, "sessions": memorySessions, "agents": memoryAgents, "logs": memoryLogs,
 	}
 	h, ok := handlers[sub]
 	if !ok {

@@ -12,6 +12,7 @@ type memoryFlags struct {
 	cwd, home, managedDir string
 	json                  bool
 	staleAfter            time.Duration // 0: off
+	since                 string        // memory logs: the first day, YYYY-MM-DD
 }
 
 // parseMemoryFlags parses flags anywhere among the arguments and returns the
@@ -33,6 +34,7 @@ func parseMemoryFlags(e *cliEnv, args []string) (memoryFlags, []string, error) {
 	fs.StringVar(&f.cwd, "cwd", "", "working directory")
 	fs.StringVar(&f.home, "home", f.home, "home directory")
 	fs.StringVar(&f.managedDir, "managed-dir", f.managedDir, "managed policy folder")
+	fs.StringVar(&f.since, "since", "", "first day of the logs")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return f, nil, err

@@ -60,7 +60,7 @@ func (p *progressRemote) Put(ctx context.Context, repo string, req api.PutReques
 	p.mu.Lock()
 	sent := p.pushed
 	p.mu.Unlock()
-	p.status("pushing %s: %d entries sent, %d more in this batch (%d kB)…", repo, sent, n, size/1000)
+	p.status("pushing %s: %s sent, %d more in this batch (%d kB)…", repo, plural(sent, "entry", "entries"), n, size/1000)
 	resp, err := p.Remote.Put(ctx, repo, req, ifMatch)
 	if err == nil {
 		p.mu.Lock()

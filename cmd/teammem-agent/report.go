@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/teammem/teammem/client/agent"
 )
@@ -99,6 +99,7 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	for _, s := range r.Skipped {
 		fmt.Fprintln(w, s.String())
 	}
+	printConsolidation(w, r)
 	for _, s := range r.Notes {
 		fmt.Fprintln(w, "note:", s)
 	}
@@ -108,11 +109,28 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	for _, s := range r.Block {
 		fmt.Fprintln(w, "warning:", s)
 	}
+	if r.Token != "" {
+		fmt.Fprintln(w, "warning:", r.Token)
+	}
 	switch {
 	case r.Checksum != "":
 		fmt.Fprintf(w, "%s at version %d (%s)\n", repo, r.Version, shortSum(r.Checksum))
-	case r.Err == nil && len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings) == 0:
+	case r.Err == nil && len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings)+len(r.Held) == 0:
 		fmt.Fprintf(w, "%s has no team memory on the server yet and the team folder holds none: nothing to sync\n", repo)
+	}
+}
+
+// printConsolidation says which changes a consolidation holds, or that the
+// one that held them ended.
+func printConsolidation(w io.Writer, r agent.Report) {
+	c := r.Consolidation
+	switch {
+	case c == nil:
+	case c.Ended == "":
+		fmt.Fprintf(w, "held %d while a consolidation rewrites this memory (pid %d since %s), pushed as one write when it ends: %s\n",
+			len(r.Held), c.PID, c.Since.Local().Format(time.RFC3339), quoteList(r.Held))
+	default:
+		fmt.Fprintf(w, "the consolidation by pid %d (since %s) ended: %s\n", c.PID, c.Since.Local().Format(time.RFC3339), c.Ended)
 	}
 }
 
@@ -142,8 +160,11 @@ func incomplete(r agent.Report) error {
 	if n := len(r.PendingPull); n > 0 {
 		parts = append(parts, plural(n, "key waits", "keys wait")+" for a pull")
 	}
+	if n := len(r.Held); n > 0 {
+		parts = append(parts, plural(n, "change is", "changes are")+" held while a consolidation runs (the running agent pushes them when it ends)")
+	}
 	if n := len(r.Warnings); n > 0 {
-		parts = append(parts, plural(n, "warning", "warnings")+" need attention")
+		parts = append(parts, plural(n, "warning needs", "warnings need")+" attention")
 	}
 	if len(parts) == 0 {
 		return nil
@@ -151,10 +172,5 @@ func incomplete(r agent.Report) error {
 	return fmt.Errorf("not everything was synced: %s (see above)", strings.Join(parts, ", "))
 }
 
-// plural formats n with the singular or plural noun phrase.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+// plural formats n with the singular or plural noun phrase (agent.Plural).
+func plural(n int, one, many string) string { return agent.Plural(n, one, many) }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/teammem/teammem/client/agent"
 	"github.com/teammem/teammem/client/assistants"
 	"github.com/teammem/teammem/client/userconfig"
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 func init() {
@@ -96,12 +98,19 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 	out := newPrinter(e, "run", c.json)
 	conf := userconfig.NewReloader(path)
 	var runners map[string]agent.Runner
+	var uc userconfig.Config
+	am := &agentMemSync{e: e, c: c}
 	load := func() (map[string]agent.Runner, error) {
-		uc, changed, err := conf.Load()
-		if err != nil || !changed {
+		next, changed, err := conf.Load()
+		if err != nil {
 			return runners, err
 		}
-		runners = registeredRunners(e, c, rf, path, uc, out, log)
+		if changed {
+			uc = next
+		} else if !am.changed() { // an agent memory appeared here or on the server
+			return runners, nil
+		}
+		runners = registeredRunners(e, c, rf, path, uc, out, log, am)
 		log.Info("syncing the registered checkouts", "config", path, "folders", len(runners), "checkouts", len(uc.Checkouts))
 		if len(uc.Checkouts) == 0 {
 			log.Warn("no checkout is registered: add one with teammem-agent add [DIR]")
@@ -139,13 +148,14 @@ func heldOnce(log *slog.Logger) func(key string, err error) {
 }
 
 // registeredRunners builds one runner per team folder of uc's checkouts,
-// and one per private memory folder of those whose personal memory is
-// synced (Config.PersonalFor), keyed by agent.RunnerKey. A checkout that
+// one per private memory folder of those whose personal memory is synced
+// (Config.PersonalFor), and one per agent memory folder am finds, keyed by
+// agent.RunnerKey. A checkout that
 // cannot be resolved is logged and left out. Each engine lists its block's checkouts among those the
 // configuration at path still registers, read again each time, under the
 // blocks' lock (agent.LockBlocks), which `remove` holds too: a removed
 // checkout's block is never written back.
-func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc userconfig.Config, out *printer, log *slog.Logger) map[string]agent.Runner {
+func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc userconfig.Config, out *printer, log *slog.Logger, am *agentMemSync) map[string]agent.Runner {
 	type group struct {
 		s     *session
 		paths []string
@@ -155,6 +165,7 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc us
 	}
 	groups := map[string]*group{}
 	var order []string
+	var personal []personalCheckout
 	for _, co := range uc.Checkouts {
 		cc := c
 		cc.repoDir, cc.repo = co.Path, co.Repo
@@ -171,6 +182,9 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc us
 				continue
 			}
 			s.out = out
+			if f.personal {
+				personal = append(personal, personalCheckout{path: co.Path, slug: strings.TrimPrefix(s.slug, protocol.PersonalMark+"/")})
+			}
 			g, ok := groups[s.dir]
 			if !ok {
 				g = &group{s: s}
@@ -190,6 +204,14 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc us
 			g.s.targets = targetsOf(g.lists, g.targets)
 		}
 		runners[agent.RunnerKey(dir, g.s.slug, g.s.server, g.s.flags.token, g.s.flags.tokenFile, g.paths)] = g.s.runner(rf)
+	}
+	for _, f := range am.folders(uc, personal) {
+		key, run, err := f.runner(e, c, rf, out)
+		if err != nil {
+			log.Error("cannot sync an agent memory", "repo", f.repo, "dir", f.dir, "err", err)
+			continue
+		}
+		runners[key] = run
 	}
 	return runners
 }
@@ -237,19 +259,26 @@ func (s *session) onRunReport(r agent.Report) {
 	if err != nil {
 		s.log.Warn("sync failed; retrying", "err", err)
 	}
+	if r.Token != "" {
+		s.log.Warn(r.Token, "repo", s.slug)
+	}
 }
 
 // repeatKey identifies a report that moved nothing by what it says; it is
 // "" for a report that moved something (never suppressed).
 func repeatKey(r agent.Report, err error) string {
-	if len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts) > 0 {
+	if len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts) > 0 || r.Token != "" {
 		return ""
 	}
 	var b strings.Builder
 	for _, s := range r.Skipped {
 		b.WriteString(s.String() + "\n")
 	}
-	key := b.String() + "\x00" + strings.Join(r.Warnings, "\n") + "\x00" + strings.Join(r.Block, "\n")
+	key := b.String() + "\x00" + strings.Join(r.Warnings, "\n") + "\x00" + strings.Join(r.Block, "\n") +
+		"\x00" + strings.Join(r.Held, "\n")
+	if c := r.Consolidation; c != nil {
+		key += fmt.Sprintf("\x00%d %s %s", c.PID, c.Since, c.Ended)
+	}
 	if err != nil {
 		key += "\x00" + err.Error()
 	}

@@ -36,6 +36,7 @@ func runSearch(ctx context.Context, e *cliEnv, args []string) error {
 	case limit <= 0:
 		return errUsage("search: --limit must be positive")
 	}
+	c.orRegistered = true
 	if c.noRepo = all; all {
 		c.repo = "" // --all wins over TEAMMEM_REPO
 	}

@@ -19,8 +19,12 @@ func init() {
 // owns). Nothing is written locally.
 func runSeed(ctx context.Context, e *cliEnv, args []string) error {
 	fs := newFlagSet("seed", "seed --dir DIR --repo SLUG [--prune] [--allow-mass-delete] [flags]", e.Stdout)
+	// Only the flags seed uses: it keeps no journal (no state directory)
+	// and writes nothing into a checkout (no block, no stale marks).
 	var c commonFlags
-	c.register(fs)
+	c.registerConnection(fs)
+	fs.StringVar(&c.dir, "dir", "", "the folder `DIR` of Markdown to push (required)")
+	c.registerJSON(fs)
 	var o agent.SeedOptions
 	fs.BoolVar(&o.Prune, "prune", false, "soft-delete the keys an earlier seed wrote that the folder no longer holds, and their index lines")
 	fs.BoolVar(&o.AllowMassDelete, "allow-mass-delete", false, "with --prune, allow deleting more than half of the repo's entries")
@@ -37,6 +41,9 @@ func runSeed(ctx context.Context, e *cliEnv, args []string) error {
 	cl, err := s.newClient()
 	if err != nil {
 		return err
+	}
+	if head := s.headReader(); head != nil {
+		ctx = client.WithCommit(ctx, head())
 	}
 	r, err := agent.Seed(ctx, seedRemote{withProgress(cl, e.Stderr, c.json), cl}, s.slug, s.dir, o)
 	err = s.explain(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
+	"github.com/teammem/teammem/client/gitremote"
 	"github.com/teammem/teammem/client/userconfig"
 )
 
@@ -26,25 +27,45 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 	if err := parseFlags(fs, args, e.Getenv); err != nil {
 		return helpOK(err)
 	}
-	if c.repo == "" && c.repoDir == "" && c.dir == "" {
-		uc, err := c.applyConfig(e)
-		if err != nil {
-			return err
-		}
-		if len(uc.Checkouts) > 0 {
-			return statusRegistered(ctx, e, c, uc)
-		}
+	cc := c
+	uc, err := cc.applyConfig(e)
+	if err != nil {
+		return err
+	}
+	if c.repo == "" && c.repoDir == "" && c.dir == "" && len(uc.Checkouts) > 0 {
+		return statusRegistered(ctx, e, c, uc)
 	}
 	st, s, err := readStatus(ctx, e, c)
 	if err != nil {
 		return err
 	}
+	var rows []agentMemoryRow
+	if !c.personal && c.dir == "" {
+		dir, _ := repoDir(e, c)
+		rows = checkoutAgentMemory(e, dir, s.slug, uc)
+	}
 	if c.json {
-		s.out.object(st)
+		s.out.object(statusWithAgents{st, rows})
 	} else {
 		printStatus(s, st)
+		printAgentMemory(e.Stdout, rows)
 	}
 	return nil
+}
+
+// checkoutAgentMemory lists the agent memories of the checkout at dir (its
+// repository's top when it is one) for status.
+func checkoutAgentMemory(e *cliEnv, dir, slug string, uc userconfig.Config) []agentMemoryRow {
+	if root, err := gitremote.FindRepo(dir); err == nil {
+		dir = root
+	}
+	personal := uc.Personal
+	for _, co := range uc.Checkouts {
+		if co.Path == dir {
+			personal = uc.PersonalFor(co)
+		}
+	}
+	return agentMemoryRows(e, dir, slug, uc, personal)
 }
 
 // statusRegistered prints the status of every registered checkout, and of
@@ -67,6 +88,8 @@ func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc userconf
 		switch {
 		case c.json && err != nil:
 			all = append(all, map[string]string{"checkout": cc.repoDir, "error": err.Error()})
+		case c.json && !cc.personal:
+			all = append(all, statusWithAgents{st, checkoutAgentMemory(e, cc.repoDir, s.slug, uc)})
 		case c.json:
 			all = append(all, st)
 		default:
@@ -79,6 +102,9 @@ func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc userconf
 				continue
 			}
 			printStatus(s, st)
+			if !cc.personal {
+				printAgentMemory(e.Stdout, checkoutAgentMemory(e, cc.repoDir, s.slug, uc))
+			}
 		}
 	}
 	if c.json {
@@ -96,7 +122,8 @@ func readStatus(ctx context.Context, e *cliEnv, c commonFlags) (*agent.Status, *
 		return nil, nil, err
 	}
 	o := agent.StatusOptions{Repo: s.slug, Dir: s.dir, StateDir: s.stateDir, Server: s.server, Explain: s.explain,
-		Checkouts: s.checkouts, Targets: s.targets, NoInject: s.flags.noInject, Exclude: s.exclude}
+		Checkouts: s.checkouts, Targets: s.targets, NoInject: s.flags.noInject, Exclude: s.exclude, MemDir: s.memDir,
+		TokenExpiry: s.tokenExpiry, Relogin: s.relogin()}
 	var probeErr error
 	if s.server != "" {
 		cl, err := s.newClient()
@@ -133,6 +160,9 @@ func printStatus(s *session, st *agent.Status) {
 	if st.ServerLost != "" {
 		fmt.Fprintf(w, "           %s\n", st.ServerLost)
 	}
+	if st.Token != "" {
+		fmt.Fprintf(w, "token:     %s\n", st.Token)
+	}
 	running := "no"
 	if st.AgentRunning {
 		running = "yes"
@@ -141,6 +171,13 @@ func printStatus(s *session, st *agent.Status) {
 		}
 	}
 	fmt.Fprintf(w, "agent:     running: %s\n", running)
+	if c := st.Consolidation; c != nil {
+		line := fmt.Sprintf("in progress, pid %d since %s", c.PID, c.Since.Local().Format(time.RFC3339))
+		if c.PushesHeld {
+			line += ": this folder's changes are held until it ends, then pushed as one write"
+		}
+		fmt.Fprintf(w, "consolidation: %s\n", line)
+	}
 	if st.Stream != nil {
 		printStream(w, st.Stream)
 	}
@@ -170,7 +207,8 @@ func printStatus(s *session, st *agent.Status) {
 		}
 	}
 	if st.StaleReferences > 0 {
-		fmt.Fprintf(w, "stale:     %d code references of team memories not in HEAD (teammem-agent memory lint names them)\n", st.StaleReferences)
+		fmt.Fprintf(w, "stale:     %s of team memories not in HEAD (teammem-agent memory lint names them)\n",
+			plural(st.StaleReferences, "code reference", "code references"))
 	}
 }
 
@@ -183,7 +221,7 @@ func printStream(w io.Writer, st *agent.StreamState) {
 	if st.LastEvent != nil {
 		line += fmt.Sprintf(", last event %s (version %d)", st.LastEvent.Local().Format(time.RFC3339), st.LastVersion)
 	}
-	line += fmt.Sprintf(", %d reconnects", st.Reconnects)
+	line += ", " + plural(st.Reconnects, "reconnect", "reconnects")
 	fmt.Fprintf(w, "stream:    %s\n", line)
 	if st.Error != "" {
 		fmt.Fprintf(w, "           %s\n", st.Error)

@@ -31,12 +31,17 @@ func openSyncer(s *session, o engineOpts) (*agent.Syncer, error) {
 	}
 	host, _ := os.Hostname()
 	cfg := agent.Config{
-		Remote: withProgress(c, s.e.Stderr, s.flags.json), Repo: s.slug, Dir: s.dir, Host: host,
+		Remote: withProgress(c, s.e.Stderr, s.flags.json), Repo: s.slug, Dir: s.dir, Host: host, Head: s.headReader(),
 		Rails: agent.Rails{AllowMassDelete: o.allowMassDelete}, Scan: agent.ScanOptions{Exclude: s.exclude},
 		Watch: o.watch, Debounce: o.debounce, MaxDelay: o.maxDelay, Poll: o.poll, SafetyPoll: o.safetyPoll,
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport, Reseed: o.reseed,
+		Consolidation: agent.ConsolidationWatch{MemDir: s.memDir},
 		Block: agent.BlockConfig{Checkouts: s.checkouts, Targets: s.targets, MCP: s.mcpInstalled, Remove: s.flags.noInject,
 			StaleAfter: s.flags.staleAfter, Hold: s.holdBlocks},
+		TokenExpiry: s.tokenExpiry, Relogin: s.relogin(),
+	}
+	if s.config != "" {
+		cfg.Block.Watch = []string{s.config}
 	}
 	return agent.Open(cfg, agent.Startup{Server: s.server, StateDir: s.stateDir, Client: c, Follow: o.follow, Log: s.log})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/teammem/teammem/server/connlimit"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpkit"
+	"github.com/teammem/teammem/server/mcp"
 	"github.com/teammem/teammem/server/metrics"
 	"github.com/teammem/teammem/server/router"
 )
@@ -47,6 +48,7 @@ type serveConfig struct {
 	requestTimeout           time.Duration
 	bodyCacheBytes           int64
 	memoryLimit              string
+	maxMCPReplyBytes         int
 	streamsPerSubject        int
 	accessLog                bool
 	maxConnections           int
@@ -75,7 +77,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.Var(&c.oidcGrants, "oidc-grant", "`CLAIM:PERM`: grant PERM on the repository named by the token's CLAIM (repeatable)")
 	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "no authentication, every caller is an admin (loopback addresses only)")
 	fs.Var(&c.publicHosts, "public-host", "a `NAME` clients reach the server by (host name, HOST:PORT or URL; repeatable): requests addressed to any other name are then refused, IP addresses and localhost aside; without one every name is answered, unless --insecure-no-auth")
-	fs.Float64Var(&c.rateLimit, "rate-limit", 2000, "requests per second per token subject (burst twice that; 0 = off)")
+	fs.Float64Var(&c.rateLimit, "rate-limit", 2000, "requests (and MCP tool calls) per second per token subject (burst twice that; 0 = off)")
 	fs.StringVar(&c.signingKeyFile, "signing-key-file", "", "Ed25519 signing key `FILE`, PKCS#8 PEM (default <data-dir>/signing.key)")
 	fs.StringVar(&c.secretScan, "secret-scan", "on", "refuse entries holding credentials: on or off")
 	fs.StringVar(&c.issuer, "issuer", auth.DefaultIssuer, "issuer `NAME` of this server's tokens")
@@ -86,7 +88,8 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.BoolVar(&c.accessLog, "access-log", true, "log one line per request (--access-log=false: only errors and refusals)")
 	fs.IntVar(&c.maxConnections, "max-connections", 10000, "client connections served at once on the main address; at the cap the longest-idle keep-alive connection (or one silent over 1 s) is closed for a new one, else it waits to be accepted (0 = no cap)")
 	fs.DurationVar(&c.revocationRefresh, "revocation-refresh", auth.DefaultRevocationRefresh, "how stale the list of revoked tokens may be: a revocation (token revoke) is honoured within this long; each server reads the list at most once per period")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work; past it the request is answered 503 with Retry-After")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "bound on a request's storage work and on each MCP tool call; past it the request is answered 503 with Retry-After (a tool call: a tool error)")
+	fs.IntVar(&c.maxMCPReplyBytes, "max-mcp-reply-bytes", mcp.DefaultMaxReplyBytes, "`BYTES` of one MCP tool call's reply; a bigger one is refused with a tool error (its time is bounded by --request-timeout)")
 	fs.Int64Var(&c.bodyCacheBytes, "body-cache-bytes", 32<<20, "`BYTES` of encoded GET bodies kept in memory (0 = no cache)")
 	fs.StringVar(&c.memoryLimit, "memory-limit", "auto", "the Go runtime's soft memory `LIMIT`: a size such as 512MiB, off, or auto: GOMEMLIMIT when set, else 3/4 of the cgroup (container) memory limit, else none")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
@@ -148,6 +151,9 @@ func (c *serveConfig) check() error {
 	}
 	if _, _, err := parseMemoryFlag(c.memoryLimit); err != nil {
 		return err
+	}
+	if c.maxMCPReplyBytes <= 0 {
+		return errors.New("--max-mcp-reply-bytes must be positive")
 	}
 	if c.rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
@@ -253,7 +259,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	h, err := router.New(router.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
-		Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts})
+		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts})
 	if err != nil {
 		return err
 	}

@@ -43,17 +43,33 @@ func Split(s string) []string {
 // separated by at least one unchanged line. Within maxDiffCost edits it is
 // a shortest edit script; beyond, the differing middle is one hunk.
 func Hunks(a, b []string) []Hunk {
-	ia, ib := intern(a, b)
-	matches := matchLines(ia, ib)
+	// The lines both start and end with are matched as they are, before
+	// any is interned: an edit of a few lines of a long text costs a
+	// comparison of its lines, not a map of them.
+	pre, suf := commonEnds(a, b)
+	ia, ib := intern(a[pre:len(a)-suf], b[pre:len(b)-suf])
 	var hunks []Hunk
-	pa, pb := -1, -1
-	for _, m := range append(matches, [2]int{len(a), len(b)}) {
+	pa, pb := pre-1, pre-1
+	for _, m := range append(matchLines(ia, ib), [2]int{len(a) - suf - pre, len(b) - suf - pre}) {
+		m = [2]int{m[0] + pre, m[1] + pre}
 		if m[0] > pa+1 || m[1] > pb+1 {
 			hunks = append(hunks, Hunk{Start: pa + 1, End: m[0], Lines: b[pb+1 : m[1]]})
 		}
 		pa, pb = m[0], m[1]
 	}
 	return hunks
+}
+
+// commonEnds returns how many lines a and b start with alike, and how many
+// of the rest they end with alike.
+func commonEnds(a, b []string) (pre, suf int) {
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
 }
 
 // Apply applies sorted, non-overlapping hunks to base and returns the

@@ -22,16 +22,38 @@ func Redact(s string) string {
 	return s
 }
 
-// firstCredential returns the span of the first credential found in s (of
-// the first rule, in table order, that finds one).
+// firstCredential returns the span of the earliest credential in s,
+// widened over every other rule's match that overlaps it: a token that
+// holds another rule's token (a fine-grained GitHub PAT whose body contains
+// "ghp_..."), or two that overlap, go out whole rather than leaving the
+// outer token's ends in the text.
 func firstCredential(s string) (start, end int, ok bool) {
+	type span struct{ start, end int }
+	var spans []span
 	for i, positions := range keywords.find(s) {
 		if len(positions) == 0 {
 			continue
 		}
-		if start, end, ok := table[i].first(s, positions); ok {
-			return start, end, true
+		if st, en, found := table[i].first(s, positions); found {
+			spans = append(spans, span{st, en})
 		}
 	}
-	return 0, 0, false
+	if len(spans) == 0 {
+		return 0, 0, false
+	}
+	start, end = spans[0].start, spans[0].end
+	for _, sp := range spans[1:] {
+		if sp.start < start || (sp.start == start && sp.end > end) {
+			start, end = sp.start, sp.end
+		}
+	}
+	for widened := true; widened; {
+		widened = false
+		for _, sp := range spans {
+			if sp.start < end && sp.end > end && sp.start >= start {
+				end, widened = sp.end, true
+			}
+		}
+	}
+	return start, end, true
 }

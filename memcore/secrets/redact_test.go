@@ -40,3 +40,16 @@ func TestRedactKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactNestedToken: a fine-grained GitHub PAT whose random body holds
+// a classic one ("...ghp_" + 36 characters) goes out whole; redacting only
+// the inner token left 33 characters of the outer one in the text.
+func TestRedactNestedToken(t *testing.T) {
+	outer := "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"
+	for _, doc := range []string{outer, `token: "` + outer + `"`, "a " + outer + " b"} {
+		want := strings.Replace(doc, outer, Redacted, 1)
+		if got := Redact(doc); got != want {
+			t.Errorf("Redact(%q) = %q; want %q", doc, got, want)
+		}
+	}
+}

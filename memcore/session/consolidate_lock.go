@@ -76,6 +76,45 @@ func (l *ConsolidationLock) LastConsolidatedAt() (time.Time, error) {
 	return info.ModTime(), nil
 }
 
+// LockHolder is what the lock file says of its holder (§11), as Holder
+// reads it.
+type LockHolder struct {
+	// PID is the process id the file names, 0 when it names none (a
+	// rolled-back lock is empty).
+	PID int
+	// Since is the file's modification time: when the holder took the lock.
+	Since time.Time
+	// Live is true when a process holds the lock by §11's rule: PID names
+	// a live process and the file is under an hour old. TryAcquire refuses
+	// a live lock; any other is free to take.
+	Live bool
+}
+
+// Holder reads the lock file without taking it: who holds it, since when,
+// and whether that holder still counts. A missing file is the zero
+// LockHolder and no error.
+func (l *ConsolidationLock) Holder() (LockHolder, error) {
+	f, err := os.Open(l.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return LockHolder{}, nil
+	}
+	if err != nil {
+		return LockHolder{}, fmt.Errorf("read consolidation lock: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return LockHolder{}, fmt.Errorf("read consolidation lock: %w", err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, 64))
+	if err != nil {
+		return LockHolder{}, fmt.Errorf("read consolidation lock: %w", err)
+	}
+	h := LockHolder{PID: parsePID(raw), Since: info.ModTime()}
+	h.Live = l.heldByOther(h.PID, h.Since)
+	return h, nil
+}
+
 // TryAcquire takes the lock unless a live process (this one included: a
 // holder with our PID may be another gate of this process) took it less than
 // an hour ago. ok is false when the lock is held (or another

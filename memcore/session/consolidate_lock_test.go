@@ -285,3 +285,52 @@ func raceForLock(t *testing.T, dir string, n int) []string {
 	}
 	return results
 }
+
+// TestConsolidationLockHolder reads the lock without taking it: a missing
+// file, a live holder, a dead one, an hour-old one and a rolled-back one.
+func TestConsolidationLockHolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memory")
+	now := time.Now().Truncate(time.Second)
+	alive := map[int]bool{100: true}
+	reader := NewConsolidationLock(lockEnv(300, alive, now), dir)
+	if h, err := reader.Holder(); err != nil || h != (LockHolder{}) {
+		t.Fatalf("Holder of no file = %+v, %v; want zero", h, err)
+	}
+	holder := NewConsolidationLock(lockEnv(100, alive, now), dir)
+	if _, ok, err := holder.TryAcquire(); err != nil || !ok {
+		t.Fatalf("TryAcquire = %v, %v", ok, err)
+	}
+	taken := now.Add(-10 * time.Minute)
+	if err := os.Chtimes(reader.Path(), taken, taken); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		pid   string
+		mtime time.Time
+		want  LockHolder
+	}{
+		{"live", "100", taken, LockHolder{PID: 100, Since: taken, Live: true}},
+		{"dead holder", "555", taken, LockHolder{PID: 555, Since: taken}},
+		{"over an hour", "100", now.Add(-time.Hour - time.Second), LockHolder{PID: 100, Since: now.Add(-time.Hour - time.Second)}},
+		{"garbage", "not a pid\n", taken, LockHolder{Since: taken}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			memtest.Write(t, reader.Path(), tc.pid)
+			if err := os.Chtimes(reader.Path(), tc.mtime, tc.mtime); err != nil {
+				t.Fatal(err)
+			}
+			h, err := reader.Holder()
+			if err != nil || h.PID != tc.want.PID || h.Live != tc.want.Live || !h.Since.Equal(tc.want.Since) {
+				t.Errorf("Holder = %+v, %v; want %+v", h, err, tc.want)
+			}
+		})
+	}
+	memtest.Write(t, reader.Path(), "100")
+	if err := holder.Rollback(taken); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := reader.Holder(); err != nil || h.PID != 0 || h.Live || !h.Since.Equal(taken) {
+		t.Errorf("Holder after Rollback = %+v, %v; want no holder since %v", h, err, taken)
+	}
+}

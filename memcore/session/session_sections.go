@@ -27,10 +27,10 @@ func EstimateTokens(s string) int {
 // SectionSize is one section's estimated size.
 type SectionSize struct {
 	// Header is the section's "# Title" line.
-	Header string
+	Header string `json:"header"`
 	// Tokens is EstimateTokens of the section's text below its header,
 	// surrounding white space trimmed.
-	Tokens int
+	Tokens int `json:"tokens"`
 }
 
 // SectionReport is the result of AnalyzeSections.

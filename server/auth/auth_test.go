@@ -27,7 +27,7 @@ func TestIssueVerifyAndExpiry(t *testing.T) {
 	key := newKey(t)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 500_000_000, time.UTC)
 	clock := func() time.Time { return now }
-	tok, err := (&Issuer{Key: key, Now: clock}).Issue("ana", []string{"acme/*:write"}, time.Second)
+	tok, id, err := (&Issuer{Key: key, Now: clock}).IssueWithID("ana", []string{"acme/*:write"}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,8 @@ func TestIssueVerifyAndExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := v.Authenticate(context.Background(), tok)
-	if err != nil || p.Subject != "ana" || !p.Can("acme/api", server.PermWrite) || p.Can("other/x", server.PermRead) {
+	if err != nil || p.Subject != "ana" || !p.Can("acme/api", server.PermWrite) || p.Can("other/x", server.PermRead) ||
+		p.Credential != "token:"+id || p.DisplayName != "" {
 		t.Fatalf("Authenticate = %+v, %v", p, err)
 	}
 	// A 1 s token is still honoured within the leeway and refused after it,

@@ -109,6 +109,9 @@ func (o *OIDC) verify(ctx context.Context, token string, leeway time.Duration, n
 	p.Expires = exp.Time
 	t := verified{p: p, exp: exp.Time}
 	t.id, _ = claims["jti"].(string)
+	t.p.Credential = server.CredentialOf("oidc", t.id)
+	name, _ := claims["name"].(string)
+	t.p.DisplayName = server.CleanDisplayName(name)
 	if iat, _ := claims.GetIssuedAt(); iat != nil {
 		t.issuedAt = iat.Time
 	}

@@ -61,8 +61,20 @@ func TestOIDCGrantsFromClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Can("acme/api", server.PermWrite) || p.Can("acme/web", server.PermRead) || p.Subject != "oidc:repo:Acme/API:ref:main" {
+	if !p.Can("acme/api", server.PermWrite) || p.Can("acme/web", server.PermRead) || p.Subject != "oidc:repo:Acme/API:ref:main" ||
+		p.Credential != "oidc" || p.DisplayName != "" {
 		t.Errorf("principal = %+v", p)
+	}
+	// The credential names the token's id; a name is shown as the
+	// identity provider sent it, unless it holds what could hide or
+	// reorder text.
+	for name, want := range map[string]string{"Ana Silva": "Ana Silva", "Ana\u202eavliS": "", "  Zoë  ": "Zoë"} {
+		named := claims()
+		named["jti"], named["name"] = "run-42", name
+		p, err := v.Authenticate(context.Background(), sign("k1", named))
+		if err != nil || p.Credential != "oidc:run-42" || p.DisplayName != want {
+			t.Errorf("name %q: principal %+v, %v; want credential oidc:run-42, display name %q", name, p, err, want)
+		}
 	}
 	wrongAud := claims()
 	wrongAud["aud"] = "other"

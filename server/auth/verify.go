@@ -179,6 +179,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (verified, error) {
 		p.Grants = append(p.Grants, grant)
 	}
 	p.Expires = claims.ExpiresAt.Time
+	p.Credential = server.CredentialOf("token", claims.ID)
 	t := verified{p: p, exp: claims.ExpiresAt.Time, id: claims.ID}
 	if claims.IssuedAt != nil {
 		t.issuedAt = claims.IssuedAt.Time

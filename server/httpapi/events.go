@@ -242,7 +242,8 @@ func resumePoint(r *http.Request) (int64, bool, error) {
 // encodeEvent encodes a change event's frame: id, event type and data.
 func encodeEvent(ev *server.Event) []byte {
 	data, _ := marshal(api.Event{Repo: ev.Repo, Version: ev.Version, Checksum: ev.Checksum,
-		Changed: nonNil(ev.Changed), Deleted: nonNil(ev.Deleted), Author: ev.Author, At: formatTime(ev.At)})
+		Changed: nonNil(ev.Changed), Deleted: nonNil(ev.Deleted), Author: ev.Author, At: formatTime(ev.At),
+		Provenance: wireProvenance(ev.Provenance)})
 	return frame(strconv.FormatInt(ev.Version, 10), api.EventChange, data)
 }
 

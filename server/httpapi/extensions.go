@@ -58,7 +58,7 @@ func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 	out := api.History{Repo: p.canon, Key: key, Revisions: make([]api.Revision, 0, len(revs))}
 	for _, rv := range revs {
 		out.Revisions = append(out.Revisions, api.Revision{Version: rv.Version, Op: string(rv.Op), Checksum: rv.Checksum,
-			Size: rv.Size, Author: rv.Author, At: formatTime(rv.At)})
+			Size: rv.Size, Author: rv.Author, At: formatTime(rv.At), RestoreOf: rv.RestoreOf, Provenance: wireProvenance(rv.Provenance)})
 	}
 	httpkit.WriteJSON(w, http.StatusOK, out)
 	return nil
@@ -66,10 +66,7 @@ func (h *handler) getHistory(w http.ResponseWriter, r *http.Request) error {
 
 // getRevision serves GET .../revision?repo=R&key=K&version=V.
 func (h *handler) getRevision(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	repo, key := q.Get("repo"), q.Get("key")
-	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
-	version, err := httpkit.OptionalInt(q, "version")
+	repo, key, version, err := keyVersion(r)
 	if err != nil {
 		return err
 	}
@@ -80,7 +77,8 @@ func (h *handler) getRevision(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpkit.WriteJSON(w, http.StatusOK, api.RevisionContent{Repo: rv.Repo, Key: rv.Key, Version: rv.Version, Op: string(rv.Op),
-		Checksum: rv.Checksum, Author: rv.Author, At: formatTime(rv.At), Content: rv.Content})
+		Checksum: rv.Checksum, Author: rv.Author, At: formatTime(rv.At), Content: rv.Content,
+		Provenance: wireProvenance(rv.Provenance)})
 	return nil
 }
 
@@ -116,7 +114,7 @@ func (h *handler) getActivity(w http.ResponseWriter, r *http.Request) error {
 	out := api.Activity{Repo: p.canon, Items: make([]api.ActivityItem, 0, len(page.Items))}
 	for _, it := range page.Items {
 		out.Items = append(out.Items, api.ActivityItem{Version: it.Version, At: formatTime(it.At), Author: it.Author,
-			Changed: it.Changed, Deleted: it.Deleted})
+			Changed: it.Changed, Deleted: it.Deleted, RestoreOf: it.Restores, Provenance: wireProvenance(it.Provenance)})
 	}
 	if page.Next > 0 {
 		out.Next = &page.Next
@@ -150,4 +148,14 @@ func (h *handler) readyz(extra func() error, hub *events.Hub) http.HandlerFunc {
 		}
 		httpkit.WriteJSON(w, http.StatusOK, api.Health{Status: "ok"})
 	}
+}
+
+// keyVersion reads the repo, key and optional version of a request about
+// one revision of a key (revision, blame), naming the repo in the log.
+func keyVersion(r *http.Request) (repo, key string, version int64, err error) {
+	q := r.URL.Query()
+	repo, key = q.Get("repo"), q.Get("key")
+	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
+	version, err = httpkit.OptionalInt(q, "version")
+	return repo, key, version, err
 }

@@ -30,7 +30,12 @@ func (h *handler) postStaleReferences(w http.ResponseWriter, r *http.Request) er
 	if err := json.Unmarshal(body, &in); err != nil {
 		return server.InvalidBody("the request body is not a stale-reference report: %v", err)
 	}
-	rep := server.StaleReportInput{Commit: in.Commit, Entries: make(map[string]server.StaleEntryInput, len(in.Entries))}
+	rep := server.StaleReportInput{Commit: in.Commit, Branch: in.Branch, Entries: make(map[string]server.StaleEntryInput, len(in.Entries))}
+	if in.CommittedAt != "" {
+		if rep.CommittedAt, err = time.Parse(time.RFC3339, in.CommittedAt); err != nil {
+			return server.InvalidBody("committedAt %.80q is not an RFC 3339 time", in.CommittedAt)
+		}
+	}
 	for k, e := range in.Entries {
 		fs := make([]server.StaleFinding, len(e.Findings))
 		for i, f := range e.Findings {
@@ -54,27 +59,40 @@ func (h *handler) postStaleReferences(w http.ResponseWriter, r *http.Request) er
 }
 
 // getStaleReferences serves GET /api/v1/stale-references?repo=R[&key=K]:
-// the latest report of each live entry.
+// the verdict of each live entry.
 func (h *handler) getStaleReferences(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	repo := q.Get("repo")
 	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
-	reports, err := h.svc.StaleReports(ctx, httpkit.Principal(ctx), repo, q.Get("key"))
+	verdicts, err := h.svc.StaleReports(ctx, httpkit.Principal(ctx), repo, q.Get("key"))
 	if err != nil {
 		return err
 	}
 	canon, _ := server.CanonicalRepo(repo)
-	out := api.StaleReports{Repo: canon, Reports: make([]api.StaleEntryReport, len(reports))}
-	for i, rp := range reports {
-		fs := make([]api.StaleFinding, len(rp.Findings))
-		for j, f := range rp.Findings {
+	out := api.StaleReports{Repo: canon, Reports: make([]api.StaleEntryReport, len(verdicts))}
+	for i, v := range verdicts {
+		fs := make([]api.StaleFinding, len(v.Findings))
+		for j, f := range v.Findings {
 			fs[j] = api.StaleFinding(f)
 		}
-		out.Reports[i] = api.StaleEntryReport{Key: rp.Key, Version: rp.Version, Current: rp.Current, Commit: rp.Commit,
-			Reporter: rp.Reporter, ReportedAt: rp.At.UTC().Format(time.RFC3339), Findings: fs}
+		out.Reports[i] = api.StaleEntryReport{Key: v.Key, Version: v.Version, Current: v.Current, Commit: v.Commit,
+			CommittedAt: wireTime(v.CommittedAt), Branch: v.Branch, Reporter: v.Reporter, ReportedAt: wireTime(v.At),
+			Findings: fs, Others: make([]api.StaleOtherReport, len(v.Others))}
+		for j, o := range v.Others {
+			out.Reports[i].Others[j] = api.StaleOtherReport{Commit: o.Commit, CommittedAt: wireTime(o.CommittedAt), Branch: o.Branch,
+				Reporter: o.Reporter, ReportedAt: wireTime(o.At), Version: o.Version, Stale: len(o.Findings), Standing: string(o.Standing)}
+		}
 	}
 	httpkit.WriteJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// wireTime is t in RFC 3339, UTC; "" for the zero time.
+func wireTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }

@@ -195,6 +195,10 @@ func deletedEntries(ts []server.Tombstone) map[string]int64 {
 func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	repo := r.URL.Query().Get("repo")
 	httpkit.SetLogRepo(r, httpkit.LogRepo(repo))
+	prov, err := putClaims(r)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 	cond := server.Preconditions{IfMatch: ifMatch(headerList(r, "If-Match")), IfNoneMatch: ifMatch(headerList(r, "If-None-Match"))}
@@ -209,7 +213,7 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in.IfMatch, in.IfNoneMatch = cond.IfMatch, cond.IfNoneMatch
+	in.IfMatch, in.IfNoneMatch, in.Provenance = cond.IfMatch, cond.IfNoneMatch, prov
 	res, err := h.svc.Put(ctx, httpkit.Principal(ctx), repo, in)
 	if err != nil {
 		return err
@@ -223,6 +227,17 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 		Changed: nonNil(res.Changed), Deleted: nonNil(res.Deleted), Skipped: listed, SkippedOmitted: omitted,
 	})
 	return nil
+}
+
+// putClaims returns what a PUT says of itself: the agent surface (or the
+// one Teammem-Surface narrows it to), its User-Agent and the agent's
+// machine and commit.
+func putClaims(r *http.Request) (server.Provenance, error) {
+	surface, err := httpkit.AgentSurface(r)
+	if err != nil {
+		return server.Provenance{}, err
+	}
+	return httpkit.Claims(r, surface, true)
 }
 
 // skippedEntries converts the entries a push left out for the wire: the

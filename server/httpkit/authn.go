@@ -19,6 +19,17 @@ func Principal(ctx context.Context) server.Principal {
 // subject and records the caller for Principal and the access log. It runs
 // inside RequestIDs. The token itself is never logged or echoed.
 func (m *Middleware) Authenticate(next http.Handler) http.Handler {
+	return m.authenticate(next, true)
+}
+
+// VerifyCaller is Authenticate without the rate limit, for a surface that
+// takes its caller's tokens itself (/mcp takes one per tool call, which it
+// refuses as a tool error past the limit).
+func (m *Middleware) VerifyCaller(next http.Handler) http.Handler {
+	return m.authenticate(next, false)
+}
+
+func (m *Middleware) authenticate(next http.Handler, limit bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := Anonymous
 		if !m.NoAuth {
@@ -35,9 +46,11 @@ func (m *Middleware) Authenticate(next http.Handler) http.Handler {
 		}
 		info := InfoOf(r.Context())
 		info.Subject = p.Subject
-		if err := m.Limiter.Allow(p.Subject); err != nil {
-			m.WriteError(w, r, err)
-			return
+		if limit {
+			if err := m.Limiter.Allow(p.Subject); err != nil {
+				m.WriteError(w, r, err)
+				return
+			}
 		}
 		info.Principal = p
 		next.ServeHTTP(w, r)

@@ -178,3 +178,28 @@ func TestAuthenticate(t *testing.T) {
 		t.Errorf("the log holds the token or lacks the subject:\n%s", logs)
 	}
 }
+
+// TestVerifyCaller: VerifyCaller verifies the token and records the
+// caller as Authenticate does, but leaves the rate limit to the surface:
+// its requests take no token, and a token is still left for Authenticate.
+func TestVerifyCaller(t *testing.T) {
+	k := newKit(t, 1) // burst 2
+	url := k.serve(t, k.mw.VerifyCaller(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, httpkit.InfoOf(r.Context()).Subject+" "+httpkit.Principal(r.Context()).Subject)
+	})))
+	if a := get(t, url, "not-a-token"); a.status != http.StatusUnauthorized {
+		t.Errorf("a bad token: %d %s", a.status, a.body)
+	}
+	tok, err := k.iss.Issue("ana", []string{"acme/*:read"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if a := get(t, url, tok); a.status != http.StatusOK || a.body != "ana ana" {
+			t.Fatalf("valid token: %d %s", a.status, a.body)
+		}
+	}
+	if err := k.mw.Limiter.Allow("ana"); err != nil {
+		t.Errorf("the caller's budget after 5 verified requests: %v, want untouched", err)
+	}
+}

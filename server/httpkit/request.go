@@ -39,7 +39,8 @@ func InfoOf(ctx context.Context) *Info {
 func RequestID(ctx context.Context) string { return InfoOf(ctx).ID }
 
 // Anonymous is the caller of --insecure-no-auth mode.
-var Anonymous = server.Principal{Subject: server.AnonymousSubject, Grants: []server.Grant{{Glob: []string{"**"}, Perm: server.PermAdmin}}}
+var Anonymous = server.Principal{Subject: server.AnonymousSubject, Grants: []server.Grant{{Glob: []string{"**"}, Perm: server.PermAdmin}},
+	Credential: server.CredentialNone}
 
 // RequestIDs takes X-Request-ID from the request or makes one, and echoes
 // it; every answer also names the server (api.HeaderServerID).

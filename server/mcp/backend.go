@@ -97,7 +97,14 @@ func (b *backend) Revision(ctx context.Context, repo, key string, version int64)
 }
 
 func revision(r server.Revision) mcptools.Revision {
-	return mcptools.Revision{Version: r.Version, Op: string(r.Op), Checksum: r.Checksum, Size: r.Size, Author: r.Author, At: r.At, Content: r.Content}
+	return mcptools.Revision{Version: r.Version, Op: string(r.Op), Checksum: r.Checksum, Size: r.Size, Author: r.Author, At: r.At, Content: r.Content,
+		Provenance: provenance(r.Provenance)}
+}
+
+// provenance is a version's provenance for the tools.
+func provenance(p server.Provenance) *mcptools.Provenance {
+	return &mcptools.Provenance{Subject: p.Subject, DisplayName: p.DisplayName, Credential: p.Credential, Surface: string(p.Surface),
+		Client: p.Client, Machine: p.Machine, Commit: p.Commit}
 }
 
 func (b *backend) Activity(ctx context.Context, repo string, limit int) ([]mcptools.Change, error) {
@@ -110,13 +117,15 @@ func (b *backend) Activity(ctx context.Context, repo string, limit int) ([]mcpto
 	}
 	out := make([]mcptools.Change, 0, len(page.Items))
 	for _, it := range page.Items {
-		out = append(out, mcptools.Change{Version: it.Version, At: it.At, Author: it.Author, Changed: it.Changed, Deleted: it.Deleted})
+		out = append(out, mcptools.Change{Version: it.Version, At: it.At, Author: it.Author, Changed: it.Changed, Deleted: it.Deleted,
+			Provenance: provenance(it.Provenance)})
 	}
 	return out, nil
 }
 
 func (b *backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcptools.WriteResult, error) {
-	in := server.PutInput{Entries: w.Entries, Deletes: w.Deletes, AllOrNothing: w.AllOrNothing}
+	in := server.PutInput{Entries: w.Entries, Deletes: w.Deletes, AllOrNothing: w.AllOrNothing,
+		Provenance: server.Provenance{Surface: server.SurfaceMCP, Client: clientOf(ctx)}}
 	switch w.IfMatch {
 	case "":
 	case mcptools.CreateOnly:
@@ -148,11 +157,16 @@ var domainKinds = []mcptools.Kind{
 }
 
 // fail marks a domain error with its kind, keeping its message (written
-// for the caller, never holding content); any other error is logged and
-// answered without its internals.
+// for the caller, never holding content); any other error of a call whose
+// context has not ended is logged and answered without its internals.
 func (b *backend) fail(ctx context.Context, op string, err error) error {
 	if marked, ok := mcptools.MarkKind(err, domainKinds); ok {
 		return marked
+	}
+	if ctx.Err() != nil {
+		// The call's deadline passed (mcptools words it) or its client
+		// went away: no failure of the server's.
+		return err
 	}
 	b.log.ErrorContext(ctx, "mcp tool failed", slog.String("op", op), slog.String("request_id", b.requestID(ctx)), slog.String("error", err.Error()))
 	if errors.Is(err, server.ErrUnavailable) {

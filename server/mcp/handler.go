@@ -2,15 +2,23 @@
 // teammem-server: the SDK's streamable HTTP transport in stateless mode
 // (every request stands alone, so any replica answers it), with the tools
 // of mcptools over the domain Service for the request's caller. The router
-// (server/router) mounts it at Path behind httpkit's Authenticate, which
-// verifies the bearer token, rate-limits and records the caller that the
-// tools act for.
+// (server/router) mounts it at Path behind httpkit's VerifyCaller, which
+// verifies the bearer token and records the caller that the tools act
+// for; the caller's rate limit is applied here, per tool call.
+//
+// One request is one budget: a request holds one JSON-RPC message (batches
+// are refused, and only the protocol revisions without them are
+// negotiated), each tool call takes a token of its caller's rate limit,
+// waits for one of its caller's few seats, runs under a deadline and
+// answers a reply of bounded size; past any bound it is a tool error that
+// says which.
 package mcp
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +43,21 @@ type Options struct {
 	Version string
 	// NoAccessLog leaves out the line per tool call.
 	NoAccessLog bool
+	// Limiter is the callers' rate limit, shared with the other surfaces
+	// (nil: none): each tool call takes one token of its caller, and so
+	// does each other request holding a call (initialize, tools/list).
+	Limiter *httpkit.Limiter
+	// RateLimited counts a call or request refused for the rate limit
+	// (may be nil).
+	RateLimited func()
+	// CallTimeout bounds each tool call's time (DefaultCallTimeout when 0).
+	CallTimeout time.Duration
+	// MaxReplyBytes bounds each tool call's reply (DefaultMaxReplyBytes
+	// when 0).
+	MaxReplyBytes int
+	// CallsPerCaller bounds the tool calls of one caller running at once
+	// (DefaultCallsPerCaller when 0); more wait, within their time.
+	CallsPerCaller int
 }
 
 // New returns the /mcp handler. Its tools act for httpkit.Principal of the
@@ -44,25 +67,36 @@ func New(o Options) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o = o.withDefaults()
 	b := &backend{svc: o.Service, log: o.Logger, caller: callerOf}
 	// One server for every request: building one per request costs more
 	// than most calls (the SDK checks each tool's schema as it is added).
 	// The caller travels in the request's context (httpkit's Info), which
 	// the stateless handler hands to the tools.
-	srv := mcptools.NewServer(b, mcptools.Options{Version: o.Version,
+	srv := mcptools.NewServer(b, mcptools.Options{Version: o.Version, Budget: o.budget(), ProtocolVersions: revisions(),
 		Observe: func(ctx context.Context, c mcptools.Call) { o.observe(ctx, c) }})
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
-		Stateless:    true,
-		JSONResponse: true,
-		Logger:       o.Logger,
-		// A call's arguments are one entry and an index line at most: the
-		// REST body limit bounds them too.
-		MaxRequestBodyBytes: o.Service.Limits().MaxBodyBytes,
-		// The router checks Host on every route (httpkit.CheckHost), names
-		// given with --public-host included; the SDK's own check would
-		// refuse those on a loopback listener.
-		DisableLocalhostProtection: true,
-	})
+	srv.AddReceivingMiddleware(clientInfo)
+	// A call's arguments are one entry and an index line at most: the REST
+	// body limit bounds them too.
+	maxBody := o.Service.Limits().MaxBodyBytes
+	return withUserAgent(&door{maxBody: maxBody, limiter: o.Limiter, limited: o.RateLimited,
+		next: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+			Stateless:           true,
+			JSONResponse:        true,
+			Logger:              o.Logger,
+			MaxRequestBodyBytes: maxBody,
+			// The router checks Host on every route (httpkit.CheckHost),
+			// names given with --public-host included; the SDK's own check
+			// would refuse those on a loopback listener.
+			DisableLocalhostProtection: true,
+		})})
+}
+
+// revisions are the protocol revisions /mcp negotiates: those the SDK
+// supports from the first without JSON-RPC batches on. (The SDK serves a
+// batch to a request naming no revision; the door refuses it.)
+func revisions() []string {
+	return slices.DeleteFunc(sdk.SupportedProtocolVersions(), func(v string) bool { return v < firstRevisionWithoutBatches })
 }
 
 // callerOf returns the caller of the HTTP request a tool call came in and

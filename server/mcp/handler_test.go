@@ -27,7 +27,7 @@ import (
 
 // endpoint is mcp.New on a fresh embedded store behind httptest, as the
 // router mounts it: inside httpkit's RequestIDs and, when authenticated,
-// its Authenticate over a real token verifier.
+// its VerifyCaller over a real token verifier.
 type endpoint struct {
 	url  string
 	svc  *server.Service
@@ -39,6 +39,12 @@ type endpoint struct {
 }
 
 func newEndpoint(t *testing.T, authenticated bool) *endpoint {
+	t.Helper()
+	return newEndpointWith(t, authenticated, func(*mcp.Options) {})
+}
+
+// newEndpointWith is newEndpoint with the options set changes.
+func newEndpointWith(t *testing.T, authenticated bool, set func(*mcp.Options)) *endpoint {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "teammem.db"), sqlite.Options{Migrate: true})
 	if err != nil {
@@ -56,15 +62,17 @@ func newEndpoint(t *testing.T, authenticated bool) *endpoint {
 	e := &endpoint{svc: server.NewService(db, server.Config{Org: "acme-org", SecretScan: true}),
 		iss: &auth.Issuer{Key: key}, logs: &proctest.Buffer{}}
 	log := slog.New(slog.NewTextHandler(e.logs, nil))
-	h := mcp.New(mcp.Options{Service: e.svc, Logger: log, Version: "9.9.9",
+	o := mcp.Options{Service: e.svc, Logger: log, Version: "9.9.9",
 		ObserveToolCall: func(tool, outcome string, _ time.Duration) {
 			e.mu.Lock()
 			defer e.mu.Unlock()
 			e.calls = append(e.calls, tool+"/"+outcome)
-		}})
+		}}
+	set(&o)
+	h := mcp.New(o)
 	if authenticated {
 		mw := &httpkit.Middleware{Log: log, Meter: noMeter{}, Auth: verifier}
-		h = mw.Authenticate(h)
+		h = mw.VerifyCaller(h)
 	}
 	hs := httptest.NewServer(httpkit.RequestIDs(e.svc.ServerID())(h))
 	t.Cleanup(hs.Close)
@@ -130,7 +138,7 @@ func text(res *sdk.CallToolResult) string {
 }
 
 // TestRoundTrip: initialize, tools/list and tools/call over real HTTP act
-// for the caller httpkit's Authenticate verified: the write is the token
+// for the caller httpkit's VerifyCaller verified: the write is the token
 // subject's, the read sees it, and each call is observed and logged with
 // the subject and the request id.
 func TestRoundTrip(t *testing.T) {
@@ -182,7 +190,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestNobodyIsRefused: a request that did not pass Authenticate carries no
+// TestNobodyIsRefused: a request that did not pass VerifyCaller carries no
 // principal, and its tool calls read and write nothing.
 func TestNobodyIsRefused(t *testing.T) {
 	e := newEndpoint(t, false)
@@ -205,7 +213,7 @@ func TestNobodyIsRefused(t *testing.T) {
 	}
 }
 
-// TestBearerRequired: behind Authenticate, a request without a token gets
+// TestBearerRequired: behind VerifyCaller, a request without a token gets
 // the 401 envelope and never reaches the tools.
 func TestBearerRequired(t *testing.T) {
 	e := newEndpoint(t, true)

@@ -55,7 +55,7 @@ func New() *Metrics {
 			Help: "Entries of PUTs left out (per-entry refusals), by reason."}, []string{"reason"}),
 		bytesWritten: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_bytes_written_total", Help: "Content bytes of entries created or changed."}),
 		authFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_auth_failures_total", Help: "Requests refused with 401."}),
-		rateLimited:  prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_rate_limited_total", Help: "Requests refused with 429."}),
+		rateLimited:  prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_rate_limited_total", Help: "Requests refused with 429, and MCP tool calls refused for the rate limit."}),
 		eventsDelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_events_delivered_total",
 			Help: "Change events written to event streams (one per stream per event)."}),
 		toolCalls: newToolCalls(),
@@ -126,7 +126,8 @@ func (m *Metrics) AuthFailure() { m.authFailures.Inc() }
 // Conflict counts a PUT refused with 412.
 func (m *Metrics) Conflict() { m.conflicts.Inc() }
 
-// RateLimited counts a request refused with 429.
+// RateLimited counts a request refused with 429, or an MCP tool call
+// refused for the rate limit.
 func (m *Metrics) RateLimited() { m.rateLimited.Inc() }
 
 // EntrySkipped counts an entry of a PUT left out, by reason.

@@ -64,11 +64,25 @@ func (i *instrumentedStore) History(ctx context.Context, repo, key string, befor
 	return r, err
 }
 
+func (i *instrumentedStore) Histories(ctx context.Context, repo string, keys []string, before int64) (map[string][]server.Revision, error) {
+	start := time.Now()
+	r, err := i.s.Histories(ctx, repo, keys, before)
+	i.observe("histories", start, err)
+	return r, err
+}
+
 func (i *instrumentedStore) Revision(ctx context.Context, repo, key string, version int64) (server.Revision, error) {
 	start := time.Now()
 	r, err := i.s.Revision(ctx, repo, key, version)
 	i.observe("revision", start, err)
 	return r, err
+}
+
+func (i *instrumentedStore) KeyRevisions(ctx context.Context, repo, key string, through int64, visit func(server.Revision) error) error {
+	start := time.Now()
+	err := i.s.KeyRevisions(ctx, repo, key, through, visit)
+	i.observe("key_revisions", start, err)
+	return err
 }
 
 func (i *instrumentedStore) Activity(ctx context.Context, repo string, before int64, limit int) (server.ActivityPage, error) {
@@ -145,9 +159,9 @@ func (i *instrumentedStore) SaveStaleReports(ctx context.Context, repo string, r
 	return err
 }
 
-func (i *instrumentedStore) StaleReports(ctx context.Context, repo, key string) ([]server.StaleReport, error) {
+func (i *instrumentedStore) StaleReports(ctx context.Context, repo string, q server.StaleQuery) ([]server.StaleReport, error) {
 	start := time.Now()
-	out, err := i.s.StaleReports(ctx, repo, key)
+	out, err := i.s.StaleReports(ctx, repo, q)
 	i.observe("stale_reports", start, err)
 	return out, err
 }

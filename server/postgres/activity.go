@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // Activity lists the repository's versions newest first, with the keys
@@ -34,15 +35,16 @@ func (db *DB) Activity(ctx context.Context, repo string, before int64, limit int
 		_, err := db.RepoState(ctx, repo)
 		return page, err
 	}
-	rows, err = db.pool.Query(ctx, `SELECT version, key, op, author, at FROM revisions
-		WHERE repo = $1 AND version >= $2 AND version <= $3 ORDER BY version DESC, key`,
+	rows, err = db.pool.Query(ctx, `SELECT r.version, r.key, r.op, r.checksum, r.author, r.at, `+writeplan.ProvenanceColumns+revisionFrom+`
+		WHERE r.repo = $1 AND r.version >= $2 AND r.version <= $3 ORDER BY r.version DESC, r.key`,
 		repo, versions[len(versions)-1], versions[0])
 	if err != nil {
 		return server.ActivityPage{}, wrap("read activity", err)
 	}
 	var r server.Revision
-	_, err = pgx.ForEachRow(rows, []any{&r.Version, &r.Key, &r.Op, &r.Author, &r.At}, func() error {
-		r.At = r.At.UTC()
+	dest := append([]any{&r.Version, &r.Key, &r.Op, &r.Checksum, &r.Author, &r.At}, writeplan.ProvenanceDest(&r.Provenance)...)
+	_, err = pgx.ForEachRow(rows, dest, func() error {
+		r.At, r.Provenance.Subject = r.At.UTC(), r.Author
 		page.Add(r)
 		return nil
 	})

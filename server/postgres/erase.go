@@ -33,7 +33,7 @@ func (db *DB) EraseRepo(ctx context.Context, repo string) (before, after server.
 			return wrap("lock repository", err)
 		}
 		for _, q := range []string{`DELETE FROM search_links WHERE repo = $1`, `DELETE FROM search_pending WHERE repo = $1`, `DELETE FROM revisions WHERE repo = $1`,
-			`DELETE FROM entries WHERE repo = $1`} {
+			`DELETE FROM versions WHERE repo = $1`, `DELETE FROM entries WHERE repo = $1`} {
 			if _, err := tx.Exec(ctx, q, repo); err != nil {
 				return wrap("erase repository", err)
 			}

@@ -24,7 +24,8 @@ func (db *DB) Events(ctx context.Context, repo string, after int64, limit int) (
 	if err != nil || last == after {
 		return []*server.Event{}, err
 	}
-	rows, err := tx.Query(ctx, `SELECT r.version, r.key, r.op, r.author, r.at, coalesce(v.checksum, '')
+	rows, err := tx.Query(ctx, `SELECT r.version, r.key, r.op, r.author, r.at, coalesce(v.checksum, ''),
+		`+writeplan.ProvenanceColumns+`
 		FROM revisions r LEFT JOIN versions v ON v.repo = r.repo AND v.version = r.version
 		WHERE r.repo = $1 AND r.version > $2 AND r.version <= $3 ORDER BY r.version, r.key`, repo, after, last)
 	if err != nil {
@@ -32,10 +33,12 @@ func (db *DB) Events(ctx context.Context, repo string, after int64, limit int) (
 	}
 	evs := writeplan.EventRows{Repo: repo, Events: []*server.Event{}}
 	var version int64
-	var key, op, author, sum string
+	var key, op, sum string
 	var at time.Time
-	_, err = pgx.ForEachRow(rows, []any{&version, &key, &op, &author, &at, &sum}, func() error {
-		evs.Add(version, key, server.Op(op), author, at, sum)
+	var prov server.Provenance
+	dest := append([]any{&version, &key, &op, &prov.Subject, &at, &sum}, writeplan.ProvenanceDest(&prov)...)
+	_, err = pgx.ForEachRow(rows, dest, func() error {
+		evs.Add(version, key, server.Op(op), at, sum, prov)
 		return nil
 	})
 	if err != nil {

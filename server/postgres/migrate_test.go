@@ -10,6 +10,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/teammem/teammem/migrations"
+	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/storetest"
 	"github.com/teammem/teammem/testkit/pgtest"
@@ -67,3 +68,31 @@ func TestRollBackIsOneTransaction(t *testing.T) {
 		t.Errorf("roll back 1 = %d, %v; want 1", v, err)
 	}
 }
+
+// TestMigrateProvenance: versions written before provenance say unknown
+// after the migration (storetest.ProvenanceMigration).
+func TestMigrateProvenance(t *testing.T) {
+	url := freshURL(t, pgtest.URL(t))
+	latest, _ := migrations.Latest(migrations.Postgres)
+	raw, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	storetest.ProvenanceMigration(t, latest, provenanceMigration,
+		func(ctx context.Context, cmd string, n int) (uint, bool, error) {
+			return postgres.Migrate(ctx, url, cmd, n)
+		},
+		func(t *testing.T) server.Store {
+			db, err := postgres.Open(context.Background(), url, postgres.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db
+		},
+		func(ctx context.Context, q string) error { _, err := raw.ExecContext(ctx, q); return err })
+}
+
+// provenanceMigration is the number of the migration that records
+// provenance.
+const provenanceMigration = 12

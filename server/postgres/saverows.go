@@ -14,8 +14,9 @@ import (
 // whatever its size: every argument after the repository is an array with
 // one element per row.
 const (
-	saveVersions = `INSERT INTO versions (repo, version, checksum)
-		SELECT $1, * FROM unnest($2::bigint[], $3::text[])`
+	saveVersions = `INSERT INTO versions (repo, version, checksum, ` + writeplan.VersionProvenance + `)
+		SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+			$8::text[], $9::text[])`
 	saveRevisions = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
 		SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::text[],
 			$8::timestamptz[], $9::text[])`
@@ -39,6 +40,7 @@ const (
 type saveRows struct {
 	verVersion []int64
 	verSum     []string
+	verProv    [6][]string // each column of writeplan.VersionProvenance
 
 	revKey     []string
 	revVersion []int64
@@ -63,6 +65,9 @@ type saveRows struct {
 // add adds the rows of one plan.
 func (r *saveRows) add(p *writeplan.Plan) {
 	r.verVersion, r.verSum = append(r.verVersion, p.Version), append(r.verSum, p.Checksum)
+	for i, v := range writeplan.ProvenanceValues(p.Provenance) {
+		r.verProv[i] = append(r.verProv[i], v.(string))
+	}
 	for _, ch := range p.Changes {
 		r.revKey = append(r.revKey, ch.Key)
 		r.revVersion = append(r.revVersion, p.Version)
@@ -98,7 +103,8 @@ func (r *saveRows) entry(ch writeplan.Change, p *writeplan.Plan) {
 // queue queues the statements storing the rows and marking their keys for
 // search; marked receives how many keys were not marked yet.
 func (r *saveRows) queue(b *pgx.Batch, repo string, marked *int64) {
-	b.Queue(saveVersions, repo, r.verVersion, r.verSum)
+	b.Queue(saveVersions, repo, r.verVersion, r.verSum, r.verProv[0], r.verProv[1], r.verProv[2], r.verProv[3],
+		r.verProv[4], r.verProv[5])
 	if len(r.revKey) == 0 {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/teammem/teammem/migrations"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/storetest"
@@ -236,8 +237,9 @@ func TestRollBackWithMarks(t *testing.T) {
 	if n := count(t, conn, countMarks); n != 2 {
 		t.Fatalf("%d keys marked, want 2", n)
 	}
-	if _, _, err := postgres.Migrate(ctx, url, "down", 2); err != nil { // 11, then 10
-		t.Fatal(err)
+	latest, _ := migrations.Latest(migrations.Postgres)
+	if v, _, err := postgres.Migrate(ctx, url, "down", int(latest)-9); err != nil || v != 9 {
+		t.Fatalf("roll back to version 9: version %d, %v", v, err)
 	}
 	if n := count(t, conn, `SELECT count(*) FROM entries WHERE deleted AND search IS NOT NULL`); n != 0 {
 		t.Errorf("%d deleted entries keep a vector", n)

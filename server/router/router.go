@@ -77,6 +77,9 @@ type Options struct {
 	// NoAuth, a request addressed to another name is refused (421), IP
 	// addresses and localhost aside; otherwise every name is answered.
 	PublicHosts []string
+	// MaxMCPReplyBytes bounds the reply of one MCP tool call (default
+	// mcp.DefaultMaxReplyBytes); RequestTimeout bounds its time.
+	MaxMCPReplyBytes int
 }
 
 // New returns the server's HTTP handler. An error names a public host
@@ -105,7 +108,8 @@ func New(o Options) (http.Handler, error) {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
 	tools := mcp.New(mcp.Options{Service: o.Service, Logger: o.Logger, ObserveToolCall: o.Metrics.ObserveToolCall,
-		Version: o.Version, NoAccessLog: o.NoAccessLog})
+		Version: o.Version, NoAccessLog: o.NoAccessLog, Limiter: mw.Limiter, RateLimited: o.Metrics.RateLimited,
+		CallTimeout: o.RequestTimeout, MaxReplyBytes: o.MaxMCPReplyBytes})
 
 	r := chi.NewRouter()
 	r.Use(httpkit.RequestIDs(o.Service.ServerID()), mw.Observe, mw.Recover, mw.CheckHost(hosts))
@@ -126,6 +130,6 @@ func New(o Options) (http.Handler, error) {
 			Heartbeat: o.Heartbeat, StreamWriteTimeout: o.StreamWriteTimeout})
 	})
 	ui.Mount(r)
-	r.With(mw.SameOrigin, mw.NoFormPosts, mw.Authenticate).Handle(mcp.Path, tools)
+	r.With(mw.SameOrigin, mw.NoFormPosts, mw.VerifyCaller).Handle(mcp.Path, tools)
 	return r, nil
 }

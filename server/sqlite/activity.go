@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 // Activity lists the repository's versions newest first, with the keys
@@ -24,20 +25,21 @@ func (db *DB) Activity(ctx context.Context, repo string, before int64, limit int
 		_, err := db.RepoState(ctx, repo)
 		return page, err
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT version, key, op, author, at FROM revisions
-		WHERE repo = ? AND version >= ? AND version <= ? ORDER BY version DESC, key`,
+	rows, err := db.read.QueryContext(ctx, `SELECT r.version, r.key, r.op, r.checksum, r.author, r.at, `+writeplan.ProvenanceColumns+revisionFrom+`
+		WHERE r.repo = ? AND r.version >= ? AND r.version <= ? ORDER BY r.version DESC, r.key`,
 		repo, versions[len(versions)-1], versions[0])
 	if err != nil {
 		return server.ActivityPage{}, wrap("read activity", err)
 	}
 	defer rows.Close()
+	var r server.Revision
+	var at int64
+	dest := append([]any{&r.Version, &r.Key, &r.Op, &r.Checksum, &r.Author, &at}, writeplan.ProvenanceDest(&r.Provenance)...)
 	for rows.Next() {
-		var r server.Revision
-		var at int64
-		if err := rows.Scan(&r.Version, &r.Key, &r.Op, &r.Author, &at); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return server.ActivityPage{}, wrap("read activity", err)
 		}
-		r.At = fromMicros(at)
+		r.At, r.Provenance.Subject = fromMicros(at), r.Author
 		page.Add(r)
 	}
 	return page, wrap("read activity", rows.Err())

@@ -32,6 +32,7 @@ var eraseSQL = []string{
 	`DELETE FROM search_links_fts WHERE rowid IN (SELECT id FROM search_links WHERE repo = ?1)`,
 	`DELETE FROM search_links WHERE repo = ?1`,
 	`DELETE FROM revisions WHERE repo = ?1`,
+	`DELETE FROM versions WHERE repo = ?1`,
 	`DELETE FROM entries WHERE repo = ?1`,
 }
 

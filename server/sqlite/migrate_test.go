@@ -122,3 +122,34 @@ func TestMigrateNumbersByRecency(t *testing.T) {
 		t.Errorf("the deleted key is found: %q", got)
 	}
 }
+
+// TestMigrateProvenance: versions written before provenance say unknown
+// after the migration (storetest.ProvenanceMigration).
+func TestMigrateProvenance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	latest, _ := migrations.Latest(migrations.SQLite)
+	storetest.ProvenanceMigration(t, latest, provenanceMigration,
+		func(ctx context.Context, cmd string, n int) (uint, bool, error) {
+			return sqlite.Migrate(ctx, path, cmd, n)
+		},
+		func(t *testing.T) server.Store {
+			db, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db
+		},
+		func(ctx context.Context, q string) error {
+			raw, err := sql.Open("sqlite", path)
+			if err != nil {
+				return err
+			}
+			defer raw.Close()
+			_, err = raw.ExecContext(ctx, q)
+			return err
+		})
+}
+
+// provenanceMigration is the number of the migration that records
+// provenance.
+const provenanceMigration = 15

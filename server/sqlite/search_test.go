@@ -30,9 +30,10 @@ func TestSearchBackfill(t *testing.T) {
 }
 
 // reindexed closes db (at path, at the latest schema), rolls migration 13
-// back and applies it again, which leaves the index empty and every live
-// entry numbered, and opens the database again once its backfill has
-// indexed them all; the database is closed when the test ends.
+// (and those after it) back and applies them again, which leaves the index
+// empty and every live entry numbered, and opens the database again once
+// its backfill has indexed them all; the database is closed when the test
+// ends.
 func reindexed(t *testing.T, db *sqlite.DB, path string) *sqlite.DB {
 	t.Helper()
 	ctx := context.Background()
@@ -40,8 +41,8 @@ func reindexed(t *testing.T, db *sqlite.DB, path string) *sqlite.DB {
 		t.Fatal(err)
 	}
 	latest, _ := migrations.Latest(migrations.SQLite)
-	if v, _, err := sqlite.Migrate(ctx, path, migrations.Down, 1); err != nil || v != latest-1 {
-		t.Fatalf("roll back one: version %d, %v", v, err)
+	if v, _, err := sqlite.Migrate(ctx, path, migrations.Down, int(latest)-12); err != nil || v != 12 {
+		t.Fatalf("roll back to version 12: version %d, %v", v, err)
 	}
 	db, err := sqlite.Open(ctx, path, sqlite.Options{Migrate: true})
 	if err != nil {

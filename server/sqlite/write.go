@@ -30,7 +30,8 @@ const (
 		WHERE repo = ? AND key = ?`
 	revisionSQL = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	versionSQL    = `INSERT INTO versions (repo, version, checksum) VALUES (?, ?, ?)`
+	versionSQL = `INSERT INTO versions (repo, version, checksum, ` + writeplan.VersionProvenance + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	savepointSQL  = `SAVEPOINT change`
 	releaseSQL    = `RELEASE change`
 	rollbackToSQL = `ROLLBACK TO change`
@@ -202,7 +203,7 @@ func (c *change) save(ctx context.Context, p *writeplan.Plan) error {
 			return err
 		}
 	}
-	if _, err := st.ver.ExecContext(ctx, p.Repo, p.Version, p.Checksum); err != nil {
+	if _, err := st.ver.ExecContext(ctx, append([]any{p.Repo, p.Version, p.Checksum}, writeplan.ProvenanceValues(p.Provenance)...)...); err != nil {
 		return wrap("save version", err)
 	}
 	var err error

@@ -2,9 +2,11 @@ package storetest
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/teammem/teammem/server"
 )
@@ -17,7 +19,8 @@ func testActivity(t *testing.T, s server.Store) {
 		if deleted == nil {
 			deleted = []string{}
 		}
-		return server.VersionActivity{Version: v, At: at(sec), Author: author, Changed: changed, Deleted: deleted}
+		return server.VersionActivity{Version: v, At: at(sec), Author: author, Provenance: provOf(author),
+			Changed: changed, Deleted: deleted}
 	}
 	all := []server.VersionActivity{
 		item(5, 4, "alice", []string{"b.md", "c.md"}, "a.md"),
@@ -46,13 +49,36 @@ func testActivity(t *testing.T, s server.Store) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(server.ActivityPage{}, "Revisions")); diff != "" {
 				t.Errorf("Activity(before %d, limit %d) (-want +got):\n%s", tt.before, tt.limit, diff)
 			}
+			checkActivityRevisions(t, s, got)
 		})
 	}
 	_, err := s.Activity(context.Background(), "never/written", 0, 10)
 	wantErr(t, err, server.ErrNotFound)
 	_, err = s.Activity(context.Background(), "never/written", 5, 10)
 	wantErr(t, err, server.ErrNotFound)
+}
+
+// checkActivityRevisions checks a page's Revisions: the revisions of its
+// versions, newest first and then by key, each as History has it.
+func checkActivityRevisions(t *testing.T, s server.Store, page server.ActivityPage) {
+	t.Helper()
+	var want []server.Revision
+	for _, it := range page.Items {
+		keys := append(append([]string{}, it.Changed...), it.Deleted...)
+		slices.Sort(keys)
+		for _, k := range keys {
+			revs, err := s.History(context.Background(), repo, k, it.Version+1, 1)
+			if err != nil || len(revs) != 1 {
+				t.Fatalf("History of %s at %d: %v %v", k, it.Version, revs, err)
+			}
+			revs[0].Repo, revs[0].Size = "", 0 // not read by Activity
+			want = append(want, revs[0])
+		}
+	}
+	if diff := cmp.Diff(want, page.Revisions, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Activity's revisions (-want +got):\n%s", diff)
+	}
 }

@@ -12,7 +12,10 @@ import (
 // Benchmarks measures the operations the server runs most: a one-key put
 // into a repository of 20 and of 1,000 entries, the state read behind
 // conditional GETs, a full pull of a small repository and a hashes probe of
-// a large one, and the revocation list. open returns a new, empty store for each benchmark.
+// a large one, the revocation list, the walk of a long history a blame
+// reads, and a report of stale references of every entry of a large
+// repository and the read of all of them. open returns a new, empty
+// store for each benchmark.
 func Benchmarks(b *testing.B, open func(b *testing.B) server.Store) {
 	for _, n := range []int{20, 1000} {
 		b.Run(fmt.Sprintf("ApplyPut/entries=%d", n), func(b *testing.B) { benchApplyPut(b, open(b), n) })
@@ -38,6 +41,10 @@ func Benchmarks(b *testing.B, open func(b *testing.B) server.Store) {
 		b.Run(fmt.Sprintf("Activity/revisions=%d", n), func(b *testing.B) { benchActivity(b, open(b), n) })
 	}
 	b.Run("Revocations/rows=1000", func(b *testing.B) { benchRevocations(b, open(b), 1000) })
+	b.Run(fmt.Sprintf("KeyRevisions/revisions=%d", BlameRevisions), func(b *testing.B) { benchKeyRevisions(b, open(b)) })
+	for _, op := range []string{"save", "read"} {
+		b.Run(fmt.Sprintf("StaleReports/%s/entries=1000", op), func(b *testing.B) { benchStaleReports(b, open(b), 1000, op) })
+	}
 }
 
 // benchRevocations reads the whole revocation list, as every server does

@@ -33,7 +33,8 @@ func testEvents(t *testing.T, s server.Store) {
 	apply(t, s, write(repo, at(30), nil, "b.md"))
 	apply(t, s, write("other/repo", at(0), contents{"x.md": "1"}))
 	ev := func(v int64, sum string, changed, deleted []string, author string, sec int) *server.Event {
-		return &server.Event{Repo: repo, Version: v, Checksum: sum, Changed: changed, Deleted: deleted, Author: author, At: at(sec)}
+		return &server.Event{Repo: repo, Version: v, Checksum: sum, Changed: changed, Deleted: deleted, Author: author,
+			At: at(sec), Provenance: provOf(author)}
 	}
 	all := []*server.Event{
 		ev(1, c1.checksum(), []string{"a.md", "b.md"}, []string{}, "alice", 0),

@@ -24,7 +24,8 @@ func historyRepo(t *testing.T, s server.Store) []server.Revision {
 	apply(t, s, write(repo, at(3), contents{"a.md": "v4"}))
 	rev := func(v int64, op server.Op, content, author string, when time.Time) server.Revision {
 		return server.Revision{Repo: repo, Key: "a.md", Version: v, Op: op,
-			Checksum: protocol.EntryChecksum([]byte(content)), Size: int64(len(content)), Author: author, At: when}
+			Checksum: protocol.EntryChecksum([]byte(content)), Size: int64(len(content)), Author: author, At: when,
+			Provenance: provOf(author)}
 	}
 	return []server.Revision{
 		rev(4, server.OpPut, "v4", "alice", at(3)),
@@ -63,6 +64,41 @@ func testHistory(t *testing.T, s server.Store) {
 	wantErr(t, err, server.ErrNotFound)
 	_, err = s.History(context.Background(), "other/repo", "a.md", 0, 0)
 	wantErr(t, err, server.ErrNotFound)
+}
+
+func testHistories(t *testing.T, s server.Store) {
+	a := historyRepo(t, s)
+	b := server.Revision{Repo: repo, Key: "b.md", Version: 2, Op: server.OpPut, Checksum: protocol.EntryChecksum([]byte("b")),
+		Size: 1, Author: "bob", At: at(1)}
+	tests := []struct {
+		name   string
+		keys   []string
+		before int64
+		want   map[string][]server.Revision
+	}{
+		{"all", []string{"a.md", "b.md", "never.md"}, 0, map[string][]server.Revision{"a.md": a, "b.md": {b}}},
+		{"before", []string{"a.md", "b.md"}, 3, map[string][]server.Revision{"a.md": a[2:], "b.md": {b}}},
+		{"before a key's first", []string{"b.md", "a.md"}, 2, map[string][]server.Revision{"a.md": a[3:]}},
+		{"one key", []string{"b.md"}, 0, map[string][]server.Revision{"b.md": {b}}},
+		{"no key", nil, 0, map[string][]server.Revision{}},
+		{"hostile key", []string{"a.md' OR 1=1 --", `"]`}, 0, map[string][]server.Revision{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Histories(context.Background(), repo, tt.keys, tt.before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Histories leaves provenance out (server.Store).
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(server.Revision{}, "Provenance")); diff != "" {
+				t.Errorf("Histories (-want +got):\n%s", diff)
+			}
+		})
+	}
+	got, err := s.Histories(context.Background(), "other/repo", []string{"a.md"}, 0)
+	if err != nil || len(got) != 0 {
+		t.Errorf("Histories of a repository never written = %v, %v; want none", got, err)
+	}
 }
 
 func testRevision(t *testing.T, s server.Store) {

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"MaxRepoBytes", testMaxRepoBytes},
 		{"KeyCollision", testKeyCollision},
 		{"History", testHistory},
+		{"Histories", testHistories},
 		{"Revision", testRevision},
 		{"LastAuthors", testLastAuthors},
 		{"ServerID", testServerID},
@@ -65,6 +66,9 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"SearchCandidates", testSearchCandidates},
 		{"SearchScopeForged", testSearchScopeForged},
 		{"SearchPersonalCandidates", testSearchPersonalCandidates},
+		{"Provenance", testProvenance},
+		{"ProvenanceGrouped", testProvenanceGrouped},
+		{"KeyRevisions", testKeyRevisions},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
@@ -113,7 +117,7 @@ func (c contents) bytes() int64 {
 // write is a Write of puts and deletes (sorted here) at a time.
 func write(repo string, when time.Time, c contents, deletes ...string) server.Write {
 	return server.Write{Repo: repo, Puts: c.puts(), Deletes: slices.Sorted(slices.Values(deletes)),
-		Author: "alice", At: when}
+		Author: "alice", Provenance: provOf("alice"), At: when}
 }
 
 func apply(t *testing.T, s server.Store, w server.Write) server.WriteResult {

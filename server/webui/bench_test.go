@@ -66,16 +66,59 @@ func BenchmarkUIRepoPage1000Postgres(b *testing.B) {
 	benchUIPage(b, db, "/ui/r/acme/ui")
 }
 
+// BenchmarkUIRepoPage1000Stale1 and BenchmarkUIRepoPage1000Stale20
+// render the same page with one stale-reference report of each live entry
+// (what the server kept before it kept them per commit) and with the 20
+// a store keeps at most (four reporters, five commits each): the page
+// reads every report kept and ranks each entry's.
+func BenchmarkUIRepoPage1000Stale1(b *testing.B) {
+	benchUIPage(b, nil, "/ui/r/acme/ui", seedStaleReports(1))
+}
+
+func BenchmarkUIRepoPage1000Stale20(b *testing.B) {
+	benchUIPage(b, nil, "/ui/r/acme/ui", seedStaleReports(server.StaleReportsKept))
+}
+
+// seedStaleReports saves n reports of each live entry of acme/ui, one
+// entry in ten naming a stale reference.
+func seedStaleReports(n int) func(*testing.B, *testServer) {
+	return func(b *testing.B, ts *testServer) {
+		snap, err := ts.Store.Snapshot(context.Background(), "acme/ui", server.ReadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now().Add(-24 * time.Hour)
+		for i := range n {
+			reports := make([]server.StaleReport, 0, len(snap.Live))
+			for j, e := range snap.Live {
+				r := server.StaleReport{Repo: "acme/ui", Key: e.Key, Version: e.Version, Commit: fmt.Sprintf("%040x", i),
+					CommittedAt: t0.Add(time.Duration(i) * time.Minute), Branch: "main", Reporter: fmt.Sprintf("r%d", i%4),
+					At: t0.Add(time.Duration(i) * time.Minute), Findings: []server.StaleFinding{}}
+				if j%10 == 0 {
+					r.Findings = []server.StaleFinding{{Reference: "scripts/release.sh", Line: 1, Reason: server.StaleMissing}}
+				}
+				reports = append(reports, r)
+			}
+			if err := ts.Store.SaveStaleReports(context.Background(), "acme/ui", reports); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
 // BenchmarkUIEntryPage renders one entry page with its history.
 func BenchmarkUIEntryPage(b *testing.B) {
 	benchUIPage(b, nil, "/ui/r/acme/ui/~entry?"+url.Values{"key": {"topic-00/note-0000.md"}}.Encode())
 }
 
-func benchUIPage(b *testing.B, store server.Store, path string) {
+func benchUIPage(b *testing.B, store server.Store, path string, seeds ...func(*testing.B, *testServer)) {
 	t := &testing.T{}
 	ts := newTestServer(t, servertest.Options{Limits: server.Limits{MaxEntries: 2000, MaxBodyBytes: 8 << 20}, Store: store})
 	ts.t = t
 	seedUIRepo(b, ts)
+	for _, seed := range seeds {
+		seed(b, ts)
+	}
 	login := httptest.NewRequest(http.MethodPost, "/ui/login", strings.NewReader(url.Values{"token": {ts.Admin}}.Encode()))
 	login.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	rec := httptest.NewRecorder()

@@ -51,6 +51,9 @@ func (u *UI) authenticate(next http.Handler) http.Handler {
 			u.fail(w, r, fmt.Errorf("sign in again: %w", server.ErrUnauthenticated))
 			return
 		}
+		// The session is the credential a write through the UI names (its
+		// id, never its cookie): a sign-out ends it everywhere.
+		p.Credential = server.CredentialOf("session", u.sessions.id(sess))
 		httpkit.InfoOf(r.Context()).Subject = p.Subject
 		if err := u.limiter.Allow(p.Subject); err != nil {
 			u.fail(w, r, err)

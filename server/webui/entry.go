@@ -3,7 +3,6 @@ package webui
 import (
 	"html/template"
 	"net/http"
-	"slices"
 
 	"github.com/teammem/teammem/internal/linediff"
 	"github.com/teammem/teammem/memcore/protocol"
@@ -26,7 +25,6 @@ type entryView struct {
 	DiffFrom int64 // the diff form's defaults
 	DiffTo   int64
 	CanWrite bool
-	Base     string     // the repository's checksum, the restore's If-Match
 	Notice   *flash     // the outcome of the restore this session just made, to confirm it
 	Stale    *staleView // the latest stale-reference report of the entry, nil when none
 	Before   int64      // the history page starts below this version (0: newest)
@@ -62,19 +60,13 @@ func (u *UI) entryPage(w http.ResponseWriter, r *http.Request, pg *page, repo st
 	if err != nil {
 		return "", err
 	}
-	st, err := u.svc.State(ctx, p, repo)
-	if err != nil {
-		return "", err
-	}
 	v := entryView{Key: key, Latest: head[0], Deleted: head[0].Op == server.OpDelete, CanWrite: p.Can(repo, server.PermWrite),
-		Base: st.Checksum, Before: before}
+		Before: before}
 	v.Notice = u.takeFlash(w, r, repo, key)
 	if !v.Deleted {
-		stale, err := u.staleReports(ctx, p, repo, key)
-		if err != nil {
+		if v.Stale, err = u.staleVerdict(ctx, p, repo, key); err != nil {
 			return "", err
 		}
-		v.Stale = stale[key]
 	}
 	if want == 0 {
 		for _, rv := range head {
@@ -147,63 +139,4 @@ func (u *UI) diffPage(r *http.Request, pg *page, repo string) (string, error) {
 	v.Hunks = lineDiff(v.From.Content, v.To.Content)
 	pg.Title, pg.Data = "Changes to "+key, v
 	return "diff", nil
-}
-
-// restore serves POST ~restore: it puts back the content of one version
-// of an entry (for a delete, what it deleted) through the same Service
-// write as the API's PUT, conditional on the repository not having
-// changed since the page was shown, so it lands in the history as an edit
-// by the signed-in subject.
-func (u *UI) restore(w http.ResponseWriter, r *http.Request, repo string) error {
-	if err := u.checkForm(r); err != nil {
-		return err
-	}
-	ctx := r.Context()
-	p := callerOf(ctx).p
-	key, base := r.PostForm.Get("key"), r.PostForm.Get("base")
-	version, err := httpkit.OptionalInt(r.PostForm, "version")
-	if err != nil {
-		return err
-	}
-	if base == "" {
-		return server.InvalidBody("The restore form lacks the repository's checksum; reload the page.")
-	}
-	rev, err := u.svc.Revision(ctx, p, repo, key, version)
-	if err != nil {
-		return err
-	}
-	if rev.Op == server.OpDelete {
-		prev, err := u.svc.History(ctx, p, repo, key, rev.Version, 1)
-		if err != nil {
-			return err
-		}
-		if len(prev) == 0 || prev[0].Op != server.OpPut {
-			return httpkit.NotFound("nothing to restore before this delete")
-		}
-		if rev, err = u.svc.Revision(ctx, p, repo, key, prev[0].Version); err != nil {
-			return err
-		}
-	}
-	in := server.PutInput{Entries: map[string]string{key: rev.Content}, IfMatch: server.TagList(base)}
-	res, err := u.svc.Put(ctx, p, repo, in)
-	if err != nil {
-		return err
-	}
-	u.metrics.RecordWrite(in, res)
-	for _, sk := range res.Skipped {
-		if sk.Of(key) {
-			e := &restoreRefused{from: rev.Version, skipped: sk}
-			u.logRefused(ctx, repo, e)
-			return e
-		}
-	}
-	f := flash{Repo: repo, Key: key, From: rev.Version, Unchanged: true}
-	if slices.Contains(res.Changed, key) {
-		f.Restored, f.Unchanged = res.State.Version, false
-	}
-	if err := u.setFlash(w, r, f); err != nil {
-		return err
-	}
-	http.Redirect(w, r, entryURL(repo, key, 0), http.StatusSeeOther)
-	return nil
 }

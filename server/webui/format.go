@@ -9,17 +9,20 @@ import (
 
 // templateFuncs are the templates' helpers.
 var templateFuncs = template.FuncMap{
-	"repoURL":   repoURL,
-	"repoName":  repoName,
-	"entryURL":  entryURL,
-	"diffURL":   diffURL,
-	"searchURL": searchURL,
-	"short":     shortCommit,
-	"bytes":     humanBytes,
-	"ago":       ago,
-	"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"feed":      newFeed,
+	"repoURL":    repoURL,
+	"repoName":   repoName,
+	"entryURL":   entryURL,
+	"diffURL":    diffURL,
+	"blameURL":   blameURL,
+	"dec":        func(n int64) int64 { return n - 1 },
+	"restoreURL": restoreURL,
+	"searchURL":  searchURL,
+	"short":      shortCommit,
+	"bytes":      humanBytes,
+	"ago":        ago,
+	"when":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"iso":        func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"feed":       newFeed,
 }
 
 // repoURL is a repository's page.
@@ -38,6 +41,22 @@ func entryURL(repo, key string, v int64) string {
 func diffURL(repo, key string, from, to int64) string {
 	q := url.Values{"key": {key}, "from": {itoa(from)}, "to": {itoa(to)}}
 	return repoURL(repo) + "/~diff?" + q.Encode()
+}
+
+// blameURL is the blame of an entry, as it stood at version v when v > 0.
+func blameURL(repo, key string, v int64) string {
+	q := url.Values{"key": {key}}
+	if v > 0 {
+		q.Set("v", itoa(v))
+	}
+	return repoURL(repo) + "/~blame?" + q.Encode()
+}
+
+// restoreURL is the page that asks to confirm the restore of version v of
+// an entry (for a delete, of the content it deleted).
+func restoreURL(repo, key string, v int64) string {
+	q := url.Values{"key": {key}, "version": {itoa(v)}}
+	return repoURL(repo) + "/~restore?" + q.Encode()
 }
 
 func humanBytes(n int64) string {

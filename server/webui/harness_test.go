@@ -1,6 +1,7 @@
 package webui_test
 
 import (
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -130,4 +131,26 @@ func (p page) formValue(t *testing.T, anchor, name string) string {
 		t.Fatalf("no %s field after %q", name, anchor)
 	}
 	return m[1]
+}
+
+// restoreForm follows the page's restore link for key (of version, or
+// the first when version is "") to the page that asks to confirm it, and
+// returns that page's form as the browser would post it.
+func (b *browser) restoreForm(t *testing.T, p page, key, version string) url.Values {
+	t.Helper()
+	v := `\d+`
+	if version != "" {
+		v = regexp.QuoteMeta(version)
+	}
+	re := regexp.MustCompile(`href="([^"]*/~restore\?key=` + regexp.QuoteMeta(url.QueryEscape(key)) + `&amp;version=` + v + `)"`)
+	m := re.FindStringSubmatch(p.Body)
+	if m == nil {
+		t.Fatalf("no restore link for %s (version %q) on the page:\n%s", key, version, p.Body)
+	}
+	confirm := b.get(html.UnescapeString(m[1])).must(t, http.StatusOK)
+	form := url.Values{"csrf": {confirm.csrf(t)}}
+	for _, name := range []string{"key", "version", "base"} {
+		form.Set(name, confirm.formValue(t, `/~restore"`, name))
+	}
+	return form
 }

@@ -9,15 +9,25 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/teammem/teammem/server/httpkit"
 )
 
-// parsePages parses each page template together with the layout.
+// sharedTemplates are the templates every page may use: the layout and
+// the parts several pages show (the activity feed, a diff's table, a
+// revision's provenance).
+var sharedTemplates = []string{"layout", "feed", "hunks", "provenance"}
+
+// parsePages parses each page template together with the shared ones.
 func parsePages() (map[string]*template.Template, error) {
-	layout, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(embedded, "ui/templates/layout.html", "ui/templates/feed.html")
+	var shared []string
+	for _, n := range sharedTemplates {
+		shared = append(shared, "ui/templates/"+n+".html")
+	}
+	layout, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(embedded, shared...)
 	if err != nil {
 		return nil, fmt.Errorf("parse layout: %w", err)
 	}
@@ -28,7 +38,7 @@ func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "ui/templates/"), ".html")
-		if name == "layout" || name == "feed" {
+		if slices.Contains(sharedTemplates, name) {
 			continue
 		}
 		t, err := template.Must(layout.Clone()).ParseFS(embedded, n)

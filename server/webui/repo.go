@@ -3,9 +3,7 @@ package webui
 import (
 	"errors"
 	"html/template"
-	"maps"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -100,6 +98,10 @@ func (u *UI) repoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, 
 		return u.searchPage(w, r, pg, repo)
 	case "activity":
 		return u.activityPage(r, pg, repo)
+	case "blame":
+		return u.blamePage(r, pg, repo)
+	case "restore":
+		return u.restorePage(r, pg, repo)
 	}
 	return "", httpkit.NotFound("no such page")
 }
@@ -128,7 +130,7 @@ type repoView struct {
 	Deleted  []server.Tombstone // most recent first
 	CanWrite bool
 	Activity server.ActivityPage
-	Stale    []*staleView // the live entries whose latest report names stale references, by key
+	Stale    []*staleView // the live entries whose verdict names stale references, by key
 }
 
 // repoPage serves /ui/r/<repo>: MEMORY.md rendered, the tree of
@@ -142,14 +144,14 @@ func (u *UI) repoPage(r *http.Request, pg *page, repo string) (string, error) {
 		snap    server.Snapshot
 		authors map[string]string
 		act     server.ActivityPage
-		stale   map[string]*staleView
+		stale   []*staleView
 		errs    [4]error
 		wg      sync.WaitGroup
 	)
 	wg.Go(func() { snap, errs[0] = u.svc.Snapshot(ctx, p, repo, server.ReadOptions{}) })
 	wg.Go(func() { authors, errs[1] = u.svc.LastAuthors(ctx, p, repo) })
 	wg.Go(func() { act, errs[2] = u.svc.Activity(ctx, p, repo, 0, activityOnRepoPage) })
-	wg.Go(func() { stale, errs[3] = u.staleReports(ctx, p, repo, "") })
+	wg.Go(func() { stale, errs[3] = u.staleWarnings(ctx, p, repo) })
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -168,11 +170,7 @@ func (u *UI) repoPage(r *http.Request, pg *page, repo string) (string, error) {
 		}
 		v.Index, v.HasIndex = u.md.render(repo, e.Key, rev.Content), err == nil
 	}
-	for _, k := range slices.Sorted(maps.Keys(stale)) {
-		if len(stale[k].Findings) > 0 {
-			v.Stale = append(v.Stale, stale[k])
-		}
-	}
+	v.Stale = stale
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })
 	pg.Title, pg.Data = repoName(repo), v

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -27,8 +26,7 @@ func TestUIRestoreRefusedByTheScanner(t *testing.T) {
 	b := ts.browser(t)
 	b.signIn(ts.Token("ana", "acme/*:write"))
 	entry := b.get("/ui/r/acme/api/~entry?key=hooks.md").must(t, http.StatusOK)
-	form := url.Values{"csrf": {entry.csrf(t)}, "key": {"hooks.md"}, "version": {"1"}, "base": {entry.formValue(t, "~restore", "base")}}
-	p := b.post("/ui/r/acme/api/~restore", form)
+	p := b.post("/ui/r/acme/api/~restore", b.restoreForm(t, entry, "hooks.md", "1"))
 	p.must(t, http.StatusUnprocessableEntity)
 	for _, want := range []string{"Not restored", "Version 1 of hooks.md", "slack-webhook-url", "Nothing changed"} {
 		if !strings.Contains(p.Body, want) {
@@ -77,8 +75,7 @@ func TestUIRestoreNotice(t *testing.T) {
 	restore := func(version string) page {
 		t.Helper()
 		e := b.get("/ui/r/acme/api/~entry?key=notes.md").must(t, http.StatusOK)
-		return b.post("/ui/r/acme/api/~restore", url.Values{"csrf": {e.csrf(t)}, "key": {"notes.md"}, "version": {version},
-			"base": {e.formValue(t, "~restore", "base")}}).must(t, http.StatusSeeOther)
+		return b.post("/ui/r/acme/api/~restore", b.restoreForm(t, e, "notes.md", version)).must(t, http.StatusSeeOther)
 	}
 	loc := restore("1").Header.Get("Location")
 	if strings.Contains(loc, "restored") {
@@ -97,9 +94,83 @@ func TestUIRestoreNotice(t *testing.T) {
 	if p := b.get(loc).must(t, http.StatusOK); strings.Contains(p.Body, `class="notice"`) {
 		t.Errorf("the notice shows twice")
 	}
-	// Restoring the content the entry holds changes nothing, and says so.
-	restore("3")
+	// Restoring the content the entry holds changes nothing, and says so:
+	// the confirmation page offers no form, and a form posted all the same
+	// writes nothing.
+	if p := b.get("/ui/r/acme/api/~restore?key=notes.md&version=3").must(t, http.StatusOK); !strings.Contains(p.Body, "nothing to restore") ||
+		strings.Contains(p.Body, `/~restore"`) {
+		t.Errorf("the confirmation of a restore of the live content:\n%s", p.Body)
+	}
+	e := b.get("/ui/r/acme/api/~entry?key=notes.md").must(t, http.StatusOK)
+	form := b.restoreForm(t, e, "notes.md", "2")
+	form.Set("version", "3")
+	b.post("/ui/r/acme/api/~restore", form).must(t, http.StatusSeeOther)
 	if p := b.get(loc).must(t, http.StatusOK); !strings.Contains(p.Body, "Nothing to restore: the entry already holds the content of version 3.") {
 		t.Errorf("a restore that changed nothing is not said so:\n%s", p.Body)
+	}
+}
+
+// TestUIRestoreAsksFirst: the entry page and the repository page offer a
+// restore as a link, never as a form that writes; the page it leads to
+// shows what would change and writes nothing until its own form is
+// posted.
+func TestUIRestoreAsksFirst(t *testing.T) {
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"notes.md": "first\nkept\n", "gone.md": "gone for now\n"}, nil, http.StatusOK)
+	ts.Put("acme/api", map[string]string{"notes.md": "second\nkept\n"}, nil, http.StatusOK)
+	ts.Put("acme/api", nil, []string{"gone.md"}, http.StatusOK)
+	b := ts.browser(t)
+	b.signIn(ts.Token("ana", "acme/*:write"))
+
+	entry := b.get("/ui/r/acme/api/~entry?key=notes.md").must(t, http.StatusOK)
+	repo := b.get("/ui/r/acme/api").must(t, http.StatusOK)
+	for name, p := range map[string]page{"entry": entry, "repository": repo} {
+		if strings.Contains(p.Body, `/~restore"`) || strings.Contains(p.Body, "<button class=\"small\"") {
+			t.Errorf("the %s page holds a restore form:\n%s", name, p.Body)
+		}
+	}
+	if !strings.Contains(entry.Body, `<a class="action" href="/ui/r/acme/api/~restore?key=notes.md&amp;version=1">Restore…</a>`) {
+		t.Errorf("the entry page does not link version 1's restore:\n%s", entry.Body)
+	}
+
+	confirm := b.get("/ui/r/acme/api/~restore?key=notes.md&version=1").must(t, http.StatusOK)
+	for _, want := range []string{"Restore version 1?", "replaces the current content", `<td class="code">second</td>`,
+		`<td class="code">first</td>`, `<td class="code">kept</td>`, `<button type="submit">Restore version 1</button>`, ">Cancel</a>"} {
+		if !strings.Contains(confirm.Body, want) {
+			t.Errorf("the confirmation page lacks %q:\n%s", want, confirm.Body)
+		}
+	}
+	deleted := b.get("/ui/r/acme/api/~restore?key=gone.md&version=3").must(t, http.StatusOK)
+	if !strings.Contains(deleted.Body, "Restore version 1?") || !strings.Contains(deleted.Body, "brings the deleted entry back") {
+		t.Errorf("the confirmation of a deleted entry's restore:\n%s", deleted.Body)
+	}
+	if h := servertest.Decode[api.History](t, ts.Do(http.MethodGet, api.PathHistory+"?repo=acme/api&key=notes.md", ts.Admin, nil)); len(h.Revisions) != 2 {
+		t.Errorf("showing the confirmation wrote: %+v", h.Revisions)
+	}
+	b.get("/ui/r/acme/api/~restore?key=never.md&version=1").must(t, http.StatusNotFound)
+	b.get("/ui/r/acme/api/~restore?key=notes.md&version=x").must(t, http.StatusBadRequest)
+}
+
+// TestUIShowsRestores: a restore reads as one in the entry's history and
+// in the activity feed, naming the version it brought back.
+func TestUIShowsRestores(t *testing.T) {
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"notes.md": "first\n"}, nil, http.StatusOK)
+	ts.Put("acme/api", map[string]string{"notes.md": "second\n"}, nil, http.StatusOK)
+	ts.Put("acme/api", map[string]string{"notes.md": "first\n"}, nil, http.StatusOK)
+	b := ts.browser(t)
+	b.signIn(ts.Admin)
+	restoreOf1 := `restore of <a href="/ui/r/acme/api/~entry?key=notes.md&amp;v=1">v1</a>`
+	entry := b.get("/ui/r/acme/api/~entry?key=notes.md").must(t, http.StatusOK)
+	if strings.Count(entry.Body, "<td>"+restoreOf1) != 1 || strings.Count(entry.Body, "<td>edit") != 2 {
+		t.Errorf("the entry's history does not show version 3 as the restore of v1:\n%s", entry.Body)
+	}
+	if p := b.get("/ui/r/acme/api").must(t, http.StatusOK); !strings.Contains(p.Body, ">1 entry ·") {
+		t.Errorf("the repository page does not count its one entry in the singular:\n%s", p.Body)
+	}
+	for _, path := range []string{"/ui/r/acme/api", "/ui/r/acme/api/~activity"} {
+		if p := b.get(path).must(t, http.StatusOK); strings.Count(p.Body, "(restore of ") != 1 || !strings.Contains(p.Body, restoreOf1) {
+			t.Errorf("%s does not show version 3 as the restore of v1:\n%s", path, p.Body)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
@@ -73,4 +74,47 @@ func TestUIStaleReferences(t *testing.T) {
 	eve := ts.browser(t)
 	eve.signIn(ts.Token("eve", "other/*:read"))
 	eve.get("/ui/r/acme/api/~entry?key=ok.md").must(t, http.StatusForbidden)
+}
+
+// TestUIStaleVerdict: the entry page shows the verdict at the newest
+// commit, with its branch and time, though a teammate on an older
+// checkout reported after it, and says that checkout found otherwise;
+// the repository page counts those.
+func TestUIStaleVerdict(t *testing.T) {
+	ts := newTestServer(t, servertest.Options{})
+	deploy := "Deploys go through `scripts/release.sh`.\n"
+	ts.Put("acme/api", map[string]string{"deploy.md": deploy}, nil, http.StatusOK)
+	g, err := server.ParseGrant("acme/api:write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := func(who, commit string, at time.Time, branch string, f []server.StaleFinding) {
+		t.Helper()
+		_, err := ts.Service.ReportStale(context.Background(), server.Principal{Subject: who, Grants: []server.Grant{g}}, "acme/api",
+			server.StaleReportInput{Commit: commit, CommittedAt: at, Branch: branch, Entries: map[string]server.StaleEntryInput{
+				"deploy.md": {Checksum: protocol.EntryChecksum([]byte(deploy)), Findings: f}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	report("ana", strings.Repeat("b", 40), now.Add(-time.Hour), "main", []server.StaleFinding{{Reference: "scripts/release.sh", Line: 1, Reason: server.StaleMissing}})
+	report("bo", strings.Repeat("a", 40), now.Add(-72*time.Hour), "main", []server.StaleFinding{})
+	b := ts.browser(t)
+	b.signIn(ts.Token("rui", "acme/api:read"))
+	entry := b.get("/ui/r/acme/api/~entry?key=deploy.md").must(t, http.StatusOK)
+	for _, want := range []string{"Checked by ana against commit <code>bbbbbbbbbbbb</code> on <code>main</code> (committed <time",
+		"1 stale reference at this commit", "Checkouts at other commits reported otherwise",
+		"bo, at commit <code>aaaaaaaaaaaa</code> on <code>main</code> (committed", "every code reference held", "(an older checkout; reported"} {
+		if !strings.Contains(entry.Body, want) {
+			t.Errorf("the entry page lacks %q:\n%s", want, entry.Body)
+		}
+	}
+	if strings.Contains(entry.Body, "Every code reference held.") {
+		t.Errorf("the entry page takes the older checkout's word:\n%s", entry.Body)
+	}
+	repo := b.get("/ui/r/acme/api").must(t, http.StatusOK)
+	if !strings.Contains(repo.Body, "1 other checkout reported otherwise") {
+		t.Errorf("the repository page does not count the other checkout:\n%s", repo.Body)
+	}
 }

@@ -28,6 +28,11 @@ func TestUISignIn(t *testing.T) {
 	if !strings.Contains(form.Body, `name="token"`) || !strings.Contains(form.Body, `method="post"`) {
 		t.Fatalf("sign-in page has no POST form with a token field:\n%s", form.Body)
 	}
+	for _, want := range []string{"Ask your teammem admin", "teammem-server token create", "admin.token"} {
+		if !strings.Contains(form.Body, want) {
+			t.Errorf("the sign-in page does not say where a token comes from (%q):\n%s", want, form.Body)
+		}
+	}
 
 	expired := ts.ExpiredToken("old", "**:read")
 	bad := b.post("/ui/login", url.Values{"token": {expired}}).must(t, http.StatusUnauthorized)
@@ -264,8 +269,11 @@ func TestUIRestore(t *testing.T) {
 	if !strings.Contains(repoPage.Body, `href="/ui/r/acme/api/~entry?key=notes.md"`) {
 		t.Errorf("MEMORY.md's link does not lead to the topic's entry page")
 	}
-	csrf, base := repoPage.csrf(t), repoPage.formValue(t, "~restore", "base")
-	version := repoPage.formValue(t, "~restore", "version")
+	confirmed := b.restoreForm(t, repoPage, "notes.md", "")
+	csrf, base, version := confirmed.Get("csrf"), confirmed.Get("base"), confirmed.Get("version")
+	if version != "2" {
+		t.Errorf("the confirmation of a deleted entry's restore posts version %s; want 2, the content deleted", version)
+	}
 	form := func(csrf, base string) url.Values {
 		return url.Values{"csrf": {csrf}, "key": {"notes.md"}, "version": {version}, "base": {base}}
 	}
@@ -278,6 +286,7 @@ func TestUIRestore(t *testing.T) {
 	if strings.Contains(rp.Body, "~restore") {
 		t.Errorf("a reader is offered a restore button")
 	}
+	reader.get("/ui/r/acme/api/~restore?key=notes.md&version=2").must(t, http.StatusForbidden)
 	reader.post("/ui/r/acme/api/~restore", url.Values{"csrf": {rp.csrf(t)}, "key": {"notes.md"}, "version": {version}, "base": {base}}).
 		must(t, http.StatusForbidden)
 	if e := ts.Get("repo=acme/api", http.StatusOK); strings.Contains(string(e.Body), "second") {
@@ -291,7 +300,7 @@ func TestUIRestore(t *testing.T) {
 	}
 
 	fresh := b.get("/ui/r/acme/api").must(t, http.StatusOK)
-	done := b.post("/ui/r/acme/api/~restore", form(csrf, fresh.formValue(t, "~restore", "base"))).must(t, http.StatusSeeOther)
+	done := b.post("/ui/r/acme/api/~restore", form(csrf, b.restoreForm(t, fresh, "notes.md", "").Get("base"))).must(t, http.StatusSeeOther)
 	loc := done.Header.Get("Location")
 	if !strings.HasPrefix(loc, "/ui/r/acme/api/~entry?key=notes.md") {
 		t.Fatalf("restore redirects to %q", loc)
@@ -316,8 +325,7 @@ func TestUIRestore(t *testing.T) {
 	}
 
 	// Restoring an older version of a live entry works the same way.
-	v1 := url.Values{"csrf": {csrf}, "key": {"notes.md"}, "version": {"1"}, "base": {entry.formValue(t, "~restore", "base")}}
-	b.post("/ui/r/acme/api/~restore", v1).must(t, http.StatusSeeOther)
+	b.post("/ui/r/acme/api/~restore", b.restoreForm(t, entry, "notes.md", "1")).must(t, http.StatusSeeOther)
 	if err := json.Unmarshal(ts.Get("repo=acme/api", http.StatusOK).Body, &pull); err != nil {
 		t.Fatal(err)
 	}
@@ -439,8 +447,7 @@ func TestUIWithoutAuthentication(t *testing.T) {
 		t.Errorf("no-auth sign-in page redirects to %q", loc)
 	}
 	repo := b.get("/ui/r/acme/api").must(t, http.StatusOK)
-	form := url.Values{"csrf": {repo.csrf(t)}, "key": {"a.md"}, "version": {repo.formValue(t, "~restore", "version")},
-		"base": {repo.formValue(t, "~restore", "base")}}
+	form := b.restoreForm(t, repo, "a.md", "")
 	b.post("/ui/r/acme/api/~restore", form).must(t, http.StatusSeeOther)
 	// A session of this no-auth server means nothing to a server with
 	// authentication, and the other way round.

@@ -50,7 +50,7 @@ var layout = []room{
 	{"client/localsearch", []string{"memcore/protocol"}},
 	{"client/mcprest", []string{"api", "client", "client/localsearch", "mcptools"}},
 	{"client/agent", with(prim, "api", "client", "client/watch", "client/assistants", "client/teamblock", "client/gitremote", "client/refcheck",
-		"memcore", "memcore/protocol", "memcore/secrets")},
+		"memcore", "memcore/protocol", "memcore/secrets", "memcore/session")},
 
 	// The server's domain knows no wire and no driver; its technologies
 	// know the domain, never each other (but for the fan-out's metrics).
@@ -59,6 +59,8 @@ var layout = []room{
 	{"server/internal/writeplan", []string{"server", "memcore/protocol"}},
 	{"server/auth", with(prim, "server", "memcore/protocol")},
 	{"server/events", []string{"server", "memcore/protocol"}},
+	// Who wrote each line: a key's revisions diffed one to the next.
+	{"server/blame", []string{"server", "internal/linediff"}},
 	{"server/metrics", []string{"server", "server/events"}},
 	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
@@ -68,8 +70,8 @@ var layout = []room{
 	// middleware and never import each other; the router alone mounts
 	// them side by side (TestOneFrontDoor).
 	{"server/httpkit", []string{"api", "server", "server/auth"}},
-	{"server/httpapi", with(prim, "api", "server", "server/httpkit", "server/events", "server/metrics", "memcore/protocol", "memcore/secrets")},
-	{"server/webui", with(prim, "server", "server/httpkit", "server/metrics", "server/auth", "memcore/protocol")},
+	{"server/httpapi", with(prim, "api", "server", "server/httpkit", "server/events", "server/metrics", "server/blame", "memcore/protocol", "memcore/secrets")},
+	{"server/webui", with(prim, "server", "server/httpkit", "server/metrics", "server/auth", "server/blame", "memcore/protocol")},
 	{"server/mcp", []string{"server", "server/httpkit", "mcptools"}},
 	{"server/router", []string{"api", "server", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp"}},
 

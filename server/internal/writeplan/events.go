@@ -42,12 +42,13 @@ type EventRows struct {
 	Events []*server.Event
 }
 
-// Add records one revision row.
-func (r *EventRows) Add(version int64, key string, op server.Op, author string, at time.Time, checksum string) {
+// Add records one revision row; prov is its version's provenance, whose
+// Subject is the revision's author.
+func (r *EventRows) Add(version int64, key string, op server.Op, at time.Time, checksum string, prov server.Provenance) {
 	n := len(r.Events)
 	if n == 0 || r.Events[n-1].Version != version {
 		r.Events = append(r.Events, &server.Event{Repo: r.Repo, Version: version, Checksum: checksum,
-			Changed: []string{}, Deleted: []string{}, Author: author, At: at.UTC()})
+			Changed: []string{}, Deleted: []string{}, Author: prov.Subject, At: at.UTC(), Provenance: prov})
 		n++
 	}
 	ev := r.Events[n-1]

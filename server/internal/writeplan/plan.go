@@ -20,17 +20,18 @@ type Change struct {
 
 // Plan is what one Write changes and the repository state it produces.
 type Plan struct {
-	Repo     string
-	Author   string
-	At       time.Time        // UTC, truncated to microseconds
-	Version  int64            // the new version
-	Checksum string           // the new dataset checksum
-	Entries  int              // live entries after the write
-	Bytes    int64            // live bytes after the write
-	Changes  []Change         // puts first, then deletes, each sorted by key
-	Changed  []string         // keys created or modified
-	Deleted  []string         // keys tombstoned
-	Skipped  []server.Skipped // puts left out: their key collides (sorted by key)
+	Repo       string
+	Author     string
+	Provenance server.Provenance // of the version: the same for every change
+	At         time.Time         // UTC, truncated to microseconds
+	Version    int64             // the new version
+	Checksum   string            // the new dataset checksum
+	Entries    int               // live entries after the write
+	Bytes      int64             // live bytes after the write
+	Changes    []Change          // puts first, then deletes, each sorted by key
+	Changed    []string          // keys created or modified
+	Deleted    []string          // keys tombstoned
+	Skipped    []server.Skipped  // puts left out: their key collides (sorted by key)
 }
 
 // State returns the repository state after the plan.
@@ -45,7 +46,7 @@ func (s *Set) plan(cur server.RepoState, w server.Write) (*Plan, error) {
 	if err := (server.Preconditions{IfMatch: w.IfMatch, IfNoneMatch: w.IfNoneMatch}).Check(cur); err != nil {
 		return nil, err
 	}
-	p := &Plan{Repo: w.Repo, Author: w.Author, At: normalTime(w.At), Version: cur.Version + 1,
+	p := &Plan{Repo: w.Repo, Author: w.Author, Provenance: w.Provenance, At: normalTime(w.At), Version: cur.Version + 1,
 		Entries: cur.Entries, Bytes: cur.Bytes}
 	puts := s.skipCollisions(p, w.Puts, w.Deletes)
 	if w.AllOrNothing && len(p.Skipped) > 0 {

@@ -1,0 +1,166 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/proctest"
+)
+
+// TestProvenanceEverySurface: an agent, an MCP client, a CI seed and a web
+// UI restore each write MEMORY.md, and the history and the blame (the real
+// teammem-agent's) name each: who, through what, from which client, and
+// for teammem-agent the machine, and the checkout's commit of the agent
+// that runs in one.
+//
+//  1. ana's agent writes line A (agent, its checkout's HEAD);
+//  2. mo's MCP client adds line B with a topic (mcp, its clientInfo);
+//  3. the CI seed adds line C (seed);
+//  4. ana's agent drops line A;
+//  5. wes restores version 3 in the web UI: line A is back (restore).
+func TestProvenanceEverySurface(t *testing.T) {
+	srv := startAuthServer(t)
+	ana, mo := srv.token(t, "ana", repo+":write"), srv.token(t, "mo", repo+":write")
+	ci, wes := srv.token(t, "ci-acme-e2e", repo+":write"), srv.token(t, "wes", repo+":write")
+	const (
+		lineA = "- [Deploys](deploys.md) — deploy runbook"
+		lineB = "- [DB](db.md) — pool sizes"
+		lineC = "- [Style](style.md) — code style"
+	)
+	co, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
+	head := strings.TrimSpace(gittest.Run(t, co, "rev-parse", "HEAD"))
+	a := startAgentAs(t, srv, ana, t.TempDir(), co)
+	write(t, a.dir, "deploys.md", "# deploys\n")
+	write(t, a.dir, "MEMORY.md", lineA+"\n")
+	onServer := func(what, want string) {
+		t.Helper()
+		proctest.WaitFor(t, what, func() bool { return srv.entries(repo)["MEMORY.md"] == want })
+	}
+	onServer("line A on the server", lineA+"\n")
+
+	call(t, mcpHTTP(t, srv, mo), "write_memory", map[string]any{"repo": repo, "key": "db.md",
+		"content": "---\ndescription: pool sizes\n---\n# db\n", "index_line": lineB}, nil)
+	onServer("line B on the server", lineA+"\n"+lineB+"\n")
+
+	folder := t.TempDir()
+	write(t, folder, "style.md", "# style\n")
+	write(t, folder, "MEMORY.md", lineC+"\n")
+	if code, out := seedAs(t, srv, ci, folder); code != 0 {
+		t.Fatalf("seed: exit %d\n%s", code, out)
+	}
+	proctest.WaitFor(t, "the seeded line at ana", func() bool { return strings.Contains(read(a.dir, "MEMORY.md"), lineC) })
+	write(t, a.dir, "MEMORY.md", lineB+"\n"+lineC+"\n")
+	onServer("line A gone", lineB+"\n"+lineC+"\n")
+
+	uiRestore(t, srv, wes, "MEMORY.md", 3)
+	onServer("line A restored", lineA+"\n"+lineB+"\n"+lineC+"\n")
+
+	h, err := srv.api.History(context.Background(), repo, "MEMORY.md", client.HistoryOptions{})
+	if err != nil || len(h.Revisions) != 5 {
+		t.Fatalf("history = %+v, %v; want 5 revisions", h, err)
+	}
+	checks := []struct {
+		subject, surface, client string
+		commit                   string
+		credential               *regexp.Regexp
+	}{
+		{"wes", "restore", "teammem-e2e-browser/1", "", regexp.MustCompile(`^session:[A-Za-z0-9_-]{43}$`)},
+		{"ana", "agent", "teammem-agent/", head, regexp.MustCompile(`^token:[0-9a-f]{24}$`)},
+		{"ci-acme-e2e", "seed", "teammem-agent/", "", regexp.MustCompile(`^token:[0-9a-f]{24}$`)},
+		{"mo", "mcp", "teammem-e2e/1", "", regexp.MustCompile(`^token:[0-9a-f]{24}$`)},
+		{"ana", "agent", "teammem-agent/", head, regexp.MustCompile(`^token:[0-9a-f]{24}$`)},
+	}
+	for i, c := range checks {
+		r := h.Revisions[i]
+		p := r.Provenance
+		if p == nil || r.Author != c.subject || p.Subject != c.subject || p.Surface != c.surface || !strings.HasPrefix(p.Client, c.client) ||
+			p.Commit != c.commit || !c.credential.MatchString(p.Credential) || strings.HasPrefix(c.client, "teammem-agent/") != (p.Machine != "") {
+			t.Errorf("version %d: author %s, provenance %+v; want %+v", r.Version, r.Author, p, c)
+		}
+	}
+
+	out := agentOut(t, srv.serverProc, a.dir, t.TempDir(), "blame", "MEMORY.md", "--token", ana)
+	var b api.Blame
+	if err := json.Unmarshal([]byte(out), &b); err != nil {
+		t.Fatalf("blame --json: %v\n%s", err, out)
+	}
+	surfaces := map[int64]string{}
+	for _, r := range b.Revisions {
+		surfaces[r.Version] = r.Provenance.Surface + " by " + r.Provenance.Subject
+	}
+	var got []string
+	for _, l := range b.Lines {
+		got = append(got, surfaces[l.Version]+": "+l.Text)
+	}
+	want := []string{"restore by wes: " + lineA, "mcp by mo: " + lineB, "seed by ci-acme-e2e: " + lineC}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("blame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// uiRestore signs in to the web UI with token, as a browser would with
+// forms, and restores the content key had at version.
+func uiRestore(t *testing.T, srv *authServer, token, key string, version int) {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar}
+	post := func(path string, form url.Values) string {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, srv.url()+path, strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("User-Agent", "teammem-e2e-browser/1")
+		return send(t, c, req)
+	}
+	post("/ui/login", url.Values{"token": {token}})
+	confirm := url.Values{"key": {key}, "version": {strconv.Itoa(version)}}
+	req, err := http.NewRequest(http.MethodGet, srv.url()+"/ui/r/"+repo+"/~restore?"+confirm.Encode(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := send(t, c, req)
+	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	base := regexp.MustCompile(`name="base" value="([^"]+)"`).FindStringSubmatch(page)
+	if csrf == nil || base == nil {
+		t.Fatalf("the restore page has no form to confirm it:\n%s", page)
+	}
+	done := post("/ui/r/"+repo+"/~restore", url.Values{"csrf": {csrf[1]}, "key": {key}, "version": {strconv.Itoa(version)},
+		"base": {base[1]}})
+	if !strings.Contains(done, "Restored") {
+		t.Fatalf("the restore did not say it restored:\n%s", done)
+	}
+}
+
+// send sends req and returns the body of a 200 answer (after redirects).
+func send(t *testing.T, c *http.Client, req *http.Request) string {
+	t.Helper()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s %s: %d %v\n%s", req.Method, req.URL.Path, resp.StatusCode, err, body)
+	}
+	return string(body)
+}
