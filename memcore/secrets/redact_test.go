@@ -53,3 +53,13 @@ func TestRedactNestedToken(t *testing.T) {
 		}
 	}
 }
+
+// TestScanNestedToken: a PyPI token whose random body holds a classic
+// GitHub PAT is one credential, the PyPI one.
+func TestScanNestedToken(t *testing.T) {
+	tok := "pypi-AgEIcHlwaS5vcmcxS09-uF1-M6eW_grj5_60Lghp_XagywsfNELlzVKwKyJYnSEIkxMEUUjX1G3nsmEYZI82b95kWH52ycDFI5VAYg4aguyDiCuGrFoMV-8kRxASzs_1vqCJkQrbJa06cFoFnm1yw85uFmJkhOk-OHRaXP7zBEGAmhWtWGhPYS8U0c5INrdaTPSUrB8CcZwM"
+	got := Scan("token: " + tok + "\nand a real one: ghp_Xk29fQpL0ZrT7bVw3NcYh8dJm1sGa5uE4oRi")
+	if len(got) != 2 || got[0].RuleID != "pypi-upload-token" || got[0].Line != 1 || got[1].RuleID != "github-pat" {
+		t.Errorf("Scan = %+v; want the PyPI token on line 1 and the GitHub PAT apart", got)
+	}
+}

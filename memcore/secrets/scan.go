@@ -11,6 +11,7 @@ package secrets
 
 import (
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -25,7 +26,8 @@ type Match struct {
 }
 
 // Scan reports the credentials found in content: one Match per rule that
-// fires, ordered by Line then RuleID. It returns nil when content is clean.
+// fires (a rule whose first token lies inside another rule's is not
+// counted apart), ordered by Line then RuleID. It returns nil when content is clean.
 //
 // A cheap keyword pass over content selects the rules worth running; each
 // selected rule's pattern then runs only on the lines holding one of its
@@ -36,14 +38,39 @@ func Scan(content string) []Match {
 	if hits == nil {
 		return nil
 	}
-	var out []Match
+	type found struct{ start, end int }
+	firsts := make(map[int]found, 4)
 	for i, positions := range hits {
-		if len(positions) == 0 {
-			continue
+		if len(positions) > 0 {
+			if start, end, ok := table[i].first(content, positions); ok {
+				firsts[i] = found{start, end}
+			}
 		}
-		r := &table[i]
-		if off, _, ok := r.first(content, positions); ok {
-			out = append(out, Match{RuleID: r.ID, Label: r.Label, Line: lineAt(content, off)})
+	}
+	// A token inside another rule's longer token (a random body that
+	// happens to hold "ghp_" and 36 more characters) is part of that one:
+	// the rule is looked for again past it.
+	past := func(i int, f found) (end int, inside bool) {
+		for j, g := range firsts {
+			if j != i && g.start <= f.start && f.end <= g.end && g.end-g.start > f.end-f.start {
+				return g.end, true
+			}
+		}
+		return 0, false
+	}
+	var out []Match
+	for i, f := range firsts {
+		for {
+			end, inside := past(i, f)
+			if !inside {
+				out = append(out, Match{RuleID: table[i].ID, Label: table[i].Label, Line: lineAt(content, f.start)})
+				break
+			}
+			rest := hits[i][sort.SearchInts(hits[i], end):]
+			var ok bool
+			if f.start, f.end, ok = table[i].first(content, rest); !ok || f.start < end {
+				break
+			}
 		}
 	}
 	slices.SortFunc(out, compareMatches)
