@@ -127,6 +127,9 @@ type session struct {
 	// holdBlocks, when set, is held around each update of the blocks
 	// (agent.LockBlocks: run on the registered checkouts).
 	holdBlocks func() (func(), error)
+	// orgs are the org memories whose indexes the block carries (synced
+	// by engines of their own).
+	orgs []agent.OrgFolder
 	// config is the configuration file (agent.toml), "" when there is no
 	// place for one; targets follow it.
 	config string

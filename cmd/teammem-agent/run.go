@@ -148,7 +148,8 @@ func heldOnce(log *slog.Logger) func(key string, err error) {
 }
 
 // registeredRunners builds one runner per team folder of uc's checkouts,
-// one per private memory folder of those whose personal memory is synced
+// one per org memory of their namespaces (once however many checkouts
+// share it: removing the last stops it), one per private memory folder of those whose personal memory is synced
 // (Config.PersonalFor), and one per agent memory folder am finds, keyed by
 // agent.RunnerKey. A checkout that
 // cannot be resolved is logged and left out. Each engine lists its block's checkouts among those the
@@ -197,11 +198,25 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc us
 		}
 	}
 	runners := map[string]agent.Runner{}
+	orgs := map[string]bool{}
 	for _, dir := range order {
 		g := groups[dir]
 		if len(g.paths) > 0 { // a team folder: its block, under the blocks' lock
 			g.s.checkouts, g.s.holdBlocks = stillRegistered(path, g.paths, g.lists), agent.LockBlocks
 			g.s.targets = targetsOf(g.lists, g.targets)
+			g.s.orgs = orgFoldersOf(e, g.s.slug)
+			for _, o := range g.s.orgs { // each namespace's org memory once, with the first checkout's server and token
+				if orgs[o.Repo] {
+					continue
+				}
+				orgs[o.Repo] = true
+				key, run, err := orgRunner(e, g.s.flags, rf, out, o)
+				if err != nil {
+					log.Error("cannot sync an org memory", "repo", o.Repo, "dir", o.Dir, "err", err)
+					continue
+				}
+				runners[key] = run
+			}
 		}
 		runners[agent.RunnerKey(dir, g.s.slug, g.s.server, g.s.flags.token, g.s.flags.tokenFile, g.paths)] = g.s.runner(rf)
 	}
