@@ -21,7 +21,9 @@ func TestBlockFollowsOrgFolder(t *testing.T) {
 	server := map[string]string{"MEMORY.md": "- [Deploys](deploys.md) — deploy runbook\n", "deploys.md": "Deploys.\n"}
 	r := newRig(t, server, nil, func(c *Config) {
 		c.Block = BlockConfig{Checkouts: StaticCheckouts(main), Orgs: []OrgFolder{{Repo: "acme/.memory", Dir: org}},
-			Targets: func(string) []assistants.Assistant { return []assistants.Assistant{assistants.Claude, assistants.Codex} }}
+			Targets: func(string) []assistants.Assistant {
+				return []assistants.Assistant{assistants.Claude, assistants.Codex}
+			}}
 	})
 	r.sync(t)
 	r.sync(t)
