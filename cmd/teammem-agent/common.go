@@ -161,6 +161,9 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 		return nil, err
 	}
 	if c.personal {
+		if protocol.IsOrgMemory(s.slug) {
+			return nil, fmt.Errorf("the repository %s is an org memory: it has no personal memory", s.slug)
+		}
 		if protocol.IsAgentMemorySlug(s.slug) {
 			return nil, fmt.Errorf("the repository %s is named like agent memory (~/%s/…): its personal memory is not synced", s.slug, strings.SplitN(s.slug, "/", 2)[0])
 		}

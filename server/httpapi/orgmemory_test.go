@@ -122,12 +122,13 @@ func TestOrgMemoryGrants(t *testing.T) {
 	})
 }
 
-// TestOrgMemoryHostileSlugs: .memory anywhere but last is no slug;
-// ..memory is an ordinary repository's name.
+// TestOrgMemoryHostileSlugs: .memory anywhere but last is no slug, an
+// org memory has no personal memory; ..memory is an ordinary
+// repository's name.
 func TestOrgMemoryHostileSlugs(t *testing.T) {
 	ts := newTestServer(t, servertest.Options{})
 	tok := ts.Token("gus", "**:admin")
-	for _, repo := range []string{"acme/.memory/x", ".memory", ".memory/x", "acme/.memory/.memory", "acme/%2e%2e/.memory"} {
+	for _, repo := range []string{"acme/.memory/x", ".memory", ".memory/x", "acme/.memory/.memory", "acme/%2e%2e/.memory", "~/acme/.memory", "~/.agent-memory-local/acme/.memory"} {
 		if r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo="+repo, tok, nil); r.Status != http.StatusBadRequest {
 			t.Errorf("GET repo=%s: %d, want 400", repo, r.Status)
 		}
