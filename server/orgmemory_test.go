@@ -6,6 +6,7 @@ import (
 	"testing"
 )
 
+// principalWith is alice with grants.
 func principalWith(t *testing.T, grants ...string) Principal {
 	t.Helper()
 	p := Principal{Subject: "alice"}

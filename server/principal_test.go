@@ -76,14 +76,7 @@ func TestListPrefixes(t *testing.T) {
 	}
 	names := []string{"acme/api", "acme/.memory", "acme/api2", "acme/web", "acme/a/x", "acme-x/y", "b/api", own + "acme/api", PersonalPrefix("bob") + "acme/api"}
 	for _, tt := range tests {
-		p := Principal{Subject: "alice"}
-		for _, s := range tt.grants {
-			g, err := ParseGrant(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.Grants = append(p.Grants, g)
-		}
+		p := principalWith(t, tt.grants...)
 		got := p.listPrefixes()
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%q: listPrefixes = %q; want %q", tt.grants, got, tt.want)
