@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/teammem/teammem/api"
@@ -135,5 +136,36 @@ func TestOrgMemoryHostileSlugs(t *testing.T) {
 	}
 	if r := ts.Do(http.MethodGet, api.PathTeamMemory+"?repo=acme/..memory", ts.Token("w", "acme/*:read"), nil); r.Status == http.StatusBadRequest || r.Status == http.StatusForbidden {
 		t.Errorf("acme/..memory is an ordinary repository: %d", r.Status)
+	}
+}
+
+// TestOrgMemoryAcrossReplicas: two replicas on one Postgres database
+// apply the same grant rule: a write of acme/.memory through one by a
+// literal grant is read through the other by a reader of acme/api, and a
+// glob write grant is refused by both.
+func TestOrgMemoryAcrossReplicas(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	open := func() *postgres.DB {
+		db, err := postgres.Open(context.Background(), dbURL, postgres.Options{Migrate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	a := newTestServer(t, servertest.Options{Store: open()})
+	b := a.Replica(t, servertest.Options{Store: open()})
+	body, _ := json.Marshal(api.PutRequest{Entries: map[string]string{"MEMORY.md": "- replicated\n"}})
+	if r := a.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/.memory", a.Token("lia", "acme/.memory:write"), body); r.Status != http.StatusOK {
+		t.Fatalf("literal grant PUT on a: %d %s", r.Status, r.Body)
+	}
+	if r := b.Do(http.MethodGet, api.PathTeamMemory+"?repo=acme/.memory", b.Token("ana", "acme/api:read"), nil); r.Status != http.StatusOK ||
+		!strings.Contains(string(r.Body), "replicated") {
+		t.Errorf("acme/api reader GET on b: %d %s", r.Status, r.Body)
+	}
+	glob := a.Token("gus", "acme/*:write")
+	for name, s := range map[string]*servertest.Server{"a": a.Server, "b": b} {
+		if r := s.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/.memory", glob, body); r.Status != http.StatusForbidden {
+			t.Errorf("glob write grant PUT on %s: %d", name, r.Status)
+		}
 	}
 }
