@@ -95,7 +95,9 @@ func TestOrgMemoryWorkstation(t *testing.T) {
 	}
 
 	w.ok(w.home, "", "remove", apiCo)
-	time.Sleep(2 * time.Second) // one supervision round: the org memory's engine must stay for acme/web
+	proctest.WaitFor(t, "acme/api's engine to stop", func() bool { // in the round that would stop the org memory's too
+		return regexp.MustCompile(`stopped.*repo=acme/api`).MatchString(run.stderr.String())
+	})
 	if regexp.MustCompile(`stopped.*repo=acme/\.memory`).MatchString(run.stderr.String()) {
 		t.Errorf("removing one of two acme checkouts stopped the org memory's sync:\n%s", run.stderr)
 	}
