@@ -64,7 +64,8 @@ type Input struct {
 	// names its search_memories tool.
 	MCP bool
 	// Orgs are the org memories of the repository, nearest first: their
-	// indexes follow the team index's, within one budget.
+	// indexes follow the team index's, within one budget. One whose index
+	// is empty is left out.
 	Orgs []Org
 	// Unsynced, when not zero, is when teammem stopped syncing the team
 	// folder (the server refuses its token): the block says that the
@@ -109,22 +110,22 @@ func Render(in Input) Block {
 			"so memories teammates shared since then are missing; `teammem-agent status` says how to fix it.\n\n",
 			in.Unsynced.UTC().Format(time.DateOnly))
 	}
+	orgs, parts, orgOmitted := renderOrgs(in.Orgs)
+	out.Omitted += orgOmitted
 	var text string
 	switch {
 	case in.Refused != nil && in.Refused(IndexKey):
 		text = "The team index is not shown: teammem does not share the team folder's `MEMORY.md` as it is (see `teammem-agent status`)."
 	case index == "":
 		text = "The team index is empty: nobody has shared a team memory for this repository yet."
-	case len(in.Orgs) > 0:
+	case len(parts) > 0:
 		text = guardAt(index) // cut with the org memories' below
 	default:
 		indexPath := escapeText(teamDir + "/" + IndexKey)
 		text, out.Truncated = memcore.TruncateIndexLines(indexPath, guardAt(index)) // a rendered line cut in two could expose the links inside a destination
 	}
-	if len(in.Orgs) > 0 {
-		parts, n := renderOrgs(in.Orgs)
-		out.Omitted += n
-		text, out.Truncated = fitIndexes(text, in.Orgs, parts)
+	if len(parts) > 0 {
+		text, out.Truncated = fitIndexes(text, orgs, parts)
 	}
 	b.WriteString(text + "\n")
 	b.WriteString("\n" + End + "\n")

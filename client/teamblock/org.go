@@ -28,30 +28,33 @@ type Org struct {
 // block; cutBlock names the parts it cuts by it.
 const orgHeading = "### Org memory of "
 
-// renderOrgs renders the part of every org memory: a heading, where its
-// folder is, and its index lines; with the lines left out of them.
-func renderOrgs(orgs []Org) (parts []string, omitted int) {
+// renderOrgs renders the part of every org memory whose index is not
+// empty: a heading, where its folder is, and its index lines; with the
+// org memories shown (kept[i] is parts[i]'s) and the lines left out of
+// them. An org memory nobody wrote costs the block nothing.
+func renderOrgs(orgs []Org) (kept []Org, parts []string, omitted int) {
 	for _, o := range orgs {
 		dir := strings.TrimRight(filepath.ToSlash(o.Dir), "/")
+		refused := o.Refused != nil && o.Refused(IndexKey)
+		index, n := renderIndex(Input{Index: o.Index, Exists: o.Exists, Refused: o.Refused}, dir)
+		omitted += n
+		if index == "" && !refused {
+			continue
+		}
 		var b strings.Builder
 		ns := protocol.OrgNamespace(o.Repo)
 		fmt.Fprintf(&b, "%s%s\n\n", orgHeading, escapeText(ns))
 		fmt.Fprintf(&b, "Shared by every repository of %s (the repository %s), synced into the org folder %s. "+
 			"Add to it there as to the team folder; the server takes the change from those who may write %s.\n\n",
 			escapeText(ns), escapeText(o.Repo), inlinePath(dir+"/"), escapeText(o.Repo))
-		index, n := renderIndex(Input{Index: o.Index, Exists: o.Exists, Refused: o.Refused}, dir)
-		omitted += n
-		switch {
-		case o.Refused != nil && o.Refused(IndexKey):
+		if refused {
 			b.WriteString("Its index is not shown: teammem does not share its `MEMORY.md` as it is.")
-		case index == "":
-			b.WriteString("Its index is empty.")
-		default:
+		} else {
 			b.WriteString(guardAt(index))
 		}
-		parts = append(parts, b.String())
+		kept, parts = append(kept, o), append(parts, b.String())
 	}
-	return parts, omitted
+	return kept, parts, omitted
 }
 
 // fitIndexes joins the repository's index (team, already guarded) and the

@@ -27,12 +27,18 @@ func TestRenderOrg(t *testing.T) {
 		t.Errorf("omitted %d, truncated %v:\n%s", b.Omitted, b.Truncated, b.Text)
 	}
 	// Nested groups: nearest first, each its own part.
-	in.Orgs = append(in.Orgs, Org{Repo: "acme/.memory", Dir: testOrg})
+	in.Orgs = append(in.Orgs, Org{Repo: "acme/.memory", Dir: testOrg, Index: "- [Top](t.md) — top rules\n"})
 	in.Orgs[0] = Org{Repo: "acme/sub/.memory", Dir: testOrg + "+sub", Index: "- [Sub](s.md) — sub rules\n"}
 	b = Render(in)
-	if i, j := strings.Index(b.Text, orgHeading+"acme/sub"), strings.Index(b.Text, orgHeading+"acme\n"); i < 0 || j < i ||
-		!strings.Contains(b.Text, "Its index is empty.") {
+	if i, j := strings.Index(b.Text, orgHeading+"acme/sub"), strings.Index(b.Text, orgHeading+"acme\n"); i < 0 || j < i {
 		t.Errorf("nested:\n%s", b.Text)
+	}
+	// An org memory nobody wrote costs nothing: the block is as without.
+	plain := Input{Repo: "acme/api", TeamDir: testTeam, Index: "- [Deploys](a.md) — deploy runbook\n"}
+	with := plain
+	with.Orgs = []Org{{Repo: "acme/.memory", Dir: testOrg, Index: "\n\n"}, {Repo: "group/.memory", Dir: testOrg}}
+	if Render(with) != Render(plain) {
+		t.Errorf("empty org memories changed the block:\n%s", Render(with).Text)
 	}
 }
 
