@@ -48,6 +48,10 @@ type BlockConfig struct {
 	// their indexes after the repository's, and is rendered again within
 	// seconds of a change of their folders.
 	Orgs []OrgFolder
+	// OrgChanged, when set, receives when an org folder may have changed
+	// (its engine pulled): Run then looks at the blocks' inputs at once
+	// instead of at the next inputsEvery.
+	OrgChanged <-chan struct{}
 }
 
 // StaticCheckouts is a BlockConfig.Checkouts that always lists roots.

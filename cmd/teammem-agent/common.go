@@ -130,6 +130,10 @@ type session struct {
 	// orgs are the org memories whose indexes the block carries (synced
 	// by engines of their own).
 	orgs []agent.OrgFolder
+	// orgChanged receives when an engine of orgs pulled (run only).
+	orgChanged <-chan struct{}
+	// reported, when set, is told every report of run's engine.
+	reported func(agent.Report)
 	// config is the configuration file (agent.toml), "" when there is no
 	// place for one; targets follow it.
 	config string

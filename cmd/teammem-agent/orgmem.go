@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
@@ -33,13 +34,14 @@ func orgSession(e *cliEnv, c commonFlags, o agent.OrgFolder) (*session, error) {
 }
 
 // orgRunner is the runner of an org memory's folder, keyed as run's
-// supervision keys it.
-func orgRunner(e *cliEnv, c commonFlags, rf runFlags, out *printer, o agent.OrgFolder) (string, agent.Runner, error) {
+// supervision keys it; what it pulls nudges the blocks that carry it.
+func orgRunner(e *cliEnv, c commonFlags, rf runFlags, out *printer, o agent.OrgFolder, nudges *orgNudges) (string, agent.Runner, error) {
 	s, err := orgSession(e, c, o)
 	if err != nil {
 		return "", nil, err
 	}
 	s.out = out
+	s.reported = func(r agent.Report) { nudges.pulled(o.Repo, r) }
 	return agent.RunnerKey(s.dir, s.slug, s.server, s.flags.token, s.flags.tokenFile, nil), s.runner(rf), nil
 }
 
@@ -119,5 +121,56 @@ func printOrgMemory(w io.Writer, rows []orgMemoryRow) {
 			line += "; an agent keeps it in step"
 		}
 		fmt.Fprintf(w, "org mem:   %s in %s: %s\n", r.Repo, r.Dir, line)
+	}
+}
+
+// orgNudges tells the engines of the team folders whose blocks carry an
+// org memory that its engine pulled, so that they update their blocks at
+// once (agent.BlockConfig.OrgChanged). It lives as long as run, across
+// reloads of the configuration: an engine kept running keeps its channel.
+type orgNudges struct {
+	mu sync.Mutex
+	ch map[string]map[string]chan struct{} // org memory → team folder → channel
+}
+
+// channel returns the channel of team folder dir for the org memories
+// orgs (one channel for all of them), made at the first call.
+func (n *orgNudges) channel(dir string, orgs []agent.OrgFolder) <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch == nil {
+		n.ch = map[string]map[string]chan struct{}{}
+	}
+	var c chan struct{}
+	for _, o := range orgs {
+		if c = n.ch[o.Repo][dir]; c != nil {
+			break
+		}
+	}
+	if c == nil {
+		c = make(chan struct{}, 1)
+	}
+	for _, o := range orgs {
+		if n.ch[o.Repo] == nil {
+			n.ch[o.Repo] = map[string]chan struct{}{}
+		}
+		n.ch[o.Repo][dir] = c
+	}
+	return c
+}
+
+// pulled tells every team folder whose block carries org that its engine
+// pulled something; a folder already told and not yet updated is left.
+func (n *orgNudges) pulled(org string, r agent.Report) {
+	if len(r.Pulled)+len(r.Deleted)+len(r.Conflicts) == 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, c := range n.ch[org] {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
 	}
 }

@@ -78,7 +78,7 @@ func TestRegisteredOrgRunners(t *testing.T) {
 	orgRepos := func(uc userconfig.Config) []string {
 		var out []string
 		for key := range registeredRunners(e, commonFlags{server: env["TEAMMEM_SERVER"], logLevel: "error"}, runFlags{}, filepath.Join(home, "agent.toml"), uc,
-			newPrinter(e, "run", false), slog.New(slog.NewTextHandler(io.Discard, nil)), &agentMemSync{e: e}) {
+			newPrinter(e, "run", false), slog.New(slog.NewTextHandler(io.Discard, nil)), &agentMemSync{e: e}, &orgNudges{}) {
 			if dir := agent.RunnerFolder(key); strings.Contains(dir, "org-memory") {
 				out = append(out, filepath.Base(dir))
 			}
@@ -97,5 +97,39 @@ func TestRegisteredOrgRunners(t *testing.T) {
 	all.Checkouts = all.Checkouts[1:]
 	if got := orgRepos(all); !slices.Equal(got, []string{"group", "group+sub"}) {
 		t.Errorf("no acme checkout left: org folders %q", got)
+	}
+}
+
+// TestOrgNudges: an org engine's pull tells every team folder whose block
+// carries it, once until taken, and a report that pulled nothing tells
+// none; a folder keeps its channel across reloads.
+func TestOrgNudges(t *testing.T) {
+	var n orgNudges
+	acme := []agent.OrgFolder{{Repo: "acme/.memory"}}
+	api1, web := n.channel("/team/api", acme), n.channel("/team/web", acme)
+	nested := n.channel("/team/proj", []agent.OrgFolder{{Repo: "group/sub/.memory"}, {Repo: "group/.memory"}})
+	if again := n.channel("/team/api", acme); again != api1 {
+		t.Error("a reload gave the team folder another channel")
+	}
+	told := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	n.pulled("acme/.memory", agent.Report{})
+	if told(api1) || told(web) {
+		t.Error("a report that pulled nothing told a block")
+	}
+	n.pulled("acme/.memory", agent.Report{Pulled: []string{"MEMORY.md"}})
+	n.pulled("acme/.memory", agent.Report{Pulled: []string{"MEMORY.md"}})
+	if !told(api1) || !told(web) || told(api1) || told(nested) {
+		t.Error("a pull of acme/.memory did not tell both acme folders once, or told group's")
+	}
+	n.pulled("group/.memory", agent.Report{Deleted: []string{"x.md"}})
+	if !told(nested) {
+		t.Error("a pull of group/.memory did not tell the nested project's folder")
 	}
 }

@@ -100,6 +100,7 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 	var runners map[string]agent.Runner
 	var uc userconfig.Config
 	am := &agentMemSync{e: e, c: c}
+	nudges := &orgNudges{}
 	load := func() (map[string]agent.Runner, error) {
 		next, changed, err := conf.Load()
 		if err != nil {
@@ -110,7 +111,7 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 		} else if !am.changed() { // an agent memory appeared here or on the server
 			return runners, nil
 		}
-		runners = registeredRunners(e, c, rf, path, uc, out, log, am)
+		runners = registeredRunners(e, c, rf, path, uc, out, log, am, nudges)
 		log.Info("syncing the registered checkouts", "config", path, "folders", len(runners), "checkouts", len(uc.Checkouts))
 		if len(uc.Checkouts) == 0 {
 			log.Warn("no checkout is registered: add one with teammem-agent add [DIR]")
@@ -156,7 +157,7 @@ func heldOnce(log *slog.Logger) func(key string, err error) {
 // configuration at path still registers, read again each time, under the
 // blocks' lock (agent.LockBlocks), which `remove` holds too: a removed
 // checkout's block is never written back.
-func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc userconfig.Config, out *printer, log *slog.Logger, am *agentMemSync) map[string]agent.Runner {
+func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc userconfig.Config, out *printer, log *slog.Logger, am *agentMemSync, nudges *orgNudges) map[string]agent.Runner {
 	type group struct {
 		s     *session
 		paths []string
@@ -205,12 +206,15 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc us
 			g.s.checkouts, g.s.holdBlocks = stillRegistered(path, g.paths, g.lists), agent.LockBlocks
 			g.s.targets = targetsOf(g.lists, g.targets)
 			g.s.orgs = orgFoldersOf(e, g.s.slug)
+			if len(g.s.orgs) > 0 {
+				g.s.orgChanged = nudges.channel(dir, g.s.orgs)
+			}
 			for _, o := range g.s.orgs { // each namespace's org memory once, with the first checkout's server and token
 				if orgs[o.Repo] {
 					continue
 				}
 				orgs[o.Repo] = true
-				key, run, err := orgRunner(e, g.s.flags, rf, out, o)
+				key, run, err := orgRunner(e, g.s.flags, rf, out, o, nudges)
 				if err != nil {
 					log.Error("cannot sync an org memory", "repo", o.Repo, "dir", o.Dir, "err", err)
 					continue
@@ -264,6 +268,9 @@ func stillRegistered(config string, paths []string, lists []func() ([]string, er
 // deletion held back by a rail, a file skipped, the same failure) is not
 // repeated every poll.
 func (s *session) onRunReport(r agent.Report) {
+	if s.reported != nil {
+		s.reported(r)
+	}
 	err := s.explain(r.Err)
 	key := repeatKey(r, err)
 	if key != "" && key == s.lastReport {
