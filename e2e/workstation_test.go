@@ -171,8 +171,8 @@ func TestWorkstation(t *testing.T) {
 	if code := run.stop(t, syscall.SIGTERM); code != 0 {
 		t.Errorf("run exit %d; stderr:\n%s", code, run.stderr)
 	}
-	if n := strings.Count(run.stderr.String(), "msg=syncing "); n != 3 {
-		t.Errorf("%d engines started; want 3 (one, two, three: the linked worktree shares one's):\n%s", n, run.stderr)
+	if n := strings.Count(run.stderr.String(), "msg=syncing "); n != 4 {
+		t.Errorf("%d engines started; want 4 (one, two, three: the linked worktree shares one's; acme's org memory, once):\n%s", n, run.stderr)
 	}
 }
 

@@ -2,7 +2,7 @@ package mcptools
 
 // Instructions are the server instructions (clients show at most 2 KB;
 // a test keeps them under).
-const Instructions = `teammem is this team's shared memory: short Markdown notes the team's assistants and people wrote about the repositories they work on — decisions, conventions, gotchas, where things live, how to run and debug them. Each repository has an index, MEMORY.md (one line per topic: "- [Title](topic.md) — one-line hook"), and topic files.
+const Instructions = `teammem is this team's shared memory: short Markdown notes the team's assistants and people wrote about the repositories they work on — decisions, conventions, gotchas, where things live, how to run and debug them. Each repository has an index, MEMORY.md (one line per topic: "- [Title](topic.md) — one-line hook"), and topic files. What holds for every repository of a namespace lives in its org memory, the repository <namespace>/.memory (acme/.memory for acme/api): list_memories and search_memories of a repository include it, marked org_memory.
 
 When to use it: before starting a task in a repository, and whenever you need context the code does not give (why something is the way it is, a past incident, a team convention), call search_memories with a few keywords; read_memory a topic for its full text. list_memories shows a repository's topics with their descriptions.
 

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // ListInput is the input of list_memories.
@@ -30,6 +32,9 @@ type Memory struct {
 type ListOutput struct {
 	Repo     string   `json:"repo"`
 	Memories []Memory `json:"memories" jsonschema:"the index (MEMORY.md) first, then the topics by key"`
+	// Org are the memories of the org memories that apply to the
+	// repository (its namespaces' .memory repositories), nearest first.
+	Org []OrgList `json:"org_memories,omitempty" jsonschema:"the org memories that apply to this repository (acme/.memory for acme/api), nearest namespace first, each with its memories"`
 }
 
 // SearchInput is the input of search_memories.
@@ -46,6 +51,8 @@ type SearchHit struct {
 	Repo    string `json:"repo"`
 	Key     string `json:"key"`
 	Snippet string `json:"snippet"`
+	// Org marks a hit in an org memory.
+	Org bool `json:"org_memory,omitempty" jsonschema:"the hit is in an org memory (a namespace's .memory repository), which applies to every repository of the namespace"`
 }
 
 // SearchOutput is the output of search_memories.
@@ -106,9 +113,9 @@ type HistoryOutput struct {
 
 func (t *tools) addRead(s *mcp.Server) {
 	add(t, s, &mcp.Tool{Name: "list_memories", Annotations: readOnly,
-		Description: "List a repository's team memories: each key with its description, size, last author and time; the index (MEMORY.md) first."}, t.list)
+		Description: "List a repository's team memories: each key with its description, size, last author and time; the index (MEMORY.md) first. The org memories that apply to it (acme/.memory for acme/api) follow in org_memories."}, t.list)
 	add(t, s, &mcp.Tool{Name: "search_memories", Annotations: readOnly,
-		Description: "Search the team's memories for a few keywords, in one repository or every one the token can read; each hit names its repository and key with a snippet. Use it before a task and when the code does not say why."}, t.search)
+		Description: "Search the team's memories for a few keywords, in one repository or every one the token can read; each hit names its repository and key with a snippet, and org_memory marks a hit in an org memory (searched too when a repository is named). Use it before a task and when the code does not say why."}, t.search)
 	add(t, s, &mcp.Tool{Name: "read_memory", Annotations: readOnly,
 		Description: "Read one memory: its content, sha256: checksum and version (or the content it had at an older version)."}, t.read)
 	add(t, s, &mcp.Tool{Name: "memory_history", Annotations: readOnly,
@@ -124,12 +131,21 @@ func (t *tools) list(ctx context.Context, in ListInput) (ListOutput, error) {
 	if err != nil {
 		return ListOutput{}, err
 	}
-	out := ListOutput{Repo: repo, Memories: make([]Memory, 0, len(entries))}
+	out := ListOutput{Repo: repo, Memories: memories(entries)}
+	if out.Org, err = t.listOrgs(ctx, repo); err != nil {
+		return ListOutput{}, err
+	}
+	return out, nil
+}
+
+// memories describes entries, the index first.
+func memories(entries []Entry) []Memory {
+	out := make([]Memory, 0, len(entries))
 	for _, e := range entries {
-		out.Memories = append(out.Memories, Memory{Key: e.Key, Description: Describe(e.Content), Size: e.Size,
+		out = append(out, Memory{Key: e.Key, Description: Describe(e.Content), Size: e.Size,
 			Checksum: e.Checksum, Author: e.Author, UpdatedAt: timeText(e.At)})
 	}
-	slices.SortStableFunc(out.Memories, func(a, b Memory) int {
+	slices.SortStableFunc(out, func(a, b Memory) int {
 		switch {
 		case a.Key == IndexKey:
 			return -1
@@ -138,7 +154,7 @@ func (t *tools) list(ctx context.Context, in ListInput) (ListOutput, error) {
 		}
 		return 0
 	})
-	return out, nil
+	return out
 }
 
 // Search limits.
@@ -155,13 +171,25 @@ func (t *tools) search(ctx context.Context, in SearchInput) (SearchOutput, error
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	found, err := t.b.Search(ctx, in.Query, in.Repo, min(limit, maxSearchLimit))
+	limit = min(limit, maxSearchLimit)
+	found, err := t.b.Search(ctx, in.Query, in.Repo, limit)
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	out := SearchOutput{Hits: make([]SearchHit, 0, len(found.Hits)), Note: found.Note}
-	for _, h := range found.Hits {
-		out.Hits = append(out.Hits, SearchHit(h))
+	hits := found.Hits
+	// The repository's own hits first, then its org memories'; a search
+	// the backend answered otherwise (the local folder, the server being
+	// unreachable) has no org memories to add.
+	if in.Repo != "" && found.Note == "" && len(hits) < limit {
+		org, err := t.searchOrgs(ctx, in.Query, in.Repo, limit-len(hits))
+		if err != nil {
+			return SearchOutput{}, err
+		}
+		hits = append(hits, org...)
+	}
+	out := SearchOutput{Hits: make([]SearchHit, 0, len(hits)), Note: found.Note}
+	for _, h := range hits {
+		out.Hits = append(out.Hits, SearchHit{Repo: h.Repo, Key: h.Key, Snippet: h.Snippet, Org: protocol.IsOrgMemory(h.Repo)})
 	}
 	return out, nil
 }

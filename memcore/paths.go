@@ -206,3 +206,12 @@ func trimSeparators(p string) string {
 func isUNC(p string) bool {
 	return len(p) >= 2 && (p[0] == '/' || p[0] == '\\') && (p[1] == '/' || p[1] == '\\')
 }
+
+// OrgMemoryDir is the folder the agent syncs the org memory of namespace ns
+// into: <memoryBase>/org-memory/<ns>, the segments of a nested group's
+// namespace joined by "+" (no slug segment holds one), so that no org
+// folder lies inside another. Like the team folder, no assistant loads it
+// on its own: the managed block carries its index.
+func OrgMemoryDir(memoryBase, ns string) string {
+	return filepath.Join(memoryBase, "org-memory", strings.ReplaceAll(ns, "/", "+"))
+}

@@ -77,6 +77,9 @@ func canonicalPersonal(repo string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if protocol.IsOrgMemory(slug) {
+		return "", invalidf(ReasonInvalidRepo, "repository %q is not a valid personal repository: %s is an org memory, which has no personal memory", RedactRepo(repo), slug)
+	}
 	return space + "/" + slug, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // Perm is a level of access to a repository. Higher levels imply lower ones.
@@ -135,13 +137,17 @@ type Principal struct {
 
 // Perm returns the highest permission the principal holds on repo. A
 // personal repository is written and read by its owner alone: no grant,
-// not even **:admin, gives any permission on it.
+// not even **:admin, gives any permission on it. An org memory has rules
+// of its own (see orgMemoryPerm).
 func (p Principal) Perm(repo string) Perm {
 	if IsPersonal(repo) {
 		if ownsPersonal(p.Subject, repo) {
 			return PermWrite
 		}
 		return PermNone
+	}
+	if ns := protocol.OrgNamespace(repo); ns != "" {
+		return p.orgMemoryPerm(repo, ns)
 	}
 	best := PermNone
 	for _, g := range p.Grants {
@@ -154,7 +160,8 @@ func (p Principal) Perm(repo string) Perm {
 
 // listPrefixes returns name prefixes under which lies every repository p
 // may read: each grant's segments before its first wildcard ("" for a
-// glob that starts with one: every repository) and p's personal space,
+// glob that starts with one: every repository), the org memories of the
+// namespaces those segments lie in, and p's personal space,
 // leaving out any prefix another one covers.
 func (p Principal) listPrefixes() []string {
 	prefixes := p.personalPrefixes()
@@ -171,6 +178,7 @@ func (p Principal) listPrefixes() []string {
 			prefix += "/" // a wildcard follows: the names go on past a "/"
 		}
 		prefixes = append(prefixes, prefix)
+		prefixes = append(prefixes, orgMemoryPrefixes(literal)...)
 	}
 	slices.Sort(prefixes) // a prefix sorts before what it covers
 	out := prefixes[:0]

@@ -68,22 +68,15 @@ func TestListPrefixes(t *testing.T) {
 	}{
 		{nil, []string{own}},
 		{[]string{"acme/*:read"}, []string{"acme/", own}},
-		{[]string{"acme/api:write"}, []string{"acme/api", own}},
+		{[]string{"acme/api:write"}, []string{"acme/.memory", "acme/api", own}},
 		{[]string{"acme/api:write", "acme/*:read", "acme/**/x:read"}, []string{"acme/", own}},
-		{[]string{"acme/api:write", "acme-x/*:read"}, []string{"acme-x/", "acme/api", own}},
+		{[]string{"acme/api:write", "acme-x/*:read"}, []string{"acme-x/", "acme/.memory", "acme/api", own}},
 		{[]string{"*/api:read", "acme/*:read"}, []string{""}},
 		{[]string{"**:admin"}, []string{""}},
 	}
-	names := []string{"acme/api", "acme/api2", "acme/web", "acme/a/x", "acme-x/y", "b/api", own + "acme/api", PersonalPrefix("bob") + "acme/api"}
+	names := []string{"acme/api", "acme/.memory", "acme/api2", "acme/web", "acme/a/x", "acme-x/y", "b/api", own + "acme/api", PersonalPrefix("bob") + "acme/api"}
 	for _, tt := range tests {
-		p := Principal{Subject: "alice"}
-		for _, s := range tt.grants {
-			g, err := ParseGrant(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.Grants = append(p.Grants, g)
-		}
+		p := principalWith(t, tt.grants...)
 		got := p.listPrefixes()
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%q: listPrefixes = %q; want %q", tt.grants, got, tt.want)

@@ -43,6 +43,15 @@ type BlockConfig struct {
 	// with the checkouts' HEAD and the files the blocks carry, every few
 	// seconds, and updates the blocks when one changed.
 	Watch []string
+	// Orgs are the org memories of the repository, nearest first, each
+	// synced into its folder by an engine of its own: the block carries
+	// their indexes after the repository's, and is rendered again within
+	// seconds of a change of their folders.
+	Orgs []OrgFolder
+	// OrgChanged, when set, receives when an org folder may have changed
+	// (its engine pulled): Run then looks at the blocks' inputs at once
+	// instead of at the next inputsEvery.
+	OrgChanged <-chan struct{}
 }
 
 // StaticCheckouts is a BlockConfig.Checkouts that always lists roots.
@@ -82,6 +91,8 @@ type blockWriter struct {
 	// inputs are the files outside the team folder the last update
 	// depended on, as they were before it read them.
 	inputs blockInputs
+	// orgIDs are the org files (orgFiles) as they were at the last render.
+	orgIDs []fileID
 }
 
 // cycleDone renders the block from the team folder and writes it to every
@@ -117,7 +128,7 @@ func (b *blockWriter) cycleDone(ctx context.Context, c *cycleEnd, r *Report) {
 	if b.cfg.Remove {
 		b.inputs = blockInputs{} // no block: nothing it holds can change
 	} else {
-		b.inputs.list(b.cfg.Watch, roots, chosen)
+		b.inputs.list(slices.Concat(b.cfg.Watch, orgFiles(b.cfg.Orgs)), roots, chosen)
 	}
 	text, mcp := b.text(ctx, c, roots, r)
 	wants, where := b.wants(roots, chosen, text, mcp)
@@ -242,7 +253,7 @@ func (b *blockWriter) write(roots []string, wants map[string]string, same bool, 
 // not moved and no topic's age is due to be looked at again. An idle agent
 // then neither lists nor reads the team folder for its block.
 func (b *blockWriter) unchanged(c *cycleEnd, roots []string) bool {
-	if !c.idle || b.failed == nil || !slices.Equal(roots, b.roots) {
+	if !c.idle || b.failed == nil || !slices.Equal(roots, b.roots) || b.orgsChanged() {
 		return false
 	}
 	return len(roots) == 0 || !b.refs.due(roots[0])
@@ -276,7 +287,7 @@ func (b *blockWriter) render(ctx context.Context, c *cycleEnd, roots []string, w
 		stale = b.refs.check(ctx, c, roots[0])
 	}
 	in := teamblock.Input{Repo: b.repo, TeamDir: b.dir, Index: string(index), Exists: exists, Refused: c.withheld, Stale: stale,
-		Unsynced: c.unsynced}
+		Unsynced: c.unsynced, Orgs: b.readOrgs()}
 	texts := blockTexts{plain: teamblock.Render(in).Text}
 	texts.mcp = texts.plain
 	if withMCP {

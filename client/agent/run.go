@@ -26,7 +26,8 @@ import (
 // end of the first cycle and then whenever it changes. Every few seconds
 // (inputsEvery) it looks at the files outside the folder that the blocks
 // depend on (a checkout's HEAD, AGENTS.md, the configuration) and, when one
-// changed, updates the blocks without syncing. Failures are
+// changed, updates the blocks without syncing; at once when
+// BlockConfig.OrgChanged says an org folder may have. Failures are
 // reported through OnReport and retried; 401 and 403 stop pushing but not
 // watching. While a consolidation rewrites the memory folder
 // (Config.Consolidation), cycles apply the server's changes but keep the
@@ -108,6 +109,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			pull = true
 			e.local.rescanAll()
 		case <-inputs:
+			e.republish(ctx)
+			continue
+		case <-e.cfg.Block.OrgChanged:
 			e.republish(ctx)
 			continue
 		case <-late.C:

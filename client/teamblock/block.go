@@ -63,6 +63,10 @@ type Input struct {
 	// MCP says the assistant has the teammem MCP server: the guidance
 	// names its search_memories tool.
 	MCP bool
+	// Orgs are the org memories of the repository, nearest first: their
+	// indexes follow the team index's, within one budget. One whose index
+	// is empty is left out.
+	Orgs []Org
 	// Unsynced, when not zero, is when teammem stopped syncing the team
 	// folder (the server refuses its token): the block says that the
 	// index is as of then and teammates' later memories are missing.
@@ -106,17 +110,24 @@ func Render(in Input) Block {
 			"so memories teammates shared since then are missing; `teammem-agent status` says how to fix it.\n\n",
 			in.Unsynced.UTC().Format(time.DateOnly))
 	}
+	orgs, parts, orgOmitted := renderOrgs(in.Orgs)
+	out.Omitted += orgOmitted
+	var text string
 	switch {
 	case in.Refused != nil && in.Refused(IndexKey):
-		b.WriteString("The team index is not shown: teammem does not share the team folder's `MEMORY.md` as it is (see `teammem-agent status`).\n")
+		text = "The team index is not shown: teammem does not share the team folder's `MEMORY.md` as it is (see `teammem-agent status`)."
 	case index == "":
-		b.WriteString("The team index is empty: nobody has shared a team memory for this repository yet.\n")
+		text = "The team index is empty: nobody has shared a team memory for this repository yet."
+	case len(parts) > 0:
+		text = guardAt(index) // cut with the org memories' below
 	default:
 		indexPath := escapeText(teamDir + "/" + IndexKey)
-		text, cut := memcore.TruncateIndexLines(indexPath, guardAt(index)) // a rendered line cut in two could expose the links inside a destination
-		out.Truncated = cut
-		b.WriteString(text + "\n")
+		text, out.Truncated = memcore.TruncateIndexLines(indexPath, guardAt(index)) // a rendered line cut in two could expose the links inside a destination
 	}
+	if len(parts) > 0 {
+		text, out.Truncated = fitIndexes(text, orgs, parts)
+	}
+	b.WriteString(text + "\n")
 	b.WriteString("\n" + End + "\n")
 	out.Text = guardAt(b.String()) // the index is guarded already (before the cut, to keep to the budget): this guards the rest
 	return out

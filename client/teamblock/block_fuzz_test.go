@@ -39,11 +39,15 @@ func FuzzRender(f *testing.F) {
 		// The same text as a stale reference of every linked topic.
 		stale := func(string) Stale { return Stale{Refs: []string{index, "a/b.go"}, Days: 3} }
 		checkBlockWith(t, Input{Repo: "acme/api", TeamDir: testTeam, Index: "- [A](a.md) — a\n" + index, Stale: stale})
+		// The same text as an org memory's index, after the team index.
+		checkBlockWith(t, Input{Repo: "acme/api", TeamDir: testTeam, Index: "- [A](a.md) — a\n",
+			Orgs: []Org{{Repo: "acme/.memory", Dir: testOrg, Index: index}}})
 	})
 }
 
 func TestRenderHostileStructure(t *testing.T) {
 	checkBlock(t, strings.Join(hostileIndexLines, "\n"))
+	checkBlockWith(t, Input{Repo: "acme/api", TeamDir: testTeam, Orgs: []Org{{Repo: "acme/.memory", Dir: testOrg, Index: strings.Join(hostileIndexLines, "\n")}}})
 	for _, s := range hostileIndexLines {
 		checkBlock(t, s)
 	}
@@ -63,6 +67,9 @@ func checkBlock(t *testing.T, index string) {
 func checkBlockWith(t *testing.T, in Input) {
 	t.Helper()
 	in.Refused = func(k string) bool { return strings.Contains(k, "secret") }
+	for i := range in.Orgs {
+		in.Orgs[i].Refused = in.Refused
+	}
 	b := Render(in)
 	inner := strings.TrimSuffix(strings.TrimPrefix(b.Text, Begin+"\n"), End+"\n")
 	if strings.Contains(inner, "<!--") || strings.Contains(inner, Begin) || strings.Contains(inner, End) {
@@ -109,10 +116,13 @@ func checkBlockWith(t *testing.T, in Input) {
 }
 
 // checkDest fails unless dest is a valid key's absolute path in the team
-// folder that is not refused.
+// folder or the org folder that is not refused.
 func checkDest(t *testing.T, dest, block string) {
 	t.Helper()
 	key, ok := strings.CutPrefix(dest, testTeam+"/")
+	if !ok {
+		key, ok = strings.CutPrefix(dest, testOrg+"/")
+	}
 	if !ok || path.Clean(dest) != dest || protocol.ValidateKey(key) != nil || strings.Contains(key, "secret") {
 		t.Fatalf("link to %q outside the team folder's shared files:\n%s", dest, block)
 	}

@@ -181,8 +181,9 @@ func keepLocalAgentMemoryOutOfGit(checkout string) error {
 	return teamblock.KeepOutOfGit(checkout, localAgentMemoryName)
 }
 
-// newFolderSession is the session of a personal repository synced with a
-// folder the caller names, no checkout's: no block, no consolidation lock.
+// newFolderSession is the session of a repository (a personal one, or an
+// org memory) synced with a folder the caller names, no checkout's: no
+// block, no consolidation lock.
 func newFolderSession(e *cliEnv, c commonFlags, repo, dir string) (*session, error) {
 	log, err := newLogger(e, c.logLevel)
 	if err != nil {
@@ -191,7 +192,7 @@ func newFolderSession(e *cliEnv, c commonFlags, repo, dir string) (*session, err
 	if _, err := c.applyConfig(e); err != nil {
 		return nil, err
 	}
-	c.personal, c.dir = true, dir
+	c.personal, c.dir = strings.HasPrefix(repo, protocol.PersonalMark), dir
 	s := &session{e: e, flags: c, log: log, out: newPrinter(e, "run", c.json), server: strings.TrimRight(c.server, "/"), slug: repo, dir: filepath.Clean(dir)}
 	if s.stateDir, err = resolveStateDir(e, c); err != nil {
 		return nil, err
@@ -262,11 +263,12 @@ func agentMemorySync(m memsession.AgentMemory, slug string, personalAny, persona
 	return repo, "synced with this checkout's personal memory"
 }
 
-// statusWithAgents is a team folder's status with the agent memories of
-// its checkout (status --json).
+// statusWithAgents is a team folder's status with the agent memories and
+// org memories of its checkout (status --json).
 type statusWithAgents struct {
 	*agent.Status
 	AgentMemory []agentMemoryRow `json:"agentMemory,omitempty"`
+	OrgMemory   []orgMemoryRow   `json:"orgMemory,omitempty"`
 }
 
 // printAgentMemory writes the agent memory lines of status.

@@ -127,6 +127,13 @@ type session struct {
 	// holdBlocks, when set, is held around each update of the blocks
 	// (agent.LockBlocks: run on the registered checkouts).
 	holdBlocks func() (func(), error)
+	// orgs are the org memories whose indexes the block carries (synced
+	// by engines of their own).
+	orgs []agent.OrgFolder
+	// orgChanged receives when an engine of orgs pulled (run only).
+	orgChanged <-chan struct{}
+	// reported, when set, is told every report of run's engine.
+	reported func(agent.Report)
 	// config is the configuration file (agent.toml), "" when there is no
 	// place for one; targets follow it.
 	config string
@@ -158,6 +165,9 @@ func newSession(e *cliEnv, name string, c commonFlags) (*session, error) {
 		return nil, err
 	}
 	if c.personal {
+		if protocol.IsOrgMemory(s.slug) {
+			return nil, fmt.Errorf("the repository %s is an org memory: it has no personal memory", s.slug)
+		}
 		if protocol.IsAgentMemorySlug(s.slug) {
 			return nil, fmt.Errorf("the repository %s is named like agent memory (~/%s/…): its personal memory is not synced", s.slug, strings.SplitN(s.slug, "/", 2)[0])
 		}

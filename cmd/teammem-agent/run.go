@@ -100,6 +100,7 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 	var runners map[string]agent.Runner
 	var uc userconfig.Config
 	am := &agentMemSync{e: e, c: c}
+	nudges := &orgNudges{}
 	load := func() (map[string]agent.Runner, error) {
 		next, changed, err := conf.Load()
 		if err != nil {
@@ -110,7 +111,7 @@ func runRegistered(ctx context.Context, e *cliEnv, c commonFlags, rf runFlags, p
 		} else if !am.changed() { // an agent memory appeared here or on the server
 			return runners, nil
 		}
-		runners = registeredRunners(e, c, rf, path, uc, out, log, am)
+		runners = registeredRunners(e, c, rf, path, uc, out, log, am, nudges)
 		log.Info("syncing the registered checkouts", "config", path, "folders", len(runners), "checkouts", len(uc.Checkouts))
 		if len(uc.Checkouts) == 0 {
 			log.Warn("no checkout is registered: add one with teammem-agent add [DIR]")
@@ -148,14 +149,15 @@ func heldOnce(log *slog.Logger) func(key string, err error) {
 }
 
 // registeredRunners builds one runner per team folder of uc's checkouts,
-// one per private memory folder of those whose personal memory is synced
+// one per org memory of their namespaces (once however many checkouts
+// share it: removing the last stops it), one per private memory folder of those whose personal memory is synced
 // (Config.PersonalFor), and one per agent memory folder am finds, keyed by
 // agent.RunnerKey. A checkout that
 // cannot be resolved is logged and left out. Each engine lists its block's checkouts among those the
 // configuration at path still registers, read again each time, under the
 // blocks' lock (agent.LockBlocks), which `remove` holds too: a removed
 // checkout's block is never written back.
-func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc userconfig.Config, out *printer, log *slog.Logger, am *agentMemSync) map[string]agent.Runner {
+func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc userconfig.Config, out *printer, log *slog.Logger, am *agentMemSync, nudges *orgNudges) map[string]agent.Runner {
 	type group struct {
 		s     *session
 		paths []string
@@ -197,11 +199,28 @@ func registeredRunners(e *cliEnv, c commonFlags, rf runFlags, path string, uc us
 		}
 	}
 	runners := map[string]agent.Runner{}
+	orgs := map[string]bool{}
 	for _, dir := range order {
 		g := groups[dir]
 		if len(g.paths) > 0 { // a team folder: its block, under the blocks' lock
 			g.s.checkouts, g.s.holdBlocks = stillRegistered(path, g.paths, g.lists), agent.LockBlocks
 			g.s.targets = targetsOf(g.lists, g.targets)
+			g.s.orgs = orgFoldersOf(e, g.s.slug)
+			if len(g.s.orgs) > 0 {
+				g.s.orgChanged = nudges.channel(dir, g.s.orgs)
+			}
+			for _, o := range g.s.orgs { // each namespace's org memory once, with the first checkout's server and token
+				if orgs[o.Repo] {
+					continue
+				}
+				orgs[o.Repo] = true
+				key, run, err := orgRunner(e, g.s.flags, rf, out, o, nudges)
+				if err != nil {
+					log.Error("cannot sync an org memory", "repo", o.Repo, "dir", o.Dir, "err", err)
+					continue
+				}
+				runners[key] = run
+			}
 		}
 		runners[agent.RunnerKey(dir, g.s.slug, g.s.server, g.s.flags.token, g.s.flags.tokenFile, g.paths)] = g.s.runner(rf)
 	}
@@ -249,6 +268,9 @@ func stillRegistered(config string, paths []string, lists []func() ([]string, er
 // deletion held back by a rail, a file skipped, the same failure) is not
 // repeated every poll.
 func (s *session) onRunReport(r agent.Report) {
+	if s.reported != nil {
+		s.reported(r)
+	}
 	err := s.explain(r.Err)
 	key := repeatKey(r, err)
 	if key != "" && key == s.lastReport {

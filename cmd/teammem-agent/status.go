@@ -40,14 +40,17 @@ func runStatus(ctx context.Context, e *cliEnv, args []string) error {
 		return err
 	}
 	var rows []agentMemoryRow
+	var orgs []orgMemoryRow
 	if !c.personal && c.dir == "" {
 		dir, _ := repoDir(e, c)
 		rows = checkoutAgentMemory(e, dir, s.slug, uc)
+		orgs = orgMemoryRows(ctx, e, c, s.slug)
 	}
 	if c.json {
-		s.out.object(statusWithAgents{st, rows})
+		s.out.object(statusWithAgents{st, rows, orgs})
 	} else {
 		printStatus(s, st)
+		printOrgMemory(e.Stdout, orgs)
 		printAgentMemory(e.Stdout, rows)
 	}
 	return nil
@@ -89,7 +92,7 @@ func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc userconf
 		case c.json && err != nil:
 			all = append(all, map[string]string{"checkout": cc.repoDir, "error": err.Error()})
 		case c.json && !cc.personal:
-			all = append(all, statusWithAgents{st, checkoutAgentMemory(e, cc.repoDir, s.slug, uc)})
+			all = append(all, statusWithAgents{st, checkoutAgentMemory(e, cc.repoDir, s.slug, uc), orgMemoryRows(ctx, e, cc, s.slug)})
 		case c.json:
 			all = append(all, st)
 		default:
@@ -103,6 +106,7 @@ func statusRegistered(ctx context.Context, e *cliEnv, c commonFlags, uc userconf
 			}
 			printStatus(s, st)
 			if !cc.personal {
+				printOrgMemory(e.Stdout, orgMemoryRows(ctx, e, cc, s.slug))
 				printAgentMemory(e.Stdout, checkoutAgentMemory(e, cc.repoDir, s.slug, uc))
 			}
 		}

@@ -44,9 +44,10 @@ func oneShot(name string, pushes bool, op func(*agent.Engine, context.Context) (
 			o.reseed = *reseed
 		}
 		folders := oneShotFolders(e, c)
-		var errs []error
+		errs := oneShotOrgs(ctx, e, name, c, o, op)
+		head := len(folders) > 1 || len(errs) > 0
 		for _, f := range folders {
-			errs = append(errs, oneShotFolder(ctx, e, name, f, o, op, len(folders) > 1))
+			errs = append(errs, oneShotFolder(ctx, e, name, f, o, op, head))
 		}
 		return errors.Join(errs...)
 	}
@@ -67,6 +68,15 @@ func oneShotFolder(ctx context.Context, e *cliEnv, name string, c commonFlags, o
 		}
 		fmt.Fprintf(e.Stdout, "%s %s (%s):\n", kind, s.slug, s.dir)
 	}
+	if !c.personal && c.dir == "" {
+		s.orgs = orgFoldersOf(e, s.slug)
+	}
+	return runOneShot(ctx, s, o, op)
+}
+
+// runOneShot runs one cycle of op on the session's folder and prints its
+// report.
+func runOneShot(ctx context.Context, s *session, o engineOpts, op func(*agent.Engine, context.Context) (agent.Report, error)) error {
 	sy, err := openSyncer(s, o)
 	if err != nil {
 		return s.explain(err)

@@ -37,7 +37,8 @@ func openSyncer(s *session, o engineOpts) (*agent.Syncer, error) {
 		ShutdownTimeout: o.shutdownTimeout, OnReport: o.onReport, Reseed: o.reseed,
 		Consolidation: agent.ConsolidationWatch{MemDir: s.memDir},
 		Block: agent.BlockConfig{Checkouts: s.checkouts, Targets: s.targets, MCP: s.mcpInstalled, Remove: s.flags.noInject,
-			StaleAfter: s.flags.staleAfter, Hold: s.holdBlocks},
+			StaleAfter: s.flags.staleAfter, Hold: s.holdBlocks, Orgs: s.orgs,
+			OrgChanged: s.orgChanged},
 		TokenExpiry: s.tokenExpiry, Relogin: s.relogin(),
 	}
 	if s.config != "" {

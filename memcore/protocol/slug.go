@@ -31,8 +31,8 @@ var slugSchemes = []string{"https", "http", "ssh", "git", "git+ssh", "ssh+git"}
 // then removes surrounding slashes and trailing ".git" suffixes. A first
 // segment is taken as a host only when there is a scheme or an scp-style ":"
 // before the first "/": "a/b" is a slug, not host a with path b. The result
-// must have 2 to 8 segments of [a-z0-9._-], none empty, "." or "..", and at
-// most 200 bytes; otherwise the error wraps ErrInvalidSlug and says why
+// must have 2 to 8 segments of [a-z0-9._-], none empty, "." or "..", no
+// ".memory" but the last (OrgMemoryName), and at most 200 bytes; otherwise the error wraps ErrInvalidSlug and says why
 // ("acme//web" is an error, not collapsed). The result canonicalises to itself.
 func CanonicalSlug(s string) (string, error) {
 	slug, err := slugPath(strings.ToLower(s))
@@ -103,9 +103,12 @@ func checkSlug(slug string) error {
 		return fmt.Errorf("longer than %d bytes", MaxSlugBytes)
 	}
 	segments := strings.Split(slug, "/")
-	for _, seg := range segments {
+	for i, seg := range segments {
 		if err := checkSlugSegment(seg); err != nil {
 			return err
+		}
+		if seg == OrgMemoryName && i < len(segments)-1 {
+			return errOrgMemoryInside
 		}
 	}
 	if n := len(segments); n < MinSlugSegments || n > MaxSlugSegments {

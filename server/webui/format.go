@@ -5,12 +5,15 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // templateFuncs are the templates' helpers.
 var templateFuncs = template.FuncMap{
 	"repoURL":    repoURL,
 	"repoName":   repoName,
+	"orgOf":      protocol.OrgNamespace,
 	"entryURL":   entryURL,
 	"diffURL":    diffURL,
 	"blameURL":   blameURL,

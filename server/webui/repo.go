@@ -131,6 +131,7 @@ type repoView struct {
 	CanWrite bool
 	Activity server.ActivityPage
 	Stale    []*staleView // the live entries whose verdict names stale references, by key
+	Org      orgView
 }
 
 // repoPage serves /ui/r/<repo>: MEMORY.md rendered, the tree of
@@ -138,20 +139,22 @@ type repoView struct {
 func (u *UI) repoPage(r *http.Request, pg *page, repo string) (string, error) {
 	ctx := r.Context()
 	p := callerOf(ctx).p
-	// The three reads are independent: run them at once, so the page
+	// The reads are independent: run them at once, so the page
 	// waits for the slowest, not for their sum.
 	var (
 		snap    server.Snapshot
 		authors map[string]string
 		act     server.ActivityPage
 		stale   []*staleView
-		errs    [4]error
+		org     orgView
+		errs    [5]error
 		wg      sync.WaitGroup
 	)
 	wg.Go(func() { snap, errs[0] = u.svc.Snapshot(ctx, p, repo, server.ReadOptions{}) })
 	wg.Go(func() { authors, errs[1] = u.svc.LastAuthors(ctx, p, repo) })
 	wg.Go(func() { act, errs[2] = u.svc.Activity(ctx, p, repo, 0, activityOnRepoPage) })
 	wg.Go(func() { stale, errs[3] = u.staleWarnings(ctx, p, repo) })
+	wg.Go(func() { org, errs[4] = u.orgViewOf(ctx, p, repo) })
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -170,7 +173,7 @@ func (u *UI) repoPage(r *http.Request, pg *page, repo string) (string, error) {
 		}
 		v.Index, v.HasIndex = u.md.render(repo, e.Key, rev.Content), err == nil
 	}
-	v.Stale = stale
+	v.Stale, v.Org = stale, org
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })
 	pg.Title, pg.Data = repoName(repo), v
