@@ -26,35 +26,6 @@ func ApplyGroup(db *DB, ws []server.Write) ([]server.WriteResult, []error) {
 	return res, errs
 }
 
-// ApplyPipelined applies first as one group and, sent while first is still
-// in flight and planned against the state it leaves, second as another;
-// pipelined reports that second could be sent so (else it was not sent).
-func ApplyPipelined(db *DB, first, second []server.Write) (res [2][]server.WriteResult, errs [2][]error, pipelined bool) {
-	jobs := func(ws []server.Write) []*job {
-		js := make([]*job, len(ws))
-		for i, w := range ws {
-			js[i] = &job{ctx: context.Background(), w: w, done: make(chan struct{})}
-		}
-		return js
-	}
-	j1, j2 := jobs(first), jobs(second)
-	f1 := db.send(j1, committed{}, nil)
-	var f2 *flight
-	if pipelined = db.pipelines(f1); pipelined {
-		f2 = db.send(j2, committed{}, f1)
-	}
-	db.finish(f1)
-	if f2 != nil {
-		db.finish(f2)
-	}
-	for i, js := range [][]*job{j1, j2} {
-		for _, j := range js {
-			res[i], errs[i] = append(res[i], j.res), append(errs[i], j.err)
-		}
-	}
-	return res, errs, pipelined
-}
-
 // WaitBackfill waits until db's search backfill has ended and returns its
 // outcome.
 func WaitBackfill(db *DB) error {

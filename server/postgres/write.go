@@ -17,7 +17,7 @@ import (
 
 // Apply performs one write atomically; see server.Store. The writes of one
 // repository that wait at the same moment in this process are applied
-// together, in arrival order, in one transaction (see send); writers in
+// together, in arrival order, in one transaction (see group); writers in
 // any process are serialised by SELECT ... FOR UPDATE on the repository's
 // row. Apply returns when the transaction holding the write has committed,
 // or at ctx's deadline (the write's outcome is then unknown, as with any
@@ -26,7 +26,7 @@ func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, er
 	ctx, cancel := bounded(ctx)
 	defer cancel()
 	j := &job{ctx: ctx, w: w, done: make(chan struct{})}
-	db.writes.submit(j, db)
+	db.writes.submit(j, db.runGroup)
 	select {
 	case <-j.done:
 		return j.res, j.err
@@ -35,51 +35,29 @@ func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, er
 	}
 }
 
-// flight is a group whose batch was sent and whose outcome is not read
-// yet (see send and finish).
-type flight struct {
-	repo   string
-	n      int    // the jobs of the group, answered or not
-	jobs   []*job // the jobs the group applies (the others are answered)
-	g      *group
-	ctx    context.Context
-	cancel context.CancelFunc
-	// chains: the group changed a repository whose row existed before it
-	// (a guard does not wait for a row another transaction inserts: it
-	// finds none), so a group may be planned against the state it leaves.
-	chains bool
-	err    error         // the batch's outcome, once done is closed
-	done   chan struct{} // closed once the batch's outcome is known
-}
-
-// runGroup applies jobs as one group and waits for its outcome; see send.
-func (db *DB) runGroup(jobs []*job, last committed) (server.RepoState, bool) {
-	return db.finish(db.send(jobs, last, nil))
-}
-
-// send plans jobs, writes of one repository in arrival order, as one
-// transaction and sends it without waiting for its outcome (finish reads
-// it): each is planned by the live-set cache against the state the ones
-// before it leave, its statements are queued, and one pipelined batch
+// runGroup applies jobs, writes of one repository in arrival order, in one
+// transaction: each is planned by the live-set cache against the state the
+// ones before it leave, its statements are queued, and one pipelined batch
 // sends them all with the repository's new row, the change notice and
 // COMMIT. A job fails alone when its own checks fail (a precondition, a
 // limit); a conditional job already refused by the state this process
-// last committed (see committed.stale) costs no statement at all. The
-// group runs until the latest deadline of its jobs; a job whose caller
-// already gave up is left out.
+// last committed (see committed.stale) costs no statement at all. When the
+// transaction fails, every job of the group fails with it and the cached
+// live set is dropped. The group runs until the latest deadline of its
+// jobs; a job whose caller already gave up is left out. It returns the
+// state it committed, ok false when it committed nothing.
 //
-// When prev, a group still in flight, changed the repository, the group is
-// planned against the state prev leaves; when this process committed the
-// repository's last known state and still holds its live set, against
-// that state. Either way nothing is read first: the batch opens with a
-// guard that locks the row (waiting in the database for prev's COMMIT) and
-// fails unless the row's version and checksum are the planned-against
-// ones. When they are not (prev failed, or another process wrote
-// meanwhile) finish runs the group again, locking and reading first.
-func (db *DB) send(jobs []*job, last committed, prev *flight) *flight {
+// When this process committed the repository's last known state and still
+// holds its live set, the group is planned against that state without
+// reading it first, and its batch opens with a guard that locks the row and
+// fails unless the version is still that one: one round trip in all. When
+// another process wrote meanwhile, the guard aborts the transaction and
+// the group runs again, locking and reading first.
+func (db *DB) runGroup(jobs []*job, last committed) (st server.RepoState, ok bool) {
 	repo := jobs[0].w.Repo
-	f := &flight{repo: repo, n: len(jobs), done: make(chan struct{})}
-	f.ctx, f.cancel = sharedContext(jobs, func(j *job) context.Context { return j.ctx })
+	ctx, cancel := sharedContext(jobs, func(j *job) context.Context { return j.ctx })
+	defer cancel()
+	applied := jobs[:0:0]
 	for _, j := range jobs {
 		err := j.ctx.Err()
 		if err == nil {
@@ -90,66 +68,31 @@ func (db *DB) send(jobs []*job, last committed, prev *flight) *flight {
 			close(j.done)
 			continue
 		}
-		f.jobs = append(f.jobs, j)
+		applied = append(applied, j)
 	}
-	if len(f.jobs) == 0 {
-		close(f.done)
-		return f
-	}
-	var known *server.RepoState
-	switch {
-	case prev != nil:
-		known = &prev.g.state
-	case last.seq > 0 && db.cache.Holds(repo, last.state.Version):
-		known = &last.state
-	}
-	f.g = db.planGroup(f.ctx, repo, f.jobs, known)
-	f.chains = f.g.changed && f.g.broken == nil && f.g.base > 0
-	go func() {
-		defer close(f.done)
-		f.err = f.g.commit(f.ctx)
-		f.g.end(f.ctx)
-	}()
-	return f
-}
-
-// pipelines reports whether the next group may be sent while f is in
-// flight: f chains, and the live set it leaves is held.
-func (db *DB) pipelines(f *flight) bool {
-	return f.chains && db.cache.Holds(f.repo, f.g.state.Version)
-}
-
-// finish waits for f's outcome, runs the group again from the row it
-// locks when its guard found the repository moved, and answers its jobs:
-// when the transaction failed, every job of the group fails with it and
-// the cached live set is dropped. It returns the state the group
-// committed, ok false when it committed nothing.
-func (db *DB) finish(f *flight) (st server.RepoState, ok bool) {
-	defer f.cancel()
-	<-f.done
-	if len(f.jobs) == 0 {
+	if len(applied) == 0 {
 		return server.RepoState{}, false
 	}
-	g, err := f.g, f.err
-	db.landed(g, err)
-	if errors.Is(err, errMoved) {
-		g = db.planGroup(f.ctx, f.repo, f.jobs, nil)
-		err = g.commit(f.ctx)
-		g.end(f.ctx)
-		db.landed(g, err)
+	var known *server.RepoState
+	if last.seq > 0 && db.cache.Holds(repo, last.state.Version) {
+		known = &last.state
 	}
-	for _, j := range f.jobs {
+	g, err := db.tryGroup(ctx, repo, applied, known)
+	if errors.Is(err, errMoved) {
+		g, err = db.tryGroup(ctx, repo, applied, nil)
+	}
+	for _, j := range applied {
 		if err != nil {
-			j.res, j.err = server.WriteResult{}, fmt.Errorf("apply write to %s: %w", f.repo, err)
+			j.res, j.err = server.WriteResult{}, fmt.Errorf("apply write to %s: %w", repo, err)
 		}
 		close(j.done)
 	}
 	return g.state, err == nil && g.changed
 }
 
-// planGroup plans jobs as one group, from the known state (see send) or,
+// tryGroup runs jobs as one group, from the known state (see runGroup) or,
 // when known is nil, from the row it locks.
-func (db *DB) planGroup(ctx context.Context, repo string, jobs []*job, known *server.RepoState) *group {
+func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *server.RepoState) (*group, error) {
 	g := db.newGroup(repo)
 	if known != nil {
 		g.guard(*known)
@@ -157,19 +100,16 @@ func (db *DB) planGroup(ctx context.Context, repo string, jobs []*job, known *se
 	for _, j := range jobs {
 		j.res, j.err = db.cache.Apply(ctx, g.begin, j.w)
 	}
-	return g
-}
-
-// landed records a group's outcome: a failed one drops the cached live
-// set, a committed one's entries and search marks are recorded.
-func (db *DB) landed(g *group, err error) {
+	err := g.commit(ctx)
+	g.end(ctx)
 	switch {
 	case err != nil:
-		db.cache.Forget(g.repo)
+		db.cache.Forget(repo)
 	case g.changed:
 		db.meta.Commit(g.plans)
-		db.indexer.committed(g.repo, g.marked)
+		db.indexer.committed(repo, g.marked)
 	}
+	return g, err
 }
 
 // newGroup returns an empty group of writes to repo; begin hands each
@@ -191,7 +131,6 @@ type group struct {
 	open    bool              // BEGIN was sent and neither COMMIT nor ROLLBACK since
 	locked  bool              // state holds the locked (or guarded) row and the changes planned since
 	guarded bool              // the batch opens with BEGIN and guardRepo, see guard
-	base    int64             // the version the group planned against
 	state   server.RepoState  // after the changes queued so far
 	batch   *pgx.Batch        // the queued statements
 	plans   []*writeplan.Plan // the planned writes, in order: commit stores their rows
@@ -211,12 +150,11 @@ func (g *group) begin(context.Context) (writeplan.Tx, error) {
 const lockRepo = `SELECT version, checksum, entries, bytes, updated_at FROM repos WHERE slug = $1 FOR UPDATE`
 
 // guardRepo locks the repository's row and fails with division_by_zero
-// unless its version is $2 and its checksum $3 (a version alone could be
-// another process's, made after a group planned against it failed).
-const guardRepo = `SELECT 1 / (version = $2 AND checksum = $3)::int FROM repos WHERE slug = $1 FOR UPDATE`
+// unless its version is $2.
+const guardRepo = `SELECT 1 / (version = $2)::int FROM repos WHERE slug = $1 FOR UPDATE`
 
 // errMoved: the repository's version was not the one a guarded group
-// planned against (another process wrote it, or the group before failed).
+// planned against (another process wrote it).
 var errMoved = errors.New("repository changed since this process last wrote it")
 
 // guard makes the group plan against st without reading it: its batch
@@ -225,9 +163,9 @@ var errMoved = errors.New("repository changed since this process last wrote it")
 // batch is then sent even when nothing changed, to confirm the state the
 // refusals and no-op answers were given against.
 func (g *group) guard(st server.RepoState) {
-	g.state, g.base, g.locked, g.guarded = st, st.Version, true, true
+	g.state, g.locked, g.guarded = st, true, true
 	g.batch.Queue("BEGIN")
-	g.batch.Queue(guardRepo, g.repo, st.Version, st.Checksum)
+	g.batch.Queue(guardRepo, g.repo, st.Version)
 }
 
 // lock takes the connection and the row lock, once per group.
@@ -257,7 +195,7 @@ func (g *group) lock(ctx context.Context) (server.RepoState, error) {
 	if err != nil {
 		return server.RepoState{}, g.fail(wrap("lock repository", err))
 	}
-	g.state, g.base, g.locked = st, st.Version, true
+	g.state, g.locked = st, true
 	return st, nil
 }
 

@@ -73,8 +73,10 @@ func (c committed) stale(j *job) error {
 	return server.Preconditions{IfMatch: j.w.IfMatch, IfNoneMatch: j.w.IfNoneMatch}.Check(c.state)
 }
 
-// submit queues j and starts its repository's runner when none runs.
-func (q *writeQueues) submit(j *job, db *DB) {
+// submit queues j and starts its repository's runner when none runs;
+// apply applies one group and returns the state it committed (ok false
+// when it committed nothing).
+func (q *writeQueues) submit(j *job, apply func([]*job, committed) (server.RepoState, bool)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.runs == nil {
@@ -86,7 +88,7 @@ func (q *writeQueues) submit(j *job, db *DB) {
 		r = &run{progress: make(chan struct{})}
 		q.runs[repo] = r
 		q.wg.Add(1)
-		go q.runner(repo, db)
+		go q.runner(repo, apply)
 	}
 	j.seq = q.seq
 	r.queued = append(r.queued, j)
@@ -94,59 +96,34 @@ func (q *writeQueues) submit(j *job, db *DB) {
 }
 
 // runner applies repo's queued writes, up to maxGroup at a time, until
-// none is left. Groups are pipelined: while one group's batch is in
-// flight, the next is planned against the state it leaves and sent on
-// another connection (see DB.send), its guard waiting in the database
-// for the row lock the first holds; the outcomes are then read, and the
-// jobs answered, in order.
-func (q *writeQueues) runner(repo string, db *DB) {
+// none is left.
+func (q *writeQueues) runner(repo string, apply func([]*job, committed) (server.RepoState, bool)) {
 	defer q.wg.Done()
-	var prev *flight
 	for {
-		jobs := q.next(repo, prev == nil)
+		jobs, last := q.next(repo)
 		if len(jobs) == 0 {
-			if prev == nil {
-				return
-			}
-			q.land(repo, db, prev)
-			prev = nil
-			continue
+			return
 		}
 		if n := int64(len(jobs)); n > q.largest.Load() {
 			q.largest.Store(n)
 		}
-		if prev != nil && !db.pipelines(prev) {
-			q.land(repo, db, prev)
-			prev = nil
-		}
-		cur := db.send(jobs, q.lastOf(repo), prev)
-		if prev != nil {
-			q.land(repo, db, prev)
-		}
-		prev = cur
+		st, ok := apply(jobs, last)
+		q.resolve(repo, len(jobs), st, ok)
 	}
 }
 
-// land reads f's outcome, answers its jobs and records it.
-func (q *writeQueues) land(repo string, db *DB, f *flight) {
-	st, ok := db.finish(f)
-	q.resolve(repo, f.n, st, ok)
-}
-
-// next takes the next group of repo's queued writes; with none left and
-// mayEnd, the runner ends (under the same lock, so a write submitted later
-// starts a new one).
-func (q *writeQueues) next(repo string, mayEnd bool) []*job {
+// next takes the next group of repo's queued writes and what is known of
+// the repository; with none left the runner ends (under the same lock, so
+// a write submitted later starts a new one).
+func (q *writeQueues) next(repo string) ([]*job, committed) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	r := q.runs[repo]
 	queued := r.queued
 	if len(queued) == 0 {
-		if mayEnd {
-			delete(q.runs, repo)
-			close(r.progress)
-		}
-		return nil
+		delete(q.runs, repo)
+		close(r.progress)
+		return nil, committed{}
 	}
 	n, size := 1, putBytes(queued[0].w)
 	for ; n < min(len(queued), maxGroup); n++ {
@@ -159,14 +136,7 @@ func (q *writeQueues) next(repo string, mayEnd bool) []*job {
 		rest = nil
 	}
 	r.queued = rest
-	return queued[:n:n]
-}
-
-// lastOf returns what this process knows of repo's last commit.
-func (q *writeQueues) lastOf(repo string) committed {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.known[repo]
+	return queued[:n:n], q.known[repo]
 }
 
 // putBytes is the content a write puts.

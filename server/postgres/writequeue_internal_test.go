@@ -24,7 +24,7 @@ func TestNextGroupBounds(t *testing.T) {
 	r.queued = append(r.queued, write(maxGroupBytes/2), write(maxGroupBytes/2), write(1), huge, write(1))
 	var sizes []int
 	for {
-		jobs := q.next("r", true)
+		jobs, _ := q.next("r")
 		if len(jobs) == 0 {
 			break
 		}
