@@ -68,8 +68,9 @@ const plainRepo = "acme/e2e-plain"
 // kill cut off.
 func TestKillServerMidGroup(t *testing.T) {
 	stores := map[string]func(t *testing.T) []string{
-		"sqlite":   func(*testing.T) []string { return nil },
-		"postgres": func(t *testing.T) []string { return []string{"--database-url", pgtest.URL(t), "--migrate"} },
+		"sqlite":                  func(*testing.T) []string { return nil },
+		"sqlite sync each commit": func(*testing.T) []string { return []string{"--sync-each-commit"} },
+		"postgres":                func(t *testing.T) []string { return []string{"--database-url", pgtest.URL(t), "--migrate"} },
 	}
 	for name, flags := range stores {
 		t.Run(name, func(t *testing.T) {
