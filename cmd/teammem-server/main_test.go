@@ -150,6 +150,7 @@ func TestUsageErrors(t *testing.T) {
 		"insecure on public addr":    {[]string{"serve", "--insecure-no-auth", "--addr", "0.0.0.0:0"}, 2},
 		"insecure on empty host":     {[]string{"serve", "--insecure-no-auth", "--addr", ":0"}, 2},
 		"migrate both":               {[]string{"serve", "--migrate", "--no-migrate"}, 2},
+		"sync each commit, postgres": {[]string{"serve", "--sync-each-commit", "--database-url", "postgres://x@127.0.0.1:1/db"}, 2},
 		"token without subject":      {[]string{"token", "create", "--grant", "**:read"}, 2},
 		"token without grant":        {[]string{"token", "create", "--subject", "x"}, 2},
 		"token bad grant":            {[]string{"token", "create", "--subject", "x", "--grant", "acme:owner", "--data-dir", t.TempDir()}, 2},

@@ -33,6 +33,7 @@ type serveConfig struct {
 	org, issuer              string
 	limits                   server.Limits
 	migrate, noMigrate       bool
+	syncEachCommit           bool
 	oidcIssuer, oidcAudience string
 	oidcJWKSURL              string
 	oidcGrants               cliflags.List
@@ -71,6 +72,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics on this `HOST:PORT` instead of the main address")
 	fs.BoolVar(&c.migrate, "migrate", false, "apply pending migrations at start (default for the embedded store)")
 	fs.BoolVar(&c.noMigrate, "no-migrate", false, "never apply migrations at start; refuse to start when some are pending")
+	fs.BoolVar(&c.syncEachCommit, "sync-each-commit", false, "embedded store: sync the WAL to disk before acknowledging each group of writes, so that acknowledged writes survive a power loss too (default: they survive the process's crash; see docs/operations.md)")
 	fs.StringVar(&c.oidcIssuer, "oidc-issuer", "", "trust tokens of this OIDC `ISSUER` (for CI)")
 	fs.StringVar(&c.oidcAudience, "oidc-audience", "", "required audience of OIDC tokens")
 	fs.StringVar(&c.oidcJWKSURL, "oidc-jwks-url", "", "`URL` of the OIDC issuer's JWKS")
@@ -122,6 +124,9 @@ func runServe(ctx context.Context, args []string, e env) error {
 func (c *serveConfig) check() error {
 	if c.migrate && c.noMigrate {
 		return errors.New("--migrate and --no-migrate exclude each other")
+	}
+	if c.syncEachCommit && c.databaseURL != "" {
+		return errors.New("--sync-each-commit is the embedded store's; with --database-url, Postgres's synchronous_commit decides")
 	}
 	if c.secretScan != "on" && c.secretScan != "off" {
 		return fmt.Errorf("--secret-scan must be on or off, got %q", c.secretScan)

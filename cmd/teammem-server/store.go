@@ -30,10 +30,10 @@ func openStore(ctx context.Context, c serveConfig, log *slog.Logger) (server.Sto
 		return db, db.NewBroker(log), nil
 	}
 	path := dataPath(c, embeddedDBName)
-	db, err := sqlite.Open(ctx, path, sqlite.Options{Migrate: !c.noMigrate})
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Migrate: !c.noMigrate, SyncEachCommit: c.syncEachCommit})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open embedded store: %w", err)
 	}
-	log.Info("store: embedded", "path", path)
+	log.Info("store: embedded", "path", path, "sync_each_commit", c.syncEachCommit)
 	return db, events.LocalBroker{}, nil
 }

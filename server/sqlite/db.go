@@ -30,6 +30,14 @@ type Options struct {
 	// Migrate applies pending migrations on open. Without it, Open refuses
 	// a database whose schema is not the one this build expects.
 	Migrate bool
+	// SyncEachCommit makes every write transaction (a group of writes)
+	// wait until its WAL frames are on disk before it is acknowledged
+	// (synchronous=FULL on the writer's connection): an acknowledged
+	// write then survives a power loss too. Without it (synchronous=
+	// NORMAL) an acknowledged write survives the process's crash, and a
+	// power loss can take the writes acknowledged since the last
+	// checkpoint (see checkpointer), never the database's consistency.
+	SyncEachCommit bool
 }
 
 // DB is a server.Store in one SQLite file. It is safe for concurrent use;
@@ -74,9 +82,15 @@ const readConns = 4
 // pragmas every connection runs: wait for locks instead of failing, WAL
 // journal (readers never block the writer), the durability WAL needs, a
 // 16 MiB page cache, a WAL file cut back to walSizeLimit when it rewinds.
-var pragmas = fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)"+
-	"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"+
-	"&_pragma=cache_size(-16384)&_pragma=journal_size_limit(%d)", busyTimeout.Milliseconds(), walSizeLimit)
+var pragmas = pragmasSyncing("NORMAL")
+
+// pragmasSyncing is pragmas with the given synchronous setting (naming a
+// pragma a second time in the DSN does not override the first).
+func pragmasSyncing(synchronous string) string {
+	return fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)"+
+		"&_pragma=synchronous(%s)&_pragma=foreign_keys(1)"+
+		"&_pragma=cache_size(-16384)&_pragma=journal_size_limit(%d)", busyTimeout.Milliseconds(), synchronous, walSizeLimit)
+}
 
 // readPragmas are the read pools': their connections only read.
 var readPragmas = pragmas + "&_query_only=1"
@@ -158,7 +172,7 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 	// then stays in its page cache across transactions instead of being
 	// copied out of the mapping into a newly allocated page on every
 	// write.)
-	if db.write, err = openPool(ctx, db.path+"?"+pragmas+"&_pragma=wal_autocheckpoint(0)&_txlock=immediate", 1); err != nil {
+	if db.write, err = openPool(ctx, db.path+"?"+writePragmas(opts), 1); err != nil {
 		return err
 	}
 	if db.writer, err = startWriter(ctx, db); err != nil {
@@ -176,6 +190,17 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		db.merger(bctx, db.writer.indexed)
 	}()
 	return nil
+}
+
+// writePragmas are the writer connection's: no automatic checkpoint (the
+// checkpointer copies the WAL), BEGIN IMMEDIATE, and with
+// opts.SyncEachCommit an fsync of the WAL at every commit.
+func writePragmas(opts Options) string {
+	p := pragmas
+	if opts.SyncEachCommit {
+		p = pragmasSyncing("FULL")
+	}
+	return p + "&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
 }
 
 func openPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {

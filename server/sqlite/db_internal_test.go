@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"path/filepath"
 	"testing"
 )
 
@@ -21,6 +22,31 @@ func TestDatabaseMappedForReading(t *testing.T) {
 		}
 		if n != c.want {
 			t.Errorf("%s pool: mmap_size %d, want %d", name, n, c.want)
+		}
+	}
+}
+
+// TestSyncEachCommit: with Options.SyncEachCommit the writer's connection
+// commits with synchronous=FULL (the WAL is synced before a group is
+// acknowledged), without it NORMAL; the read connections never write.
+func TestSyncEachCommit(t *testing.T) {
+	for _, tc := range []struct {
+		sync bool
+		want int64 // PRAGMA synchronous: 1 NORMAL, 2 FULL
+	}{{false, 1}, {true, 2}} {
+		db, err := Open(context.Background(), filepath.Join(t.TempDir(), "teammem.db"), Options{Migrate: true, SyncEachCommit: tc.sync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := db.write.QueryRowContext(context.Background(), `PRAGMA synchronous`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != tc.want {
+			t.Errorf("SyncEachCommit %v: the writer's synchronous is %d, want %d", tc.sync, n, tc.want)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

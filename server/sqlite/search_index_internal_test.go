@@ -231,6 +231,37 @@ func TestMarksIndexedDuringABurst(t *testing.T) {
 	}
 }
 
+// TestBurstRewritingKeysIndexesOnce: a burst that writes 1,000 keys over
+// and over marks each once and indexes none of them while it lasts (each
+// would otherwise be indexed once per write); the search after it sees the
+// last content of every key.
+func TestBurstRewritingKeysIndexesOnce(t *testing.T) {
+	db := openAt(t, "")
+	const keys, perPut, rounds = 1000, 100, 3
+	for r := range rounds {
+		for start := 0; start < keys; start += perPut {
+			var kc []string
+			for k := start; k < start+perPut; k++ {
+				kc = append(kc, fmt.Sprintf("k%04d.md", k), fmt.Sprintf("note %d round%d", k, r))
+			}
+			putNotes(t, db, "acme/rotate", kc...)
+		}
+	}
+	if batches, _ := db.indexBatches.Get(); batches != 0 {
+		t.Errorf("%d indexing jobs ran during the burst; want none", batches)
+	}
+	if n := db.pending.Load(); n != keys {
+		t.Errorf("%d keys marked after the burst; want each of the %d once", n, keys)
+	}
+	hits, err := db.Search(context.Background(), server.SearchRequest{Terms: []server.SearchTerm{{"round2"}}, Repos: []string{"acme/rotate"}, Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 {
+		t.Error("the search after the burst found none of the last round's content")
+	}
+}
+
 // TestIndexMergedAtOpen: segments a run left unmerged (it ended before
 // the writes paused) are merged by the next run, which writes nothing.
 func TestIndexMergedAtOpen(t *testing.T) {

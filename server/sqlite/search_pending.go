@@ -26,8 +26,11 @@ import (
 const pendingBatch = 200
 
 // maxPending is how many keys may wait before the merger indexes them
-// without waiting for writes to pause.
-const maxPending = 500
+// without waiting for writes to pause: a burst that rewrites up to this
+// many keys indexes each of them once after it, not once per write, and
+// the first search in or right after a longer burst indexes at most this
+// many (in jobs of pendingBatch).
+const maxPending = 2000
 
 const (
 	pendingAddSQL = `INSERT OR IGNORE INTO search_pending (repo, key) VALUES (?, ?)`
