@@ -253,7 +253,7 @@ func TestBurstRewritingKeysIndexesOnce(t *testing.T) {
 	if n := db.pending.Load(); n != keys {
 		t.Errorf("%d keys marked after the burst; want each of the %d once", n, keys)
 	}
-	hits, err := db.Search(context.Background(), server.SearchRequest{Terms: []server.SearchTerm{{"round2"}}, Repos: []string{"acme/rotate"}, Limit: 5})
+	hits, err := db.Search(context.Background(), server.SearchRequest{Terms: []server.SearchTerm{{Forms: [][]string{{"round2"}}}}, Repos: []string{"acme/rotate"}, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
