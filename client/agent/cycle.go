@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/internal/linediff"
 	"github.com/teammem/teammem/memcore"
 	"github.com/teammem/teammem/memcore/protocol"
 )
@@ -362,7 +363,7 @@ func (e *Engine) writeLocal(key, scanned, content string, r *Report) error {
 // written locally (and pushed unless it equals the server's); overlapping
 // edits keep the server's version in place and the local one as a
 // conflict copy, which is never pushed. An index (MEMORY.md at any depth)
-// merges by line union instead (MergeLines) and never conflicts.
+// merges by line union instead (linediff.MergeLines) and never conflicts.
 func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 	base, _ := e.cfg.Journal.Content(st.Key)
 	local, err := e.local.content(e.cfg.Dir, st.Key)
@@ -373,9 +374,9 @@ func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 		return nil, fmt.Errorf("leave %q for now: %w", st.Key, errLocalChanged)
 	}
 	server := e.view.content[st.Key]
-	merged, ok := Merge3(base, local, server)
+	merged, ok := linediff.Merge3(base, local, server)
 	if isIndex(st.Key) { // independent lines: a union, never a conflict copy
-		merged, ok = MergeLines(base, local, server), true
+		merged, ok = linediff.MergeLines(base, local, server), true
 	}
 	if !ok {
 		name, err := writeConflictCopy(e.cfg.Dir, st.Key, e.cfg.Now(), e.cfg.Host, []byte(local))
