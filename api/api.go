@@ -215,6 +215,11 @@ type Provenance struct {
 	Client  string `json:"client,omitempty"`
 	Machine string `json:"machine,omitempty"`
 	Commit  string `json:"commit,omitempty"`
+	// ApprovedBy and Proposal name, on the version that applied an
+	// approved proposal, the reviewer who approved it and the proposal;
+	// the rest is the proposal's author's.
+	ApprovedBy string `json:"approvedBy,omitempty"`
+	Proposal   int64  `json:"proposal,omitempty"`
 }
 
 // Op values of a revision.

@@ -131,7 +131,9 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	prom := metrics.New()
 	instrumented := prom.InstrumentStore(store)
 	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.StreamsPerSubject})
-	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub})
+	review, _ := store.(server.ReviewStore)
+	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub,
+		Review: review})
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
 		UISecret: key.Seed(), PublicHosts: o.PublicHosts}
