@@ -139,6 +139,10 @@ type PutResponse struct {
 	// client that sees it cannot tell which of its other entries applied:
 	// only Changed and Deleted are known, the rest must be pulled.
 	SkippedOmitted int `json:"skippedOmitted,omitempty"`
+	// Proposal is the open proposal that holds what a review policy kept
+	// from landing (also named by the Teammem-Proposal header); absent
+	// when everything landed. Checksum and Version are the reviewed state.
+	Proposal *Proposal `json:"proposal,omitempty"`
 }
 
 // MaxSkippedListed bounds PutResponse.Skipped, so that the answer to a
