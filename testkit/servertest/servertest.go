@@ -180,6 +180,17 @@ func (s *Server) TokenFor(subject string, ttl time.Duration, grants ...string) s
 	return tok
 }
 
+// ProposeOnlyToken issues a token for subject with grants whose writes all
+// become proposals, valid for an hour.
+func (s *Server) ProposeOnlyToken(subject string, grants ...string) string {
+	s.t.Helper()
+	tok, err := (&auth.Issuer{Key: s.Key, ProposeOnly: true}).Issue(subject, grants, time.Hour)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return tok
+}
+
 // ExpiredToken issues a token for subject with grants that expired an hour
 // ago (correctly signed: only its expiry refuses it).
 func (s *Server) ExpiredToken(subject string, grants ...string) string {
