@@ -9,20 +9,23 @@ import (
 
 // templateFuncs are the templates' helpers.
 var templateFuncs = template.FuncMap{
-	"repoURL":    repoURL,
-	"repoName":   repoName,
-	"entryURL":   entryURL,
-	"diffURL":    diffURL,
-	"blameURL":   blameURL,
-	"dec":        func(n int64) int64 { return n - 1 },
-	"restoreURL": restoreURL,
-	"searchURL":  searchURL,
-	"short":      shortCommit,
-	"bytes":      humanBytes,
-	"ago":        ago,
-	"when":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"iso":        func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"feed":       newFeed,
+	"repoURL":     repoURL,
+	"repoName":    repoName,
+	"entryURL":    entryURL,
+	"diffURL":     diffURL,
+	"blameURL":    blameURL,
+	"dec":         func(n int64) int64 { return n - 1 },
+	"restoreURL":  restoreURL,
+	"searchURL":   searchURL,
+	"short":       shortCommit,
+	"bytes":       humanBytes,
+	"ago":         ago,
+	"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"iso":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"feed":        newFeed,
+	"proposalURL": proposalURL,
+	"queueURL":    queueURL,
+	"list":        func(s ...string) []string { return s },
 }
 
 // repoURL is a repository's page.
