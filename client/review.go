@@ -46,6 +46,8 @@ type ProposalOptions struct {
 	Author string
 	Limit  int
 	Before int64
+	// Mine keeps the proposals of the token's own subject.
+	Mine bool
 }
 
 // Proposals lists proposals newest first (GET /api/v1/proposals).
@@ -57,6 +59,9 @@ func (c *Client) Proposals(ctx context.Context, o ProposalOptions) (*api.Proposa
 		}
 	}
 	HistoryOptions{Limit: o.Limit, Before: o.Before}.set(q)
+	if o.Mine {
+		q.Set("mine", "1")
+	}
 	var out api.Proposals
 	if _, err := c.do(ctx, request{method: http.MethodGet, path: api.PathProposals, query: q, auth: true}, &out); err != nil {
 		return nil, fmt.Errorf("list proposals: %w", err)

@@ -92,6 +92,9 @@ func (h *handler) getProposals(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
+	if p.query.Get("mine") == "1" {
+		req.Author = httpkit.Principal(ctx).Subject
+	}
 	props, next, err := h.svc.Proposals(ctx, httpkit.Principal(ctx), req)
 	if err != nil {
 		return err
