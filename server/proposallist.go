@@ -117,5 +117,22 @@ func canReview(p Principal, repo string) bool {
 	return p.Can(repo, PermAdmin) && !p.ProposeOnly
 }
 
-// CanReview reports whether p may decide repo's proposals.
-func (s *Service) CanReview(p Principal, repo string) bool { return canReview(p, repo) }
+// ReviewCount is how many open proposals p may decide, across every
+// repository. Errors: ErrUnavailable without a ReviewStore, the store's.
+func (s *Service) ReviewCount(ctx context.Context, p Principal) (int, error) {
+	rs, err := s.reviewStore()
+	if err != nil {
+		return 0, err
+	}
+	counts, err := rs.OpenProposals(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count open proposals: %w", err)
+	}
+	n := 0
+	for repo, c := range counts {
+		if canReview(p, repo) {
+			n += c
+		}
+	}
+	return n, nil
+}

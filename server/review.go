@@ -156,6 +156,9 @@ type ReviewStore interface {
 	// (decided meanwhile: another reviewer, a replayed request), and
 	// ErrNotFound when there is no such proposal.
 	DecideProposal(ctx context.Context, d ProposalDecision) (Proposal, error)
+	// OpenProposals counts the open proposals of each repository that has
+	// any.
+	OpenProposals(ctx context.Context) (map[string]int, error)
 }
 
 // ErrConflict is a request that cannot apply to the current state of what

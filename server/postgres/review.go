@@ -252,6 +252,25 @@ func (db *DB) proposalKeys(ctx context.Context, props []server.Proposal) error {
 	return err
 }
 
+// OpenProposals counts each repository's open proposals
+// (server.ReviewStore).
+func (db *DB) OpenProposals(ctx context.Context) (map[string]int, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `SELECT repo, count(*) FROM proposals WHERE state = 'open' GROUP BY repo`)
+	if err != nil {
+		return nil, wrap("count open proposals", err)
+	}
+	out := map[string]int{}
+	var repo string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&repo, &n}, func() error {
+		out[repo] = n
+		return nil
+	})
+	return out, wrap("count open proposals", err)
+}
+
 // DecideProposal moves a proposal from d.From to d.To (server.ReviewStore).
 func (db *DB) DecideProposal(ctx context.Context, d server.ProposalDecision) (server.Proposal, error) {
 	ctx, cancel := bounded(ctx)

@@ -263,6 +263,26 @@ func (db *DB) proposalKeys(ctx context.Context, props []server.Proposal) error {
 	return wrap("list proposed keys", rows.Err())
 }
 
+// OpenProposals counts each repository's open proposals
+// (server.ReviewStore).
+func (db *DB) OpenProposals(ctx context.Context) (map[string]int, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT repo, count(*) FROM proposals WHERE state = 'open' GROUP BY repo`)
+	if err != nil {
+		return nil, wrap("count open proposals", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var repo string
+		var n int
+		if err := rows.Scan(&repo, &n); err != nil {
+			return nil, wrap("count open proposals", err)
+		}
+		out[repo] = n
+	}
+	return out, wrap("count open proposals", rows.Err())
+}
+
 // DecideProposal moves a proposal from d.From to d.To (server.ReviewStore).
 func (db *DB) DecideProposal(ctx context.Context, d server.ProposalDecision) (server.Proposal, error) {
 	var at int64

@@ -129,6 +129,9 @@ func testProposals(t *testing.T, s server.Store) {
 			t.Errorf("%s: %v; want %v", name, got, tt.want)
 		}
 	}
+	if counts, err := rs.OpenProposals(ctx); err != nil || counts["acme/api"] != 3 || counts["acme/web"] != 1 || len(counts) != 2 {
+		t.Errorf("OpenProposals = %v, %v; want acme/api 3, acme/web 1", counts, err)
+	}
 	if _, err := rs.Proposal(ctx, web.ID+100); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("an absent proposal: %v; want ErrNotFound", err)
 	}

@@ -157,16 +157,9 @@ func queueURL(repo, state string, before int64) string {
 // header (0 when it reviews nothing, or listing fails: the header is no
 // place for an error).
 func (u *UI) reviewCount(r *http.Request) int {
-	p := callerOf(r.Context()).p
-	props, _, err := u.svc.Proposals(r.Context(), p, server.ProposalsRequest{State: server.ProposalOpen, Limit: server.MaxProposalsPage})
+	n, err := u.svc.ReviewCount(r.Context(), callerOf(r.Context()).p)
 	if err != nil {
 		return 0
-	}
-	n := 0
-	for _, prop := range props {
-		if u.svc.CanReview(p, prop.Repo) {
-			n++
-		}
 	}
 	return n
 }
