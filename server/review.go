@@ -68,6 +68,14 @@ type ProposedChange struct {
 	BaseAbsent bool
 }
 
+// Op is the revision the change writes: a put, or a delete.
+func (c ProposedChange) Op() Op {
+	if c.Delete {
+		return OpDelete
+	}
+	return OpPut
+}
+
 // Proposal is a change set waiting for, or decided by, a reviewer.
 type Proposal struct {
 	ID     int64

@@ -11,12 +11,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 var _ server.ReviewStore = (*DB)(nil)
-
-const proposalColumns = `id, repo, state, author, provenance, base_version, created_at, updated_at,
-	decided_by, decided_at, comment, applied_version`
 
 // ReviewPolicy returns repo's review policy (server.ReviewStore).
 func (db *DB) ReviewPolicy(ctx context.Context, repo string) (server.ReviewPolicy, error) {
@@ -100,18 +98,11 @@ func saveProposal(ctx context.Context, tx pgx.Tx, d server.ProposalDraft, prov s
 		if _, err := tx.Exec(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content)
 			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
 			checksum = excluded.checksum, base = excluded.base, content = excluded.content`,
-			id, c.Key, opOf(c), c.Checksum, base, c.Content); err != nil {
+			id, c.Key, string(c.Op()), c.Checksum, base, c.Content); err != nil {
 			return 0, false, err
 		}
 	}
 	return id, true, nil
-}
-
-func opOf(c server.ProposedChange) string {
-	if c.Delete {
-		return string(server.OpDelete)
-	}
-	return string(server.OpPut)
 }
 
 // querier is what reads run on: the pool or a transaction.
@@ -150,7 +141,7 @@ func (db *DB) Proposal(ctx context.Context, id int64) (server.Proposal, error) {
 }
 
 func readProposal(ctx context.Context, q querier, id int64) (server.Proposal, error) {
-	p, err := scanProposal(q.QueryRow(ctx, `SELECT `+proposalColumns+` FROM proposals WHERE id = $1`, id))
+	p, err := scanProposal(q.QueryRow(ctx, `SELECT `+writeplan.ProposalColumns+` FROM proposals WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return server.Proposal{}, server.ErrNotFound
 	}
@@ -203,7 +194,7 @@ func (db *DB) Proposals(ctx context.Context, q server.ProposalQuery) ([]server.P
 		add("repo ^@ ANY($%d::text[])", prefixes)
 	}
 	args = append(args, q.Limit)
-	rows, err := db.pool.Query(ctx, `SELECT `+proposalColumns+` FROM proposals WHERE `+strings.Join(where, " AND ")+
+	rows, err := db.pool.Query(ctx, `SELECT `+writeplan.ProposalColumns+` FROM proposals WHERE `+strings.Join(where, " AND ")+
 		fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, len(args)), args...)
 	if err != nil {
 		return nil, wrap("list proposals", err)

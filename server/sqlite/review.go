@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/internal/writeplan"
 )
 
 var _ server.ReviewStore = (*DB)(nil)
-
-const proposalColumns = `id, repo, state, author, provenance, base_version, created_at, updated_at,
-	decided_by, decided_at, comment, applied_version`
 
 // ReviewPolicy returns repo's review policy (server.ReviewStore).
 func (db *DB) ReviewPolicy(ctx context.Context, repo string) (server.ReviewPolicy, error) {
@@ -90,18 +88,11 @@ func saveProposal(ctx context.Context, tx *sql.Tx, d server.ProposalDraft, prov 
 		if _, err := tx.ExecContext(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
 			checksum = excluded.checksum, base = excluded.base, content = excluded.content`,
-			id, c.Key, opOf(c), c.Checksum, baseOf(c), c.Content); err != nil {
+			id, c.Key, string(c.Op()), c.Checksum, baseOf(c), c.Content); err != nil {
 			return 0, false, wrap("save proposed change", err)
 		}
 	}
 	return id, true, nil
-}
-
-func opOf(c server.ProposedChange) string {
-	if c.Delete {
-		return string(server.OpDelete)
-	}
-	return string(server.OpPut)
 }
 
 func baseOf(c server.ProposedChange) sql.NullString {
@@ -140,7 +131,7 @@ func (db *DB) Proposal(ctx context.Context, id int64) (server.Proposal, error) {
 }
 
 func readProposal(ctx context.Context, q querier, id int64) (server.Proposal, error) {
-	p, err := scanProposal(q.QueryRowContext(ctx, `SELECT `+proposalColumns+` FROM proposals WHERE id = ?`, id))
+	p, err := scanProposal(q.QueryRowContext(ctx, `SELECT `+writeplan.ProposalColumns+` FROM proposals WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return server.Proposal{}, server.ErrNotFound
 	}
@@ -189,7 +180,7 @@ func (db *DB) Proposals(ctx context.Context, q server.ProposalQuery) ([]server.P
 	if pre := prefixCondition(q.Prefixes); pre != "" {
 		add(pre, prefixArgs(q.Prefixes)...)
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT `+proposalColumns+` FROM proposals WHERE `+strings.Join(where, " AND ")+
+	rows, err := db.read.QueryContext(ctx, `SELECT `+writeplan.ProposalColumns+` FROM proposals WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY id DESC LIMIT ?`, append(args, q.Limit)...)
 	if err != nil {
 		return nil, wrap("list proposals", err)
