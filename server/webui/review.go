@@ -25,6 +25,10 @@ type queueView struct {
 	State     string
 	Proposals []server.Proposal
 	Next      int64
+	// Policy is the repository's review policy, and CanSetPolicy whether
+	// the caller may change it (a repository's queue only).
+	Policy       server.ReviewPolicy
+	CanSetPolicy bool
 }
 
 // proposalsPage serves /ui/proposals[?repo=R&state=S&before=ID].
@@ -48,8 +52,15 @@ func (u *UI) proposalsPage(w http.ResponseWriter, r *http.Request, pg *page) (st
 		}
 	}
 	v.Repo = req.Repo
-	if v.Proposals, v.Next, err = u.svc.Proposals(r.Context(), callerOf(r.Context()).p, req); err != nil {
+	p := callerOf(r.Context()).p
+	if v.Proposals, v.Next, err = u.svc.Proposals(r.Context(), p, req); err != nil {
 		return "", err
+	}
+	if v.Repo != "" {
+		if _, v.Policy, err = u.svc.ReviewPolicy(r.Context(), p, v.Repo); err != nil {
+			return "", err
+		}
+		v.CanSetPolicy = p.Can(v.Repo, server.PermAdmin) && !p.ProposeOnly && !server.IsPersonal(v.Repo)
 	}
 	pg.Title, pg.Repo, pg.Data = "Review queue", req.Repo, v
 	return "proposals", nil
@@ -129,6 +140,28 @@ func (u *UI) decideProposal(w http.ResponseWriter, r *http.Request, pg *page) (s
 	}
 	http.Redirect(w, r, proposalURL(id), http.StatusSeeOther)
 	return "", nil
+}
+
+// setPolicy serves POST /ui/r/<repo>/~policy, the review queue's form
+// setting the repository's policy (its admins), and answers with the
+// queue.
+func (u *UI) setPolicy(w http.ResponseWriter, r *http.Request, repo string) error {
+	if err := u.checkForm(r); err != nil {
+		return err
+	}
+	pol, err := server.ParseReviewPolicy(r.PostForm.Get("review"))
+	if err != nil {
+		return err
+	}
+	prov, err := httpkit.Claims(r, server.SurfaceWeb, false)
+	if err != nil {
+		return err
+	}
+	if _, err := u.svc.SetReviewPolicy(r.Context(), callerOf(r.Context()).p, repo, pol, prov); err != nil {
+		return err
+	}
+	http.Redirect(w, r, queueURL(repo, "", 0), http.StatusSeeOther)
+	return nil
 }
 
 // proposalURL is a proposal's page.

@@ -115,3 +115,36 @@ func TestReviewPagesHostile(t *testing.T) {
 		t.Errorf("the outsider's queue lists #1")
 	}
 }
+
+// TestReviewPolicyForm: an admin sets the policy from the repository's
+// queue; a writer sees it but gets no form, and its forged post is
+// refused; a post without the CSRF token changes nothing.
+func TestReviewPolicyForm(t *testing.T) {
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", map[string]string{"a.md": "a\n"}, nil, http.StatusOK)
+	admin := ts.browser(t)
+	admin.signIn(ts.Admin)
+	q := admin.get("/ui/proposals?repo=acme/api").must(t, http.StatusOK)
+	if !strings.Contains(q.Body, `<option value="off" selected>`) {
+		t.Fatalf("the queue shows no policy form set to off:\n%s", q.Body)
+	}
+	if p := admin.post("/ui/r/acme/api/~policy", url.Values{"review": {"all"}}); p.Status != http.StatusBadRequest {
+		t.Errorf("a policy form without CSRF: %d", p.Status)
+	}
+	if p := admin.post("/ui/r/acme/api/~policy", url.Values{"csrf": {q.csrf(t)}, "review": {"changes"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("set policy: %d %s", p.Status, p.Body)
+	}
+	pol := servertest.Decode[api.Policy](t, ts.Do(http.MethodGet, api.PathPolicy+"?repo=acme/api", ts.Admin, nil))
+	if pol.Review != "changes" {
+		t.Errorf("policy after the form: %q", pol.Review)
+	}
+	writer := ts.browser(t)
+	writer.signIn(ts.Token("bob", "acme/api:write"))
+	wq := writer.get("/ui/proposals?repo=acme/api").must(t, http.StatusOK)
+	if strings.Contains(wq.Body, "~policy") || !strings.Contains(wq.Body, "Review: changes") {
+		t.Errorf("the writer's queue shows a policy form, or not the policy")
+	}
+	if p := writer.post("/ui/r/acme/api/~policy", url.Values{"csrf": {wq.csrf(t)}, "review": {"off"}}); p.Status != http.StatusForbidden {
+		t.Errorf("a writer's policy post: %d", p.Status)
+	}
+}
