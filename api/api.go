@@ -139,6 +139,10 @@ type PutResponse struct {
 	// client that sees it cannot tell which of its other entries applied:
 	// only Changed and Deleted are known, the rest must be pulled.
 	SkippedOmitted int `json:"skippedOmitted,omitempty"`
+	// Proposal is the open proposal that holds what a review policy kept
+	// from landing (also named by the Teammem-Proposal header); absent
+	// when everything landed. Checksum and Version are the reviewed state.
+	Proposal *Proposal `json:"proposal,omitempty"`
 }
 
 // MaxSkippedListed bounds PutResponse.Skipped, so that the answer to a
@@ -215,6 +219,11 @@ type Provenance struct {
 	Client  string `json:"client,omitempty"`
 	Machine string `json:"machine,omitempty"`
 	Commit  string `json:"commit,omitempty"`
+	// ApprovedBy and Proposal name, on the version that applied an
+	// approved proposal, the reviewer who approved it and the proposal;
+	// the rest is the proposal's author's.
+	ApprovedBy string `json:"approvedBy,omitempty"`
+	Proposal   int64  `json:"proposal,omitempty"`
 }
 
 // Op values of a revision.

@@ -26,6 +26,8 @@ const (
 	CodeRepoTooLarge      = "team_memory_repo_too_large"
 	CodeSecretDetected    = "secret_detected"
 	CodeKeyCollision      = "key_collision"
+	CodeMergeConflict     = "merge_conflict"   // an approval whose keys moved and do not merge
+	CodeProposalDecided   = "proposal_decided" // a decision on a proposal no longer open
 	CodeETagMismatch      = "etag_mismatch"
 	CodeSinceTooOld       = "since_too_old"
 	CodeNotFound          = "not_found"

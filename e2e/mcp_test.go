@@ -61,7 +61,7 @@ func checkToolList(t *testing.T, s *sdk.ClientSession) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"delete_memory", "list_memories", "memory_history", "read_memory", "search_memories", "write_memory"}
+	want := []string{"delete_memory", "list_memories", "list_proposals", "memory_history", "read_memory", "review_proposal", "search_memories", "write_memory"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}

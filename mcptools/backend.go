@@ -1,6 +1,7 @@
 // Package mcptools holds the team memory tools of the Model Context Protocol
 // (list_memories, search_memories, read_memory, write_memory, delete_memory,
-// memory_history) and the server instructions, written once over Backend:
+// memory_history, and list_proposals and review_proposal for repositories
+// that review writes) and the server instructions, written once over Backend:
 // teammem-server serves them on /mcp over its domain Service (server/mcp),
 // teammem-agent over stdio through the REST client (client/mcprest). It
 // imports memcore/protocol, memcore/secrets and the MCP SDK only, so the
@@ -138,6 +139,22 @@ type WriteResult struct {
 	Changed  []string
 	Deleted  []string
 	Skipped  []Skipped
+	// Proposal is the id of the open proposal that holds what a review
+	// policy kept from landing; 0 when everything landed.
+	Proposal int64
+}
+
+// Proposal is a change set waiting for, or decided by, a reviewer.
+type Proposal struct {
+	ID        int64    `json:"id"`
+	Repo      string   `json:"repo"`
+	State     string   `json:"state" jsonschema:"open, approved, rejected or withdrawn"`
+	Author    string   `json:"author"`
+	CreatedAt string   `json:"created_at"`
+	Keys      []string `json:"keys" jsonschema:"the keys it changes"`
+	Deleted   []string `json:"deleted,omitempty" jsonschema:"the keys of keys it deletes"`
+	DecidedBy string   `json:"decided_by,omitempty"`
+	Comment   string   `json:"comment,omitempty" jsonschema:"the reviewer's comment"`
 }
 
 // Skipped is one entry the backend left out of a write: why, in a sentence
@@ -190,4 +207,12 @@ type Backend interface {
 	// Search finds memories matching query in repo, or, when repo is "",
 	// in every repository the caller can read; at most limit hits.
 	Search(ctx context.Context, query, repo string, limit int) (Found, error)
+	// Proposals lists proposals newest first, of repo or, when repo is
+	// "", of every repository the caller can read; state "" is every
+	// state. At most limit.
+	Proposals(ctx context.Context, repo, state string, limit int) ([]Proposal, error)
+	// Review approves or rejects a proposal (decision "approve" or
+	// "reject"); a proposal decided already, or whose keys moved and do
+	// not merge, is ErrConflict.
+	Review(ctx context.Context, id int64, decision, comment string) (Proposal, error)
 }

@@ -30,6 +30,7 @@ var replyHints = map[string]string{
 	"read_memory":     "the agent's sync (teammem-agent pull) brings it whole",
 	"search_memories": "ask for fewer hits with limit, or search one repository",
 	"memory_history":  "ask for fewer versions with limit",
+	"list_proposals":  "ask for fewer with limit, or list one repository's",
 }
 
 // begin admits a call and gives it its deadline: the call runs with ctx,

@@ -55,6 +55,15 @@ func (oneRepo) Write(_ context.Context, _ string, w Write) (WriteResult, error) 
 	return r, nil
 }
 
+func (oneRepo) Proposals(context.Context, string, string, int) ([]Proposal, error) {
+	return []Proposal{{ID: 1, Repo: "acme/api", State: "open", Author: "bob", CreatedAt: "2026-03-01T12:00:00Z", Keys: []string{"deploy.md"}}}, nil
+}
+
+func (oneRepo) Review(_ context.Context, id int64, decision, comment string) (Proposal, error) {
+	return Proposal{ID: id, Repo: "acme/api", State: decision + "d", Author: "bob", CreatedAt: "2026-03-01T12:00:00Z",
+		Keys: []string{"deploy.md"}, DecidedBy: "ada", Comment: comment}, nil
+}
+
 func (oneRepo) Search(context.Context, string, string, int) (Found, error) {
 	return Found{Hits: []Hit{{Repo: "acme/api", Key: "deploy.md", Snippet: "Run make release"}}}, nil
 }
@@ -87,6 +96,8 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		"memory_history":  {"key": "deploy.md"},
 		"write_memory":    {"key": "notes/x.md", "content": "# x\n\nA note.\n", "index_line": "- [x](notes/x.md) — x"},
 		"delete_memory":   {"key": "deploy.md"},
+		"list_proposals":  {},
+		"review_proposal": {"id": 1, "decision": "approve"},
 	}
 	if len(list.Tools) != len(args) {
 		t.Fatalf("%d tools, want %d", len(list.Tools), len(args))

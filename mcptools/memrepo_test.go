@@ -53,6 +53,14 @@ func (m *memRepo) Activity(context.Context, string, int) ([]Change, error) { ret
 
 func (m *memRepo) Search(context.Context, string, string, int) (Found, error) { return Found{}, nil }
 
+func (m *memRepo) Proposals(context.Context, string, string, int) ([]Proposal, error) {
+	return nil, nil
+}
+
+func (m *memRepo) Review(context.Context, int64, string, string) (Proposal, error) {
+	return Proposal{}, Mark(errors.New("no proposals here"), ErrNotFound)
+}
+
 func (m *memRepo) Write(ctx context.Context, repo string, w Write) (WriteResult, error) {
 	st, _ := m.State(ctx, repo)
 	if w.IfMatch == CreateOnly && m.version != 0 || w.IfMatch != "" && w.IfMatch != CreateOnly && w.IfMatch != st.Checksum {

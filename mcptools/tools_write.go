@@ -33,6 +33,8 @@ type WriteOutput struct {
 	Checksum     string `json:"checksum" jsonschema:"the memory's new sha256: checksum"`
 	Changed      bool   `json:"changed" jsonschema:"false when the memory already had this content"`
 	IndexUpdated bool   `json:"index_updated" jsonschema:"MEMORY.md was changed in the same write"`
+	Proposal     int64  `json:"proposal,omitempty" jsonschema:"the repository reviews writes: the id of the proposal holding this change, awaiting a reviewer"`
+	Message      string `json:"message,omitempty" jsonschema:"what became of the write when it awaits review"`
 }
 
 // DeleteInput is the input of delete_memory.
@@ -49,6 +51,8 @@ type DeleteOutput struct {
 	Key          string `json:"key"`
 	Version      int64  `json:"version" jsonschema:"the repository's version after the delete"`
 	IndexUpdated bool   `json:"index_updated" jsonschema:"the MEMORY.md lines linking the key were removed in the same write"`
+	Proposal     int64  `json:"proposal,omitempty" jsonschema:"the repository reviews deletes: the id of the proposal holding this delete, awaiting a reviewer"`
+	Message      string `json:"message,omitempty" jsonschema:"what became of the delete when it awaits review"`
 }
 
 func (t *tools) addWrite(s *mcp.Server) {
@@ -218,7 +222,8 @@ func wrote(repo string, in WriteInput, res WriteResult, indexed bool) (WriteOutp
 		return WriteOutput{}, skippedError(res.Skipped[i], after)
 	}
 	return WriteOutput{Repo: repo, Key: in.Key, Version: res.Version, Checksum: protocol.EntryChecksum([]byte(in.Content)),
-		Changed: slices.Contains(res.Changed, in.Key), IndexUpdated: indexed && slices.Contains(res.Changed, IndexKey)}, nil
+		Changed: slices.Contains(res.Changed, in.Key), IndexUpdated: indexed && slices.Contains(res.Changed, IndexKey),
+		Proposal: res.Proposal, Message: proposed(res.Proposal)}, nil
 }
 
 // skippedError is the refusal of an entry the backend left out, with what
@@ -275,9 +280,19 @@ func (t *tools) delete(ctx context.Context, in DeleteInput) (DeleteOutput, error
 			}
 			return DeleteOutput{}, skippedError(res.Skipped[i], after)
 		}
-		return DeleteOutput{Repo: repo, Key: in.Key, Version: res.Version, IndexUpdated: indexed}, nil
+		return DeleteOutput{Repo: repo, Key: in.Key, Version: res.Version, IndexUpdated: indexed && slices.Contains(res.Changed, IndexKey),
+			Proposal: res.Proposal, Message: proposed(res.Proposal)}, nil
 	}
 	return DeleteOutput{}, Mark(fmt.Errorf("%s kept changing while %q was deleted (%d attempts); try again", repo, short(in.Key), maxAttempts), ErrConflict)
+}
+
+// proposed says what became of a write a review policy held: "" when
+// nothing was.
+func proposed(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return fmt.Sprintf("proposed as #%d, awaiting review: a reviewer of the repository approves it before the team sees it", id)
 }
 
 // short bounds a key quoted in a message.

@@ -130,6 +130,10 @@ type Principal struct {
 	// DisplayName is the person's name when the credential carries one
 	// (an SSO sign-in); "" otherwise.
 	DisplayName string
+	// ProposeOnly is a credential whose writes all become proposals,
+	// whatever the repository's review policy and the grants (a CI job,
+	// a bot); it decides no proposal.
+	ProposeOnly bool
 	// Expires is when the credential stops being accepted; zero when it
 	// does not expire (the loopback no-auth mode).
 	Expires time.Time

@@ -29,6 +29,11 @@ type Provenance struct {
 	Client      string  // the client and its version; "" when it named none
 	Machine     string  // the host the agent runs on; "" when not sent
 	Commit      string  // the checkout's HEAD when an agent pushed; "" when not sent
+	// ApprovedBy and Proposal are set on the write that applied an
+	// approved proposal: the reviewer's subject and the proposal's id. The
+	// rest is then the proposal's author's provenance.
+	ApprovedBy string
+	Proposal   int64
 }
 
 // Unknown is what provenance says where nothing was recorded (versions
@@ -219,6 +224,9 @@ func (p Provenance) String() string {
 	}
 	if p.Commit != "" {
 		fmt.Fprintf(&b, " at %s", p.Commit)
+	}
+	if p.ApprovedBy != "" {
+		fmt.Fprintf(&b, ", approved by %s (proposal #%d)", p.ApprovedBy, p.Proposal)
 	}
 	return b.String()
 }

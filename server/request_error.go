@@ -75,6 +75,7 @@ type ForbiddenError struct {
 	Subject string
 	Repo    string
 	Need    Perm
+	Why     string // when set, what the grant does not allow, in words
 }
 
 func (e *ForbiddenError) Error() string {
@@ -88,7 +89,7 @@ func (e *ForbiddenError) Unwrap() error { return ErrForbidden }
 // server failure).
 func IsClientError(err error) bool {
 	for _, k := range []error{ErrInvalid, ErrNotFound, ErrPreconditionFailed,
-		ErrTooManyEntries, ErrRepoTooLarge, ErrKeyCollision, ErrSinceTooOld, ErrUnauthenticated, ErrForbidden} {
+		ErrTooManyEntries, ErrRepoTooLarge, ErrKeyCollision, ErrSinceTooOld, ErrUnauthenticated, ErrForbidden, ErrConflict} {
 		if errors.Is(err, k) {
 			return true
 		}

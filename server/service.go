@@ -73,6 +73,12 @@ type Config struct {
 	// means none: writes are told to nobody and Subscribe fails with
 	// ErrUnavailable.
 	Events Events
+	// Review keeps review policies and proposals; nil: every repository's
+	// policy is off and none can be set.
+	Review ReviewStore
+	// OnReview, when set, is told every review decision and policy change
+	// once it is stored (an audit log's hook); it must not block.
+	OnReview func(context.Context, ReviewAct)
 }
 
 // Service is the domain of the server: it canonicalises repositories, makes

@@ -278,6 +278,9 @@ type WriteResult struct {
 	// Skipped lists the entries left out of the write (protocol §4
 	// "Per-entry refusals"), sorted by key; the rest was applied.
 	Skipped []Skipped
+	// Proposal is the open proposal the changes a review policy held back
+	// were saved to (Service.Put only); nil when none was.
+	Proposal *Proposal
 }
 
 // Skipped is one entry of a PUT left out instead of refusing the whole PUT:

@@ -50,6 +50,8 @@ type PutInput struct {
 // (before any entry is checked), a Provenance claim of a shape that is not
 // kept (ErrInvalid, ReasonInvalidHeader), and the Store's ErrPreconditionFailed,
 // ErrTooManyEntries, ErrRepoTooLarge.
+// Under a review policy (see splitForReview) what may land lands and the
+// rest becomes, or amends, the author's open proposal: WriteResult.Proposal.
 // Nothing is written on an error, nor, with in.AllOrNothing, when an entry
 // is left out. A write that changed something is
 // published to the events hub once committed.
@@ -72,12 +74,16 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 	if in.AllOrNothing && len(skipped)+len(skippedDeletes) > 0 {
 		return s.refuseAll(ctx, canon, in, slices.Concat(skipped, skippedDeletes))
 	}
+	split, err := s.splitForReview(ctx, p, canon, puts, deletes)
+	if err != nil {
+		return WriteResult{}, err
+	}
 	w := Write{
 		Repo:         canon,
 		IfMatch:      in.IfMatch,
 		IfNoneMatch:  in.IfNoneMatch,
-		Puts:         puts,
-		Deletes:      deletes,
+		Puts:         split.puts,
+		Deletes:      split.deletes,
 		Author:       p.Subject,
 		Provenance:   in.Provenance.stamp(p),
 		At:           s.cfg.Now().UTC(),
@@ -91,6 +97,14 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 	}
 	if len(res.Changed)+len(res.Deleted) > 0 {
 		s.cfg.Events.Publish(context.WithoutCancel(ctx), EventOf(w, res))
+	}
+	if len(split.proposed) > 0 {
+		prop, err := s.saveProposal(ctx, ProposalDraft{Repo: canon, BaseVersion: res.State.Version, Changes: split.proposed,
+			Provenance: w.Provenance, At: w.At, Amend: true})
+		if err != nil {
+			return WriteResult{}, err
+		}
+		res.Proposal = &prop
 	}
 	res.Skipped = slices.Concat(skipped, skippedDeletes, res.Skipped)
 	slices.SortStableFunc(res.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })

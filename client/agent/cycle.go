@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/internal/linediff"
 	"github.com/teammem/teammem/memcore"
 	"github.com/teammem/teammem/memcore/protocol"
 )
@@ -69,7 +70,9 @@ func (e *Engine) cycle(ctx context.Context, m mode) (Report, error) {
 	if e.skipsNow != nil { // the folder was scanned: these were said
 		e.skipsSaid = e.skipsNow
 	}
-	e.settled = err == nil && len(r.Held) == 0 // held changes are still to push
+	// Held changes are still to push; proposals are asked after each cycle.
+	e.settled = err == nil && len(r.Held) == 0 && len(e.kept.proposed) == 0
+	r.Awaiting = e.awaiting()
 	if err == nil && m.push && !e.cons.holding() && e.cons.ended != nil {
 		r.Consolidation = e.cons.ended
 		e.cons.pushed()
@@ -196,6 +199,9 @@ func (e *Engine) reconcileOnce(ctx context.Context, m mode, r *Report) error {
 		}
 	}
 	e.cfg.Journal.settleWrites(snap.Checksums)
+	if m.local && e.view.loaded {
+		e.checkProposals(ctx, snap.Checksums, r)
+	}
 	old, err := e.oldCopies(ctx, snap.Checksums, r)
 	if err != nil {
 		return err
@@ -362,8 +368,11 @@ func (e *Engine) writeLocal(key, scanned, content string, r *Report) error {
 // written locally (and pushed unless it equals the server's); overlapping
 // edits keep the server's version in place and the local one as a
 // conflict copy, which is never pushed. An index (MEMORY.md at any depth)
-// merges by line union instead (MergeLines) and never conflicts.
+// merges by line union instead (linediff.MergeLines) and never conflicts.
 func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
+	if _, held := e.kept.proposed[st.Key]; held {
+		return nil, nil // an open proposal's text waits for its review, never a conflict copy
+	}
 	base, _ := e.cfg.Journal.Content(st.Key)
 	local, err := e.local.content(e.cfg.Dir, st.Key)
 	if err != nil {
@@ -373,9 +382,9 @@ func (e *Engine) merge(st Step, r *Report) ([]Change, error) {
 		return nil, fmt.Errorf("leave %q for now: %w", st.Key, errLocalChanged)
 	}
 	server := e.view.content[st.Key]
-	merged, ok := Merge3(base, local, server)
+	merged, ok := linediff.Merge3(base, local, server)
 	if isIndex(st.Key) { // independent lines: a union, never a conflict copy
-		merged, ok = MergeLines(base, local, server), true
+		merged, ok = linediff.MergeLines(base, local, server), true
 	}
 	if !ok {
 		name, err := writeConflictCopy(e.cfg.Dir, st.Key, e.cfg.Now(), e.cfg.Host, []byte(local))

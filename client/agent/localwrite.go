@@ -104,20 +104,20 @@ func (e *Engine) keepLate(key, content, old, late string) error {
 	if isIndex(key) {
 		have := map[string]bool{}
 		for _, l := range linediff.Split(content) {
-			have[normalLine(l)] = true
+			have[linediff.NormalLine(l)] = true
 		}
 		var missing []string
 		for _, h := range linediff.Hunks(linediff.Split(old), linediff.Split(late)) {
 			for _, l := range h.Lines {
-				if !have[normalLine(l)] {
-					missing, have[normalLine(l)] = append(missing, l), true
+				if !have[linediff.NormalLine(l)] {
+					missing, have[linediff.NormalLine(l)] = append(missing, l), true
 				}
 			}
 		}
 		if len(missing) == 0 {
 			return nil
 		}
-		return appendTo(e.cfg.Dir, key, afterLastLine(content, joinLines(missing)))
+		return appendTo(e.cfg.Dir, key, afterLastLine(content, linediff.JoinLines(missing)))
 	}
 	_, err := writeConflictCopy(e.cfg.Dir, key, e.cfg.Now(), e.cfg.Host, []byte(late))
 	return err

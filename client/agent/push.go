@@ -73,8 +73,9 @@ func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) er
 			r.refusal(Skip{Path: sk.Key, Reason: "the server did not delete it: " + skippedReason(sk)})
 		}
 	}
+	held := e.holdProposed(req, resp)
 	for _, k := range slices.Sorted(maps.Keys(req.Entries)) {
-		if skipped[k] {
+		if skipped[k] || held[k] {
 			continue
 		}
 		e.view.put(k, req.Entries[k])
@@ -83,7 +84,7 @@ func (e *Engine) pushed(req api.PutRequest, resp *api.PutResponse, r *Report) er
 		r.Pushed = append(r.Pushed, k)
 	}
 	for _, k := range req.SoftDeleteKeys {
-		if skipped[k] {
+		if skipped[k] || held[k] {
 			continue
 		}
 		e.view.del(k)
@@ -191,6 +192,8 @@ func (e *Engine) refuseKey(key, content, why string) {
 // is not shared (see shareIndex).
 type withholding struct {
 	refused map[string]refusal
+	// proposed holds the keys kept in an open proposal (see review.go).
+	proposed map[string]heldProposal
 	// lines holds, per index key, the lines last held back.
 	lines map[string]string
 }
@@ -222,6 +225,9 @@ func (e *Engine) fit(changes []Change, r *Report) []Change {
 	for _, c := range changes {
 		if ref, ok := e.kept.refused[c.Key]; ok && !c.Delete && ref.checksum == protocol.EntryChecksum([]byte(c.Content)) {
 			e.reportRefusal(c.Key, r)
+			continue
+		}
+		if e.heldChange(c) {
 			continue
 		}
 		if c.Delete {

@@ -36,6 +36,11 @@ type Report struct {
 	// consolidation rewrites the memory folder; the cycle after it ends
 	// pushes them.
 	Held []string `json:"held,omitempty"`
+	// Awaiting are the local changes held in an open proposal of a
+	// repository that reviews writes; Rejections the proposals decided
+	// against this cycle, each key's text kept in a copy.
+	Awaiting   []Awaiting  `json:"awaiting,omitempty"`
+	Rejections []Rejection `json:"rejections,omitempty"`
 	// Consolidation is the consolidation this cycle held changes for
 	// (Ended empty) or whose end it pushed (Ended says why it ended).
 	Consolidation *Consolidation `json:"consolidation,omitempty"`
@@ -78,6 +83,6 @@ func (s Skip) String() string { return fmt.Sprintf("skipping %q: %s", s.Path, s.
 
 // Empty reports whether nothing moved and nothing needs saying.
 func (r *Report) Empty() bool {
-	return len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings)+len(r.Block)+len(r.Held) == 0 &&
+	return len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.PendingPull)+len(r.Skipped)+len(r.Warnings)+len(r.Block)+len(r.Held)+len(r.Rejections)+len(r.Awaiting) == 0 &&
 		r.Consolidation == nil && r.Token == "" && r.Err == nil
 }

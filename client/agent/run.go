@@ -97,6 +97,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			pull = true
 		case <-poll.C:
+			if len(e.kept.proposed) > 0 {
+				break // a proposal's rejection writes nothing the stream would tell: ask after it
+			}
 			if events.Healthy() && time.Since(lastPull) < e.cfg.SafetyPoll-e.cfg.Poll/2 {
 				continue // the stream tells us; this poll is only a safety net
 			}

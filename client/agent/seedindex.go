@@ -30,13 +30,13 @@ type IndexSeed struct {
 func SeedIndex(key, server, folder string, prune bool, owned func(key string) bool) IndexSeed {
 	have := map[string]bool{}
 	for _, l := range linediff.Split(folder) {
-		have[normalLine(l)] = true
+		have[linediff.NormalLine(l)] = true
 	}
 	var out []string
 	var r IndexSeed
 	inServer := map[string]bool{}
 	for _, il := range protocol.IndexLines(path.Dir(key), server) {
-		line := normalLine(il.Text)
+		line := linediff.NormalLine(il.Text)
 		inServer[line] = true
 		if prune && !have[line] && ownedLine(il.Keys, owned) {
 			r.Removed++
@@ -45,14 +45,14 @@ func SeedIndex(key, server, folder string, prune bool, owned func(key string) bo
 		out = append(out, line)
 	}
 	for _, l := range linediff.Split(folder) {
-		line := normalLine(l)
+		line := linediff.NormalLine(l)
 		if !inServer[line] && strings.TrimSpace(line) != "" {
 			out = append(out, line)
 			inServer[line] = true
 			r.Added++
 		}
 	}
-	r.Content = joinLines(out)
+	r.Content = linediff.JoinLines(out)
 	return r
 }
 

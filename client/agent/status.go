@@ -45,11 +45,14 @@ type Status struct {
 	// ServerLost says what was seen when the server lost this repo's data
 	// (its version is below the one this folder last synced): nothing is
 	// pushed until `sync --reseed`.
-	ServerLost  string    `json:"serverLost,omitempty"`
-	Pending     []Pending `json:"pending"`
-	Conflicts   []string  `json:"conflicts"`
-	Skipped     []Skip    `json:"skipped"`
-	FolderError string    `json:"folderError,omitempty"`
+	ServerLost string    `json:"serverLost,omitempty"`
+	Pending    []Pending `json:"pending"`
+	// Awaiting are the keys of the caller's open proposals of the repo
+	// (a repository that reviews writes), when the server says.
+	Awaiting    []Awaiting `json:"awaiting,omitempty"`
+	Conflicts   []string   `json:"conflicts"`
+	Skipped     []Skip     `json:"skipped"`
+	FolderError string     `json:"folderError,omitempty"`
 	// TeamBlock is the team memory block of each checkout.
 	TeamBlock []BlockStatus `json:"teamBlock"`
 	// StaleReferences counts the code references of the team folder's
@@ -308,6 +311,7 @@ func (st *Status) probeServer(ctx context.Context, o StatusOptions, explain func
 	}
 	st.ServerVersion, st.ServerChecksum = &h.Version, h.Checksum
 	st.Skipped = append(st.Skipped, invalidServerKeys(h.EntryChecksums)...)
+	st.Awaiting = openProposals(ctx, o.Remote, o.Repo)
 	if h.Version < st.Version {
 		st.ServerLost = fmt.Sprintf("the server is at version %d, this folder last synced version %d: it lost data; nothing is pushed until `teammem-agent sync --reseed`",
 			h.Version, st.Version)

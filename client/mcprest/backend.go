@@ -197,6 +197,9 @@ func (b *Backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcp
 		return mcptools.WriteResult{}, mark(err)
 	}
 	out := mcptools.WriteResult{Version: res.Version, Checksum: res.Checksum, Changed: res.Changed, Deleted: res.Deleted}
+	if res.Proposal != nil {
+		out.Proposal = res.Proposal.ID
+	}
 	for _, s := range res.Skipped {
 		out.Skipped = append(out.Skipped, mcptools.Skipped{Key: s.Key, Reason: s.Reason, Message: s.Message, RuleID: s.RuleID})
 	}

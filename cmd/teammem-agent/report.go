@@ -96,6 +96,16 @@ func printText(w io.Writer, repo string, r agent.Report) {
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "conflict: your version was saved as %q; the server's version is in place\n", c)
 	}
+	for _, a := range r.Awaiting {
+		fmt.Fprintf(w, "%q: awaiting review (#%d)\n", a.Path, a.Proposal)
+	}
+	for _, j := range r.Rejections {
+		fmt.Fprintf(w, "%q: proposal #%d was %s by %s%s; the reviewed text is in place", j.Path, j.Proposal, j.State, j.By, commentOf(j.Comment))
+		if j.Copy != "" {
+			fmt.Fprintf(w, ", yours was saved as %q", j.Copy)
+		}
+		fmt.Fprintln(w)
+	}
 	for _, s := range r.Skipped {
 		fmt.Fprintln(w, s.String())
 	}
@@ -132,6 +142,14 @@ func printConsolidation(w io.Writer, r agent.Report) {
 	default:
 		fmt.Fprintf(w, "the consolidation by pid %d (since %s) ended: %s\n", c.PID, c.Since.Local().Format(time.RFC3339), c.Ended)
 	}
+}
+
+// commentOf is a reviewer's comment as printed after a decision.
+func commentOf(c string) string {
+	if c == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (%q)", c)
 }
 
 // quoteList quotes keys (so that control characters cannot reach the

@@ -289,7 +289,7 @@ func (s *session) onRunReport(r agent.Report) {
 // repeatKey identifies a report that moved nothing by what it says; it is
 // "" for a report that moved something (never suppressed).
 func repeatKey(r agent.Report, err error) string {
-	if len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts) > 0 || r.Token != "" {
+	if len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.Conflicts)+len(r.Rejections) > 0 || r.Token != "" {
 		return ""
 	}
 	var b strings.Builder
@@ -297,7 +297,7 @@ func repeatKey(r agent.Report, err error) string {
 		b.WriteString(s.String() + "\n")
 	}
 	key := b.String() + "\x00" + strings.Join(r.Warnings, "\n") + "\x00" + strings.Join(r.Block, "\n") +
-		"\x00" + strings.Join(r.Held, "\n")
+		"\x00" + strings.Join(r.Held, "\n") + fmt.Sprintf("\x00%v", r.Awaiting)
 	if c := r.Consolidation; c != nil {
 		key += fmt.Sprintf("\x00%d %s %s", c.PID, c.Since, c.Ended)
 	}

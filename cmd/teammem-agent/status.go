@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/teammem/teammem/client/agent"
@@ -195,11 +196,15 @@ func printStatus(s *session, st *agent.Status) {
 	}
 	fmt.Fprintf(w, "pending:   %d\n", len(st.Pending))
 	for _, p := range st.Pending {
-		fmt.Fprintf(w, "  %-8s %q\n", p.Change, p.Path)
+		fmt.Fprintf(w, "  %-8s %q%s\n", p.Change, p.Path, awaitingNote(st.Awaiting, p.Path))
 	}
 	fmt.Fprintf(w, "conflicts: %d\n", len(st.Conflicts))
 	for _, c := range st.Conflicts {
-		fmt.Fprintf(w, "  %q\n", c)
+		if strings.Contains(c, agent.RejectedMarker) {
+			fmt.Fprintf(w, "  %q (your text of a rejected proposal; the reviewer's comment heads it)\n", c)
+		} else {
+			fmt.Fprintf(w, "  %q\n", c)
+		}
 	}
 	for _, sk := range st.Skipped {
 		fmt.Fprintf(w, "skipped:   %q: %s\n", sk.Path, sk.Reason)
@@ -230,4 +235,15 @@ func printStream(w io.Writer, st *agent.StreamState) {
 	if st.Error != "" {
 		fmt.Fprintf(w, "           %s\n", st.Error)
 	}
+}
+
+// awaitingNote is ": awaiting review (#ID)" for a pending path held in an
+// open proposal, "" otherwise.
+func awaitingNote(awaiting []agent.Awaiting, path string) string {
+	for _, a := range awaiting {
+		if a.Path == path {
+			return fmt.Sprintf(": awaiting review (#%d)", a.Proposal)
+		}
+	}
+	return ""
 }

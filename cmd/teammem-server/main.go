@@ -77,6 +77,8 @@ Commands:
   token revoke        revoke a token (--id) or a subject's tokens (--subject --before)
   token list-revoked  print the recorded revocations
   personal delete     erase a subject's personal memory (--subject S --yes), audited
+  policy set          set a repository's review policy (--repo SLUG --review off|changes|all), audited
+  policy show         print a repository's review policy (--repo SLUG)
   migrate             apply, roll back or report database migrations (up | down N | version)
   healthcheck         exit 0 when the local server is ready (for container probes)
   backup              write an online, consistent copy of the embedded store (--to FILE)
@@ -97,6 +99,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return runToken(ctx, args[1:], e)
 	case "personal":
 		return runPersonal(ctx, args[1:], e)
+	case "policy":
+		return runPolicy(ctx, args[1:], e)
 	case "migrate":
 		return runMigrate(ctx, args[1:], e)
 	case "healthcheck":

@@ -248,7 +248,9 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hctx) }()
 	defer func() { stopHub(); <-hubDone }()
-	svc := server.NewService(instrumented, server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub})
+	review, _ := store.(server.ReviewStore) // both stores keep proposals
+	svc := server.NewService(instrumented, server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub,
+		Review: review})
 	authn, uiSecret, err := setupAuth(ctx, c, store, log)
 	if err != nil {
 		return err

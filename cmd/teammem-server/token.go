@@ -58,11 +58,13 @@ func runTokenCreate(ctx context.Context, args []string, e env) error {
 		subject, dataDir, databaseURL, keyFile, issuer string
 		grants                                         cliflags.List
 		ttl                                            time.Duration
+		proposeOnly                                    bool
 	)
-	fs := newFlagSet("token create", "teammem-server token create --subject NAME --grant GLOB:PERM [--grant ...] [--ttl 720h] [--data-dir DIR | --database-url URL]", e.stderr)
+	fs := newFlagSet("token create", "teammem-server token create --subject NAME --grant GLOB:PERM [--grant ...] [--ttl 720h] [--propose-only] [--data-dir DIR | --database-url URL]", e.stderr)
 	fs.StringVar(&subject, "subject", "", "the token's subject `NAME` (who it is for; recorded as author): letters and digits of one script, . - _ @ +; no spaces, no oidc: prefix")
 	fs.Var(&grants, "grant", "`GLOB:PERM` with PERM read, write or admin, e.g. acme/*:write (repeatable)")
 	fs.DurationVar(&ttl, "ttl", 720*time.Hour, "how long the token is valid (any positive duration)")
+	fs.BoolVar(&proposeOnly, "propose-only", false, "every write of the token becomes a proposal for a reviewer, whatever the repository's review policy (CI jobs, bots)")
 	storeFlags(fs, &dataDir, &databaseURL)
 	fs.StringVar(&keyFile, "signing-key-file", "", "Ed25519 signing key `FILE` (default <data-dir>/signing.key)")
 	fs.StringVar(&issuer, "issuer", auth.DefaultIssuer, "issuer `NAME`; must equal the server's --issuer")
@@ -99,7 +101,7 @@ func runTokenCreate(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return fmt.Errorf("signing key: %w", err)
 	}
-	tok, rec, err := (&auth.Issuer{Key: key, Name: issuer}).IssueRecord(subject, grants, ttl)
+	tok, rec, err := (&auth.Issuer{Key: key, Name: issuer, ProposeOnly: proposeOnly}).IssueRecord(subject, grants, ttl)
 	if err != nil {
 		return usageError{err}
 	}

@@ -23,15 +23,21 @@ const DefaultIssuer = "teammem-server"
 // Claims are the claims of a teammem token.
 type Claims struct {
 	Grants []string `json:"grants"`
+	// ProposeOnly makes every write of the token a proposal, whatever the
+	// repository's review policy (server.Principal.ProposeOnly).
+	ProposeOnly bool `json:"propose_only,omitempty"`
 	jwt.RegisteredClaims
 }
 
 // Issuer signs tokens with the server's Ed25519 key.
 type Issuer struct {
-	Key    ed25519.PrivateKey
-	Name   string // iss; DefaultIssuer when empty
-	Now    func() time.Time
-	random func([]byte) (int, error)
+	Key  ed25519.PrivateKey
+	Name string // iss; DefaultIssuer when empty
+	Now  func() time.Time
+	// ProposeOnly issues tokens whose writes all become proposals (CI
+	// jobs, bots).
+	ProposeOnly bool
+	random      func([]byte) (int, error)
 }
 
 // Issue returns a signed token for subject with the given grants
@@ -86,7 +92,8 @@ func (i *Issuer) IssueRecord(subject string, grants []string, ttl time.Duration)
 		exp = r.Add(time.Second)
 	}
 	claims := Claims{
-		Grants: grants,
+		Grants:      grants,
+		ProposeOnly: i.ProposeOnly,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    i.name(),
 			Audience:  jwt.ClaimStrings{Audience},

@@ -178,7 +178,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (verified, error) {
 		}
 		p.Grants = append(p.Grants, grant)
 	}
-	p.Expires = claims.ExpiresAt.Time
+	p.Expires, p.ProposeOnly = claims.ExpiresAt.Time, claims.ProposeOnly
 	p.Credential = server.CredentialOf("token", claims.ID)
 	t := verified{p: p, exp: claims.ExpiresAt.Time, id: claims.ID}
 	if claims.IssuedAt != nil {

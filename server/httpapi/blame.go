@@ -40,5 +40,6 @@ func (h *handler) getBlame(w http.ResponseWriter, r *http.Request) error {
 // wireProvenance is a version's provenance on the wire.
 func wireProvenance(p server.Provenance) *api.Provenance {
 	return &api.Provenance{Subject: p.Subject, DisplayName: p.DisplayName, Credential: p.Credential,
-		Surface: string(p.Surface), Client: p.Client, Machine: p.Machine, Commit: p.Commit}
+		Surface: string(p.Surface), Client: p.Client, Machine: p.Machine, Commit: p.Commit,
+		ApprovedBy: p.ApprovedBy, Proposal: p.Proposal}
 }

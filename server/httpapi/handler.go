@@ -101,5 +101,6 @@ func Mount(r chi.Router, o Options) {
 		r.Get(api.PathSearch, h.mw.Wrap(h.getSearch))
 		r.Post(api.PathStaleReferences, h.mw.Wrap(h.postStaleReferences))
 		r.Get(api.PathStaleReferences, h.mw.Wrap(h.getStaleReferences))
+		h.mountReview(r)
 	})
 }

@@ -222,10 +222,16 @@ func (h *handler) putTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	h.logSkipped(r, res.Skipped)
 	w.Header().Set("ETag", api.ETag(res.State.Checksum))
 	listed, omitted := skippedEntries(res.Skipped)
-	httpkit.WriteJSON(w, http.StatusOK, api.PutResponse{
+	out := api.PutResponse{
 		Checksum: res.State.Checksum, LastModified: formatTime(res.State.UpdatedAt), Version: res.State.Version,
 		Changed: nonNil(res.Changed), Deleted: nonNil(res.Deleted), Skipped: listed, SkippedOmitted: omitted,
-	})
+	}
+	if res.Proposal != nil {
+		prop := WireProposal(*res.Proposal)
+		out.Proposal = &prop
+		w.Header().Set(api.HeaderProposal, strconv.FormatInt(prop.ID, 10))
+	}
+	httpkit.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -63,6 +63,8 @@ func Translate(err error) Failure {
 		misdir  *MisdirectedError
 		cross   *CrossSiteError
 		form    *FormBodyError
+		merge   *server.MergeConflictError
+		decided *server.ProposalStateError
 	)
 	switch {
 	case errors.As(err, &reqErr):
@@ -70,6 +72,9 @@ func Translate(err error) Failure {
 	case errors.Is(err, server.ErrUnauthenticated):
 		return Failure{Status: http.StatusUnauthorized, Type: api.TypeAuthentication, Code: api.CodeUnauthenticated,
 			Message: "Authentication failed: " + err.Error() + "."}
+	case errors.As(err, &forbid) && forbid.Why != "":
+		return Failure{Status: http.StatusForbidden, Type: api.TypePermission, Code: api.CodeForbidden,
+			Message: "Forbidden: " + forbid.Why + "."}
 	case errors.As(err, &forbid):
 		return Failure{Status: http.StatusForbidden, Type: api.TypePermission, Code: api.CodeForbidden,
 			Message: "This token has no " + forbid.Need.String() + " access to repository " + forbid.Repo + "; ask an admin for a grant."}
@@ -91,6 +96,12 @@ func Translate(err error) Failure {
 		return Failure{Status: http.StatusConflict, Type: api.TypeConflict, Code: api.CodeKeyCollision,
 			Message: collide.Error() + "; rename one so they differ by more than case.",
 			Details: map[string]any{"key": collide.Key, "existing": collide.Existing}}
+	case errors.As(err, &merge):
+		return Failure{Status: http.StatusConflict, Type: api.TypeConflict, Code: api.CodeMergeConflict,
+			Message: merge.Error() + ".", Details: map[string]any{"keys": merge.Keys}}
+	case errors.As(err, &decided):
+		return Failure{Status: http.StatusConflict, Type: api.TypeConflict, Code: api.CodeProposalDecided,
+			Message: decided.Error() + ".", Details: map[string]any{"state": string(decided.State)}}
 	case errors.Is(err, server.ErrNotFound):
 		return Failure{Status: http.StatusNotFound, Type: api.TypeNotFound, Code: api.CodeNotFound, Message: "Not found: " + err.Error() + "."}
 	case errors.Is(err, server.ErrSinceTooOld):

@@ -138,6 +138,9 @@ func (b *backend) Write(ctx context.Context, repo string, w mcptools.Write) (mcp
 		return mcptools.WriteResult{}, b.fail(ctx, "write", err)
 	}
 	out := mcptools.WriteResult{Version: res.State.Version, Checksum: res.State.Checksum, Changed: res.Changed, Deleted: res.Deleted}
+	if res.Proposal != nil {
+		out.Proposal = res.Proposal.ID
+	}
 	for _, s := range res.Skipped {
 		out.Skipped = append(out.Skipped, mcptools.Skipped{Key: s.Key, Reason: string(s.Reason), Message: s.Message, RuleID: s.RuleID})
 	}
@@ -154,6 +157,7 @@ var domainKinds = []mcptools.Kind{
 	{Cause: server.ErrRepoTooLarge, Kind: mcptools.ErrInvalid},
 	{Cause: server.ErrKeyCollision, Kind: mcptools.ErrInvalid},
 	{Cause: server.ErrSinceTooOld, Kind: mcptools.ErrInvalid},
+	{Cause: server.ErrConflict, Kind: mcptools.ErrConflict},
 }
 
 // fail marks a domain error with its kind, keeping its message (written

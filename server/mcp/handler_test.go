@@ -159,7 +159,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	for _, want := range []string{"list_memories", "search_memories", "read_memory", "memory_history", "write_memory", "delete_memory"} {
+	for _, want := range []string{"list_memories", "search_memories", "read_memory", "memory_history", "write_memory", "delete_memory", "list_proposals", "review_proposal"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools/list has no %s: %v", want, names)
 		}

@@ -16,7 +16,7 @@ import (
 const (
 	saveVersions = `INSERT INTO versions (repo, version, checksum, ` + writeplan.VersionProvenance + `)
 		SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-			$8::text[], $9::text[])`
+			$8::text[], $9::text[], $10::text[], $11::bigint[])`
 	saveRevisions = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
 		SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::text[],
 			$8::timestamptz[], $9::text[])`
@@ -40,7 +40,8 @@ const (
 type saveRows struct {
 	verVersion []int64
 	verSum     []string
-	verProv    [6][]string // each column of writeplan.VersionProvenance
+	verProv    [7][]string // each text column of writeplan.VersionProvenance
+	verProp    []int64     // its proposal column
 
 	revKey     []string
 	revVersion []int64
@@ -66,8 +67,11 @@ type saveRows struct {
 func (r *saveRows) add(p *writeplan.Plan) {
 	r.verVersion, r.verSum = append(r.verVersion, p.Version), append(r.verSum, p.Checksum)
 	for i, v := range writeplan.ProvenanceValues(p.Provenance) {
-		r.verProv[i] = append(r.verProv[i], v.(string))
+		if s, ok := v.(string); ok {
+			r.verProv[i] = append(r.verProv[i], s)
+		}
 	}
+	r.verProp = append(r.verProp, p.Provenance.Proposal)
 	for _, ch := range p.Changes {
 		r.revKey = append(r.revKey, ch.Key)
 		r.revVersion = append(r.revVersion, p.Version)
@@ -104,7 +108,7 @@ func (r *saveRows) entry(ch writeplan.Change, p *writeplan.Plan) {
 // search; marked receives how many keys were not marked yet.
 func (r *saveRows) queue(b *pgx.Batch, repo string, marked *int64) {
 	b.Queue(saveVersions, repo, r.verVersion, r.verSum, r.verProv[0], r.verProv[1], r.verProv[2], r.verProv[3],
-		r.verProv[4], r.verProv[5])
+		r.verProv[4], r.verProv[5], r.verProv[6], r.verProp)
 	if len(r.revKey) == 0 {
 		return
 	}

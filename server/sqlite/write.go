@@ -31,7 +31,7 @@ const (
 	revisionSQL = `INSERT INTO revisions (repo, key, version, op, checksum, size, author, at, content)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	versionSQL = `INSERT INTO versions (repo, version, checksum, ` + writeplan.VersionProvenance + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	savepointSQL  = `SAVEPOINT change`
 	releaseSQL    = `RELEASE change`
 	rollbackToSQL = `ROLLBACK TO change`

@@ -72,6 +72,12 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"Provenance", testProvenance},
 		{"ProvenanceGrouped", testProvenanceGrouped},
 		{"KeyRevisions", testKeyRevisions},
+		{"ReviewPolicy", testReviewPolicy},
+		{"Proposals", testProposals},
+		{"DecideProposal", testDecideProposal},
+		{"ReviewChanges", testReviewChanges},
+		{"ReviewApprove", testReviewApprove},
+		{"ReviewHostile", testReviewHostile},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })

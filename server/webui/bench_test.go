@@ -112,13 +112,7 @@ func BenchmarkUIEntryPage(b *testing.B) {
 }
 
 func benchUIPage(b *testing.B, store server.Store, path string, seeds ...func(*testing.B, *testServer)) {
-	t := &testing.T{}
-	ts := newTestServer(t, servertest.Options{Limits: server.Limits{MaxEntries: 2000, MaxBodyBytes: 8 << 20}, Store: store})
-	ts.t = t
-	seedUIRepo(b, ts)
-	for _, seed := range seeds {
-		seed(b, ts)
-	}
+	ts := benchServer(b, store, seeds...)
 	login := httptest.NewRequest(http.MethodPost, "/ui/login", strings.NewReader(url.Values{"token": {ts.Admin}}.Encode()))
 	login.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	rec := httptest.NewRecorder()
@@ -148,4 +142,17 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchServer starts a server on store (the embedded one when nil) with
+// acme/ui seeded (seedUIRepo), then seeds.
+func benchServer(b *testing.B, store server.Store, seeds ...func(*testing.B, *testServer)) *testServer {
+	t := &testing.T{}
+	ts := newTestServer(t, servertest.Options{Limits: server.Limits{MaxEntries: 2000, MaxBodyBytes: 8 << 20}, Store: store})
+	ts.t = t
+	seedUIRepo(b, ts)
+	for _, seed := range seeds {
+		seed(b, ts)
+	}
+	return ts
 }

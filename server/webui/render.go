@@ -57,6 +57,7 @@ type page struct {
 	CSRF    string
 	NoAuth  bool
 	Repo    string // the repository the page is about, for the breadcrumbs
+	Reviews int    // open proposals the caller may decide, for the header
 	Data    any
 }
 
@@ -69,7 +70,7 @@ func (u *UI) handle(fn func(w http.ResponseWriter, r *http.Request, pg *page) (s
 		defer cancel()
 		r = r.WithContext(ctx)
 		c := callerOf(ctx)
-		pg := &page{Subject: c.p.Subject, CSRF: u.sessions.csrfToken(c.sess), NoAuth: u.noAuth}
+		pg := &page{Subject: c.p.Subject, CSRF: u.sessions.csrfToken(c.sess), NoAuth: u.noAuth, Reviews: u.reviewCount(r)}
 		name, err := fn(w, r, pg)
 		if err != nil {
 			u.failIn(w, r, err, pg.Repo)

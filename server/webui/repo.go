@@ -106,7 +106,7 @@ func (u *UI) repoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, 
 	return "", httpkit.NotFound("no such page")
 }
 
-// repoPost serves the repository's forms (restore).
+// repoPost serves the repository's forms (restore, review policy).
 func (u *UI) repoPost(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	repo, action, err := repoPath(r)
 	if err != nil {
@@ -114,10 +114,13 @@ func (u *UI) repoPost(w http.ResponseWriter, r *http.Request, pg *page) (string,
 	}
 	httpkit.SetLogRepo(r, repo)
 	pg.Repo = repo
-	if action != "restore" {
-		return "", httpkit.NotFound("no such form")
+	switch action {
+	case "restore":
+		return "", u.restore(w, r, repo)
+	case "policy":
+		return "", u.setPolicy(w, r, repo)
 	}
-	return "", u.restore(w, r, repo)
+	return "", httpkit.NotFound("no such form")
 }
 
 // repoView is what a repository's page shows.

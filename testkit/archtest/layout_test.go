@@ -54,7 +54,7 @@ var layout = []room{
 
 	// The server's domain knows no wire and no driver; its technologies
 	// know the domain, never each other (but for the fan-out's metrics).
-	{"server", []string{"memcore/protocol", "memcore/secrets", "server/internal/searchtext"}},
+	{"server", []string{"memcore/protocol", "memcore/secrets", "server/internal/searchtext", "internal/linediff"}},
 	{"server/internal/searchtext", []string{"memcore/protocol"}},
 	{"server/internal/writeplan", []string{"server", "memcore/protocol"}},
 	{"server/auth", with(prim, "server", "memcore/protocol")},

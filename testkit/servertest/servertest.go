@@ -131,7 +131,9 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	prom := metrics.New()
 	instrumented := prom.InstrumentStore(store)
 	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.StreamsPerSubject})
-	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub})
+	review, _ := store.(server.ReviewStore)
+	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub,
+		Review: review})
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
 		UISecret: key.Seed(), PublicHosts: o.PublicHosts}
@@ -172,6 +174,17 @@ func (s *Server) Token(subject string, grants ...string) string {
 func (s *Server) TokenFor(subject string, ttl time.Duration, grants ...string) string {
 	s.t.Helper()
 	tok, err := (&auth.Issuer{Key: s.Key}).Issue(subject, grants, ttl)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return tok
+}
+
+// ProposeOnlyToken issues a token for subject with grants whose writes all
+// become proposals, valid for an hour.
+func (s *Server) ProposeOnlyToken(subject string, grants ...string) string {
+	s.t.Helper()
+	tok, err := (&auth.Issuer{Key: s.Key, ProposeOnly: true}).Issue(subject, grants, time.Hour)
 	if err != nil {
 		s.t.Fatal(err)
 	}

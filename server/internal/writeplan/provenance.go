@@ -10,19 +10,19 @@ import "github.com/teammem/teammem/server"
 // provenance columns, whose defaults say the same.
 const ProvenanceColumns = `coalesce(v.display_name, ''), coalesce(v.credential, '` + server.Unknown + `'),
 	coalesce(v.surface, '` + server.Unknown + `'), coalesce(v.client, '` + server.Unknown + `'),
-	coalesce(v.machine, ''), coalesce(v.head_commit, '')`
+	coalesce(v.machine, ''), coalesce(v.head_commit, ''), coalesce(v.approved_by, ''), coalesce(v.proposal, 0)`
 
 // ProvenanceDest returns where the ProvenanceColumns of a row scan into.
 func ProvenanceDest(p *server.Provenance) []any {
-	return []any{&p.DisplayName, &p.Credential, (*string)(&p.Surface), &p.Client, &p.Machine, &p.Commit}
+	return []any{&p.DisplayName, &p.Credential, (*string)(&p.Surface), &p.Client, &p.Machine, &p.Commit, &p.ApprovedBy, &p.Proposal}
 }
 
 // VersionProvenance is the versions row's provenance columns, in the
 // order ProvenanceColumns reads them: a store writes them with the
 // version's checksum.
-const VersionProvenance = `display_name, credential, surface, client, machine, head_commit`
+const VersionProvenance = `display_name, credential, surface, client, machine, head_commit, approved_by, proposal`
 
 // ProvenanceValues returns a version's VersionProvenance values.
 func ProvenanceValues(p server.Provenance) []any {
-	return []any{p.DisplayName, p.Credential, string(p.Surface), p.Client, p.Machine, p.Commit}
+	return []any{p.DisplayName, p.Credential, string(p.Surface), p.Client, p.Machine, p.Commit, p.ApprovedBy, p.Proposal}
 }

@@ -1,16 +1,4 @@
-package agent
-
-import (
-	"path"
-
-	"github.com/teammem/teammem/internal/linediff"
-	"github.com/teammem/teammem/memcore/protocol"
-)
-
-// isIndex reports whether key names an index file (at any depth of the
-// team folder): a list of independent lines, merged by MergeLines and never
-// given a conflict copy.
-func isIndex(key string) bool { return path.Base(key) == protocol.IndexName }
+package linediff
 
 // MergeLines merges two edited versions of an index (base → local, base →
 // server) by line union, which always succeeds: the base's order is kept;
@@ -25,20 +13,20 @@ func MergeLines(base, local, server string) string {
 	case local == base:
 		return server
 	}
-	bl := linediff.Split(base)
-	lh, sh := linediff.Hunks(bl, linediff.Split(local)), linediff.Hunks(bl, linediff.Split(server))
+	bl := Split(base)
+	lh, sh := Hunks(bl, Split(local)), Hunks(bl, Split(server))
 	// Lines either side added anywhere so far: a line both sides added, at
 	// different places, is kept once (where the local side put it).
 	have := map[string]bool{}
 	for _, h := range lh {
 		for _, l := range h.Lines {
-			have[normalLine(l)] = true
+			have[NormalLine(l)] = true
 		}
 	}
 	var out []string
 	pos := 0
 	for len(lh) > 0 || len(sh) > 0 {
-		var lc, sc []linediff.Hunk
+		var lc, sc []Hunk
 		lo, hi := clusterStart(lh, sh)
 		for grew := true; grew; {
 			grew = false
@@ -54,13 +42,13 @@ func MergeLines(base, local, server string) string {
 		pos = hi
 	}
 	out = append(out, bl[pos:]...)
-	return joinLines(out)
+	return JoinLines(out)
 }
 
 // clusterStart returns the base range of whichever side's next hunk
 // starts first.
-func clusterStart(lh, sh []linediff.Hunk) (lo, hi int) {
-	h := func() linediff.Hunk {
+func clusterStart(lh, sh []Hunk) (lo, hi int) {
+	h := func() Hunk {
 		switch {
 		case len(lh) == 0:
 			return sh[0]
@@ -74,7 +62,7 @@ func clusterStart(lh, sh []linediff.Hunk) (lo, hi int) {
 
 // applyAt returns one side's version of base lines [lo, hi): the lines
 // with the side's hunks of that range applied.
-func applyAt(base []string, lo, hi int, hunks []linediff.Hunk) []string {
+func applyAt(base []string, lo, hi int, hunks []Hunk) []string {
 	var out []string
 	pos := lo
 	for _, h := range hunks {
@@ -108,7 +96,7 @@ func unionRange(base, local, server []string, have map[string]bool) []string {
 			inBase[l]--
 		}
 		out = append(out, l)
-		have[normalLine(l)] = true
+		have[NormalLine(l)] = true
 	}
 	baseSet := counts(base)
 	for _, l := range server {
@@ -116,9 +104,9 @@ func unionRange(base, local, server []string, have map[string]bool) []string {
 			baseSet[l]--
 			continue
 		}
-		if !have[normalLine(l)] {
+		if !have[NormalLine(l)] {
 			out = append(out, l)
-			have[normalLine(l)] = true
+			have[NormalLine(l)] = true
 		}
 	}
 	return out
@@ -133,23 +121,23 @@ func counts(lines []string) map[string]int {
 	return m
 }
 
-// normalLine is a line without its newline, for comparing lines.
-func normalLine(l string) string {
+// NormalLine is a line without its newline, for comparing lines.
+func NormalLine(l string) string {
 	if n := len(l); n > 0 && l[n-1] == '\n' {
 		return l[:n-1]
 	}
 	return l
 }
 
-// joinLines joins lines, giving each a newline.
-func joinLines(lines []string) string {
+// JoinLines joins lines, giving each a newline.
+func JoinLines(lines []string) string {
 	n := 0
 	for _, l := range lines {
 		n += len(l) + 1
 	}
 	b := make([]byte, 0, n)
 	for _, l := range lines {
-		b = append(b, normalLine(l)...)
+		b = append(b, NormalLine(l)...)
 		b = append(b, '\n')
 	}
 	return string(b)

@@ -1,10 +1,8 @@
-package agent
+package linediff
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/teammem/teammem/internal/linediff"
 )
 
 func TestMerge3(t *testing.T) {
@@ -67,8 +65,8 @@ func FuzzMerge3(f *testing.F) {
 			t.Fatalf("Merge3(base, l, base) = %q, %v", got, ok)
 		}
 		for _, target := range []string{local, server} {
-			bl := linediff.Split(base)
-			if got := linediff.Apply(bl, linediff.Hunks(bl, linediff.Split(target))); got != target {
+			bl := Split(base)
+			if got := Apply(bl, Hunks(bl, Split(target))); got != target {
 				t.Fatalf("diff of %q to %q applies as %q", base, target, got)
 			}
 		}

@@ -1,9 +1,7 @@
-package agent
+package linediff
 
 import (
 	"slices"
-
-	"github.com/teammem/teammem/internal/linediff"
 )
 
 // Merge3 merges two edited versions of base line by line. It succeeds when
@@ -22,17 +20,17 @@ func Merge3(base, local, server string) (merged string, ok bool) {
 	case local == base:
 		return server, true
 	}
-	bl := linediff.Split(base)
-	hunks, ok := combine(linediff.Hunks(bl, linediff.Split(local)), linediff.Hunks(bl, linediff.Split(server)))
+	bl := Split(base)
+	hunks, ok := combine(Hunks(bl, Split(local)), Hunks(bl, Split(server)))
 	if !ok {
 		return "", false
 	}
-	return linediff.Apply(bl, hunks), true
+	return Apply(bl, hunks), true
 }
 
 // combine returns the union of two sides' hunks in base order, or false when
 // a hunk of one side conflicts with a different hunk of the other.
-func combine(local, server []linediff.Hunk) ([]linediff.Hunk, bool) {
+func combine(local, server []Hunk) ([]Hunk, bool) {
 	all := slices.Clone(local)
 	for _, s := range server {
 		dup := false
@@ -47,7 +45,7 @@ func combine(local, server []linediff.Hunk) ([]linediff.Hunk, bool) {
 			all = append(all, s)
 		}
 	}
-	slices.SortFunc(all, func(a, b linediff.Hunk) int {
+	slices.SortFunc(all, func(a, b Hunk) int {
 		if a.Start != b.Start {
 			return a.Start - b.Start
 		}
@@ -58,6 +56,6 @@ func combine(local, server []linediff.Hunk) ([]linediff.Hunk, bool) {
 
 // conflicts reports whether two edits of different sides cannot both apply
 // unambiguously.
-func conflicts(a, b linediff.Hunk) bool {
+func conflicts(a, b Hunk) bool {
 	return a.Start == b.Start || (a.Start < b.End && b.Start < a.End)
 }

@@ -1,0 +1,121 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/proctest"
+)
+
+// TestReviewWithRealAgents: in a repository reviewing changes, ana's agent
+// turns her edit of a topic into a proposal: her file keeps her text, no
+// conflict copy is made, her agent says "awaiting review", and ben's
+// folder and the server keep the reviewed text. Approved, both machines
+// converge on it. Her next edit, rejected with a comment, comes back as
+// the reviewed text with hers kept beside it, headed by the comment; a
+// reviewer's approval of a proposal whose base moved merges.
+func TestReviewWithRealAgents(t *testing.T) {
+	srv := startAuthServer(t)
+	ctx := context.Background()
+	ana, ben := srv.token(t, "ana", repo+":write"), srv.token(t, "ben", repo+":write")
+	const one = "# DB\n\nUse MySQL.\n\nPools of 10.\n"
+	if _, err := srv.api.Put(ctx, repo, api.PutRequest{Entries: map[string]string{"db.md": one}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.api.SetPolicy(ctx, repo, "changes"); err != nil {
+		t.Fatal(err)
+	}
+	anaCo, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
+	benCo, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
+	a := startAgentAs(t, srv, ana, t.TempDir(), anaCo)
+	b := startAgentAs(t, srv, ben, t.TempDir(), benCo)
+	for _, dir := range []string{a.dir, b.dir} {
+		waitFile(t, dir, "db.md", one)
+	}
+	open := func(want int) []api.Proposal {
+		t.Helper()
+		var list *api.Proposals
+		proctest.WaitFor(t, "open proposals", func() bool {
+			var err error
+			list, err = srv.api.Proposals(ctx, client.ProposalOptions{Repo: repo, State: "open"})
+			return err == nil && len(list.Proposals) == want
+		})
+		return list.Proposals
+	}
+
+	const anas = "# DB\n\nUse Postgres.\n\nPools of 10.\n"
+	write(t, a.dir, "db.md", anas)
+	p := open(1)[0]
+	if p.Author != "ana" || strings.Join(p.Keys, ",") != "db.md" {
+		t.Fatalf("proposal %+v", p)
+	}
+	proctest.WaitFor(t, "ana's agent to say awaiting review", func() bool {
+		return strings.Contains(a.stdout.String(), `"awaiting":[{"path":"db.md","proposal":1}]`)
+	})
+	time.Sleep(2 * time.Second) // a few cycles: nothing may move
+	if got := read(a.dir, "db.md"); got != anas || conflictCopiesIn(t, a.dir) != 0 {
+		t.Errorf("ana's folder while the proposal is open: db.md %q, %d conflict copies", got, conflictCopiesIn(t, a.dir))
+	}
+	if got := read(b.dir, "db.md"); got != one || srv.entries(repo)["db.md"] != one {
+		t.Errorf("ben's folder or the server while the proposal is open: %q", got)
+	}
+	if _, err := srv.api.Decide(ctx, p.ID, "approve", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{a.dir, b.dir} {
+		waitFile(t, dir, "db.md", anas)
+	}
+
+	const again = "# DB\n\nUse Postgres 16.\n\nPools of 10.\n"
+	write(t, a.dir, "db.md", again)
+	p = open(1)[0]
+	if _, err := srv.api.Decide(ctx, p.ID, "reject", "stay on 15 until the upgrade"); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, a.dir, "db.md", anas)
+	kept := "db" + ".conflict-rejected-2.md"
+	proctest.WaitFor(t, "ana's text kept beside the reviewed one", func() bool { return strings.Contains(read(a.dir, kept), again) })
+	if got := read(a.dir, kept); !strings.Contains(got, "stay on 15 until the upgrade") || !strings.Contains(got, "rejected by admin") {
+		t.Errorf("the kept copy: %q", got)
+	}
+	time.Sleep(2 * time.Second)
+	if open(0); srv.entries(repo)["db.md"] != anas || read(b.dir, "db.md") != anas {
+		t.Errorf("after the rejection: server %q, ben %q", srv.entries(repo)["db.md"], read(b.dir, "db.md"))
+	}
+
+	// A proposal whose base moved: ben's edit of the last line while
+	// ana's edit of the first waits; approving merges both.
+	write(t, a.dir, "db.md", "# Database\n\nUse Postgres.\n\nPools of 10.\n")
+	p = open(1)[0]
+	if _, err := srv.api.Put(ctx, repo, api.PutRequest{Entries: map[string]string{"db.md": "# DB\n\nUse Postgres.\n\nPools of 20.\n"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.api.Decide(ctx, p.ID, "approve", ""); err != nil {
+		t.Fatal(err)
+	}
+	const merged = "# Database\n\nUse Postgres.\n\nPools of 20.\n"
+	for _, dir := range []string{a.dir, b.dir} {
+		waitFile(t, dir, "db.md", merged)
+	}
+	if n := conflictCopiesIn(t, a.dir); n != 1 {
+		t.Errorf("%d conflict copies in ana's folder; want only the rejected text's", n)
+	}
+}
+
+// conflictCopiesIn counts the conflict copies in dir.
+func conflictCopiesIn(t *testing.T, dir string) int {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.conflict-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m)
+}

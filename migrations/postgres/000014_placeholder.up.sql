@@ -1,0 +1,2 @@
+-- Placeholder: this number belongs to another branch, merged in parallel.
+SELECT 1;
