@@ -77,6 +77,9 @@ Commands:
   token revoke        revoke a token (--id) or a subject's tokens (--subject --before)
   token list-revoked  print the recorded revocations
   personal delete     erase a subject's personal memory (--subject S --yes), audited
+  audit verify        check the audit log's hash chains and signed checkpoints
+  audit export        print the audit log as JSON lines (--since TIME)
+  audit served        which version a subject was served at a time (--subject --repo --at)
   migrate             apply, roll back or report database migrations (up | down N | version)
   healthcheck         exit 0 when the local server is ready (for container probes)
   backup              write an online, consistent copy of the embedded store (--to FILE)
@@ -97,6 +100,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return runToken(ctx, args[1:], e)
 	case "personal":
 		return runPersonal(ctx, args[1:], e)
+	case "audit":
+		return runAudit(ctx, args[1:], e)
 	case "migrate":
 		return runMigrate(ctx, args[1:], e)
 	case "healthcheck":

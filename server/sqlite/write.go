@@ -221,7 +221,7 @@ func (c *change) save(ctx context.Context, p *writeplan.Plan) error {
 		}
 		c.marks = append(c.marks, pendingKey{p.Repo, ch.Key})
 	}
-	return nil
+	return appendAudit(ctx, c.b.tx, []server.AuditRecord{p.AuditRecord()})
 }
 
 // Commit makes the change's state the batch's; the batch commits later.

@@ -1,0 +1,148 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/teammem/teammem/server"
+)
+
+var _ server.AuditLog = (*DB)(nil)
+
+// appendAuditSQL appends one record to its chain: it moves the chain's
+// head (creating it for the chain's first record), which locks the head's
+// row until the transaction ends, and inserts the entry the head now
+// names. The hash is server.AuditHash computed by the database, so that
+// a record can be queued in a pipelined batch without reading the head
+// first: $1 chain, $2 body, $3 time, $4 the actor's subject.
+const appendAuditSQL = `WITH h AS (
+	INSERT INTO audit_heads AS a (chain, seq, prev, hash)
+		VALUES ($1, 1, ''::bytea, sha256(int8send(1::bigint) || $2::bytea))
+	ON CONFLICT (chain) DO UPDATE SET seq = a.seq + 1, prev = a.hash, hash = sha256(a.hash || int8send(a.seq + 1) || $2::bytea)
+	RETURNING seq, prev, hash)
+INSERT INTO audit_log (chain, seq, at, subject, prev, hash, body) SELECT $1, seq, $3, $4, prev, hash, $2::bytea FROM h`
+
+// queueAudit queues the appends of recs, in order, in b: they run in the
+// transaction b is sent in (a group of writes, an administrative act).
+func queueAudit(b *pgx.Batch, recs []server.AuditRecord) error {
+	for _, r := range recs {
+		body, err := server.AuditBody(r)
+		if err != nil {
+			return err
+		}
+		b.Queue(appendAuditSQL, r.Repo, body, r.At.Truncate(time.Microsecond), r.By.Subject)
+	}
+	return nil
+}
+
+// appendAuditTx appends recs inside tx.
+func appendAuditTx(ctx context.Context, tx pgx.Tx, recs []server.AuditRecord) error {
+	b := &pgx.Batch{}
+	if err := queueAudit(b, recs); err != nil {
+		return err
+	}
+	return wrap("append audit records", tx.SendBatch(ctx, b).Close())
+}
+
+// AppendAudit appends recs in a transaction of their own (server.AuditLog).
+func (db *DB) AppendAudit(ctx context.Context, recs []server.AuditRecord) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error { return appendAuditTx(ctx, tx, recs) })
+}
+
+// AuditHeads returns every chain's head (server.AuditLog).
+func (db *DB) AuditHeads(ctx context.Context) ([]server.AuditHead, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `SELECT chain, seq, hash FROM audit_heads ORDER BY chain`)
+	if err != nil {
+		return nil, wrap("read audit heads", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (server.AuditHead, error) {
+		var h server.AuditHead
+		err := r.Scan(&h.Chain, &h.Seq, &h.Hash)
+		return h, err
+	})
+	return out, wrap("read audit heads", err)
+}
+
+// AuditEntries reads the entries q selects (server.AuditLog). It reads
+// without the request bound: an export reads the whole log.
+func (db *DB) AuditEntries(ctx context.Context, q server.AuditQuery, visit func(server.AuditEntry) error) error {
+	var since *time.Time
+	if !q.Since.IsZero() {
+		since = &q.Since
+	}
+	rows, err := db.pool.Query(ctx, `SELECT chain, seq, at, subject, prev, hash, body FROM audit_log
+		WHERE ($1 OR chain = $2) AND ($3::timestamptz IS NULL OR at >= $3) AND ($4 = '' OR subject = $4)
+		ORDER BY chain, seq`, q.All, q.Chain, since, q.Subject)
+	if err != nil {
+		return wrap("read audit log", err)
+	}
+	var e server.AuditEntry
+	_, err = pgx.ForEachRow(rows, []any{&e.Chain, &e.Seq, &e.At, &e.Subject, &e.Prev, &e.Hash, &e.Body}, func() error {
+		e.At = e.At.UTC()
+		return visit(e)
+	})
+	return wrap("read audit log", err)
+}
+
+// SaveAuditCheckpoint records c (server.AuditLog).
+func (db *DB) SaveAuditCheckpoint(ctx context.Context, c server.AuditCheckpoint) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	_, err := db.pool.Exec(ctx, `INSERT INTO audit_checkpoints (chain, seq, hash, at, key_id, signature) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (chain, seq) DO NOTHING`, c.Chain, c.Seq, c.Hash, c.At, c.KeyID, c.Signature)
+	return wrap("save audit checkpoint", err)
+}
+
+// AuditCheckpoints returns every checkpoint (server.AuditLog).
+func (db *DB) AuditCheckpoints(ctx context.Context) ([]server.AuditCheckpoint, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `SELECT chain, seq, hash, at, key_id, signature FROM audit_checkpoints ORDER BY chain, seq`)
+	if err != nil {
+		return nil, wrap("read audit checkpoints", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (server.AuditCheckpoint, error) {
+		var c server.AuditCheckpoint
+		err := r.Scan(&c.Chain, &c.Seq, &c.Hash, &c.At, &c.KeyID, &c.Signature)
+		c.At = c.At.UTC()
+		return c, err
+	})
+	return out, wrap("read audit checkpoints", err)
+}
+
+// pruneAnchors are each chain's anchor: its newest checkpoint before $1.
+const pruneAnchors = `(SELECT chain, max(seq) AS seq FROM audit_checkpoints WHERE at < $1 GROUP BY chain)`
+
+// PruneAudit removes each chain's entries up to its anchor and the
+// checkpoints older than the anchor, in one transaction (server.AuditLog).
+func (db *DB) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	var n int64
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM audit_log l USING `+pruneAnchors+` a WHERE l.chain = a.chain AND l.seq <= a.seq`, before)
+		if err != nil {
+			return wrap("prune audit log", err)
+		}
+		n = tag.RowsAffected()
+		_, err = tx.Exec(ctx, `DELETE FROM audit_checkpoints k USING `+pruneAnchors+` a WHERE k.chain = a.chain AND k.seq < a.seq`, before)
+		return wrap("prune audit checkpoints", err)
+	})
+	return n, err
+}
+
+// auditIfChanged appends rec inside tx when tag says a row changed: an
+// act that changed nothing (a token recorded again) is not one.
+func auditIfChanged(ctx context.Context, tx pgx.Tx, tag pgconn.CommandTag, rec server.AuditRecord) error {
+	if tag.RowsAffected() == 0 {
+		return nil
+	}
+	return appendAuditTx(ctx, tx, []server.AuditRecord{rec})
+}
