@@ -73,6 +73,9 @@ type Config struct {
 	// means none: writes are told to nobody and Subscribe fails with
 	// ErrUnavailable.
 	Events Events
+	// Served takes what every surface serves (RecordServed); nil means
+	// nothing is recorded.
+	Served ServedRecorder
 }
 
 // Service is the domain of the server: it canonicalises repositories, makes

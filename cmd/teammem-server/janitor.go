@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/teammem/teammem/server"
@@ -53,7 +57,11 @@ func runAuditUpkeep(ctx context.Context, log server.AuditLog, key ed25519.Privat
 			return
 		case <-t.C:
 		}
-		n, pruned, err := audit.Upkeep(ctx, log, key, retention, time.Now())
+		now := time.Now()
+		n, pruned, err := audit.Upkeep(ctx, log, key, retention, now)
+		if sl, ok := log.(server.ServedLog); ok && retention > 0 && err == nil {
+			_, err = sl.PruneServed(ctx, now.Add(-retention))
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			logger.Warn("audit log upkeep failed", "error", err)
@@ -62,4 +70,18 @@ func runAuditUpkeep(ctx context.Context, log server.AuditLog, key ed25519.Privat
 		}
 		t.Reset(interval)
 	}
+}
+
+// servedFlushInterval is how often a replica saves the served records it
+// coalesced: a crash loses at most this much of them.
+const servedFlushInterval = time.Minute
+
+// replicaName names this process among the replicas saving served
+// records: host, process id and a random part (a restarted process is a
+// new replica).
+func replicaName() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/internal/cliflags"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/audit"
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/connlimit"
 	"github.com/teammem/teammem/server/events"
@@ -254,7 +255,19 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hctx) }()
 	defer func() { stopHub(); <-hubDone }()
-	svc := server.NewService(instrumented, server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub})
+	cfg := server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub}
+	if sl, ok := store.(server.ServedLog); ok {
+		served := audit.NewCoalescer(sl, replicaName())
+		cfg.Served = served
+		sctx, stopServed := context.WithCancel(context.WithoutCancel(ctx))
+		servedDone := make(chan struct{})
+		go func() {
+			defer close(servedDone)
+			served.Run(sctx, servedFlushInterval, c.shutdownTimeout, func(err error) { log.Warn("saving served records failed", "error", err) })
+		}()
+		defer func() { stopServed(); <-servedDone }() // after the servers stopped, before the store closes
+	}
+	svc := server.NewService(instrumented, cfg)
 	authn, uiSecret, err := setupAuth(ctx, c, store, log)
 	if err != nil {
 		return err

@@ -64,3 +64,7 @@ func (in intruder) DeleteEntry(t *testing.T, chain string, seq int64) {
 func (in intruder) SetHead(t *testing.T, chain string, seq int64, hash []byte) {
 	in.exec(t, `UPDATE audit_heads SET seq = $1, hash = $2 WHERE chain = $3`, seq, hash, chain)
 }
+
+func TestServedRecords(t *testing.T) {
+	storetest.ServedRecords(t, open(t, freshURL(t, pgtest.URL(t)), postgres.Options{Migrate: true}))
+}

@@ -68,3 +68,7 @@ func (in intruder) DeleteEntry(t *testing.T, chain string, seq int64) {
 func (in intruder) SetHead(t *testing.T, chain string, seq int64, hash []byte) {
 	in.exec(t, `UPDATE audit_heads SET seq = ?, hash = ? WHERE chain = ?`, seq, hash, chain)
 }
+
+func TestServedRecords(t *testing.T) {
+	storetest.ServedRecords(t, open(t))
+}

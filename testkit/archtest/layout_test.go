@@ -61,7 +61,7 @@ var layout = []room{
 	// Who wrote each line: a key's revisions diffed one to the next.
 	{"server/blame", []string{"server", "internal/linediff"}},
 	// The audit log's checkpoints, verification, export and served records.
-	{"server/audit", []string{"server"}},
+	{"server/audit", []string{"server", "memcore/protocol"}},
 	{"server/metrics", []string{"server", "server/events"}},
 	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
