@@ -11,17 +11,19 @@ import (
 
 // Coalescer is a replica's server.ServedRecorder: it keeps one record per
 // subject, repository, version, surface and server.ServedWindow in
-// memory and saves the records that grew every flush. A record stays in
-// memory until its window has ended and it was saved. What a crash loses:
-// the servings since the last flush (at most one flush interval's); a
-// clean shutdown flushes (Run).
+// memory. Every flush saves the records made since the last one, and the
+// final state of those whose window ended; a record's count and last
+// serving in between stay in memory (saving every record each flush would
+// rewrite every agent's record every minute). What a crash loses: the
+// records first made since the last flush, and the count and last serving
+// of the open windows' records (their first serving, version and surface
+// are saved). A clean shutdown saves everything (Run).
 type Coalescer struct {
 	log     server.ServedLog
 	replica string
 
-	mu    sync.Mutex
-	open  map[servedKey]*openRecord
-	dirty int // records changed since the last flush
+	mu   sync.Mutex
+	open map[servedKey]*openRecord
 }
 
 type servedKey struct {
@@ -34,7 +36,8 @@ type servedKey struct {
 type openRecord struct {
 	rec   server.ServedRecord
 	keys  map[string]struct{}
-	dirty bool
+	dirty bool // changed since saved
+	saved bool // saved once
 }
 
 // NewCoalescer returns a Coalescer saving to log as replica (a name of
@@ -68,36 +71,26 @@ func (c *Coalescer) Served(s server.Served) {
 		}
 		r.keys[key] = struct{}{}
 	}
-	if !r.dirty {
-		r.dirty = true
-		c.dirty++
-	}
+	r.dirty = true
 }
 
-// Flush saves every record that changed since the last flush and forgets
-// those whose window ended before now. A record that fails to save stays
-// to be saved at the next flush.
-func (c *Coalescer) Flush(ctx context.Context, now time.Time) error {
+// Flush saves the records made since the last flush and those whose
+// window ended before now, and forgets the latter; with all, every record
+// that changed since saved. A record that fails to save is saved again at
+// the next flush.
+func (c *Coalescer) Flush(ctx context.Context, now time.Time, all bool) error {
 	c.mu.Lock()
-	recs := make([]server.ServedRecord, 0, c.dirty)
+	var recs []server.ServedRecord
 	for k, r := range c.open {
-		if r.dirty {
-			rec := r.rec
-			rec.Keys = slices.Sorted(func(yield func(string) bool) {
-				for key := range r.keys {
-					if !yield(key) {
-						return
-					}
-				}
-			})
-			recs = append(recs, rec)
-			r.dirty = false
+		ended := k.window.Add(server.ServedWindow).Before(now)
+		if r.dirty && (all || ended || !r.saved) {
+			recs = append(recs, r.snapshot())
+			r.dirty, r.saved = false, true
 		}
-		if k.window.Add(server.ServedWindow).Before(now) {
+		if ended {
 			delete(c.open, k)
 		}
 	}
-	c.dirty = 0
 	c.mu.Unlock()
 	if len(recs) == 0 {
 		return nil
@@ -107,6 +100,17 @@ func (c *Coalescer) Flush(ctx context.Context, now time.Time) error {
 		c.requeue(recs)
 	}
 	return err
+}
+
+// snapshot is the record as it stands, its keys sorted.
+func (r *openRecord) snapshot() server.ServedRecord {
+	rec := r.rec
+	rec.Keys = make([]string, 0, len(r.keys))
+	for key := range r.keys {
+		rec.Keys = append(rec.Keys, key)
+	}
+	slices.Sort(rec.Keys)
+	return rec
 }
 
 // requeue marks recs to be saved again, unless a newer state is open.
@@ -123,10 +127,7 @@ func (c *Coalescer) requeue(recs []server.ServedRecord) {
 			}
 			c.open[k] = r
 		}
-		if !r.dirty {
-			r.dirty = true
-			c.dirty++
-		}
+		r.dirty, r.saved = true, false
 	}
 }
 
@@ -147,12 +148,12 @@ func (c *Coalescer) Run(ctx context.Context, interval, final time.Duration, onEr
 		case <-ctx.Done():
 			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), final)
 			defer cancel()
-			if err := c.Flush(fctx, time.Now()); err != nil {
+			if err := c.Flush(fctx, time.Now(), true); err != nil {
 				onError(err)
 			}
 			return
 		case <-t.C:
-			if err := c.Flush(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			if err := c.Flush(ctx, time.Now(), false); err != nil && ctx.Err() == nil {
 				onError(err)
 			}
 		}

@@ -3,8 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,9 +19,20 @@ var (
 )
 
 // SaveServed saves recs in the writer's next batch (server.ServedLog).
+// Records are saved servedChunk at a time, each chunk in a batch of its
+// own: the writer's other jobs run between them.
 func (db *DB) SaveServed(ctx context.Context, recs []server.ServedRecord) error {
-	return db.exec(ctx, "save served records", func(ctx context.Context, tx *sql.Tx) error { return saveServed(ctx, tx, recs) })
+	for chunk := range slices.Chunk(recs, servedChunk) {
+		err := db.exec(ctx, "save served records", func(ctx context.Context, tx *sql.Tx) error { return saveServed(ctx, tx, chunk) })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// servedChunk is how many served records one write batch saves.
+const servedChunk = 1000
 
 // ServedBefore reads subject's servings of repo (server.ServedLog).
 func (db *DB) ServedBefore(ctx context.Context, subject, repo string, at time.Time, limit int) ([]server.ServedRecord, error) {
@@ -74,20 +87,40 @@ func (p AuditAt) KeyAt(ctx context.Context, repo, key string, version int64) (re
 	return rev, err
 }
 
+// saveServedSQL saves the records of a JSON array, one statement for all.
+const saveServedSQL = `INSERT INTO served (subject, repo, surface, version, window_start, replica, first_at, last_at, count, keys)
+	SELECT r ->> '$.s', r ->> '$.r', r ->> '$.f', r ->> '$.v', r ->> '$.w', r ->> '$.p', r ->> '$.a', r ->> '$.b', r ->> '$.c', r ->> '$.k'
+	FROM (SELECT value AS r FROM json_each(?)) WHERE true
+	ON CONFLICT (subject, repo, surface, version, window_start, replica) DO UPDATE SET
+		first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at),
+		count = max(count, excluded.count), keys = excluded.keys`
+
+// servedRow is a record as saveServedSQL reads it.
+type servedRow struct {
+	Subject string `json:"s"`
+	Repo    string `json:"r"`
+	Surface string `json:"f"`
+	Version int64  `json:"v"`
+	Window  int64  `json:"w"`
+	Replica string `json:"p"`
+	First   int64  `json:"a"`
+	Last    int64  `json:"b"`
+	Count   int64  `json:"c"`
+	Keys    string `json:"k"`
+}
+
 func saveServed(ctx context.Context, tx sqlExec, recs []server.ServedRecord) error {
-	for _, r := range recs {
-		_, err := tx.ExecContext(ctx, `INSERT INTO served (subject, repo, surface, version, window_start, replica, first_at, last_at, count, keys)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (subject, repo, surface, version, window_start, replica) DO UPDATE SET
-				first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at),
-				count = max(count, excluded.count), keys = excluded.keys`,
-			r.Subject, r.Repo, string(r.Surface), r.Version, micros(r.Window), r.Replica, micros(r.First), micros(r.Last), r.Count,
-			strings.Join(r.Keys, "\n"))
-		if err != nil {
-			return wrap("save served record", err)
-		}
+	rows := make([]servedRow, len(recs))
+	for i, r := range recs {
+		rows[i] = servedRow{r.Subject, r.Repo, string(r.Surface), r.Version, micros(r.Window), r.Replica, micros(r.First), micros(r.Last),
+			r.Count, strings.Join(r.Keys, "\n")}
 	}
-	return nil
+	b, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, saveServedSQL, string(b))
+	return wrap("save served records", err)
 }
 
 func readServedBefore(ctx context.Context, q *sql.DB, subject, repo string, at time.Time, limit int) ([]server.ServedRecord, error) {

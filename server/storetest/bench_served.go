@@ -46,14 +46,14 @@ func BenchServedHour(b *testing.B, s server.ServedLog, writeEvery time.Duration,
 			servings += ServedAgents
 			if (tick+ServedPullEvery)%time.Minute == 0 {
 				t0 := time.Now()
-				if err := c.Flush(ctx, now); err != nil {
+				if err := c.Flush(ctx, now, false); err != nil {
 					b.Fatal(err)
 				}
 				flushTime += time.Since(t0)
 				flushes++
 			}
 		}
-		if err := c.Flush(ctx, start.Add(2*time.Hour)); err != nil {
+		if err := c.Flush(ctx, start.Add(2*time.Hour), false); err != nil {
 			b.Fatal(err)
 		}
 		recs := servedRows(b, s, start)

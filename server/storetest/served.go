@@ -19,7 +19,7 @@ type ServedStore interface {
 
 // ServedRecords checks a store's served records through a replica's
 // audit.Coalescer: the servings of one version in one window are one
-// record, saved again as it grows; a second replica keeps its own;
+// record, saved when made and again when flushed whole; a second replica keeps its own;
 // audit.HeldAt answers the version held at a time with the index lines
 // of MEMORY.md at that version, and what MCP served around then; a pull
 // after the time is not counted; pruning drops the records last served
@@ -35,7 +35,7 @@ func ServedRecords(t *testing.T, s ServedStore) {
 	for sec := 10; sec < 20; sec += 2 {
 		serve(a, sec, 1, server.ServedPull)
 	}
-	flush(t, a, at(20))
+	flush(t, a, at(20), false)
 	for sec := 20; sec < 30; sec += 2 {
 		serve(a, sec, 1, server.ServedPull)
 	}
@@ -43,8 +43,12 @@ func ServedRecords(t *testing.T, s ServedStore) {
 	serve(a, 32, 1, server.ServedMCP, "MEMORY.md", "deploys.md")
 	serve(b, 40, 2, server.ServedDelta)
 	serve(b, 42, 2, server.ServedPull)
-	flush(t, a, at(45))
-	flush(t, b, at(45))
+	flush(t, a, at(45), false) // saves the new MCP record, not the pull's count
+	if recs, err := s.ServedBefore(ctx, "ana", repo, at(100), 10); err != nil || len(recs) != 2 || recs[1].Count != 5 {
+		t.Errorf("after a flush, %+v, %v; want the pull record as first saved (5 pulls) and the MCP one", recs, err)
+	}
+	flush(t, a, at(45), true)
+	flush(t, b, at(45), true)
 	if a.Open() != 2 {
 		t.Errorf("replica a holds %d records; want 2 (its window is still open)", a.Open())
 	}
@@ -89,9 +93,9 @@ func ServedRecords(t *testing.T, s ServedStore) {
 	}
 }
 
-func flush(t *testing.T, c *audit.Coalescer, now time.Time) {
+func flush(t *testing.T, c *audit.Coalescer, now time.Time, all bool) {
 	t.Helper()
-	if err := c.Flush(context.Background(), now); err != nil {
+	if err := c.Flush(context.Background(), now, all); err != nil {
 		t.Fatal(err)
 	}
 }
