@@ -109,6 +109,42 @@ func TestProvenanceEverySurface(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("blame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	auditNamesEach(t, srv, []string{"agent by ana", "agent by ana", "mcp by mo", "seed by ci-acme-e2e", "agent by ana", "restore by wes"})
+}
+
+// auditNamesEach checks, with the real teammem-server beside the running
+// server, that the repository's audit chain holds one write record per
+// version, whose actors are want in order, and that the log verifies.
+func auditNamesEach(t *testing.T, srv *authServer, want []string) {
+	t.Helper()
+	run := func(args ...string) string {
+		cmd := proctest.Command(t, serverBin, append(append(args, "--data-dir", srv.dataDir), srv.storeFlags...)...)
+		cmd.Env = cleanEnv()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("teammem-server %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(run("audit", "export", "--repo", repo)), "\n") {
+		var e struct {
+			Record struct {
+				Action string
+				By     struct{ Subject, Surface string }
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil || e.Record.Action != "write" {
+			t.Fatalf("audit export line %s: %v; want a write", line, err)
+		}
+		got = append(got, e.Record.By.Surface+" by "+e.Record.By.Subject)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the audit chain of %s names:\n%s\nwant:\n%s", repo, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if out := run("audit", "verify"); !strings.Contains(out, "the audit log verifies") {
+		t.Errorf("audit verify:\n%s", out)
+	}
 }
 
 // uiRestore signs in to the web UI with token, as a browser would with

@@ -12,28 +12,41 @@ import (
 
 var _ server.AuditLog = (*DB)(nil)
 
-// appendAuditSQL appends one record to its chain: it moves the chain's
-// head (creating it for the chain's first record), which locks the head's
-// row until the transaction ends, and inserts the entry the head now
-// names. The hash is server.AuditHash computed by the database, so that
-// a record can be queued in a pipelined batch without reading the head
-// first: $1 chain, $2 body, $3 time, $4 the actor's subject.
-const appendAuditSQL = `WITH h AS (
-	INSERT INTO audit_heads AS a (chain, seq, prev, hash)
-		VALUES ($1, 1, ''::bytea, sha256(int8send(1::bigint) || $2::bytea))
-	ON CONFLICT (chain) DO UPDATE SET seq = a.seq + 1, prev = a.hash, hash = sha256(a.hash || int8send(a.seq + 1) || $2::bytea)
-	RETURNING seq, prev, hash)
-INSERT INTO audit_log (chain, seq, at, subject, prev, hash, body) SELECT $1, seq, $3, $4, prev, hash, $2::bytea FROM h`
+// appendAuditSQL appends records to one chain (migration 14's
+// audit_append): it locks the chain's head row until the transaction
+// ends, links each record after the one before with server.AuditHash
+// computed by the database, and moves the head. So a group's records are
+// queued in its pipelined batch, one statement a chain, without reading
+// the head first.
+const appendAuditSQL = `SELECT audit_append($1, $2, $3, $4)`
 
 // queueAudit queues the appends of recs, in order, in b: they run in the
-// transaction b is sent in (a group of writes, an administrative act).
+// transaction b is sent in (a group of writes, an administrative act),
+// one statement per chain, the chains in the order they first appear.
 func queueAudit(b *pgx.Batch, recs []server.AuditRecord) error {
+	type chainRecs struct {
+		bodies   [][]byte
+		ats      []time.Time
+		subjects []string
+	}
+	var order []string
+	chains := map[string]*chainRecs{}
 	for _, r := range recs {
 		body, err := server.AuditBody(r)
 		if err != nil {
 			return err
 		}
-		b.Queue(appendAuditSQL, r.Repo, body, r.At.Truncate(time.Microsecond), r.By.Subject)
+		c := chains[r.Repo]
+		if c == nil {
+			c = &chainRecs{}
+			chains[r.Repo] = c
+			order = append(order, r.Repo)
+		}
+		c.bodies, c.ats, c.subjects = append(c.bodies, body), append(c.ats, r.At.Truncate(time.Microsecond)), append(c.subjects, r.By.Subject)
+	}
+	for _, chain := range order {
+		c := chains[chain]
+		b.Queue(appendAuditSQL, chain, c.bodies, c.ats, c.subjects)
 	}
 	return nil
 }

@@ -15,14 +15,43 @@ var (
 	_ server.AuditLog = AuditAt("")
 )
 
-// appendAudit appends recs, in order, each to its chain, inside tx: it
-// reads each chain's head once, links the records after it and moves the
-// head. SQLite has one writer at a time, so the head read here is the
-// head when tx commits.
+// The statements of an append, prepared with the write path's.
+const (
+	auditHeadSQL   = `SELECT seq, hash FROM audit_heads WHERE chain = ?`
+	auditInsertSQL = `INSERT INTO audit_log (chain, seq, at, subject, prev, hash, body) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	auditMoveSQL   = `INSERT INTO audit_heads (chain, seq, hash) VALUES (?, ?, ?)
+		ON CONFLICT (chain) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`
+)
+
+// auditAppender appends records inside one transaction: it reads each
+// chain's head once, links the records after it, and saves the heads it
+// moved once, at the end (save). SQLite has one writer at a time, so a
+// head read here is the head when the transaction commits.
+type auditAppender struct {
+	tx    sqlExec
+	heads map[string]*server.AuditHead
+	moved map[string]bool
+}
+
+func newAuditAppender(tx sqlExec) *auditAppender {
+	return &auditAppender{tx: tx, heads: map[string]*server.AuditHead{}, moved: map[string]bool{}}
+}
+
+// appendAudit appends recs, in order, each to its chain, inside tx: a
+// transaction of its own.
 func appendAudit(ctx context.Context, tx sqlExec, recs []server.AuditRecord) error {
-	heads := map[string]*server.AuditHead{}
+	a := newAuditAppender(tx)
+	if err := a.append(ctx, recs); err != nil {
+		return err
+	}
+	return a.save(ctx)
+}
+
+// append appends recs, in order, each to its chain; a record that fails
+// leaves its chain's head where it was.
+func (a *auditAppender) append(ctx context.Context, recs []server.AuditRecord) error {
 	for _, r := range recs {
-		h, err := auditHead(ctx, tx, heads, r.Repo)
+		h, err := a.head(ctx, r.Repo)
 		if err != nil {
 			return err
 		}
@@ -30,43 +59,82 @@ func appendAudit(ctx context.Context, tx sqlExec, recs []server.AuditRecord) err
 		if err != nil {
 			return err
 		}
-		prev := h.Hash
-		h.Seq++
-		h.Hash = server.AuditHash(prev, h.Seq, body)
-		_, err = tx.ExecContext(ctx, `INSERT INTO audit_log (chain, seq, at, subject, prev, hash, body) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			h.Chain, h.Seq, micros(r.At.Truncate(time.Microsecond)), r.By.Subject, prev, h.Hash, body)
+		seq := h.Seq + 1
+		hash := server.AuditHash(h.Hash, seq, body)
+		_, err = a.tx.ExecContext(ctx, auditInsertSQL, h.Chain, seq, micros(r.At.Truncate(time.Microsecond)), r.By.Subject, h.Hash, hash, body)
 		if err != nil {
 			return wrap("append audit record", err)
 		}
-	}
-	for _, h := range heads {
-		_, err := tx.ExecContext(ctx, `INSERT INTO audit_heads (chain, seq, hash) VALUES (?, ?, ?)
-			ON CONFLICT (chain) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, h.Chain, h.Seq, h.Hash)
-		if err != nil {
-			return wrap("move audit head", err)
-		}
+		h.Seq, h.Hash = seq, hash
+		a.moved[h.Chain] = true
 	}
 	return nil
 }
 
-// auditHead returns chain's head as tx sees it, read once per append.
-func auditHead(ctx context.Context, tx sqlExec, heads map[string]*server.AuditHead, chain string) (*server.AuditHead, error) {
-	if h, ok := heads[chain]; ok {
+// save saves the heads append moved.
+func (a *auditAppender) save(ctx context.Context) error {
+	for chain := range a.moved {
+		h := a.heads[chain]
+		if _, err := a.tx.ExecContext(ctx, auditMoveSQL, h.Chain, h.Seq, h.Hash); err != nil {
+			return wrap("move audit head", err)
+		}
+	}
+	clear(a.moved)
+	return nil
+}
+
+// mark returns the heads as they stand, for reset.
+func (a *auditAppender) mark() map[string]server.AuditHead {
+	m := make(map[string]server.AuditHead, len(a.heads))
+	for c, h := range a.heads {
+		m[c] = *h
+	}
+	return m
+}
+
+// reset puts the heads back as mark found them: the records appended
+// since were rolled back (a savepoint).
+func (a *auditAppender) reset(m map[string]server.AuditHead) {
+	for c := range a.heads {
+		if h, ok := m[c]; ok {
+			*a.heads[c] = h
+		} else {
+			delete(a.heads, c)
+			delete(a.moved, c)
+		}
+	}
+}
+
+// head returns chain's head as the transaction sees it.
+func (a *auditAppender) head(ctx context.Context, chain string) (*server.AuditHead, error) {
+	if h, ok := a.heads[chain]; ok {
 		return h, nil
 	}
 	h := &server.AuditHead{Chain: chain, Hash: []byte{}}
-	err := tx.QueryRowContext(ctx, `SELECT seq, hash FROM audit_heads WHERE chain = ?`, chain).Scan(&h.Seq, &h.Hash)
+	err := a.tx.QueryRowContext(ctx, auditHeadSQL, chain).Scan(&h.Seq, &h.Hash)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("read audit head", err)
 	}
-	heads[chain] = h
+	a.heads[chain] = h
 	return h, nil
+}
+
+// preparedExec runs the statements of an append as the write path's
+// prepared statements, bound to its transaction.
+type preparedExec map[string]*sql.Stmt
+
+func (p preparedExec) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return p[query].ExecContext(ctx, args...)
+}
+
+func (p preparedExec) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return p[query].QueryRowContext(ctx, args...)
 }
 
 // AppendAudit appends recs in the writer's next batch (server.AuditLog).
 func (db *DB) AppendAudit(ctx context.Context, recs []server.AuditRecord) error {
-	return db.exec(ctx, "append audit records", func(ctx context.Context, tx *sql.Tx) error {
-		return appendAudit(ctx, tx, recs)
+	return db.execBatch(ctx, "append audit records", func(ctx context.Context, b *batch) error {
+		return b.audit.append(ctx, recs)
 	})
 }
 

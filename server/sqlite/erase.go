@@ -58,7 +58,7 @@ func (j *eraseJob) run(ctx context.Context, b *batch) error {
 			return wrap("raise since floor", err)
 		}
 		rec := server.AuditRecordOfErase(server.AuditActorFrom(j.ctx), st, after, after.UpdatedAt)
-		if err := appendAudit(ctx, b.tx, []server.AuditRecord{rec}); err != nil {
+		if err := b.audit.append(ctx, []server.AuditRecord{rec}); err != nil {
 			return err
 		}
 		j.before, j.after = st, after
