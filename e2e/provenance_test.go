@@ -109,7 +109,7 @@ func TestProvenanceEverySurface(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("blame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	auditNamesEach(t, srv, []string{"agent by ana", "agent by ana", "mcp by mo", "seed by ci-acme-e2e", "agent by ana", "restore by wes"})
+	auditNamesEach(t, srv, []string{"agent by ana", "mcp by mo", "seed by ci-acme-e2e", "agent by ana", "restore by wes"})
 }
 
 // auditNamesEach checks, with the real teammem-server beside the running
