@@ -97,12 +97,13 @@ type AuditCheckpoint struct {
 }
 
 // AuditQuery selects audit entries: one chain, or every one with All;
-// only those at or after Since when it is not zero; only those whose
-// actor is Subject when it is not "".
+// only those at or after Since when it is not zero; only those after
+// number After; only those whose actor is Subject when it is not "".
 type AuditQuery struct {
 	Chain   string
 	All     bool
 	Since   time.Time
+	After   int64
 	Subject string
 }
 

@@ -76,6 +76,8 @@ type Config struct {
 	// Served takes what every surface serves (RecordServed); nil means
 	// nothing is recorded.
 	Served ServedRecorder
+	// Audit is the audit log AuditEntries reads; nil means none is kept.
+	Audit AuditLog
 }
 
 // Service is the domain of the server: it canonicalises repositories, makes

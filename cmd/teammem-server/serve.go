@@ -256,6 +256,7 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	go func() { defer close(hubDone); hub.Run(hctx) }()
 	defer func() { stopHub(); <-hubDone }()
 	cfg := server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub}
+	cfg.Audit, _ = store.(server.AuditLog)
 	if sl, ok := store.(server.ServedLog); ok {
 		served := audit.NewCoalescer(sl, replicaName())
 		cfg.Served = served

@@ -91,8 +91,8 @@ func (db *DB) AuditEntries(ctx context.Context, q server.AuditQuery, visit func(
 		since = &q.Since
 	}
 	rows, err := db.pool.Query(ctx, `SELECT chain, seq, at, subject, prev, hash, body FROM audit_log
-		WHERE ($1 OR chain = $2) AND ($3::timestamptz IS NULL OR at >= $3) AND ($4 = '' OR subject = $4)
-		ORDER BY chain, seq`, q.All, q.Chain, since, q.Subject)
+		WHERE ($1 OR chain = $2) AND ($3::timestamptz IS NULL OR at >= $3) AND ($4 = '' OR subject = $4) AND seq > $5
+		ORDER BY chain, seq`, q.All, q.Chain, since, q.Subject, q.After)
 	if err != nil {
 		return wrap("read audit log", err)
 	}

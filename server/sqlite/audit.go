@@ -281,8 +281,8 @@ func readAuditEntries(ctx context.Context, q *sql.DB, aq server.AuditQuery, visi
 		since = micros(aq.Since)
 	}
 	rows, err := q.QueryContext(ctx, `SELECT chain, seq, at, subject, prev, hash, body FROM audit_log
-		WHERE (?1 OR chain = ?2) AND at >= ?3 AND (?4 = '' OR subject = ?4) ORDER BY chain, seq`,
-		aq.All, aq.Chain, since, aq.Subject)
+		WHERE (?1 OR chain = ?2) AND at >= ?3 AND (?4 = '' OR subject = ?4) AND seq > ?5 ORDER BY chain, seq`,
+		aq.All, aq.Chain, since, aq.Subject, aq.After)
 	if err != nil {
 		return wrap("read audit log", err)
 	}

@@ -131,7 +131,8 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	prom := metrics.New()
 	instrumented := prom.InstrumentStore(store)
 	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.StreamsPerSubject})
-	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub})
+	audit, _ := store.(server.AuditLog)
+	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub, Audit: audit})
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
 		UISecret: key.Seed(), PublicHosts: o.PublicHosts}
