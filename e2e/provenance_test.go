@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/testkit/gittest"
 	"github.com/teammem/teammem/testkit/proctest"
+	"github.com/teammem/teammem/testkit/realclient"
 )
 
 // TestProvenanceEverySurface: an agent, an MCP client, a CI seed and a web
@@ -30,7 +33,10 @@ import (
 //  2. mo's MCP client adds line B with a topic (mcp, its clientInfo);
 //  3. the CI seed adds line C (seed);
 //  4. ana's agent drops line A;
-//  5. wes restores version 3 in the web UI: line A is back (restore).
+//  5. wes restores version 3 in the web UI: line A is back (restore);
+//  6. the stock Claude Code adds a line through /mcp (mcp, its clientInfo).
+//
+// The repository's audit chain names each write, and the log verifies.
 func TestProvenanceEverySurface(t *testing.T) {
 	srv := startAuthServer(t)
 	ana, mo := srv.token(t, "ana", repo+":write"), srv.token(t, "mo", repo+":write")
@@ -109,7 +115,57 @@ func TestProvenanceEverySurface(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("blame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	auditNamesEach(t, srv, []string{"agent by ana", "mcp by mo", "seed by ci-acme-e2e", "agent by ana", "restore by wes"})
+	chain := []string{"agent by ana", "mcp by mo", "seed by ci-acme-e2e", "agent by ana", "restore by wes"}
+	t.Run("stock Claude Code", func(t *testing.T) {
+		claudeWritesLine(t, srv, lineA+"\n"+lineB+"\n"+lineC+"\n")
+		chain = append(chain, "mcp by claude-e2e")
+	})
+	auditNamesEach(t, srv, chain)
+}
+
+// claudeWritesLine has the real Claude Code, through /mcp with a token of
+// claude-e2e, call write_memory (as the stand-in model asks) with a topic
+// and its index line, MEMORY.md holding index before; the history and the
+// blame name the client.
+func claudeWritesLine(t *testing.T, srv *authServer, index string) {
+	const tool, line = "mcp__teammem__write_memory", "- [Release](release.md) — how we release"
+	cc := realclient.ClaudeCodeForTest(t, realclient.ClaudeCodeNative)
+	input, _ := json.Marshal(map[string]any{"repo": repo, "key": "release.md", "content": "# release\n", "index_line": line})
+	model := realclient.NewRecorder(t, toolUseModel(tool, string(input)))
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"teammem": map[string]any{
+		"type": "http", "url": srv.url() + "/mcp", "headers": map[string]string{"Authorization": "Bearer " + srv.token(t, "claude-e2e", repo+":write")}}}})
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := cc.Print(t, realclient.Session{Dir: dir, BaseURL: model.URL(),
+		Args: []string{"--mcp-config", cfgFile, "--strict-mcp-config", "--allowedTools", tool}, Env: []string{"ENABLE_TOOL_SEARCH=false"}},
+		"Remember how we release.")
+	if res.Err != nil {
+		t.Fatalf("claude -p: %v\nstdout:\n%s\nstderr:\n%s", res.Err, res.Stdout, res.Stderr)
+	}
+	proctest.WaitFor(t, "Claude Code's line on the server", func() bool { return srv.entries(repo)["MEMORY.md"] == index+line+"\n" })
+	h, err := srv.api.History(context.Background(), repo, "MEMORY.md", client.HistoryOptions{})
+	if err != nil || len(h.Revisions) == 0 {
+		t.Fatalf("history = %+v, %v", h, err)
+	}
+	if p := h.Revisions[0].Provenance; p == nil || p.Subject != "claude-e2e" || p.Surface != "mcp" || !strings.Contains(strings.ToLower(p.Client), "claude") {
+		t.Errorf("Claude Code's version: provenance %+v; want claude-e2e through mcp, its client named", p)
+	}
+	b, err := srv.api.Blame(context.Background(), repo, "MEMORY.md", 0)
+	if err != nil || len(b.Lines) != 4 {
+		t.Fatalf("blame = %+v, %v; want 4 lines", b, err)
+	}
+	var by string
+	for _, r := range b.Revisions {
+		if r.Version == b.Lines[3].Version {
+			by = r.Provenance.Subject + " " + r.Provenance.Client
+		}
+	}
+	if !strings.HasPrefix(by, "claude-e2e ") {
+		t.Errorf("blame names %q for Claude Code's line", by)
+	}
 }
 
 // auditNamesEach checks, with the real teammem-server beside the running
