@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
@@ -120,7 +121,44 @@ func TestProvenanceEverySurface(t *testing.T) {
 		claudeWritesLine(t, srv, lineA+"\n"+lineB+"\n"+lineC+"\n")
 		chain = append(chain, "mcp by claude-e2e")
 	})
+	t.Run("TypeScript SDK", func(t *testing.T) {
+		tsWritesLine(t, srv)
+		chain = append(chain, "mcp by ts-e2e")
+	})
 	auditNamesEach(t, srv, chain)
+}
+
+// tsWritesLine has a client of the TypeScript MCP SDK, with a token of
+// ts-e2e, call write_memory with a topic and its index line; the history
+// and the blame name it. This release of the SDK sends its clientInfo only
+// in initialize, which a stateless /mcp never sees again, so the client
+// is its User-Agent: Node's fetch says "node" (docs/audit.md).
+func tsWritesLine(t *testing.T, srv *authServer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	prefix, err := realclient.NPMInstall(ctx, tsSDK)
+	prefix = realclient.ForTest(t, prefix, err)
+	const line = "- [Oncall](oncall.md) — who answers"
+	before := srv.entries(repo)["MEMORY.md"]
+	res := callTS(t, prefix, srv.url(), srv.token(t, "ts-e2e", repo+":write"), map[string]any{"name": "write_memory",
+		"arguments": map[string]any{"repo": repo, "key": "oncall.md", "content": "# oncall\n", "index_line": line}})
+	if res[0].IsError {
+		t.Fatalf("write_memory: %+v", res[0])
+	}
+	if got := srv.entries(repo)["MEMORY.md"]; got != before+line+"\n" {
+		t.Fatalf("MEMORY.md after the write:\n%s", got)
+	}
+	h, err := srv.api.History(ctx, repo, "MEMORY.md", client.HistoryOptions{})
+	if err != nil || len(h.Revisions) == 0 {
+		t.Fatalf("history = %+v, %v", h, err)
+	}
+	if p := h.Revisions[0].Provenance; p == nil || p.Subject != "ts-e2e" || p.Surface != "mcp" || p.Client != "node" {
+		t.Errorf("the TypeScript SDK's version: provenance %+v; want ts-e2e through mcp as node", p)
+	}
+	b, err := srv.api.Blame(ctx, repo, "MEMORY.md", 0)
+	if err != nil || len(b.Lines) == 0 || b.Lines[len(b.Lines)-1].Text != line || b.Lines[len(b.Lines)-1].Version != h.Revisions[0].Version {
+		t.Errorf("blame = %+v, %v; want the last line from the SDK's version", b, err)
+	}
 }
 
 // claudeWritesLine has the real Claude Code, through /mcp with a token of
