@@ -64,4 +64,3 @@ func callTS(t *testing.T, prefix, url, token string, calls ...map[string]any) []
 	}
 	return res
 }
-

@@ -45,9 +45,17 @@ func runAudit(ctx context.Context, args []string, e env) error {
 	return usageError{fmt.Errorf("unknown audit command %q: want verify, export or served", args[0])}
 }
 
-// openAuditLog opens the audit log of Postgres at databaseURL, else of the
-// embedded store in dataDir, beside a running server.
-func openAuditLog(ctx context.Context, dataDir, databaseURL string) (server.AuditLog, func(), error) {
+// auditStore is what the audit commands read: the audit log and the
+// served records.
+type auditStore interface {
+	server.AuditLog
+	server.ServedLog
+}
+
+// openAuditLog opens the audit log and served records of Postgres at
+// databaseURL, else of the embedded store in dataDir, beside a running
+// server.
+func openAuditLog(ctx context.Context, dataDir, databaseURL string) (auditStore, func(), error) {
 	if databaseURL != "" {
 		db, err := postgres.Open(ctx, databaseURL, postgres.Options{MaxConns: 2})
 		if err != nil {

@@ -4,28 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/audit"
-	"github.com/teammem/teammem/server/postgres"
-	"github.com/teammem/teammem/server/sqlite"
 )
-
-// openServedLog opens the served records of Postgres at databaseURL,
-// else of the embedded store in dataDir, beside a running server.
-func openServedLog(ctx context.Context, dataDir, databaseURL string) (server.ServedLog, func(), error) {
-	if databaseURL != "" {
-		db, err := postgres.Open(ctx, databaseURL, postgres.Options{MaxConns: 2})
-		if err != nil {
-			return nil, nil, err
-		}
-		return db, func() { _ = db.Close() }, nil
-	}
-	return sqlite.AuditAt(filepath.Join(dataDir, embeddedDBName)), func() {}, nil
-}
 
 // runAuditServed implements `audit served`: which version of a repository
 // a subject's agent held at a time, the index lines its block carried,
@@ -54,7 +38,7 @@ func runAuditServed(ctx context.Context, args []string, e env) error {
 		}
 		when = t
 	}
-	log, closeLog, err := openServedLog(ctx, dataDir, databaseURL)
+	log, closeLog, err := openAuditLog(ctx, dataDir, databaseURL)
 	if err != nil {
 		return err
 	}

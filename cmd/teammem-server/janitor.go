@@ -25,6 +25,19 @@ func runJanitor(ctx context.Context, store server.Store, retention time.Duration
 	if retention <= 0 {
 		return
 	}
+	every(ctx, janitorInterval, func() {
+		n, err := store.PurgeTombstones(ctx, time.Now().Add(-retention))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("purge tombstones failed", "error", err)
+		case n > 0:
+			log.Info("purged tombstones", "count", n, "retention", retention)
+		}
+	})
+}
+
+// every runs fn at once and then every interval until ctx is done.
+func every(ctx context.Context, interval time.Duration, fn func()) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -33,14 +46,8 @@ func runJanitor(ctx context.Context, store server.Store, retention time.Duration
 			return
 		case <-t.C:
 		}
-		n, err := store.PurgeTombstones(ctx, time.Now().Add(-retention))
-		switch {
-		case err != nil && ctx.Err() == nil:
-			log.Warn("purge tombstones failed", "error", err)
-		case n > 0:
-			log.Info("purged tombstones", "count", n, "retention", retention)
-		}
-		t.Reset(janitorInterval)
+		fn()
+		t.Reset(interval)
 	}
 }
 
@@ -49,14 +56,7 @@ func runJanitor(ctx context.Context, store server.Store, retention time.Duration
 // (audit.Upkeep). Several replicas may run it at once: a head signed
 // twice is kept once, and pruning is idempotent.
 func runAuditUpkeep(ctx context.Context, log server.AuditLog, key ed25519.PrivateKey, retention, interval time.Duration, logger *slog.Logger) {
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, interval, func() {
 		now := time.Now()
 		n, pruned, err := audit.Upkeep(ctx, log, key, retention, now)
 		if sl, ok := log.(server.ServedLog); ok && retention > 0 && err == nil {
@@ -68,8 +68,7 @@ func runAuditUpkeep(ctx context.Context, log server.AuditLog, key ed25519.Privat
 		case n > 0 || pruned > 0:
 			logger.Info("audit log checkpointed", "chains", n, "pruned_entries", pruned, "retention", retention)
 		}
-		t.Reset(interval)
-	}
+	})
 }
 
 // servedFlushInterval is how often a replica saves the served records it
