@@ -19,8 +19,6 @@ CREATE TABLE audit_log (
     PRIMARY KEY (chain, seq)
 );
 
-CREATE INDEX audit_log_at ON audit_log (at);
-
 CREATE TABLE audit_heads (
     chain text   NOT NULL COLLATE "C" PRIMARY KEY,
     seq   bigint NOT NULL,
@@ -49,8 +47,11 @@ DECLARE
     h_hash bytea;
     n      bytea;
 BEGIN
-    INSERT INTO audit_heads (chain, seq, prev, hash) VALUES (p_chain, 0, '', '') ON CONFLICT (chain) DO NOTHING;
     SELECT seq, prev, hash INTO h_seq, h_prev, h_hash FROM audit_heads WHERE chain = p_chain FOR UPDATE;
+    IF NOT FOUND THEN -- the chain's first append: a concurrent one waits on the key, then finds the row
+        INSERT INTO audit_heads (chain, seq, prev, hash) VALUES (p_chain, 0, '', '') ON CONFLICT (chain) DO NOTHING;
+        SELECT seq, prev, hash INTO h_seq, h_prev, h_hash FROM audit_heads WHERE chain = p_chain FOR UPDATE;
+    END IF;
     FOR i IN 1 .. coalesce(array_length(p_bodies, 1), 0) LOOP
         h_seq := h_seq + 1;
         n := sha256(h_hash || int8send(h_seq) || p_bodies[i]);

@@ -17,8 +17,6 @@ CREATE TABLE audit_log (
     PRIMARY KEY (chain, seq)
 ) STRICT, WITHOUT ROWID;
 
-CREATE INDEX audit_log_at ON audit_log (at);
-
 CREATE TABLE audit_heads (
     chain TEXT    NOT NULL PRIMARY KEY,
     seq   INTEGER NOT NULL,

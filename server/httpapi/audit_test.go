@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/audit"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/testkit/servertest"
@@ -91,4 +93,44 @@ func testAuditRead(t *testing.T, ts *testServer) {
 		t.Errorf("ana reads her personal chain as %s", got)
 	}
 	get("repo="+server.PersonalRepo("ana", "acme/notes"), ts.Admin, http.StatusForbidden)
+}
+
+// TestAuditTwoReplicas: two servers on one Postgres database take writes
+// to one repository at once; its chain holds one entry per version, in
+// one line, and verifies.
+func TestAuditTwoReplicas(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	open := func() *postgres.DB {
+		db, err := postgres.Open(context.Background(), dbURL, postgres.Options{Migrate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	a := newTestServer(t, servertest.Options{Store: open()})
+	bStore := open()
+	b := &testServer{Server: a.Replica(t, servertest.Options{Store: bStore}), t: t}
+	ana := a.Token("ana", "acme/*:write")
+	var wg sync.WaitGroup
+	for i, s := range []*testServer{a, b, a, b} {
+		wg.Go(func() {
+			for n := range 10 {
+				putAs(t, s.Server, ana, "acme/api", map[string]string{fmt.Sprintf("k%d-%d.md", i, n): "x"}, http.StatusOK)
+			}
+		})
+	}
+	wg.Wait()
+	page := servertest.Decode[api.AuditPage](t, b.Do(http.MethodGet, api.PathAudit+"?repo=acme/api&limit=1000", a.Admin, nil))
+	if len(page.Entries) != 40 {
+		t.Fatalf("%d entries; want 40", len(page.Entries))
+	}
+	for i, e := range page.Entries {
+		var rec server.AuditRecord
+		if err := json.Unmarshal(e.Record, &rec); err != nil || e.Seq != int64(i+1) || rec.Version != int64(i+1) {
+			t.Fatalf("entry %d: seq %d, version %d, %v; want both %d", i, e.Seq, rec.Version, err, i+1)
+		}
+	}
+	if r, err := audit.Verify(context.Background(), bStore, nil); err != nil || len(r.Problems) != 0 || r.Entries != 40 {
+		t.Errorf("Verify = %+v, %v; want 40 entries and no problem", r, err)
+	}
 }
