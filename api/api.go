@@ -4,6 +4,8 @@
 // client. It imports only the standard library.
 package api
 
+import "encoding/json"
+
 // Paths of the protocol's resources.
 const (
 	PathTeamMemory      = "/api/claude_code/team_memory"
@@ -18,6 +20,7 @@ const (
 	PathSeen            = "/api/v1/seen"
 	PathSearch          = "/api/v1/search"
 	PathBlame           = "/api/v1/blame"
+	PathAudit           = "/api/v1/audit"
 	PathHealthz         = "/healthz"
 	PathReadyz          = "/readyz"
 	PathMetrics         = "/metrics"
@@ -366,4 +369,25 @@ type Snippet struct {
 type Health struct {
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+}
+
+// AuditPage is a page of a repository's audit chain: its entries, each
+// with its number, time, the hash of the entry before and its own
+// (lowercase hex), and its record as the chain hashed it. Next is the
+// number to pass as after for the next page, 0 when this page is the
+// last. An admin of the repository reads every entry; anyone else who can
+// read it, only their own acts.
+type AuditPage struct {
+	Repo    string       `json:"repo"`
+	Entries []AuditEntry `json:"entries"`
+	Next    int64        `json:"next"`
+}
+
+// AuditEntry is one entry of an AuditPage.
+type AuditEntry struct {
+	Seq    int64           `json:"seq"`
+	At     string          `json:"at"`
+	Prev   string          `json:"prev"`
+	Hash   string          `json:"hash"`
+	Record json.RawMessage `json:"record"`
 }

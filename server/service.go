@@ -79,6 +79,11 @@ type Config struct {
 	// OnReview, when set, is told every review decision and policy change
 	// once it is stored (an audit log's hook); it must not block.
 	OnReview func(context.Context, ReviewAct)
+	// Served takes what every surface serves (RecordServed); nil means
+	// nothing is recorded.
+	Served ServedRecorder
+	// Audit is the audit log AuditEntries reads; nil means none is kept.
+	Audit AuditLog
 }
 
 // Service is the domain of the server: it canonicalises repositories, makes

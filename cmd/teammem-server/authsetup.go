@@ -93,7 +93,7 @@ func ensureAdminToken(ctx context.Context, c serveConfig, key ed25519.PrivateKey
 		return fmt.Errorf("admin token: %w", err)
 	}
 	if reg, ok := store.(server.TokenRegistry); ok {
-		if err := reg.RecordToken(ctx, rec); err != nil {
+		if err := reg.RecordToken(server.WithAuditActor(ctx, server.AuditActor{Subject: "server", Surface: "first-start"}), rec); err != nil {
 			return fmt.Errorf("record the admin token: %w", err)
 		}
 	}

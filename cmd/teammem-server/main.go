@@ -79,6 +79,9 @@ Commands:
   personal delete     erase a subject's personal memory (--subject S --yes), audited
   policy set          set a repository's review policy (--repo SLUG --review off|changes|all), audited
   policy show         print a repository's review policy (--repo SLUG)
+  audit verify        check the audit log's hash chains and signed checkpoints
+  audit export        print the audit log as JSON lines (--since TIME)
+  audit served        which version a subject was served at a time (--subject --repo --at)
   migrate             apply, roll back or report database migrations (up | down N | version)
   healthcheck         exit 0 when the local server is ready (for container probes)
   backup              write an online, consistent copy of the embedded store (--to FILE)
@@ -101,6 +104,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return runPersonal(ctx, args[1:], e)
 	case "policy":
 		return runPolicy(ctx, args[1:], e)
+	case "audit":
+		return runAudit(ctx, args[1:], e)
 	case "migrate":
 		return runMigrate(ctx, args[1:], e)
 	case "healthcheck":

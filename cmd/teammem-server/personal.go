@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/sqlite"
@@ -88,7 +89,7 @@ func runPersonalDelete(ctx context.Context, args []string, e env) error {
 	audit := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	operator := operatorName()
 	for _, st := range repos {
-		before, after, err := store.EraseRepo(ctx, st.Repo)
+		before, after, err := store.EraseRepo(operatorContext(ctx), st.Repo)
 		if errors.Is(err, server.ErrNotFound) {
 			continue
 		}
@@ -136,6 +137,13 @@ func openEraseStore(ctx context.Context, dataDir, databaseURL string) (server.St
 		return nil, nil, err
 	}
 	return db, func() { _ = db.Close() }, nil
+}
+
+// operatorContext is ctx naming the operator who runs the command as
+// the actor of the administrative acts it records in the audit log.
+func operatorContext(ctx context.Context) context.Context {
+	return server.WithAuditActor(ctx, server.AuditActor{Subject: "operator:" + operatorName(), Surface: "cli",
+		Client: "teammem-server/" + buildinfo.Version(version)})
 }
 
 // operatorName names who runs the command, for the audit line.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/teammem/teammem/internal/buildinfo"
 	"github.com/teammem/teammem/internal/cliflags"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/audit"
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/connlimit"
 	"github.com/teammem/teammem/server/events"
@@ -45,6 +47,8 @@ type serveConfig struct {
 	logLevel, logFormat      string
 	shutdownTimeout          time.Duration
 	tombstoneRetention       time.Duration
+	auditRetention           time.Duration
+	auditCheckpoint          time.Duration
 	debugAddr                string
 	requestTimeout           time.Duration
 	bodyCacheBytes           int64
@@ -98,6 +102,8 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
 	fs.IntVar(&c.streamsPerSubject, "max-streams-per-subject", events.DefaultStreamsPerSubject, "open event streams per token subject (0 = no limit)")
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
+	fs.DurationVar(&c.auditRetention, "audit-retention", 0, "drop audit log entries older than this, each chain then starting at a signed checkpoint (docs/audit.md); 0 keeps them forever")
+	fs.DurationVar(&c.auditCheckpoint, "audit-checkpoint-interval", time.Hour, "sign every audit chain's head this often")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
 	}
@@ -159,6 +165,12 @@ func (c *serveConfig) check() error {
 	}
 	if c.maxMCPReplyBytes <= 0 {
 		return errors.New("--max-mcp-reply-bytes must be positive")
+	}
+	if c.auditRetention < 0 || c.auditCheckpoint <= 0 {
+		return errors.New("--audit-retention must be 0 (forever) or positive and --audit-checkpoint-interval positive")
+	}
+	if c.auditRetention > 0 && c.auditRetention < c.auditCheckpoint {
+		return errors.New("--audit-retention must be longer than --audit-checkpoint-interval (a pruned chain starts at a checkpoint older than the retention)")
 	}
 	if c.rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
@@ -248,9 +260,21 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hctx) }()
 	defer func() { stopHub(); <-hubDone }()
-	review, _ := store.(server.ReviewStore) // both stores keep proposals
-	svc := server.NewService(instrumented, server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub,
-		Review: review})
+	cfg := server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub}
+	cfg.Review, _ = store.(server.ReviewStore) // both stores keep proposals
+	cfg.Audit, _ = store.(server.AuditLog)
+	if sl, ok := store.(server.ServedLog); ok {
+		served := audit.NewCoalescer(sl, replicaName())
+		cfg.Served = served
+		sctx, stopServed := context.WithCancel(context.WithoutCancel(ctx))
+		servedDone := make(chan struct{})
+		go func() {
+			defer close(servedDone)
+			served.Run(sctx, servedFlushInterval, c.shutdownTimeout, func(err error) { log.Warn("saving served records failed", "error", err) })
+		}()
+		defer func() { stopServed(); <-servedDone }() // after the servers stopped, before the store closes
+	}
+	svc := server.NewService(instrumented, cfg)
 	authn, uiSecret, err := setupAuth(ctx, c, store, log)
 	if err != nil {
 		return err
@@ -322,6 +346,9 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	jctx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go runJanitor(jctx, store, c.tombstoneRetention, log)
+	if al, ok := store.(server.AuditLog); ok {
+		go runAuditUpkeep(jctx, al, ed25519.NewKeyFromSeed(uiSecret), c.auditRetention, c.auditCheckpoint, log)
+	}
 	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "tls", c.tlsCert != "", "version", buildinfo.Version(version))
 	ui := uiURL(ln.Addr(), c.tlsCert != "")
 	log.Info("web UI at "+ui+" (sign in with a token; the admin's is in "+dataPath(c, adminTokenName)+")", "url", ui, "admin_token", dataPath(c, adminTokenName))

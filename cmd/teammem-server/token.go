@@ -110,7 +110,7 @@ func runTokenCreate(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer closeStore()
-	if err := store.RecordToken(ctx, rec); err != nil {
+	if err := store.RecordToken(operatorContext(ctx), rec); err != nil {
 		return fmt.Errorf("record the token (nothing was handed out): %w", err)
 	}
 	id := rec.ID
@@ -181,7 +181,7 @@ func runTokenRevoke(ctx context.Context, args []string, e env) error {
 			return err
 		}
 	}
-	if err := store.Revoke(ctx, r); err != nil {
+	if err := store.Revoke(operatorContext(ctx), r); err != nil {
 		return fmt.Errorf("revoke: %w", err)
 	}
 	if before == "now" {

@@ -97,6 +97,7 @@ func Mount(r chi.Router, o Options) {
 		r.Get(api.PathWhoami, h.mw.Wrap(h.getWhoami))
 		r.Get(api.PathActivity, h.mw.Wrap(h.getActivity))
 		r.Get(api.PathBlame, h.mw.Wrap(h.getBlame))
+		r.Get(api.PathAudit, h.mw.Wrap(h.getAudit))
 		r.Post(api.PathSeen, h.mw.Wrap(h.postSeen))
 		r.Get(api.PathSearch, h.mw.Wrap(h.getSearch))
 		r.Post(api.PathStaleReferences, h.mw.Wrap(h.postStaleReferences))

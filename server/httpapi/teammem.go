@@ -42,6 +42,7 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if inm := headerList(r, "If-None-Match"); inm != "" && api.ETagMatches(inm, st.Checksum, true) {
 		w.Header().Set("ETag", api.ETag(st.Checksum))
 		w.WriteHeader(http.StatusNotModified)
+		h.served(p, st, view, 0)
 		return nil
 	}
 	if since > st.Version { // a restored or foreign server: the client must pull in full
@@ -51,11 +52,16 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 	if since == 0 {
 		if body, ok := h.bodies.get(key, st.Version, st.Checksum); ok {
 			h.writeBody(w, r, key, st.Version, st.Checksum, body)
+			h.served(p, st, view, 0)
 			return nil
 		}
 	}
 	if view == "" && since == 0 && st.Bytes > h.streamAbove() {
-		return h.streamFull(ctx, w, r, p, repo)
+		if err := h.streamFull(ctx, w, r, p, repo); err != nil {
+			return err
+		}
+		h.served(p, st, view, 0)
+		return nil
 	}
 	read := func() ([]byte, string, error) {
 		// A shared read must not fail for the others when its first
@@ -87,7 +93,20 @@ func (h *handler) getTeamMemory(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.writeBody(w, r, key, st.Version, sum, body)
+	h.served(p, st, view, since)
 	return nil
+}
+
+// served records that p was served st (a pull, or a delta since a
+// version); a hashes probe carries no content and is not recorded.
+func (h *handler) served(p server.Principal, st server.RepoState, view string, since int64) {
+	switch {
+	case view != "":
+	case since > 0:
+		h.svc.RecordServed(p, st.Repo, st.Version, server.ServedDelta)
+	default:
+		h.svc.RecordServed(p, st.Repo, st.Version, server.ServedPull)
+	}
 }
 
 // streamAbove is the repository size above which a full GET is streamed

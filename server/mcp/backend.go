@@ -41,6 +41,7 @@ func (b *backend) State(ctx context.Context, repo string) (mcptools.State, error
 	if err != nil {
 		return mcptools.State{}, b.fail(ctx, "read state", err)
 	}
+	b.svc.RecordServed(b.principal(ctx), snap.Repo, snap.Version, server.ServedMCP)
 	st := mcptools.State{Repo: snap.Repo, Version: snap.Version, Checksum: snap.Checksum, Entries: make(map[string]string, len(snap.Live))}
 	for _, e := range snap.Live {
 		st.Entries[e.Key] = e.Checksum
@@ -61,9 +62,12 @@ func (b *backend) List(ctx context.Context, repo string) ([]mcptools.Entry, erro
 		return nil, b.fail(ctx, "list authors", err)
 	}
 	out := make([]mcptools.Entry, 0, len(snap.Live))
+	keys := make([]string, 0, len(snap.Live))
 	for _, e := range snap.Live {
 		out = append(out, mcptools.Entry{Key: e.Key, Checksum: e.Checksum, Size: e.Size, Content: e.Content, Author: authors[e.Key], At: e.UpdatedAt})
+		keys = append(keys, e.Key)
 	}
+	b.svc.RecordServed(b.principal(ctx), snap.Repo, snap.Version, server.ServedMCP, keys...)
 	return out, nil
 }
 
@@ -93,7 +97,33 @@ func (b *backend) Revision(ctx context.Context, repo, key string, version int64)
 	if err != nil {
 		return mcptools.Revision{}, b.fail(ctx, "read revision", err)
 	}
+	b.svc.RecordServed(b.principal(ctx), r.Repo, r.Version, server.ServedMCP, key)
 	return revision(r), nil
+}
+
+// servedHits records the keys a search returned, per repository, each
+// repository at the newest version among its hits.
+func (b *backend) servedHits(ctx context.Context, hits []server.SearchResult) {
+	type served struct {
+		version int64
+		keys    []string
+	}
+	byRepo := map[string]*served{}
+	var order []string
+	for _, h := range hits {
+		s := byRepo[h.Repo]
+		if s == nil {
+			s = &served{}
+			byRepo[h.Repo] = s
+			order = append(order, h.Repo)
+		}
+		s.version = max(s.version, h.Version)
+		s.keys = append(s.keys, h.Key)
+	}
+	p := b.principal(ctx)
+	for _, repo := range order {
+		b.svc.RecordServed(p, repo, byRepo[repo].version, server.ServedMCP, byRepo[repo].keys...)
+	}
 }
 
 func revision(r server.Revision) mcptools.Revision {
@@ -190,5 +220,6 @@ func (b *backend) Search(ctx context.Context, query, repo string, limit int) (mc
 	for _, r := range page.Results {
 		out = append(out, mcptools.Hit{Repo: r.Repo, Key: r.Key, Snippet: r.Snippet.Text})
 	}
+	b.servedHits(ctx, page.Results)
 	return mcptools.Found{Hits: out}, nil
 }

@@ -43,6 +43,10 @@ func (db *DB) EraseRepo(ctx context.Context, repo string) (before, after server.
 		if err != nil {
 			return wrap("erase repository", err)
 		}
+		rec := server.AuditRecordOfErase(server.AuditActorFrom(ctx), before, after, after.UpdatedAt)
+		if err := appendAuditTx(ctx, tx, []server.AuditRecord{rec}); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, notify, eventsChannel, noticeOf(repo, after.Version))
 		return wrap("announce the erase", err)
 	})

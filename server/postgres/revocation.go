@@ -4,6 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/teammem/teammem/server"
 )
 
@@ -44,14 +47,20 @@ func (db *DB) Revoke(ctx context.Context, r server.Revocation) error {
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	var err error
-	if r.TokenID != "" {
-		_, err = db.pool.Exec(ctx, `INSERT INTO revoked_tokens (token_id, revoked_at) VALUES ($1, $2)
-			ON CONFLICT (token_id) DO NOTHING`, r.TokenID, r.At)
-	} else {
-		_, err = db.pool.Exec(ctx, `INSERT INTO revoked_subjects (subject, issued_before, revoked_at) VALUES ($1, $2, $3)
-			ON CONFLICT (subject) DO UPDATE SET issued_before = excluded.issued_before, revoked_at = excluded.revoked_at
-			WHERE excluded.issued_before > revoked_subjects.issued_before`, r.Subject, r.Before, r.At)
-	}
-	return wrap("record token revocation", err)
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		var tag pgconn.CommandTag
+		var err error
+		if r.TokenID != "" {
+			tag, err = tx.Exec(ctx, `INSERT INTO revoked_tokens (token_id, revoked_at) VALUES ($1, $2)
+				ON CONFLICT (token_id) DO NOTHING`, r.TokenID, r.At)
+		} else {
+			tag, err = tx.Exec(ctx, `INSERT INTO revoked_subjects (subject, issued_before, revoked_at) VALUES ($1, $2, $3)
+				ON CONFLICT (subject) DO UPDATE SET issued_before = excluded.issued_before, revoked_at = excluded.revoked_at
+				WHERE excluded.issued_before > revoked_subjects.issued_before`, r.Subject, r.Before, r.At)
+		}
+		if err != nil {
+			return wrap("record token revocation", err)
+		}
+		return auditIfChanged(ctx, tx, tag, server.AuditRecordOfRevocation(server.AuditActorFrom(ctx), r))
+	})
 }

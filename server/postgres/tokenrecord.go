@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/teammem/teammem/server"
 )
 
@@ -16,10 +18,15 @@ func (db *DB) RecordToken(ctx context.Context, t server.IssuedToken) error {
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	_, err := db.pool.Exec(ctx, `INSERT INTO issued_tokens (token_id, subject, grants, issued_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (token_id) DO NOTHING`,
-		t.ID, t.Subject, t.Grants, t.IssuedAt, t.ExpiresAt)
-	return wrap("record issued token", err)
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO issued_tokens (token_id, subject, grants, issued_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (token_id) DO NOTHING`,
+			t.ID, t.Subject, t.Grants, t.IssuedAt, t.ExpiresAt)
+		if err != nil {
+			return wrap("record issued token", err)
+		}
+		return auditIfChanged(ctx, tx, tag, server.AuditRecordOfToken(server.AuditActorFrom(ctx), t))
+	})
 }
 
 // IssuedTokens returns the records of the issued tokens, oldest first.

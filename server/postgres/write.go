@@ -260,6 +260,13 @@ func (g *group) commit(ctx context.Context) error {
 			rows.add(p)
 		}
 		rows.queue(b, g.repo, &g.marked)
+		recs := make([]server.AuditRecord, len(g.plans))
+		for i, p := range g.plans {
+			recs[i] = p.AuditRecord()
+		}
+		if err := queueAudit(b, recs); err != nil {
+			return g.fail(err)
+		}
 		b.Queue(saveRepo, st.Repo, st.Version, st.Checksum, st.Entries, st.Bytes, st.UpdatedAt)
 		b.Queue(notify, eventsChannel, noticeOf(st.Repo, st.Version))
 	}

@@ -58,6 +58,10 @@ func (j *eraseJob) run(ctx context.Context, b *batch) error {
 		if _, err := b.tx.ExecContext(ctx, `UPDATE repos SET since_floor = ? WHERE slug = ?`, after.Version, j.repo); err != nil {
 			return wrap("raise since floor", err)
 		}
+		rec := server.AuditRecordOfErase(server.AuditActorFrom(j.ctx), st, after, after.UpdatedAt)
+		if err := b.audit.append(ctx, []server.AuditRecord{rec}); err != nil {
+			return err
+		}
 		j.before, j.after = st, after
 		b.pending[j.repo] = after
 		b.changed, b.purged = true, true

@@ -12,7 +12,7 @@ import (
 // writer's own connection.
 type execJob struct {
 	ctx  context.Context
-	fn   func(ctx context.Context, tx *sql.Tx) error
+	fn   func(ctx context.Context, b *batch) error
 	err  error
 	done chan struct{}
 }
@@ -23,7 +23,7 @@ func (j *execJob) conditional() bool { return false }
 
 func (j *execJob) run(ctx context.Context, b *batch) error {
 	return b.inSavepoint(ctx, func() error {
-		if err := j.fn(ctx, b.tx); err != nil {
+		if err := j.fn(ctx, b); err != nil {
 			return err
 		}
 		b.changed = true
@@ -38,6 +38,11 @@ func (j *execJob) finish(err error) {
 
 // exec runs fn in the writer's next batch and waits until it committed.
 func (db *DB) exec(ctx context.Context, what string, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return db.execBatch(ctx, what, func(ctx context.Context, b *batch) error { return fn(ctx, b.tx) })
+}
+
+// execBatch is exec for a job that needs the batch (its audit appender).
+func (db *DB) execBatch(ctx context.Context, what string, fn func(ctx context.Context, b *batch) error) error {
 	j := &execJob{ctx: ctx, fn: fn, done: make(chan struct{})}
 	if err := db.writer.submit(ctx, j, j.done); err != nil {
 		return fmt.Errorf("%s: %w", what, err)

@@ -42,21 +42,23 @@ func (p TokensAt) Revoke(ctx context.Context, r server.Revocation) error {
 	if err := r.Check(); err != nil {
 		return err
 	}
-	pool, err := openExisting(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	at := micros(r.At)
-	if r.TokenID != "" {
-		_, err = pool.ExecContext(ctx, `INSERT INTO revoked_tokens (token_id, revoked_at) VALUES (?, ?)
-			ON CONFLICT (token_id) DO NOTHING`, r.TokenID, at)
-	} else {
-		_, err = pool.ExecContext(ctx, `INSERT INTO revoked_subjects (subject, issued_before, revoked_at) VALUES (?, ?, ?)
-			ON CONFLICT (subject) DO UPDATE SET issued_before = excluded.issued_before, revoked_at = excluded.revoked_at
-			WHERE excluded.issued_before > revoked_subjects.issued_before`, r.Subject, micros(r.Before), at)
-	}
-	return wrap("record token revocation in "+path, err)
+	return AuditAt(p).inTx(ctx, func(tx sqlExec) error {
+		var res sql.Result
+		var err error
+		if r.TokenID != "" {
+			res, err = tx.ExecContext(ctx, `INSERT INTO revoked_tokens (token_id, revoked_at) VALUES (?, ?)
+				ON CONFLICT (token_id) DO NOTHING`, r.TokenID, at)
+		} else {
+			res, err = tx.ExecContext(ctx, `INSERT INTO revoked_subjects (subject, issued_before, revoked_at) VALUES (?, ?, ?)
+				ON CONFLICT (subject) DO UPDATE SET issued_before = excluded.issued_before, revoked_at = excluded.revoked_at
+				WHERE excluded.issued_before > revoked_subjects.issued_before`, r.Subject, micros(r.Before), at)
+		}
+		if err != nil {
+			return wrap("record token revocation in "+path, err)
+		}
+		return auditIfChanged(ctx, tx, res, server.AuditRecordOfRevocation(server.AuditActorFrom(ctx), r))
+	})
 }
 
 // Revocations reads the revocations recorded in the database file,

@@ -35,15 +35,15 @@ func (p TokensAt) RecordToken(ctx context.Context, t server.IssuedToken) error {
 	if err != nil {
 		return err
 	}
-	pool, err := openExisting(ctx, string(p))
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	_, err = pool.ExecContext(ctx, `INSERT INTO issued_tokens (token_id, subject, grants, issued_at, expires_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (token_id) DO NOTHING`,
-		t.ID, t.Subject, string(grants), micros(t.IssuedAt), micros(t.ExpiresAt))
-	return wrap("record issued token in "+string(p), err)
+	return AuditAt(p).inTx(ctx, func(tx sqlExec) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO issued_tokens (token_id, subject, grants, issued_at, expires_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (token_id) DO NOTHING`,
+			t.ID, t.Subject, string(grants), micros(t.IssuedAt), micros(t.ExpiresAt))
+		if err != nil {
+			return wrap("record issued token in "+string(p), err)
+		}
+		return auditIfChanged(ctx, tx, res, server.AuditRecordOfToken(server.AuditActorFrom(ctx), t))
+	})
 }
 
 // IssuedTokens reads the records of the issued tokens in the database

@@ -41,16 +41,17 @@ const (
 // transaction by in.
 type writeStmts struct {
 	state, live, repo, put, del, rev, ver, savepoint, release, rollbackTo *sql.Stmt
+	auditHead, auditInsert, auditMove                                     *sql.Stmt
 	search                                                                searchStmts
 }
 
 func (s *writeStmts) all() []**sql.Stmt {
-	return append([]**sql.Stmt{&s.state, &s.live, &s.repo, &s.put, &s.del, &s.rev, &s.ver, &s.savepoint, &s.release, &s.rollbackTo},
-		s.search.all()...)
+	return append([]**sql.Stmt{&s.state, &s.live, &s.repo, &s.put, &s.del, &s.rev, &s.ver, &s.savepoint, &s.release, &s.rollbackTo,
+		&s.auditHead, &s.auditInsert, &s.auditMove}, s.search.all()...)
 }
 
-var writeSQL = append([]string{stateSQL, liveSQL, repoSQL, putSQL, deleteSQL, revisionSQL, versionSQL, savepointSQL, releaseSQL, rollbackToSQL},
-	searchWriteSQL...)
+var writeSQL = append([]string{stateSQL, liveSQL, repoSQL, putSQL, deleteSQL, revisionSQL, versionSQL, savepointSQL, releaseSQL, rollbackToSQL,
+	auditHeadSQL, auditInsertSQL, auditMoveSQL}, searchWriteSQL...)
 
 func prepareWrites(ctx context.Context, pool *sql.DB) (*writeStmts, error) {
 	s := &writeStmts{}
@@ -92,6 +93,7 @@ type batch struct {
 	stmts        *writeStmts
 	pending      map[string]server.RepoState // states written by this batch
 	plans        []*writeplan.Plan           // the writes committed by this batch, in order
+	audit        *auditAppender              // the audit records of the batch's writes and acts
 	index        []indexChange               // search index changes (backfill, marked keys), made at the end
 	marks        []pendingKey                // the keys the committed writes changed, marked at the end
 	indexedMarks bool                        // a pendingJob ran: the marks left are counted again
@@ -101,7 +103,9 @@ type batch struct {
 }
 
 func newBatch(ctx context.Context, tx *sql.Tx, w *writer) *batch {
-	return &batch{w: w, tx: tx, stmts: w.stmts.in(ctx, tx), pending: map[string]server.RepoState{}}
+	st := w.stmts.in(ctx, tx)
+	audit := newAuditAppender(preparedExec{auditHeadSQL: st.auditHead, auditInsertSQL: st.auditInsert, auditMoveSQL: st.auditMove})
+	return &batch{w: w, tx: tx, stmts: st, pending: map[string]server.RepoState{}, audit: audit}
 }
 
 // state returns repo's state as this batch sees it.
@@ -142,8 +146,10 @@ func (b *batch) inSavepoint(ctx context.Context, fn func() error) error {
 		b.broken = wrap("begin savepoint", err)
 		return b.broken
 	}
+	heads := b.audit.mark()
 	err := fn()
 	if err != nil {
+		b.audit.reset(heads)
 		if _, rerr := b.stmts.rollbackTo.ExecContext(ctx); rerr != nil {
 			b.broken = wrap("roll back savepoint", rerr)
 		}
@@ -221,7 +227,7 @@ func (c *change) save(ctx context.Context, p *writeplan.Plan) error {
 		}
 		c.marks = append(c.marks, pendingKey{p.Repo, ch.Key})
 	}
-	return nil
+	return c.b.audit.append(ctx, []server.AuditRecord{p.AuditRecord()})
 }
 
 // Commit makes the change's state the batch's; the batch commits later.

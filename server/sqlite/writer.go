@@ -279,7 +279,7 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 		return errors.Join(b.broken, wrap("roll back write", tx.Rollback()))
 	}
 	pending, err := b.markPending(ctx)
-	if err = errors.Join(err, b.stmts.search.apply(ctx, b.index), b.saveRepos(ctx)); err != nil {
+	if err = errors.Join(err, b.stmts.search.apply(ctx, b.index), b.saveRepos(ctx), b.audit.save(ctx)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -83,6 +83,7 @@ func (u *UI) entryPage(w http.ResponseWriter, r *http.Request, pg *page, repo st
 		if v.Shown.Op != server.OpPut {
 			return "", httpkit.NotFound("no content at this version of this entry")
 		}
+		u.svc.RecordServed(p, v.Shown.Repo, v.Shown.Version, server.ServedWeb, key)
 		var body string
 		v.Meta, body, _ = protocol.SplitFrontmatter(v.Shown.Content)
 		v.Rendered = u.md.render(repo, key, body)

@@ -176,6 +176,11 @@ func (u *UI) repoPage(r *http.Request, pg *page, repo string) (string, error) {
 		}
 		v.Index, v.HasIndex = u.md.render(repo, e.Key, rev.Content), err == nil
 	}
+	if v.HasIndex { // the page shows the index's content, and the tree's keys only
+		u.svc.RecordServed(p, snap.Repo, snap.Version, server.ServedWeb, memoryIndex)
+	} else {
+		u.svc.RecordServed(p, snap.Repo, snap.Version, server.ServedWeb)
+	}
 	v.Stale, v.Org = stale, org
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })

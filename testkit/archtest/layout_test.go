@@ -61,10 +61,12 @@ var layout = []room{
 	{"server/events", []string{"server", "memcore/protocol"}},
 	// Who wrote each line: a key's revisions diffed one to the next.
 	{"server/blame", []string{"server", "internal/linediff"}},
+	// The audit log's checkpoints, verification, export and served records.
+	{"server/audit", []string{"server", "memcore/protocol"}},
 	{"server/metrics", []string{"server", "server/events"}},
 	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
-	{"server/storetest", []string{"server", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/protocol/protocoltest", "memcore/secrets"}},
+	{"server/storetest", []string{"server", "server/audit", "server/internal/searchtext", "migrations", "memcore/protocol", "memcore/protocol/protocoltest", "memcore/secrets"}},
 	{"server/connlimit", nil},
 	// The HTTP surfaces (REST+SSE, the web UI, /mcp) share httpkit's
 	// middleware and never import each other; the router alone mounts

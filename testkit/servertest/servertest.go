@@ -132,8 +132,9 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	instrumented := prom.InstrumentStore(store)
 	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.StreamsPerSubject})
 	review, _ := store.(server.ReviewStore)
+	audit, _ := store.(server.AuditLog)
 	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub,
-		Review: review})
+		Review: review, Audit: audit})
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
 		UISecret: key.Seed(), PublicHosts: o.PublicHosts}

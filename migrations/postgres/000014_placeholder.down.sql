@@ -1,2 +1,0 @@
--- Placeholder: this number belongs to another branch, merged in parallel.
-SELECT 1;

@@ -1,0 +1,3 @@
+DROP TABLE audit_checkpoints;
+DROP TABLE audit_heads;
+DROP TABLE audit_log;

@@ -1,0 +1,3 @@
+DROP INDEX served_last;
+DROP INDEX served_first;
+DROP TABLE served;
