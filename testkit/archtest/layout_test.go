@@ -60,6 +60,9 @@ var layout = []room{
 	{"server/events", []string{"server", "memcore/protocol"}},
 	// Who wrote each line: a key's revisions diffed one to the next.
 	{"server/blame", []string{"server", "internal/linediff"}},
+	// Upkeep: a repository's findings and the tidy plan, read through the
+	// Service.
+	{"server/health", []string{"server", "memcore/protocol"}},
 	{"server/metrics", []string{"server", "server/events"}},
 	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
