@@ -64,7 +64,7 @@ func Check(in Input) Report {
 		lessons[i].sig = signature(lessons[i].words)
 	})
 	idx := indexLinks(topics)
-	dups, rep := duplicates(lessons)
+	dups, rep := duplicates(lessons, linkedKeys(idx))
 	var fs []Finding
 	fs = append(fs, dups...)
 	fs = append(fs, nearDuplicates(lessons, rep, common)...)

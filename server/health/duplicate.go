@@ -1,18 +1,21 @@
 package health
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // duplicates groups the topics whose normalized text is equal; each group
-// of two or more is one finding, its keys in topic order (the first is
-// the one tidy keeps). It returns the findings and, for each topic, the
-// index of its group's first topic (itself when alone).
-func duplicates(topics []topic) ([]Finding, []int) {
+// of two or more is one finding, the one tidy keeps first: one an index
+// links before one none does, then the one written first, then by key.
+// It returns the findings and, for each topic, the index in topics of
+// the first topic of its group (itself when alone).
+func duplicates(topics []topic, linked map[string]bool) ([]Finding, []int) {
 	first := make(map[string]int, len(topics))
 	rep := make([]int, len(topics))
-	groups := map[int][]string{}
+	groups := map[int][]int{}
 	var order []int
 	for i, t := range topics {
 		k := t.norm.key()
@@ -24,14 +27,21 @@ func duplicates(topics []topic) ([]Finding, []int) {
 		}
 		rep[i] = j
 		if groups[j] == nil {
-			groups[j] = []string{topics[j].key}
+			groups[j] = []int{j}
 			order = append(order, j)
 		}
-		groups[j] = append(groups[j], t.key)
+		groups[j] = append(groups[j], i)
 	}
 	var out []Finding
 	for _, j := range order {
-		keys := groups[j]
+		members := groups[j]
+		slices.SortStableFunc(members, func(a, b int) int {
+			return cmp.Or(boolCmp(linked[topics[b].key], linked[topics[a].key]), topics[a].updated.Compare(topics[b].updated))
+		})
+		keys := make([]string, len(members))
+		for i, m := range members {
+			keys[i] = topics[m].key
+		}
 		out = append(out, Finding{
 			Kind:       KindDuplicate,
 			Keys:       keys,

@@ -20,30 +20,36 @@ type Options struct {
 	Reads func(ctx context.Context, repo string) (map[string]time.Time, time.Time, error)
 }
 
-// Gather reads what Check needs of repo through svc, for p (a read
-// grant), and checks it. Errors: Service.Snapshot's (an invalid repo,
-// ErrForbidden, ErrNotFound for a repository that never held data) and
-// the store's.
-func Gather(ctx context.Context, svc *server.Service, p server.Principal, repo string, o Options) (Report, error) {
+// Read reads what Check needs of repo through svc, for p (a read grant).
+// Errors: Service.Snapshot's (an invalid repo, ErrForbidden, ErrNotFound
+// for a repository that never held data) and the store's.
+func Read(ctx context.Context, svc *server.Service, p server.Principal, repo string, o Options) (Input, error) {
 	snap, err := svc.Snapshot(ctx, p, repo, server.ReadOptions{WithContent: true})
 	if err != nil {
-		return Report{}, err
+		return Input{}, err
 	}
 	stale, err := svc.StaleWarnings(ctx, p, snap.Repo)
 	if err != nil {
-		return Report{}, err
+		return Input{}, err
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
-	in := Input{Repo: snap.Repo, Version: snap.Version, Now: o.Now, Topics: snap.Live, Stale: stale,
-		UnusedAfter: o.UnusedAfter}
+	in := Input{Repo: snap.Repo, Version: snap.Version, Now: o.Now, Topics: snap.Live, Stale: stale}
 	if o.UnusedAfter > 0 && o.Reads != nil {
+		in.UnusedAfter = o.UnusedAfter
 		if in.Reads, in.ReadsSince, err = o.Reads(ctx, snap.Repo); err != nil {
-			return Report{}, err
+			return Input{}, err
 		}
-	} else {
-		in.UnusedAfter = 0
+	}
+	return in, nil
+}
+
+// Gather is Read, then Check.
+func Gather(ctx context.Context, svc *server.Service, p server.Principal, repo string, o Options) (Report, error) {
+	in, err := Read(ctx, svc, p, repo, o)
+	if err != nil {
+		return Report{}, err
 	}
 	return Check(in), nil
 }

@@ -69,9 +69,8 @@ func danglingLinks(topics []topic, live map[string]bool, idx map[string][]protoc
 	return out
 }
 
-// orphans returns a finding for each topic that no index links (the root
-// index aside).
-func orphans(topics []topic, idx map[string][]protocol.IndexLine) []Finding {
+// linkedKeys returns the keys some index line links.
+func linkedKeys(idx map[string][]protocol.IndexLine) map[string]bool {
 	linked := map[string]bool{}
 	for _, lines := range idx {
 		for _, l := range lines {
@@ -80,6 +79,13 @@ func orphans(topics []topic, idx map[string][]protocol.IndexLine) []Finding {
 			}
 		}
 	}
+	return linked
+}
+
+// orphans returns a finding for each topic that no index links (the root
+// index aside).
+func orphans(topics []topic, idx map[string][]protocol.IndexLine) []Finding {
+	linked := linkedKeys(idx)
 	var out []Finding
 	for _, t := range topics {
 		if t.key == RootIndex || linked[t.key] {

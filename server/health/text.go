@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // The text measures: a topic is read as its frontmatter lines and its body
@@ -158,3 +160,12 @@ func jaccard(a, b []uint64) float64 {
 	}
 	return float64(both) / float64(len(a)+len(b)-both)
 }
+
+// hiddenRune is a control, line or paragraph separator or bidirectional
+// control: what a line written for others may not hold.
+func hiddenRune(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || protocol.IsBidiControl(r)
+}
+
+// lastRune is the last rune of s and its size.
+func lastRune(s string) (rune, int) { return utf8.DecodeLastRuneInString(s) }
