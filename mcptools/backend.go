@@ -1,6 +1,6 @@
 // Package mcptools holds the team memory tools of the Model Context Protocol
 // (list_memories, search_memories, read_memory, write_memory, delete_memory,
-// memory_history) and the server instructions, written once over Backend:
+// memory_history, memory_health) and the server instructions, written once over Backend:
 // teammem-server serves them on /mcp over its domain Service (server/mcp),
 // teammem-agent over stdio through the REST client (client/mcprest). It
 // imports memcore/protocol, memcore/secrets and the MCP SDK only, so the
@@ -181,4 +181,7 @@ type Backend interface {
 	// Search finds memories matching query in repo, or, when repo is "",
 	// in every repository the caller can read; at most limit hits.
 	Search(ctx context.Context, query, repo string, limit int) ([]Hit, error)
+	// Health checks a repository's memories (ErrNotFound for a
+	// never-written one).
+	Health(ctx context.Context, repo string) (Health, error)
 }

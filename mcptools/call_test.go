@@ -59,6 +59,11 @@ func (oneRepo) Search(context.Context, string, string, int) ([]Hit, error) {
 	return []Hit{{Repo: "acme/api", Key: "deploy.md", Snippet: "Run make release"}}, nil
 }
 
+func (oneRepo) Health(context.Context, string) (Health, error) {
+	return Health{Repo: "acme/api", Version: 3, Findings: []HealthFinding{{Kind: "orphan-topic", Keys: []string{"deploy.md"},
+		Detail: "no index line links deploy.md", Suggestion: "add a line linking deploy.md to MEMORY.md"}}}, nil
+}
+
 func connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	return connectWith(t, Options{DefaultRepo: "acme/api"})
@@ -87,6 +92,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		"memory_history":  {"key": "deploy.md"},
 		"write_memory":    {"key": "notes/x.md", "content": "# x\n\nA note.\n", "index_line": "- [x](notes/x.md) — x"},
 		"delete_memory":   {"key": "deploy.md"},
+		"memory_health":   {},
 	}
 	if len(list.Tools) != len(args) {
 		t.Fatalf("%d tools, want %d", len(list.Tools), len(args))

@@ -53,6 +53,10 @@ func (m *memRepo) Activity(context.Context, string, int) ([]Change, error) { ret
 
 func (m *memRepo) Search(context.Context, string, string, int) ([]Hit, error) { return nil, nil }
 
+func (m *memRepo) Health(context.Context, string) (Health, error) {
+	return Health{Repo: "acme/api", Version: m.version}, nil
+}
+
 func (m *memRepo) Write(ctx context.Context, repo string, w Write) (WriteResult, error) {
 	st, _ := m.State(ctx, repo)
 	if w.IfMatch == CreateOnly && m.version != 0 || w.IfMatch != "" && w.IfMatch != CreateOnly && w.IfMatch != st.Checksum {

@@ -60,6 +60,7 @@ func NewServer(b Backend, o Options) *mcp.Server {
 	t := &tools{b: b, o: o}
 	t.addRead(s)
 	t.addWrite(s)
+	t.addHealth(s)
 	return s
 }
 

@@ -135,6 +135,13 @@ func (s *Service) authorize(p Principal, repo string, perm Perm) (string, error)
 	return canon, nil
 }
 
+// Authorize canonicalises repo and checks that p holds perm on it, for
+// the packages that act on a repository through the Service (upkeep).
+// Errors: an invalid repo, ErrForbidden.
+func (s *Service) Authorize(p Principal, repo string, perm Perm) (string, error) {
+	return s.authorize(p, repo, perm)
+}
+
 // State returns a repository's summary without reading entries (for
 // conditional requests). Errors: invalid repo, ErrForbidden, ErrNotFound.
 func (s *Service) State(ctx context.Context, p Principal, repo string) (RepoState, error) {

@@ -1,0 +1,152 @@
+package health
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/teammem/teammem/server"
+)
+
+// Checker makes the health reports and tidy proposals every surface
+// serves (REST, the web UI, MCP, the daily run, the command line) the
+// same way. It is safe for concurrent use.
+type Checker struct {
+	Service *server.Service
+	// Settings gives a repository's upkeep settings (nil: the defaults,
+	// every check but unused on, no daily run).
+	Settings SettingsSource
+	// Reads gives when each key was last read (nil: reads are not kept,
+	// and nothing is ever unused).
+	Reads ReadLog
+	// Proposer makes tidy proposals (nil: Propose answers
+	// server.ErrNotImplemented).
+	Proposer Proposer
+	// Observe, when not nil, is told the count of each kind of every
+	// report made of a team repository (the metrics' gauges).
+	Observe func(repo string, counts map[string]int)
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Settings are one repository's upkeep settings.
+type Settings struct {
+	// UnusedDays > 0 reports topics neither read nor changed for that
+	// many days (0: the unused check is off).
+	UnusedDays int
+	// DailyTidy proposes a tidy of the repository once a day.
+	DailyTidy bool
+}
+
+// SettingsSource reads repositories' upkeep settings.
+type SettingsSource interface {
+	// UpkeepSettings returns repo's settings (the zero Settings when none
+	// were set). Errors: the store's.
+	UpkeepSettings(ctx context.Context, repo string) (Settings, error)
+}
+
+// ReadLog says when the keys of a repository were last read.
+type ReadLog interface {
+	// LastReads returns when each key of repo was last read, and since
+	// when reads of it are kept. Errors: the store's.
+	LastReads(ctx context.Context, repo string) (map[string]time.Time, time.Time, error)
+}
+
+// options are the Options of repo.
+func (c *Checker) options(ctx context.Context, p server.Principal, repo string) (Options, error) {
+	o := Options{}
+	if c.Now != nil {
+		o.Now = c.Now().UTC()
+	}
+	if c.Settings == nil {
+		return o, nil
+	}
+	canon, err := server.ResolveRepo(p, repo)
+	if err != nil {
+		return o, nil // Read refuses it with the Service's message
+	}
+	st, err := c.Settings.UpkeepSettings(ctx, canon)
+	if err != nil {
+		return o, err
+	}
+	o.UnusedAfter = time.Duration(st.UnusedDays) * 24 * time.Hour
+	if c.Reads != nil {
+		o.Reads = c.Reads.LastReads
+	}
+	return o, nil
+}
+
+// read is Read of repo with its settings.
+func (c *Checker) read(ctx context.Context, p server.Principal, repo string) (Input, error) {
+	o, err := c.options(ctx, p, repo)
+	if err != nil {
+		return Input{}, err
+	}
+	return Read(ctx, c.Service, p, repo, o)
+}
+
+// Report returns the health of repo for p (a read grant). Errors: Read's.
+func (c *Checker) Report(ctx context.Context, p server.Principal, repo string) (Report, error) {
+	in, err := c.read(ctx, p, repo)
+	if err != nil {
+		return Report{}, err
+	}
+	r := Check(in)
+	if c.Observe != nil && !server.IsPersonal(r.Repo) {
+		c.Observe(r.Repo, r.Count())
+	}
+	return r, nil
+}
+
+// ParseKinds reads a comma-separated list of kinds to tidy ("" for every
+// fixable one). Errors: a *server.RequestError naming a kind that is
+// unknown or that tidy cannot fix.
+func ParseKinds(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []string
+	for k := range strings.SplitSeq(s, ",") {
+		k = strings.TrimSpace(k)
+		if !slices.Contains(Fixable, k) {
+			return nil, server.InvalidParameter("kinds: %.40q is not a kind tidy fixes (%s)", k, strings.Join(Fixable, ", "))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// Plan returns the tidy plan of repo's findings of kinds, for p (a write
+// grant: it is what a proposal would hold). Errors: Read's.
+func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, kinds []string) (TidyPlan, error) {
+	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
+		return TidyPlan{}, err
+	}
+	in, err := c.read(ctx, p, repo)
+	if err != nil {
+		return TidyPlan{}, err
+	}
+	return Plan(in, Check(in), kinds), nil
+}
+
+// Propose makes the tidy plan of repo and proposes it for review, as p:
+// one proposal, or none when the plan is empty (id ""). It never writes
+// the repository itself. Errors: Plan's, server.ErrNotImplemented when
+// the server has no Proposer, the Proposer's.
+func (c *Checker) Propose(ctx context.Context, p server.Principal, repo string, kinds []string) (string, TidyPlan, error) {
+	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
+		return "", TidyPlan{}, err
+	}
+	if c.Proposer == nil {
+		return "", TidyPlan{}, fmt.Errorf("tidy makes a proposal for review, and this server has no review of proposals: "+
+			"read the plan with dry_run=1 or `teammem-server tidy --dry-run`: %w", server.ErrNotImplemented)
+	}
+	plan, err := c.Plan(ctx, p, repo, kinds)
+	if err != nil || plan.Empty() {
+		return "", plan, err
+	}
+	id, err := c.Proposer.Propose(ctx, p, plan)
+	return id, plan, err
+}
