@@ -80,6 +80,7 @@ Commands:
   migrate             apply, roll back or report database migrations (up | down N | version)
   healthcheck         exit 0 when the local server is ready (for container probes)
   backup              write an online, consistent copy of the embedded store (--to FILE)
+  tidy                print a repository's health and the tidy plan (--repo SLUG --dry-run)
   version             print the version (also --version)
 
 Run 'teammem-server <command> --help' for a command's flags.
@@ -103,6 +104,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return runHealthcheck(ctx, args[1:], e)
 	case "backup":
 		return runBackup(ctx, args[1:], e)
+	case "tidy":
+		return runTidy(ctx, args[1:], e)
 	case "version", "--version", "-version":
 		fmt.Fprintf(e.stdout, "teammem-server %s\n", buildinfo.Version(version))
 		return nil
