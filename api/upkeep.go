@@ -24,6 +24,7 @@ type HealthReport struct {
 // stale-reference, unused), the topics it concerns, what was found, a
 // near-duplicate's score (0..1) and what would fix it.
 type HealthFinding struct {
+	ID         string   `json:"id"` // POST /api/v1/tidy's finding
 	Kind       string   `json:"kind"`
 	Keys       []string `json:"keys"`
 	Detail     string   `json:"detail"`

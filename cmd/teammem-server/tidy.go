@@ -52,10 +52,10 @@ func runTidy(ctx context.Context, args []string, e env) error {
 	}
 	printFindings(e.stdout, rep)
 	if !dry {
-		_, _, err := checker.Propose(ctx, operator, repo, only)
+		_, _, err := checker.Propose(ctx, operator, repo, health.Selection{Kinds: only})
 		return err
 	}
-	plan, err := checker.Plan(ctx, operator, repo, only)
+	plan, err := checker.Plan(ctx, operator, repo, health.Selection{Kinds: only})
 	if err != nil {
 		return err
 	}

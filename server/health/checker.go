@@ -118,9 +118,16 @@ func ParseKinds(s string) ([]string, error) {
 	return out, nil
 }
 
-// Plan returns the tidy plan of repo's findings of kinds, for p (a write
-// grant: it is what a proposal would hold). Errors: Read's.
-func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, kinds []string) (TidyPlan, error) {
+// Selection says which findings a tidy fixes: the one whose ID is
+// Finding, else those of Kinds (every Fixable kind when none).
+type Selection struct {
+	Kinds   []string
+	Finding string
+}
+
+// Plan returns the tidy plan of repo's findings sel selects, for p (a
+// write grant: it is what a proposal would hold). Errors: Read's.
+func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, sel Selection) (TidyPlan, error) {
 	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
 		return TidyPlan{}, err
 	}
@@ -128,14 +135,17 @@ func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, kin
 	if err != nil {
 		return TidyPlan{}, err
 	}
-	return Plan(in, Check(in), kinds), nil
+	if sel.Finding != "" {
+		return PlanFinding(in, Check(in), sel.Finding), nil
+	}
+	return Plan(in, Check(in), sel.Kinds), nil
 }
 
 // Propose makes the tidy plan of repo and proposes it for review, as p:
 // one proposal, or none when the plan is empty (id ""). It never writes
 // the repository itself. Errors: Plan's, server.ErrNotImplemented when
 // the server has no Proposer, the Proposer's.
-func (c *Checker) Propose(ctx context.Context, p server.Principal, repo string, kinds []string) (string, TidyPlan, error) {
+func (c *Checker) Propose(ctx context.Context, p server.Principal, repo string, sel Selection) (string, TidyPlan, error) {
 	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
 		return "", TidyPlan{}, err
 	}
@@ -143,7 +153,7 @@ func (c *Checker) Propose(ctx context.Context, p server.Principal, repo string, 
 		return "", TidyPlan{}, fmt.Errorf("tidy makes a proposal for review, and this server has no review of proposals: "+
 			"read the plan with dry_run=1 or `teammem-server tidy --dry-run`: %w", server.ErrNotImplemented)
 	}
-	plan, err := c.Plan(ctx, p, repo, kinds)
+	plan, err := c.Plan(ctx, p, repo, sel)
 	if err != nil || plan.Empty() {
 		return "", plan, err
 	}

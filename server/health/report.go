@@ -9,6 +9,8 @@
 package health
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/teammem/teammem/server"
@@ -41,6 +43,14 @@ type Finding struct {
 	Suggestion string  // what would fix it
 	// Missing is the key a dangling link names (dangling-link only).
 	Missing string
+}
+
+// ID names the finding within its repository's reports, while the
+// repository keeps what it found: a hash of its kind, keys and missing
+// key.
+func (f Finding) ID() string {
+	h := hashString(f.Kind + "\x00" + strings.Join(f.Keys, "\x00") + "\x00" + f.Missing)
+	return strconv.FormatUint(h>>16, 36)
 }
 
 // Report is the health of one repository at one version.

@@ -72,6 +72,7 @@ type tidy struct {
 	in      Input
 	live    map[string]server.Entry
 	want    func(string) bool
+	picked  map[string]bool   // the picked dangling links (index, missing) and orphans (key)
 	gone    map[string]string // key → why it is deleted
 	content map[string]string // index key → its new content
 	fixes   []string
@@ -81,16 +82,35 @@ type tidy struct {
 // kind when kinds is empty) in the repository in describes; r is
 // Check(in). Applying it and checking again finds none of those kinds.
 func Plan(in Input, r Report, kinds []string) TidyPlan {
-	t := &tidy{in: in, live: map[string]server.Entry{}, gone: map[string]string{},
-		content: map[string]string{}}
-	t.want = func(k string) bool {
+	want := func(k string) bool {
 		return slices.Contains(Fixable, k) && (len(kinds) == 0 || slices.Contains(kinds, k))
 	}
+	return plan(in, r, want, func(f Finding) bool { return want(f.Kind) })
+}
+
+// PlanFinding returns the changeset fixing the one finding of r whose ID
+// is id: empty when there is none, or it is not of a Fixable kind.
+func PlanFinding(in Input, r Report, id string) TidyPlan {
+	i := slices.IndexFunc(r.Findings, func(f Finding) bool { return f.ID() == id })
+	if i < 0 || !slices.Contains(Fixable, r.Findings[i].Kind) {
+		return TidyPlan{Repo: in.Repo, Base: in.Version}
+	}
+	kind := r.Findings[i].Kind
+	return plan(in, r, func(k string) bool { return k == kind }, func(g Finding) bool { return g.ID() == id })
+}
+
+// plan makes the plan fixing the findings pick selects, of the kinds want
+// selects.
+func plan(in Input, r Report, want func(string) bool, pick func(Finding) bool) TidyPlan {
+	t := &tidy{in: in, live: map[string]server.Entry{}, gone: map[string]string{},
+		content: map[string]string{}, want: want, picked: map[string]bool{}}
 	for _, e := range in.Topics {
 		t.live[e.Key] = e
 	}
 	for _, f := range r.Findings {
-		t.record(f)
+		if pick(f) {
+			t.record(f)
+		}
 	}
 	linkedBefore := t.linked()
 	t.editIndexes()
@@ -98,7 +118,7 @@ func Plan(in Input, r Report, kinds []string) TidyPlan {
 	if t.want(KindIndexOverBudget) {
 		t.fitBudget()
 	}
-	return t.plan()
+	return t.result()
 }
 
 // record notes what a finding deletes.
@@ -115,6 +135,10 @@ func (t *tidy) record(f Finding) {
 	case KindUnused:
 		t.gone[f.Keys[0]] = "archived: " + f.Detail
 		t.fixes = append(t.fixes, f.Suggestion)
+	case KindDanglingLink:
+		t.picked[f.Keys[0]+"\x00"+f.Missing] = true
+	case KindOrphanTopic:
+		t.picked[f.Keys[0]] = true
 	}
 }
 

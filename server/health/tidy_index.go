@@ -37,7 +37,7 @@ func (t *tidy) keepLine(index string, l protocol.IndexLine) bool {
 		switch {
 		case t.gone[k] != "":
 			return false
-		case t.live[k].Key == "" && t.want(KindDanglingLink):
+		case t.live[k].Key == "" && t.picked[index+"\x00"+k]:
 			t.fixes = append(t.fixes, fmt.Sprintf("remove the line of %s linking %s, which does not exist", index, k))
 			return false
 		}
@@ -55,7 +55,7 @@ func (t *tidy) linkOrphans(linkedBefore map[string]bool) {
 		if k == RootIndex || t.gone[k] != "" || linked[k] {
 			continue
 		}
-		if !linkedBefore[k] && !t.want(KindOrphanTopic) {
+		if !linkedBefore[k] && !t.picked[k] {
 			continue
 		}
 		add = append(add, indexLineFor(k, t.live[k].Content))
@@ -214,8 +214,8 @@ func (t *tidy) subIndex(i int) string {
 	}
 }
 
-// plan returns the changes made.
-func (t *tidy) plan() TidyPlan {
+// result returns the changes made.
+func (t *tidy) result() TidyPlan {
 	p := TidyPlan{Repo: t.in.Repo, Base: t.in.Version, Fixes: t.fixes}
 	for k, why := range t.gone {
 		p.Changes = append(p.Changes, Change{Key: k, Delete: true, Note: why})

@@ -102,3 +102,33 @@ func TestPlanOrphanLineHostileTitle(t *testing.T) {
 		t.Errorf("linked %q; want %q\n%s", got, want, after[health.RootIndex])
 	}
 }
+
+func TestPlanFindingFixesThatAlone(t *testing.T) {
+	c := messyCase()
+	in := input(c)
+	r := health.Check(in)
+	var id string
+	for _, f := range r.Findings {
+		if f.Kind == health.KindOrphanTopic && f.Keys[0] == "lost.md" {
+			id = f.ID()
+		}
+	}
+	p := health.PlanFinding(in, r, id)
+	if len(p.Changes) != 1 || p.Changes[0].Key != health.RootIndex {
+		t.Fatalf("changes %+v", p.Changes)
+	}
+	added := strings.TrimPrefix(p.Changes[0].Content, c.files[health.RootIndex])
+	if added != "- [Lost lesson](lost.md) — nobody links this\n" {
+		t.Errorf("added %q; want the line of lost.md alone", added)
+	}
+	for _, f := range r.Findings {
+		if !slices.Contains(health.Fixable, f.Kind) {
+			if q := health.PlanFinding(in, r, f.ID()); !q.Empty() {
+				t.Errorf("a %s finding planned %+v", f.Kind, q.Changes)
+			}
+		}
+	}
+	if q := health.PlanFinding(in, r, "nope"); !q.Empty() {
+		t.Errorf("an unknown finding planned %+v", q.Changes)
+	}
+}

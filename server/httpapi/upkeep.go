@@ -30,7 +30,7 @@ func HealthReport(rep health.Report) api.HealthReport {
 	out := api.HealthReport{Repo: rep.Repo, Version: rep.Version, CheckedAt: rep.CheckedAt.UTC().Format(time.RFC3339),
 		Findings: make([]api.HealthFinding, len(rep.Findings))}
 	for i, f := range rep.Findings {
-		out.Findings[i] = api.HealthFinding{Kind: f.Kind, Keys: f.Keys, Detail: f.Detail, Suggestion: f.Suggestion}
+		out.Findings[i] = api.HealthFinding{ID: f.ID(), Kind: f.Kind, Keys: f.Keys, Detail: f.Detail, Suggestion: f.Suggestion}
 		if f.Kind == health.KindNearDuplicate {
 			score := f.Score
 			out.Findings[i].Score = &score
@@ -39,8 +39,8 @@ func HealthReport(rep health.Report) api.HealthReport {
 	return out
 }
 
-// postTidy serves POST /api/v1/tidy?repo=R[&kinds=K,…][&dry_run=1]: one
-// proposal fixing what tidy can, never a write; with dry_run the plan
+// postTidy serves POST /api/v1/tidy?repo=R[&kinds=K,…|&finding=ID][&dry_run=1]:
+// one proposal fixing what tidy can, never a write; with dry_run the plan
 // alone.
 func (h *handler) postTidy(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
@@ -50,15 +50,16 @@ func (h *handler) postTidy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	sel := health.Selection{Kinds: kinds, Finding: q.Get("finding")}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 	p := httpkit.Principal(ctx)
 	var id string
 	var plan health.TidyPlan
 	if dry := q.Get("dry_run"); dry == "1" || dry == "true" {
-		plan, err = h.health.Plan(ctx, p, repo, kinds)
+		plan, err = h.health.Plan(ctx, p, repo, sel)
 	} else {
-		id, plan, err = h.health.Propose(ctx, p, repo, kinds)
+		id, plan, err = h.health.Propose(ctx, p, repo, sel)
 	}
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ var templateFuncs = template.FuncMap{
 	"repoURL":    repoURL,
 	"repoName":   repoName,
 	"entryURL":   entryURL,
+	"fixable":    isFixable,
 	"diffURL":    diffURL,
 	"blameURL":   blameURL,
 	"dec":        func(n int64) int64 { return n - 1 },

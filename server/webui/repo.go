@@ -102,11 +102,13 @@ func (u *UI) repoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, 
 		return u.blamePage(r, pg, repo)
 	case "restore":
 		return u.restorePage(r, pg, repo)
+	case "health":
+		return u.healthPage(r, pg, repo)
 	}
 	return "", httpkit.NotFound("no such page")
 }
 
-// repoPost serves the repository's forms (restore).
+// repoPost serves the repository's forms (restore, tidy).
 func (u *UI) repoPost(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	repo, action, err := repoPath(r)
 	if err != nil {
@@ -114,10 +116,13 @@ func (u *UI) repoPost(w http.ResponseWriter, r *http.Request, pg *page) (string,
 	}
 	httpkit.SetLogRepo(r, repo)
 	pg.Repo = repo
-	if action != "restore" {
-		return "", httpkit.NotFound("no such form")
+	switch action {
+	case "restore":
+		return "", u.restore(w, r, repo)
+	case "tidy":
+		return u.tidy(r, pg, repo)
 	}
-	return "", u.restore(w, r, repo)
+	return "", httpkit.NotFound("no such form")
 }
 
 // repoView is what a repository's page shows.
