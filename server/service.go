@@ -73,6 +73,9 @@ type Config struct {
 	// means none: writes are told to nobody and Subscribe fails with
 	// ErrUnavailable.
 	Events Events
+	// Reads is told of the keys a caller reads (Revision, Search's hits);
+	// nil: nobody.
+	Reads ReadNoter
 }
 
 // Service is the domain of the server: it canonicalises repositories, makes
@@ -204,7 +207,11 @@ func (s *Service) Revision(ctx context.Context, p Principal, repo, key string, v
 	if version < 0 {
 		return Revision{}, invalidf(ReasonInvalidParameter, "version must be a positive version number, or none for the newest revision")
 	}
-	return s.store.Revision(ctx, canon, key, version)
+	rev, err := s.store.Revision(ctx, canon, key, version)
+	if err == nil {
+		s.noteRead(canon, key)
+	}
+	return rev, err
 }
 
 // KeyRevisions hands visit the revisions of a key up to version through

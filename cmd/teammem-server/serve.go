@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/teammem/teammem/internal/buildinfo"
@@ -20,6 +21,7 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/connlimit"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/httpkit"
 	"github.com/teammem/teammem/server/mcp"
 	"github.com/teammem/teammem/server/metrics"
@@ -44,6 +46,7 @@ type serveConfig struct {
 	logLevel, logFormat      string
 	shutdownTimeout          time.Duration
 	tombstoneRetention       time.Duration
+	dailyTidyEvery           time.Duration
 	debugAddr                string
 	requestTimeout           time.Duration
 	bodyCacheBytes           int64
@@ -95,6 +98,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
 	fs.IntVar(&c.streamsPerSubject, "max-streams-per-subject", events.DefaultStreamsPerSubject, "open event streams per token subject (0 = no limit)")
+	fs.DurationVar(&c.dailyTidyEvery, "daily-tidy-every", 24*time.Hour, "propose a tidy of each repository whose upkeep setting asks for it this often (teammem-server upkeep --daily-tidy); 0 never")
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
@@ -243,7 +247,15 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hctx) }()
 	defer func() { stopHub(); <-hubDone }()
-	svc := server.NewService(instrumented, server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub})
+	scfg := server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub}
+	upkeep, _ := store.(server.UpkeepStore) // both stores keep it
+	var reads *health.ReadTracker
+	if upkeep != nil {
+		reads = &health.ReadTracker{Store: upkeep, Log: log}
+		scfg.Reads = reads
+	}
+	svc := server.NewService(instrumented, scfg)
+	checker := &health.Checker{Service: svc, Upkeep: upkeep}
 	authn, uiSecret, err := setupAuth(ctx, c, store, log)
 	if err != nil {
 		return err
@@ -259,7 +271,8 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	h, err := router.New(router.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
-		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts})
+		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts,
+		Health: checker})
 	if err != nil {
 		return err
 	}
@@ -315,6 +328,14 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	jctx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go runJanitor(jctx, store, c.tombstoneRetention, log)
+	var upkeepDone sync.WaitGroup
+	defer upkeepDone.Wait() // after stopJanitor: the reads noted last are written before the store closes
+	if reads != nil {
+		upkeepDone.Go(func() { reads.Run(jctx) })
+	}
+	if c.dailyTidyEvery > 0 {
+		upkeepDone.Go(func() { (&health.Daily{Checker: checker, Every: c.dailyTidyEvery, Log: log}).Run(jctx) })
+	}
 	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "tls", c.tlsCert != "", "version", buildinfo.Version(version))
 	ui := uiURL(ln.Addr(), c.tlsCert != "")
 	log.Info("web UI at "+ui+" (sign in with a token; the admin's is in "+dataPath(c, adminTokenName)+")", "url", ui, "admin_token", dataPath(c, adminTokenName))

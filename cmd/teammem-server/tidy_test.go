@@ -34,7 +34,8 @@ func seedUntidy(t *testing.T, s server.Store) {
 
 // TestTidyCommand: tidy --dry-run prints the findings and the plan and
 // writes nothing; without it, it refuses (no review to propose to) and
-// writes nothing either; on both stores.
+// writes nothing either; upkeep prints and sets the settings; on both
+// stores.
 func TestTidyCommand(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"sqlite", "postgres"} {
@@ -84,6 +85,25 @@ func TestTidyCommand(t *testing.T) {
 				if st, _ := s.RepoState(ctx, "acme/api"); st.Version != 1 {
 					t.Errorf("tidy wrote: version %d", st.Version)
 				}
+			}
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{nil, "acme/api: unused check off; daily tidy off"},
+				{[]string{"--unused-days", "30", "--daily-tidy"}, "acme/api: unused check after 30 days; daily tidy on"},
+				{[]string{"--daily-tidy=false"}, "acme/api: unused check after 30 days; daily tidy off"},
+			} {
+				out.Reset()
+				if err := run(ctx, append(append([]string{"upkeep", "--repo", "acme/api"}, c.args...), where...), e); err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.TrimSpace(out.String()); got != c.want {
+					t.Errorf("upkeep %v printed %q; want %q", c.args, got, c.want)
+				}
+			}
+			if err := run(ctx, append([]string{"upkeep", "--repo", "acme/api", "--unused-days", "-3"}, where...), e); err == nil {
+				t.Error("negative unused days accepted")
 			}
 		})
 	}

@@ -15,12 +15,9 @@ import (
 // same way. It is safe for concurrent use.
 type Checker struct {
 	Service *server.Service
-	// Settings gives a repository's upkeep settings (nil: the defaults,
-	// every check but unused on, no daily run).
-	Settings SettingsSource
-	// Reads gives when each key was last read (nil: reads are not kept,
-	// and nothing is ever unused).
-	Reads ReadLog
+	// Upkeep gives each repository's settings and its reads (nil: the
+	// defaults, the unused check off).
+	Upkeep server.UpkeepStore
 	// Proposer makes tidy proposals (nil: Propose answers
 	// server.ErrNotImplemented).
 	Proposer Proposer
@@ -31,50 +28,25 @@ type Checker struct {
 	Now func() time.Time
 }
 
-// Settings are one repository's upkeep settings.
-type Settings struct {
-	// UnusedDays > 0 reports topics neither read nor changed for that
-	// many days (0: the unused check is off).
-	UnusedDays int
-	// DailyTidy proposes a tidy of the repository once a day.
-	DailyTidy bool
-}
-
-// SettingsSource reads repositories' upkeep settings.
-type SettingsSource interface {
-	// UpkeepSettings returns repo's settings (the zero Settings when none
-	// were set). Errors: the store's.
-	UpkeepSettings(ctx context.Context, repo string) (Settings, error)
-}
-
-// ReadLog says when the keys of a repository were last read.
-type ReadLog interface {
-	// LastReads returns when each key of repo was last read, and since
-	// when reads of it are kept. Errors: the store's.
-	LastReads(ctx context.Context, repo string) (map[string]time.Time, time.Time, error)
-}
-
 // options are the Options of repo.
 func (c *Checker) options(ctx context.Context, p server.Principal, repo string) (Options, error) {
 	o := Options{}
 	if c.Now != nil {
 		o.Now = c.Now().UTC()
 	}
-	if c.Settings == nil {
+	if c.Upkeep == nil {
 		return o, nil
 	}
 	canon, err := server.ResolveRepo(p, repo)
 	if err != nil {
 		return o, nil // Read refuses it with the Service's message
 	}
-	st, err := c.Settings.UpkeepSettings(ctx, canon)
+	st, err := c.Upkeep.UpkeepSettings(ctx, canon)
 	if err != nil {
 		return o, err
 	}
 	o.UnusedAfter = time.Duration(st.UnusedDays) * 24 * time.Hour
-	if c.Reads != nil {
-		o.Reads = c.Reads.LastReads
-	}
+	o.Reads = c.Upkeep.LastReads
 	return o, nil
 }
 

@@ -139,6 +139,9 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
 		UISecret: key.Seed(), PublicHosts: o.PublicHosts, Health: &health.Checker{Service: svc, Proposer: o.Proposer}}
+	if up, ok := store.(server.UpkeepStore); ok {
+		ropts.Health.Upkeep = up
+	}
 	if ss, ok := store.(server.SessionStore); ok {
 		ropts.UISessions = ss
 	}
