@@ -52,7 +52,7 @@ const (
 // Name is the server's name; clients show the tools as mcp__teammem__<tool>.
 const Name = "teammem"
 
-// NewServer returns an MCP server with the six tools over b.
+// NewServer returns an MCP server with the seven tools over b.
 func NewServer(b Backend, o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Team memory", Version: o.Version},
 		&mcp.ServerOptions{Instructions: Instructions, SchemaCache: o.SchemaCache, SupportedProtocolVersions: o.ProtocolVersions,

@@ -196,16 +196,7 @@ func TestTidyRefusals(t *testing.T) {
 // TestHealthAcrossReplicas: a write through one replica is in the health
 // the other reports.
 func TestHealthAcrossReplicas(t *testing.T) {
-	dbURL := pgtest.URL(t)
-	open := func() server.Store {
-		db, err := postgres.Open(context.Background(), dbURL, postgres.Options{Migrate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
-	a := newTestServer(t, servertest.Options{Store: open()})
-	b := &testServer{Server: a.Replica(t, servertest.Options{Store: open()}), t: t}
+	a, b := pgReplicas(t)
 	a.Put("acme/api", untidy, nil, http.StatusOK)
 	rep := servertest.Decode[api.HealthReport](t, b.Do(http.MethodGet, api.PathHealth+"?repo=acme/api", b.Admin, nil))
 	if rep.Version != 1 || len(rep.Findings) == 0 {
