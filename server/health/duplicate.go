@@ -9,7 +9,8 @@ import (
 
 // duplicates groups the topics whose normalized text is equal; each group
 // of two or more is one finding, the one tidy keeps first: one an index
-// links before one none does, then the one written first, then by key.
+// links before one none does, then the one written first, then the
+// shorter key (pool.md before pool-2.md), then by key.
 // It returns the findings and, for each topic, the index in topics of
 // the first topic of its group (itself when alone).
 func duplicates(topics []topic, linked map[string]bool) ([]Finding, []int) {
@@ -36,7 +37,8 @@ func duplicates(topics []topic, linked map[string]bool) ([]Finding, []int) {
 	for _, j := range order {
 		members := groups[j]
 		slices.SortStableFunc(members, func(a, b int) int {
-			return cmp.Or(boolCmp(linked[topics[b].key], linked[topics[a].key]), topics[a].updated.Compare(topics[b].updated))
+			return cmp.Or(boolCmp(linked[topics[b].key], linked[topics[a].key]), topics[a].updated.Compare(topics[b].updated),
+				cmp.Compare(len(topics[a].key), len(topics[b].key)))
 		})
 		keys := make([]string, len(members))
 		for i, m := range members {

@@ -3,6 +3,7 @@ package health
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -155,11 +156,12 @@ func nearDuplicates(topics []topic, rep []int, common map[uint64]bool) []Finding
 		if s < NearThreshold {
 			continue
 		}
+		score := math.Round(s*100) / 100
 		out = append(out, Finding{
 			Kind:   KindNearDuplicate,
 			Keys:   []string{a.key, b.key},
-			Score:  float64(int(s*100)) / 100,
-			Detail: fmt.Sprintf("%s and %s share %.0f%% of their words (Jaccard similarity of their word sets, past any opening lines both share)", a.key, b.key, s*100),
+			Score:  score,
+			Detail: fmt.Sprintf("%s and %s share %.0f%% of their words (Jaccard similarity of their word sets, past any opening lines both share)", a.key, b.key, score*100),
 			Suggestion: fmt.Sprintf("read both; if they teach the same thing, merge %s into %s by hand and archive it",
 				b.key, a.key),
 		})
