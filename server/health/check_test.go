@@ -1,6 +1,7 @@
 package health_test
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -89,5 +90,22 @@ func TestLoadedLines(t *testing.T) {
 		if loaded != tt.loaded || total != tt.total {
 			t.Errorf("LoadedLines(%.20q…) = %d, %d; want %d, %d", tt.content, loaded, total, tt.loaded, tt.total)
 		}
+	}
+}
+
+// TestNearDuplicatesAmongTemplates: in a repository of topics that all
+// open with one long template, only the lesson saved twice in other
+// words is a near-duplicate.
+func TestNearDuplicatesAmongTemplates(t *testing.T) {
+	files := map[string]string{}
+	for i := range 120 {
+		files[fmt.Sprintf("t%03d.md", i)] = header + header + fmt.Sprintf("\nTopic %d: the %s service keeps its %s in %s.\n",
+			i, word(uint64(i*7+1000)), word(uint64(i*13+2000)), word(uint64(i*17+3000)))
+	}
+	files["ci-disk.md"] = header + header + "\n" + reworded1 + "\n"
+	files["ci-space.md"] = header + header + "\n" + reworded2 + "\n"
+	r := health.Check(input(kindCase{files: files}))
+	if got := keysOf(r, health.KindNearDuplicate); len(got) != 1 || got[0][0] != "ci-disk.md" || got[0][1] != "ci-space.md" {
+		t.Errorf("near-duplicates %v; want ci-disk.md and ci-space.md alone", got)
 	}
 }
