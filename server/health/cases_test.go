@@ -110,6 +110,16 @@ var kindCases = []kindCase{
 		"MEMORY-2.md": indexOf("old/b.md"),
 		"a.md":        "A.\n", "old/b.md": "B.\n",
 	}},
+	{name: "linked by its folder's index", kind: health.KindOrphanTopic, files: map[string]string{
+		"MEMORY.md":     indexOf("old/MEMORY.md"),
+		"old/MEMORY.md": "- [b](b.md) — in its folder\n",
+		"old/b.md":      "B.\n",
+	}},
+	{name: "a folder's index links relative to it", kind: health.KindDanglingLink, files: map[string]string{
+		"MEMORY.md":     indexOf("old/MEMORY.md"),
+		"old/MEMORY.md": "- [b](b.md)\n- [c](../c.md)\n",
+		"old/b.md":      "B.\n",
+	}, want: [][]string{{"old/MEMORY.md"}}},
 	{name: "index too long", kind: health.KindIndexOverBudget, files: map[string]string{
 		"MEMORY.md": bigIndex(201, 40),
 	}, want: [][]string{{"MEMORY.md"}}},
