@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/teammem/teammem/server"
@@ -26,6 +28,23 @@ type Checker struct {
 	Observe func(repo string, counts map[string]int)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+
+	mu     sync.Mutex
+	recent map[string]string // planKey → the proposal made of it
+}
+
+// maxRecent bounds the proposals a Checker remembers.
+const maxRecent = 1000
+
+// planKey names a plan by its repository, base and changes: the same
+// plan of the same version is the same proposal.
+func planKey(p TidyPlan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%d", p.Repo, p.Base)
+	for _, c := range p.Changes {
+		fmt.Fprintf(&b, "\x00%s\x00%t\x00%s", c.Key, c.Delete, c.Content)
+	}
+	return strconv.FormatUint(hashString(b.String()), 36)
 }
 
 // options are the Options of repo.
@@ -114,8 +133,9 @@ func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, sel
 }
 
 // Propose makes the tidy plan of repo and proposes it for review, as p:
-// one proposal, or none when the plan is empty (id ""). It never writes
-// the repository itself. Errors: Plan's, server.ErrNotImplemented when
+// one proposal, or none when the plan is empty (id ""), or the one this
+// Checker made of the same plan of the same version (a replay). It never
+// writes the repository itself. Errors: Plan's, server.ErrNotImplemented when
 // the server has no Proposer, the Proposer's.
 func (c *Checker) Propose(ctx context.Context, p server.Principal, repo string, sel Selection) (string, TidyPlan, error) {
 	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
@@ -129,6 +149,21 @@ func (c *Checker) Propose(ctx context.Context, p server.Principal, repo string, 
 	if err != nil || plan.Empty() {
 		return "", plan, err
 	}
+	// A replayed request (a resubmitted form, a retried POST) of a plan
+	// this Checker proposed at the same version gets that proposal again.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := planKey(plan)
+	if id, ok := c.recent[key]; ok {
+		return id, plan, nil
+	}
 	id, err := c.Proposer.Propose(ctx, p, plan)
-	return id, plan, err
+	if err != nil {
+		return "", plan, err
+	}
+	if c.recent == nil || len(c.recent) >= maxRecent {
+		c.recent = map[string]string{}
+	}
+	c.recent[key] = id
+	return id, plan, nil
 }

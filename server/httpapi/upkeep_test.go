@@ -155,6 +155,10 @@ func TestTidyProposes(t *testing.T) {
 		if st, _ := ts.Store.RepoState(context.Background(), "acme/api"); st.Version != 1 {
 			t.Errorf("tidy wrote: version %d", st.Version)
 		}
+		again := servertest.Decode[api.TidyResponse](t, ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api", writer, nil))
+		if again.Proposal != "p1" || len(rec.plans) != 1 {
+			t.Errorf("a replayed tidy made proposal %q; %d proposals", again.Proposal, len(rec.plans))
+		}
 		dry := servertest.Decode[api.TidyResponse](t, ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api&dry_run=1&kinds=dangling-link", writer, nil))
 		if dry.Proposal != "" || len(rec.plans) != 1 || len(dry.Changes) != 1 || dry.Changes[0].Key != "MEMORY.md" {
 			t.Errorf("dry run %+v made a proposal or planned more than asked", dry)
