@@ -36,6 +36,7 @@ const (
 	CodeRateLimited       = "rate_limited"
 	CodeTooManyStreams    = "too_many_streams"
 	CodeUnavailable       = "unavailable"
+	CodeNotImplemented    = "not_implemented"
 	CodeInternal          = "internal"
 	CodeMethodNotAllowed  = "method_not_allowed"
 	CodeCanceled          = "canceled"

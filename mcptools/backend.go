@@ -1,6 +1,6 @@
 // Package mcptools holds the team memory tools of the Model Context Protocol
 // (list_memories, search_memories, read_memory, write_memory, delete_memory,
-// memory_history, and list_proposals and review_proposal for repositories
+// memory_history, memory_health, and list_proposals and review_proposal for repositories
 // that review writes) and the server instructions, written once over Backend:
 // teammem-server serves them on /mcp over its domain Service (server/mcp),
 // teammem-agent over stdio through the REST client (client/mcprest). It
@@ -215,4 +215,7 @@ type Backend interface {
 	// "reject"); a proposal decided already, or whose keys moved and do
 	// not merge, is ErrConflict.
 	Review(ctx context.Context, id int64, decision, comment string) (Proposal, error)
+	// Health checks a repository's memories (ErrNotFound for a
+	// never-written one).
+	Health(ctx context.Context, repo string) (Health, error)
 }

@@ -68,6 +68,11 @@ func (oneRepo) Search(context.Context, string, string, int) (Found, error) {
 	return Found{Hits: []Hit{{Repo: "acme/api", Key: "deploy.md", Snippet: "Run make release"}}}, nil
 }
 
+func (oneRepo) Health(context.Context, string) (Health, error) {
+	return Health{Repo: "acme/api", Version: 3, Findings: []HealthFinding{{Kind: "orphan-topic", Keys: []string{"deploy.md"},
+		Detail: "no index line links deploy.md", Suggestion: "add a line linking deploy.md to MEMORY.md"}}}, nil
+}
+
 func connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	return connectWith(t, Options{DefaultRepo: "acme/api"})
@@ -98,6 +103,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		"delete_memory":   {"key": "deploy.md"},
 		"list_proposals":  {},
 		"review_proposal": {"id": 1, "decision": "approve"},
+		"memory_health":   {},
 	}
 	if len(list.Tools) != len(args) {
 		t.Fatalf("%d tools, want %d", len(list.Tools), len(args))

@@ -61,6 +61,10 @@ func (m *memRepo) Review(context.Context, int64, string, string) (Proposal, erro
 	return Proposal{}, Mark(errors.New("no proposals here"), ErrNotFound)
 }
 
+func (m *memRepo) Health(context.Context, string) (Health, error) {
+	return Health{Repo: "acme/api", Version: m.version}, nil
+}
+
 func (m *memRepo) Write(ctx context.Context, repo string, w Write) (WriteResult, error) {
 	st, _ := m.State(ctx, repo)
 	if w.IfMatch == CreateOnly && m.version != 0 || w.IfMatch != "" && w.IfMatch != CreateOnly && w.IfMatch != st.Checksum {

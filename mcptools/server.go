@@ -61,6 +61,7 @@ func NewServer(b Backend, o Options) *mcp.Server {
 	t.addRead(s)
 	t.addWrite(s)
 	t.addReview(s)
+	t.addHealth(s)
 	return s
 }
 

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/teammem/teammem/memcore/protocol"
 )
 
 // The MEMORY.md index budget (spec §5).
 const (
-	MaxIndexLines     = 200
-	MaxIndexBytes     = 25_000
+	MaxIndexLines     = protocol.MaxIndexLines
+	MaxIndexBytes     = protocol.MaxIndexBytes
 	MaxIndexLineChars = 150
 )
 

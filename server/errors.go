@@ -78,3 +78,7 @@ func (e *KeyCollisionError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrKeyCollision) hold.
 func (e *KeyCollisionError) Unwrap() error { return ErrKeyCollision }
+
+// ErrNotImplemented is returned by a feature this server is built or
+// configured without; the error's text says which.
+var ErrNotImplemented = errors.New("not implemented")

@@ -146,6 +146,7 @@ func (s *Service) Search(ctx context.Context, p Principal, q SearchQuery) (Searc
 	for i, h := range hits {
 		page.Results[i] = SearchResult{Repo: h.Repo, Key: h.Key, Version: h.Version, Score: SearchScore(h.Tier, h.UpdatedAt, now),
 			Snippet: searchtext.SnippetOf(h.Content, terms)}
+		s.noteRead(h.Repo, h.Key)
 	}
 	return page, nil
 }

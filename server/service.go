@@ -84,6 +84,9 @@ type Config struct {
 	Served ServedRecorder
 	// Audit is the audit log AuditEntries reads; nil means none is kept.
 	Audit AuditLog
+	// Reads is told of the keys a caller reads (Revision, Search's hits);
+	// nil: nobody.
+	Reads ReadNoter
 }
 
 // Service is the domain of the server: it canonicalises repositories, makes
@@ -144,6 +147,13 @@ func (s *Service) authorize(p Principal, repo string, perm Perm) (string, error)
 		return "", &ForbiddenError{Subject: p.Subject, Repo: canon, Need: perm}
 	}
 	return canon, nil
+}
+
+// Authorize canonicalises repo and checks that p holds perm on it, for
+// the packages that act on a repository through the Service (upkeep).
+// Errors: an invalid repo, ErrForbidden.
+func (s *Service) Authorize(p Principal, repo string, perm Perm) (string, error) {
+	return s.authorize(p, repo, perm)
 }
 
 // State returns a repository's summary without reading entries (for
@@ -208,7 +218,11 @@ func (s *Service) Revision(ctx context.Context, p Principal, repo, key string, v
 	if version < 0 {
 		return Revision{}, invalidf(ReasonInvalidParameter, "version must be a positive version number, or none for the newest revision")
 	}
-	return s.store.Revision(ctx, canon, key, version)
+	rev, err := s.store.Revision(ctx, canon, key, version)
+	if err == nil {
+		s.noteRead(canon, key)
+	}
+	return rev, err
 }
 
 // KeyRevisions hands visit the revisions of a key up to version through

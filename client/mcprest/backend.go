@@ -261,3 +261,20 @@ func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t
 }
+
+// Health reads a repository's health.
+func (b *Backend) Health(ctx context.Context, repo string) (mcptools.Health, error) {
+	h, err := b.c.Health(ctx, repo)
+	if err != nil {
+		return mcptools.Health{}, mark(err)
+	}
+	at, _ := time.Parse(time.RFC3339, h.CheckedAt)
+	out := mcptools.Health{Repo: h.Repo, Version: h.Version, CheckedAt: at, Findings: make([]mcptools.HealthFinding, len(h.Findings))}
+	for i, f := range h.Findings {
+		out.Findings[i] = mcptools.HealthFinding{Kind: f.Kind, Keys: f.Keys, Detail: f.Detail, Suggestion: f.Suggestion}
+		if f.Score != nil {
+			out.Findings[i].Score = *f.Score
+		}
+	}
+	return out, nil
+}

@@ -85,6 +85,8 @@ Commands:
   migrate             apply, roll back or report database migrations (up | down N | version)
   healthcheck         exit 0 when the local server is ready (for container probes)
   backup              write an online, consistent copy of the embedded store (--to FILE)
+  tidy                print a repository's health and the tidy plan (--repo SLUG --dry-run)
+  upkeep              print or set a repository's upkeep settings (--repo SLUG --unused-days N --daily-tidy)
   version             print the version (also --version)
 
 Run 'teammem-server <command> --help' for a command's flags.
@@ -112,6 +114,10 @@ func run(ctx context.Context, args []string, e env) error {
 		return runHealthcheck(ctx, args[1:], e)
 	case "backup":
 		return runBackup(ctx, args[1:], e)
+	case "tidy":
+		return runTidy(ctx, args[1:], e)
+	case "upkeep":
+		return runUpkeep(ctx, args[1:], e)
 	case "version", "--version", "-version":
 		fmt.Fprintf(e.stdout, "teammem-server %s\n", buildinfo.Version(version))
 		return nil

@@ -66,7 +66,7 @@ func runPersonalDelete(ctx context.Context, args []string, e env) error {
 	if err := (server.Revocation{Subject: subject, Before: time.Now()}).Check(); err != nil {
 		return usageError{err}
 	}
-	store, closeStore, err := openEraseStore(ctx, dataDir, databaseURL)
+	store, closeStore, err := openAdminStore(ctx, dataDir, databaseURL, "erase")
 	if err != nil {
 		return err
 	}
@@ -114,10 +114,11 @@ func personalRepos(ctx context.Context, store server.Store, subject string) ([]s
 	return repos, nil
 }
 
-// openEraseStore opens Postgres at databaseURL (beside running servers:
-// they see the erase as a new version), else the embedded store in
-// dataDir, which only a stopped server lets go of.
-func openEraseStore(ctx context.Context, dataDir, databaseURL string) (server.Store, func(), error) {
+// openAdminStore opens Postgres at databaseURL (beside running servers:
+// they see a change as a new version), else the embedded store in
+// dataDir, which only a stopped server lets go of (task says what the
+// command does, for that refusal).
+func openAdminStore(ctx context.Context, dataDir, databaseURL, task string) (server.Store, func(), error) {
 	if databaseURL != "" {
 		db, err := postgres.Open(ctx, databaseURL, postgres.Options{MaxConns: 2})
 		if err != nil {
@@ -131,7 +132,7 @@ func openEraseStore(ctx context.Context, dataDir, databaseURL string) (server.St
 	}
 	db, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if errors.Is(err, sqlite.ErrLocked) {
-		return nil, nil, fmt.Errorf("the server holds %s: stop it, erase, and start it again (the embedded store has one writer)", path)
+		return nil, nil, fmt.Errorf("the server holds %s: stop it, %s, and start it again (the embedded store has one writer)", path, task)
 	}
 	if err != nil {
 		return nil, nil, err

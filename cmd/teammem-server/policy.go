@@ -67,7 +67,7 @@ func runPolicyCommand(ctx context.Context, args []string, e env, set bool) error
 	if set && err != nil {
 		return usageError{err}
 	}
-	store, closeStore, err := openEraseStore(ctx, dataDir, databaseURL)
+	store, closeStore, err := openAdminStore(ctx, dataDir, databaseURL, "set the review policy")
 	if err != nil {
 		return err
 	}

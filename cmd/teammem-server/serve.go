@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/teammem/teammem/internal/buildinfo"
@@ -22,6 +23,7 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/connlimit"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/httpkit"
 	"github.com/teammem/teammem/server/mcp"
 	"github.com/teammem/teammem/server/metrics"
@@ -49,6 +51,7 @@ type serveConfig struct {
 	tombstoneRetention       time.Duration
 	auditRetention           time.Duration
 	auditCheckpoint          time.Duration
+	dailyTidyEvery           time.Duration
 	debugAddr                string
 	requestTimeout           time.Duration
 	bodyCacheBytes           int64
@@ -101,6 +104,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
 	fs.IntVar(&c.streamsPerSubject, "max-streams-per-subject", events.DefaultStreamsPerSubject, "open event streams per token subject (0 = no limit)")
+	fs.DurationVar(&c.dailyTidyEvery, "daily-tidy-every", 24*time.Hour, "propose a tidy of each repository whose upkeep setting asks for it this often (teammem-server upkeep --daily-tidy); 0 never")
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
 	fs.DurationVar(&c.auditRetention, "audit-retention", 0, "drop audit log entries older than this, each chain then starting at a signed checkpoint (docs/audit.md); 0 keeps them forever")
 	fs.DurationVar(&c.auditCheckpoint, "audit-checkpoint-interval", time.Hour, "sign every audit chain's head this often")
@@ -274,7 +278,14 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		}()
 		defer func() { stopServed(); <-servedDone }() // after the servers stopped, before the store closes
 	}
+	upkeep, _ := store.(server.UpkeepStore) // both stores keep it
+	var reads *health.ReadTracker
+	if upkeep != nil {
+		reads = &health.ReadTracker{Store: upkeep, Log: log}
+		cfg.Reads = reads
+	}
 	svc := server.NewService(instrumented, cfg)
+	checker := &health.Checker{Service: svc, Upkeep: upkeep}
 	authn, uiSecret, err := setupAuth(ctx, c, store, log)
 	if err != nil {
 		return err
@@ -290,7 +301,8 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	h, err := router.New(router.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
-		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts})
+		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts,
+		Health: checker})
 	if err != nil {
 		return err
 	}
@@ -348,6 +360,14 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	go runJanitor(jctx, store, c.tombstoneRetention, log)
 	if al, ok := store.(server.AuditLog); ok {
 		go runAuditUpkeep(jctx, al, ed25519.NewKeyFromSeed(uiSecret), c.auditRetention, c.auditCheckpoint, log)
+	}
+	var upkeepDone sync.WaitGroup
+	defer upkeepDone.Wait() // after stopJanitor: the reads noted last are written before the store closes
+	if reads != nil {
+		upkeepDone.Go(func() { reads.Run(jctx) })
+	}
+	if c.dailyTidyEvery > 0 {
+		upkeepDone.Go(func() { (&health.Daily{Checker: checker, Every: c.dailyTidyEvery, Log: log}).Run(jctx) })
 	}
 	log.Info("listening on "+ln.Addr().String(), "addr", ln.Addr().String(), "tls", c.tlsCert != "", "version", buildinfo.Version(version))
 	ui := uiURL(ln.Addr(), c.tlsCert != "")

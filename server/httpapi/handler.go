@@ -14,6 +14,7 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/httpkit"
 	"github.com/teammem/teammem/server/metrics"
 )
@@ -44,6 +45,9 @@ type Options struct {
 	// StreamWriteTimeout bounds the write of one event or heartbeat: a
 	// reader that takes longer is disconnected (default 10 s).
 	StreamWriteTimeout time.Duration
+	// Health makes the health reports and tidy proposals (nil: one over
+	// Service with the default settings and no proposer).
+	Health *health.Checker
 }
 
 type handler struct {
@@ -56,6 +60,7 @@ type handler struct {
 	flights flights
 	chunks  eventChunks
 	release *releaser
+	health  *health.Checker
 
 	heartbeat, streamWriteTimeout time.Duration
 }
@@ -79,7 +84,10 @@ func Mount(r chi.Router, o Options) {
 	}
 	h := &handler{svc: o.Service, mw: o.Middleware, log: o.Middleware.Log, metrics: o.Metrics, timeout: o.RequestTimeout,
 		bodies: newBodyCache(o.BodyCacheBytes), heartbeat: o.Heartbeat, streamWriteTimeout: o.StreamWriteTimeout,
-		release: newReleaser()}
+		release: newReleaser(), health: o.Health}
+	if h.health == nil {
+		h.health = &health.Checker{Service: o.Service}
+	}
 
 	r.Get(api.PathHealthz, h.healthz)
 	r.Get(api.PathReadyz, h.readyz(o.Ready, o.Events))
@@ -103,5 +111,7 @@ func Mount(r chi.Router, o Options) {
 		r.Post(api.PathStaleReferences, h.mw.Wrap(h.postStaleReferences))
 		r.Get(api.PathStaleReferences, h.mw.Wrap(h.getStaleReferences))
 		h.mountReview(r)
+		r.Get(api.PathHealth, h.mw.Wrap(h.getHealth))
+		r.Post(api.PathTidy, h.mw.Wrap(h.postTidy))
 	})
 }

@@ -16,8 +16,6 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
-	"github.com/teammem/teammem/server/postgres"
-	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/testkit/servertest"
 )
 
@@ -171,16 +169,7 @@ func rawPut(t *testing.T, ts *testServer, header string) int {
 // one Postgres database: a write through one reads with its provenance
 // through the other, in its history and the events its stream replays.
 func TestProvenanceAcrossReplicas(t *testing.T) {
-	dbURL := pgtest.URL(t)
-	open := func() server.Store {
-		db, err := postgres.Open(context.Background(), dbURL, postgres.Options{Migrate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
-	a := newTestServer(t, servertest.Options{Store: open()})
-	b := &testServer{Server: a.Replica(t, servertest.Options{Store: open()}), t: t}
+	a, b := pgReplicas(t)
 	tok, id := tokenWithID(t, a, "ana", "acme/*:write")
 	putAs(t, a.Server, tok, "acme/api", map[string]string{"a.md": "x"}, http.StatusOK,
 		"User-Agent", "teammem-agent/1.4.0", api.HeaderMachine, "ana-laptop", api.HeaderCommit, headCommit)

@@ -133,6 +133,9 @@ func Translate(err error) Failure {
 	case errors.Is(err, context.Canceled):
 		return Failure{Status: StatusClientClosed, Type: api.TypeInvalidRequest, Code: api.CodeCanceled,
 			Message: "The request was canceled by the client."}
+	case errors.Is(err, server.ErrNotImplemented):
+		return Failure{Status: http.StatusNotImplemented, Type: api.TypeAPI, Code: api.CodeNotImplemented,
+			Message: "This server cannot do that yet: " + err.Error() + "."}
 	case errors.Is(err, server.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return Failure{Status: http.StatusServiceUnavailable, Type: api.TypeAPI, Code: api.CodeUnavailable,
 			Message: "The server's storage is unavailable right now; retry shortly.", RetryAfter: 1}

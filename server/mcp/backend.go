@@ -8,14 +8,16 @@ import (
 
 	"github.com/teammem/teammem/mcptools"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/health"
 )
 
 // backend is mcptools.Backend over the Service, for one caller: every call
 // goes through the Service's authorization, validation, limits and secret
 // scanner, as a REST request would.
 type backend struct {
-	svc *server.Service
-	log *slog.Logger
+	svc    *server.Service
+	health *health.Checker
+	log    *slog.Logger
 	// caller returns the caller of the HTTP request a call came in (its
 	// context carries it) and the request's id.
 	caller func(context.Context) (server.Principal, string)
@@ -222,4 +224,16 @@ func (b *backend) Search(ctx context.Context, query, repo string, limit int) (mc
 	}
 	b.servedHits(ctx, page.Results)
 	return mcptools.Found{Hits: out}, nil
+}
+
+func (b *backend) Health(ctx context.Context, repo string) (mcptools.Health, error) {
+	rep, err := b.health.Report(ctx, b.principal(ctx), repo)
+	if err != nil {
+		return mcptools.Health{}, b.fail(ctx, "check health", err)
+	}
+	out := mcptools.Health{Repo: rep.Repo, Version: rep.Version, CheckedAt: rep.CheckedAt, Findings: make([]mcptools.HealthFinding, len(rep.Findings))}
+	for i, f := range rep.Findings {
+		out.Findings[i] = mcptools.HealthFinding{Kind: f.Kind, Keys: f.Keys, Detail: f.Detail, Score: f.Score, Suggestion: f.Suggestion}
+	}
+	return out, nil
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/teammem/teammem/mcptools"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/httpkit"
 )
 
@@ -58,6 +59,9 @@ type Options struct {
 	// CallsPerCaller bounds the tool calls of one caller running at once
 	// (DefaultCallsPerCaller when 0); more wait, within their time.
 	CallsPerCaller int
+	// Health makes memory_health's reports (nil: one over Service with
+	// the default settings).
+	Health *health.Checker
 }
 
 // New returns the /mcp handler. Its tools act for httpkit.Principal of the
@@ -68,7 +72,10 @@ func New(o Options) http.Handler {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	o = o.withDefaults()
-	b := &backend{svc: o.Service, log: o.Logger, caller: callerOf}
+	if o.Health == nil {
+		o.Health = &health.Checker{Service: o.Service}
+	}
+	b := &backend{svc: o.Service, health: o.Health, log: o.Logger, caller: callerOf}
 	// One server for every request: building one per request costs more
 	// than most calls (the SDK checks each tool's schema as it is added).
 	// The caller travels in the request's context (httpkit's Info), which

@@ -20,13 +20,7 @@ func start(t *testing.T, index string) (*servertest.Server, *sdk.ClientSession) 
 	t.Helper()
 	srv := servertest.Start(t, servertest.Options{Limits: server.Limits{MaxEntryBytes: 300}})
 	srv.Put(repo, map[string]string{"MEMORY.md": index}, nil, http.StatusOK)
-	tr := &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer(srv.Admin)}}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return srv, cs
+	return srv, connectAs(t, srv, srv.Admin)
 }
 
 // call calls a tool and returns whether it was refused, with its text.

@@ -33,6 +33,7 @@ type Metrics struct {
 	// counters are read by WatchHub.
 	eventsDelivered prometheus.Counter
 	toolCalls       *prometheus.HistogramVec
+	healthFindings  *prometheus.GaugeVec
 	hubOnce         sync.Once
 }
 
@@ -58,10 +59,11 @@ func New() *Metrics {
 		rateLimited:  prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_rate_limited_total", Help: "Requests refused with 429, and MCP tool calls refused for the rate limit."}),
 		eventsDelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "teammem_events_delivered_total",
 			Help: "Change events written to event streams (one per stream per event)."}),
-		toolCalls: newToolCalls(),
+		toolCalls:      newToolCalls(),
+		healthFindings: newHealthFindings(),
 	}
 	m.reg.MustRegister(m.requests, m.storeOps, m.conflicts, m.entriesWritten, m.entriesSkipped, m.bytesWritten, m.authFailures, m.rateLimited,
-		m.eventsDelivered, m.toolCalls,
+		m.eventsDelivered, m.toolCalls, m.healthFindings,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

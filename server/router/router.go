@@ -20,6 +20,7 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/httpapi"
 	"github.com/teammem/teammem/server/httpkit"
 	"github.com/teammem/teammem/server/mcp"
@@ -80,6 +81,11 @@ type Options struct {
 	// MaxMCPReplyBytes bounds the reply of one MCP tool call (default
 	// mcp.DefaultMaxReplyBytes); RequestTimeout bounds its time.
 	MaxMCPReplyBytes int
+	// Health makes the health reports and tidy proposals of the REST API,
+	// the web UI and /mcp (nil: one over Service with the default
+	// settings and no proposer). Its Observe, when nil, is set to the
+	// metrics' gauges.
+	Health *health.Checker
 }
 
 // New returns the server's HTTP handler. An error names a public host
@@ -96,6 +102,12 @@ func New(o Options) (http.Handler, error) {
 	if o.Events != nil {
 		o.Metrics.WatchHub(o.Events)
 	}
+	if o.Health == nil {
+		o.Health = &health.Checker{Service: o.Service}
+	}
+	if o.Health.Observe == nil {
+		o.Health.Observe = o.Metrics.HealthFindings
+	}
 	hosts, err := httpkit.NewHosts(o.Listen, o.PublicHosts, o.NoAuth || len(o.PublicHosts) > 0)
 	if err != nil {
 		return nil, err
@@ -103,13 +115,13 @@ func New(o Options) (http.Handler, error) {
 	mw := &httpkit.Middleware{Log: o.Logger, Meter: o.Metrics, Auth: o.Auth, NoAuth: o.NoAuth,
 		Limiter: httpkit.NewLimiter(o.RateLimit), AccessLog: !o.NoAccessLog}
 	ui, err := webui.New(webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger,
-		Metrics: o.Metrics, Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions})
+		Metrics: o.Metrics, Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions, Health: o.Health})
 	if err != nil {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
 	tools := mcp.New(mcp.Options{Service: o.Service, Logger: o.Logger, ObserveToolCall: o.Metrics.ObserveToolCall,
 		Version: o.Version, NoAccessLog: o.NoAccessLog, Limiter: mw.Limiter, RateLimited: o.Metrics.RateLimited,
-		CallTimeout: o.RequestTimeout, MaxReplyBytes: o.MaxMCPReplyBytes})
+		CallTimeout: o.RequestTimeout, MaxReplyBytes: o.MaxMCPReplyBytes, Health: o.Health})
 
 	r := chi.NewRouter()
 	r.Use(httpkit.RequestIDs(o.Service.ServerID()), mw.Observe, mw.Recover, mw.CheckHost(hosts))
@@ -127,7 +139,7 @@ func New(o Options) (http.Handler, error) {
 		r.Use(mw.SameOriginWrites, mw.NoFormPosts)
 		httpapi.Mount(r, httpapi.Options{Service: o.Service, Events: o.Events, Middleware: mw, Metrics: o.Metrics,
 			Ready: o.Ready, RequestTimeout: o.RequestTimeout, BodyCacheBytes: o.BodyCacheBytes,
-			Heartbeat: o.Heartbeat, StreamWriteTimeout: o.StreamWriteTimeout})
+			Heartbeat: o.Heartbeat, StreamWriteTimeout: o.StreamWriteTimeout, Health: o.Health})
 	})
 	ui.Mount(r)
 	r.With(mw.SameOrigin, mw.NoFormPosts, mw.VerifyCaller).Handle(mcp.Path, tools)

@@ -29,6 +29,7 @@ var templateFuncs = template.FuncMap{
 	"proposalURL": proposalURL,
 	"queueURL":    queueURL,
 	"list":        func(s ...string) []string { return s },
+	"fixable":     isFixable,
 }
 
 // repoURL is a repository's page.

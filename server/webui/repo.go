@@ -102,11 +102,13 @@ func (u *UI) repoGet(w http.ResponseWriter, r *http.Request, pg *page) (string, 
 		return u.blamePage(r, pg, repo)
 	case "restore":
 		return u.restorePage(r, pg, repo)
+	case "health":
+		return u.healthPage(r, pg, repo)
 	}
 	return "", httpkit.NotFound("no such page")
 }
 
-// repoPost serves the repository's forms (restore, review policy).
+// repoPost serves the repository's forms (restore, review policy, tidy).
 func (u *UI) repoPost(w http.ResponseWriter, r *http.Request, pg *page) (string, error) {
 	repo, action, err := repoPath(r)
 	if err != nil {
@@ -119,6 +121,8 @@ func (u *UI) repoPost(w http.ResponseWriter, r *http.Request, pg *page) (string,
 		return "", u.restore(w, r, repo)
 	case "policy":
 		return "", u.setPolicy(w, r, repo)
+	case "tidy":
+		return u.tidy(r, pg, repo)
 	}
 	return "", httpkit.NotFound("no such form")
 }

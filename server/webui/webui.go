@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/httpkit"
 	"github.com/teammem/teammem/server/metrics"
 )
@@ -46,6 +47,9 @@ type Options struct {
 	// store every replica shares, so a copy of a signed-out cookie is
 	// refused everywhere. Required unless NoAuth.
 	Sessions server.SessionStore
+	// Health makes the Health page's reports and its tidy proposals
+	// (nil: one over Service with the default settings and no proposer).
+	Health *health.Checker
 }
 
 // UI serves the web UI: server-rendered pages over the Service, signed in
@@ -63,6 +67,7 @@ type UI struct {
 	ended    server.SessionStore
 	md       *markdown
 	static   http.Handler
+	health   *health.Checker
 }
 
 // New builds the web UI; an error means its embedded templates do not parse
@@ -92,7 +97,10 @@ func New(o Options) (*UI, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Health == nil {
+		o.Health = &health.Checker{Service: o.Service}
+	}
 	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
 		timeout: o.Timeout, pages: pages, sessions: s, ended: o.Sessions, md: newMarkdown(),
-		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static))}, nil
+		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), health: o.Health}, nil
 }

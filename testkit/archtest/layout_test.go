@@ -63,6 +63,9 @@ var layout = []room{
 	{"server/blame", []string{"server", "internal/linediff"}},
 	// The audit log's checkpoints, verification, export and served records.
 	{"server/audit", []string{"server", "memcore/protocol"}},
+	// Upkeep: a repository's findings and the tidy plan, read through the
+	// Service.
+	{"server/health", []string{"server", "memcore/protocol"}},
 	{"server/metrics", []string{"server", "server/events"}},
 	{"server/sqlite", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
 	{"server/postgres", with(prim, "server", "server/internal/...", "migrations", "memcore/protocol")},
@@ -72,10 +75,10 @@ var layout = []room{
 	// middleware and never import each other; the router alone mounts
 	// them side by side (TestOneFrontDoor).
 	{"server/httpkit", []string{"api", "server", "server/auth"}},
-	{"server/httpapi", with(prim, "api", "server", "server/httpkit", "server/events", "server/metrics", "server/blame", "memcore/protocol", "memcore/secrets")},
-	{"server/webui", with(prim, "server", "server/httpkit", "server/metrics", "server/auth", "server/blame", "memcore/protocol")},
-	{"server/mcp", []string{"server", "server/httpkit", "mcptools"}},
-	{"server/router", []string{"api", "server", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp"}},
+	{"server/httpapi", with(prim, "api", "server", "server/httpkit", "server/events", "server/metrics", "server/blame", "server/health", "memcore/protocol", "memcore/secrets")},
+	{"server/webui", with(prim, "server", "server/httpkit", "server/metrics", "server/auth", "server/blame", "server/health", "memcore/protocol")},
+	{"server/mcp", []string{"server", "server/httpkit", "server/health", "mcptools"}},
+	{"server/router", []string{"api", "server", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp", "server/health"}},
 
 	// Wiring.
 	{"cmd/teammem-server", with(prim, "api", "server/...", "migrations", "memcore/protocol")},

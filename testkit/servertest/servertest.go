@@ -19,6 +19,7 @@ import (
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
+	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/metrics"
 	"github.com/teammem/teammem/server/router"
 	"github.com/teammem/teammem/server/sqlite"
@@ -55,6 +56,9 @@ type Options struct {
 	// sessions with a secret derived from it, as the server does, so
 	// servers sharing a key accept each other's sessions (see Replica).
 	Key ed25519.PrivateKey
+	// Proposer receives the tidy proposals (nil: tidy answers 501, as a
+	// server without review does).
+	Proposer health.Proposer
 }
 
 // Server is a running server.
@@ -137,7 +141,10 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 		Review: review, Audit: audit})
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
-		UISecret: key.Seed(), PublicHosts: o.PublicHosts}
+		UISecret: key.Seed(), PublicHosts: o.PublicHosts, Health: &health.Checker{Service: svc, Proposer: o.Proposer}}
+	if up, ok := store.(server.UpkeepStore); ok {
+		ropts.Health.Upkeep = up
+	}
 	if ss, ok := store.(server.SessionStore); ok {
 		ropts.UISessions = ss
 	}

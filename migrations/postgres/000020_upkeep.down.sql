@@ -1,0 +1,3 @@
+DROP TABLE reads_kept_since;
+DROP TABLE repo_upkeep;
+DROP TABLE key_reads;

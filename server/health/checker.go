@@ -1,0 +1,169 @@
+package health
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/teammem/teammem/server"
+)
+
+// Checker makes the health reports and tidy proposals every surface
+// serves (REST, the web UI, MCP, the daily run, the command line) the
+// same way. It is safe for concurrent use.
+type Checker struct {
+	Service *server.Service
+	// Upkeep gives each repository's settings and its reads (nil: the
+	// defaults, the unused check off).
+	Upkeep server.UpkeepStore
+	// Proposer makes tidy proposals (nil: Propose answers
+	// server.ErrNotImplemented).
+	Proposer Proposer
+	// Observe, when not nil, is told the count of each kind of every
+	// report made of a team repository (the metrics' gauges).
+	Observe func(repo string, counts map[string]int)
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+
+	mu     sync.Mutex
+	recent map[string]string // planKey → the proposal made of it
+}
+
+// maxRecent bounds the proposals a Checker remembers.
+const maxRecent = 1000
+
+// planKey names a plan by its repository, base and changes: the same
+// plan of the same version is the same proposal.
+func planKey(p TidyPlan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%d", p.Repo, p.Base)
+	for _, c := range p.Changes {
+		fmt.Fprintf(&b, "\x00%s\x00%t\x00%s", c.Key, c.Delete, c.Content)
+	}
+	return strconv.FormatUint(hashString(b.String()), 36)
+}
+
+// options are the Options of repo.
+func (c *Checker) options(ctx context.Context, p server.Principal, repo string) (Options, error) {
+	o := Options{}
+	if c.Now != nil {
+		o.Now = c.Now().UTC()
+	}
+	if c.Upkeep == nil {
+		return o, nil
+	}
+	canon, err := server.ResolveRepo(p, repo)
+	if err != nil {
+		return o, nil // Read refuses it with the Service's message
+	}
+	st, err := c.Upkeep.UpkeepSettings(ctx, canon)
+	if err != nil {
+		return o, err
+	}
+	o.UnusedAfter = time.Duration(st.UnusedDays) * 24 * time.Hour
+	o.Reads = c.Upkeep.LastReads
+	return o, nil
+}
+
+// read is Read of repo with its settings.
+func (c *Checker) read(ctx context.Context, p server.Principal, repo string) (Input, error) {
+	o, err := c.options(ctx, p, repo)
+	if err != nil {
+		return Input{}, err
+	}
+	return Read(ctx, c.Service, p, repo, o)
+}
+
+// Report returns the health of repo for p (a read grant). Errors: Read's.
+func (c *Checker) Report(ctx context.Context, p server.Principal, repo string) (Report, error) {
+	in, err := c.read(ctx, p, repo)
+	if err != nil {
+		return Report{}, err
+	}
+	r := Check(in)
+	if c.Observe != nil && !server.IsPersonal(r.Repo) {
+		c.Observe(r.Repo, r.Count())
+	}
+	return r, nil
+}
+
+// ParseKinds reads a comma-separated list of kinds to tidy ("" for every
+// fixable one). Errors: a *server.RequestError naming a kind that is
+// unknown or that tidy cannot fix.
+func ParseKinds(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []string
+	for k := range strings.SplitSeq(s, ",") {
+		k = strings.TrimSpace(k)
+		if !slices.Contains(Fixable, k) {
+			return nil, server.InvalidParameter("kinds: %.40q is not a kind tidy fixes (%s)", k, strings.Join(Fixable, ", "))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// Selection says which findings a tidy fixes: the one whose ID is
+// Finding, else those of Kinds (every Fixable kind when none).
+type Selection struct {
+	Kinds   []string
+	Finding string
+}
+
+// Plan returns the tidy plan of repo's findings sel selects, for p (a
+// write grant: it is what a proposal would hold). Errors: Read's.
+func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, sel Selection) (TidyPlan, error) {
+	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
+		return TidyPlan{}, err
+	}
+	in, err := c.read(ctx, p, repo)
+	if err != nil {
+		return TidyPlan{}, err
+	}
+	if sel.Finding != "" {
+		return PlanFinding(in, Check(in), sel.Finding), nil
+	}
+	return Plan(in, Check(in), sel.Kinds), nil
+}
+
+// Propose makes the tidy plan of repo and proposes it for review, as p:
+// one proposal, or none when the plan is empty (id ""), or the one this
+// Checker made of the same plan of the same version (a replay). It never
+// writes the repository itself. Errors: Plan's, server.ErrNotImplemented when
+// the server has no Proposer, the Proposer's.
+func (c *Checker) Propose(ctx context.Context, p server.Principal, repo string, sel Selection) (string, TidyPlan, error) {
+	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
+		return "", TidyPlan{}, err
+	}
+	if c.Proposer == nil {
+		return "", TidyPlan{}, fmt.Errorf("tidy makes a proposal for review, and this server has no review of proposals: "+
+			"read the plan with dry_run=1 or `teammem-server tidy --dry-run`: %w", server.ErrNotImplemented)
+	}
+	plan, err := c.Plan(ctx, p, repo, sel)
+	if err != nil || plan.Empty() {
+		return "", plan, err
+	}
+	// A replayed request (a resubmitted form, a retried POST) of a plan
+	// this Checker proposed at the same version gets that proposal again.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := planKey(plan)
+	if id, ok := c.recent[key]; ok {
+		return id, plan, nil
+	}
+	id, err := c.Proposer.Propose(ctx, p, plan)
+	if err != nil {
+		return "", plan, err
+	}
+	if c.recent == nil || len(c.recent) >= maxRecent {
+		c.recent = map[string]string{}
+	}
+	c.recent[key] = id
+	return id, plan, nil
+}

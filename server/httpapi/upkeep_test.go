@@ -1,0 +1,214 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/health"
+	"github.com/teammem/teammem/server/postgres"
+	"github.com/teammem/teammem/testkit/pgtest"
+	"github.com/teammem/teammem/testkit/servertest"
+)
+
+// onStores runs f against a server on the embedded store and one on
+// Postgres.
+func onStores(t *testing.T, o servertest.Options, f func(t *testing.T, ts *testServer)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, newTestServer(t, o)) })
+	t.Run("postgres", func(t *testing.T) {
+		db, err := postgres.Open(context.Background(), pgtest.URL(t), postgres.Options{Migrate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Store = db
+		f(t, newTestServer(t, o))
+	})
+}
+
+// untidy is a repository with a duplicate, a near-duplicate, a
+// conflict, a dangling line and an orphan.
+var untidy = map[string]string{
+	"MEMORY.md":   "- [Pool](pool.md) — pgbouncer\n- [Gone](gone.md) — deleted\n- [CI](ci.md) — disk\n",
+	"pool.md":     "Use PgBouncer in transaction mode; pool_max_conns: 16\n",
+	"pool-2.md":   "use pgbouncer in   transaction mode; POOL_MAX_CONNS: 16\n",
+	"tuning.md":   "- pool_max_conns: 32\n",
+	"ci.md":       "When the CI runner runs out of disk, clear the docker build cache with docker builder prune before retrying the pipeline.\n",
+	"ci-again.md": "If the CI runner is out of disk, clear the docker build cache (docker builder prune) before you retry the pipeline.\n",
+}
+
+func kindsOf(r api.HealthReport) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if !slices.Contains(out, f.Kind) {
+			out = append(out, f.Kind)
+		}
+		if (f.Score != nil) != (f.Kind == health.KindNearDuplicate) {
+			t := "near-duplicate without"
+			if f.Score != nil {
+				t = f.Kind + " with"
+			}
+			out = append(out, t+" a score")
+		}
+	}
+	return out
+}
+
+func TestHealthReport(t *testing.T) {
+	onStores(t, servertest.Options{}, func(t *testing.T, ts *testServer) {
+		ts.Put("acme/api", untidy, nil, http.StatusOK)
+		reader := ts.Token("rita", "acme/api:read")
+		r := ts.Do(http.MethodGet, api.PathHealth+"?repo=acme/api", reader, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		rep := servertest.Decode[api.HealthReport](t, r)
+		want := []string{health.KindDuplicate, health.KindNearDuplicate, health.KindConflictingValues, health.KindDanglingLink, health.KindOrphanTopic}
+		if got := kindsOf(rep); !slices.Equal(got, want) || rep.Repo != "acme/api" || rep.Version != 1 {
+			t.Errorf("kinds %v, repo %s v%d; want %v of acme/api v1", got, rep.Repo, rep.Version, want)
+		}
+		metrics := ts.Do(http.MethodGet, api.PathMetrics, "", nil)
+		if !strings.Contains(string(metrics.Body), `teammem_health_findings{kind="duplicate",repo="acme/api"} 1`) {
+			t.Errorf("no gauge of the duplicates in /metrics")
+		}
+	})
+}
+
+func TestHealthRefusals(t *testing.T) {
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", untidy, nil, http.StatusOK)
+	ana := ts.Token("ana", "acme/web:admin")
+	own := ts.Token("ana", "acme/*:read")
+	for _, c := range []struct {
+		name, token, repo string
+		want              int
+	}{
+		{"no token", "", "acme/api", http.StatusUnauthorized},
+		{"another repository's grant", ana, "acme/api", http.StatusForbidden},
+		{"never written", own, "acme/nothing", http.StatusNotFound},
+		{"own personal repository, never written", own, "~/acme/api", http.StatusNotFound},
+		{"bad repo", own, "acme/../etc", http.StatusBadRequest},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := ts.Do(http.MethodGet, api.PathHealth+"?repo="+c.repo, c.token, nil)
+			if r.Status != c.want {
+				t.Errorf("status %d, want %d: %s", r.Status, c.want, r.Body)
+			}
+			if r.Status == http.StatusForbidden && strings.Contains(string(r.Body), "pool") {
+				t.Errorf("a refusal shows content: %s", r.Body)
+			}
+		})
+	}
+	other := ts.Token("bob", "**:read")
+	personal := server.PersonalRepo("ana", "acme/api")
+	if _, err := ts.Store.Apply(context.Background(), server.Write{Repo: personal, Author: "ana", Provenance: server.UnknownProvenance("ana"),
+		Puts: []server.Put{{Key: "a.md", Content: "x", Checksum: "sha256:" + strings.Repeat("0", 64)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := ts.Do(http.MethodGet, api.PathHealth+"?repo="+personal, other, nil); r.Status != http.StatusForbidden {
+		t.Errorf("bob read ana's personal repository's health: %d %s", r.Status, r.Body)
+	}
+}
+
+// proposals records the proposals made, as the review store would hold
+// them, and writes nothing.
+type proposals struct {
+	mu    sync.Mutex
+	plans []health.TidyPlan
+}
+
+func (p *proposals) Propose(_ context.Context, by server.Principal, plan health.TidyPlan) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.plans = append(p.plans, plan)
+	return fmt.Sprintf("p%d", len(p.plans)), nil
+}
+
+func TestTidyProposes(t *testing.T) {
+	rec := &proposals{}
+	onStores(t, servertest.Options{Proposer: rec}, func(t *testing.T, ts *testServer) {
+		rec.plans = nil
+		ts.Put("acme/api", untidy, nil, http.StatusOK)
+		writer := ts.Token("wes", "acme/api:write")
+		r := ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api", writer, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		res := servertest.Decode[api.TidyResponse](t, r)
+		if res.Proposal != "p1" || len(rec.plans) != 1 || len(res.Changes) != len(rec.plans[0].Changes) || res.Base != 1 {
+			t.Fatalf("response %+v; proposals %d", res, len(rec.plans))
+		}
+		var deleted []string
+		for _, c := range res.Changes {
+			if c.Delete {
+				deleted = append(deleted, c.Key+": "+c.Note)
+			}
+		}
+		if want := []string{"pool-2.md: folded into pool.md"}; !slices.Equal(deleted, want) {
+			t.Errorf("deletes %q, want %q", deleted, want)
+		}
+		if st, _ := ts.Store.RepoState(context.Background(), "acme/api"); st.Version != 1 {
+			t.Errorf("tidy wrote: version %d", st.Version)
+		}
+		again := servertest.Decode[api.TidyResponse](t, ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api", writer, nil))
+		if again.Proposal != "p1" || len(rec.plans) != 1 {
+			t.Errorf("a replayed tidy made proposal %q; %d proposals", again.Proposal, len(rec.plans))
+		}
+		dry := servertest.Decode[api.TidyResponse](t, ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api&dry_run=1&kinds=dangling-link", writer, nil))
+		if dry.Proposal != "" || len(rec.plans) != 1 || len(dry.Changes) != 1 || dry.Changes[0].Key != "MEMORY.md" {
+			t.Errorf("dry run %+v made a proposal or planned more than asked", dry)
+		}
+	})
+}
+
+func TestTidyRefusals(t *testing.T) {
+	ts := newTestServer(t, servertest.Options{})
+	ts.Put("acme/api", untidy, nil, http.StatusOK)
+	reader := ts.Token("rita", "acme/api:read")
+	writer := ts.Token("wes", "acme/api:write")
+	for _, c := range []struct {
+		name, token, query string
+		headers            []string
+		want               int
+		says               string
+	}{
+		{"read grant", reader, "repo=acme/api", nil, http.StatusForbidden, "write access"},
+		{"read grant, dry run", reader, "repo=acme/api&dry_run=1", nil, http.StatusForbidden, "write access"},
+		{"no review", writer, "repo=acme/api", nil, http.StatusNotImplemented, "no review of proposals"},
+		{"unknown kind", writer, "repo=acme/api&kinds=typo", nil, http.StatusBadRequest, "not a kind tidy fixes"},
+		{"a kind for a person", writer, "repo=acme/api&kinds=near-duplicate", nil, http.StatusBadRequest, "not a kind tidy fixes"},
+		{"from another site", writer, "repo=acme/api", []string{"Sec-Fetch-Site", "cross-site"}, http.StatusForbidden, "another origin"},
+		{"a form", writer, "repo=acme/api", []string{"Content-Type", "application/x-www-form-urlencoded"}, http.StatusUnsupportedMediaType, "form"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := ts.Do(http.MethodPost, api.PathTidy+"?"+c.query, c.token, nil, c.headers...)
+			if r.Status != c.want || !strings.Contains(string(r.Body), c.says) {
+				t.Errorf("status %d, want %d saying %q: %s", r.Status, c.want, c.says, r.Body)
+			}
+		})
+	}
+	if st, _ := ts.Store.RepoState(context.Background(), "acme/api"); st.Version != 1 {
+		t.Errorf("a refused tidy wrote: version %d", st.Version)
+	}
+}
+
+// TestHealthAcrossReplicas: a write through one replica is in the health
+// the other reports.
+func TestHealthAcrossReplicas(t *testing.T) {
+	a, b := pgReplicas(t)
+	a.Put("acme/api", untidy, nil, http.StatusOK)
+	rep := servertest.Decode[api.HealthReport](t, b.Do(http.MethodGet, api.PathHealth+"?repo=acme/api", b.Admin, nil))
+	if rep.Version != 1 || len(rep.Findings) == 0 {
+		t.Fatalf("the other replica reports %+v", rep)
+	}
+	a.Put("acme/api", map[string]string{"MEMORY.md": untidy["MEMORY.md"] + "- [x](pool-2.md) [y](ci-again.md) [z](tuning.md)\n"}, []string{"pool-2.md"}, http.StatusOK)
+	rep = servertest.Decode[api.HealthReport](t, b.Do(http.MethodGet, api.PathHealth+"?repo=acme/api", b.Admin, nil))
+	if rep.Version != 2 || slices.Contains(kindsOf(rep), health.KindDuplicate) || slices.Contains(kindsOf(rep), health.KindOrphanTopic) {
+		t.Errorf("after the write through a, b reports %+v", rep)
+	}
+}
