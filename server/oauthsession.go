@@ -112,12 +112,14 @@ type OAuthStore interface {
 	// TakeCode exchanges the code with hash codeHash for its session and
 	// records refreshHash as the session's first refresh token. A code
 	// unknown or expired at now is ErrNotFound; one taken before is
-	// ErrCodeReused, and its session is revoked.
+	// ErrCodeReused, and its session is revoked (the session returned
+	// then holds its ID alone).
 	TakeCode(ctx context.Context, codeHash, refreshHash string, now time.Time) (OAuthSession, error)
 	// RotateRefresh replaces the refresh token with hash oldHash by
 	// newHash and returns its session. An unknown token, or one whose
 	// session is revoked or expired at now, is ErrNotFound; a token rotated
-	// before is ErrRefreshReused, and its session is revoked.
+	// before is ErrRefreshReused, and its session is revoked (the
+	// session returned then holds its ID alone).
 	RotateRefresh(ctx context.Context, oldHash, newHash string, now time.Time) (OAuthSession, error)
 	// OAuthSessions returns the subject's live sessions at now (exchanged,
 	// neither revoked nor expired), most recently used first; all subjects'

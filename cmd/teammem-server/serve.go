@@ -54,6 +54,10 @@ type serveConfig struct {
 	maxConnections           int
 	tlsCert, tlsKey          string
 	revocationRefresh        time.Duration
+	publicURL                string
+	oauth                    bool
+	oauthAccessTTL           time.Duration
+	oauthPrivateMetadata     bool
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -95,6 +99,10 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for in-flight requests at shutdown")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
 	fs.IntVar(&c.streamsPerSubject, "max-streams-per-subject", events.DefaultStreamsPerSubject, "open event streams per token subject (0 = no limit)")
+	fs.StringVar(&c.publicURL, "public-url", "", "the server's base `URL` as clients reach it (https://memory.example.com): the issuer and resource names of OAuth; default: each request's scheme and Host")
+	fs.BoolVar(&c.oauth, "oauth", true, "be an OAuth 2.1 authorization server for the API and /mcp, so MCP clients sign in through the browser (--oauth=false: static tokens only)")
+	fs.DurationVar(&c.oauthAccessTTL, "oauth-access-ttl", 10*time.Minute, "lifetime of an OAuth access token (its client renews it with its refresh token)")
+	fs.BoolVar(&c.oauthPrivateMetadata, "oauth-private-client-metadata", false, "fetch OAuth clients' metadata documents from private and loopback addresses too (tests; off: such client ids are refused)")
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
@@ -120,6 +128,9 @@ func runServe(ctx context.Context, args []string, e env) error {
 
 // check validates flag combinations.
 func (c *serveConfig) check() error {
+	if err := checkPublicURL(c.publicURL); err != nil {
+		return err
+	}
 	if c.migrate && c.noMigrate {
 		return errors.New("--migrate and --no-migrate exclude each other")
 	}
@@ -259,7 +270,8 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	h, err := router.New(router.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
-		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts})
+		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts,
+		PublicURL: c.publicURL, OAuth: oauthOptions(c, store, uiSecret)})
 	if err != nil {
 		return err
 	}

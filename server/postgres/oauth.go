@@ -105,7 +105,7 @@ func (db *DB) oneUse(ctx context.Context, what string, refused error, find func(
 		case err != nil:
 			return wrap(what, err)
 		case used:
-			outcome = refused
+			outcome, s.ID = refused, id
 			_, err := tx.Exec(ctx, `UPDATE oauth_sessions SET revoked_at = $2 WHERE session_id = $1 AND revoked_at IS NULL`, id, now)
 			return wrap("revoke OAuth session", err)
 		}

@@ -6,7 +6,9 @@
 // cross-site writes, bearer authentication and the rate limit). None of
 // the surfaces imports another; this is the one package that knows them
 // all. JSONErrors answers the refusals net/http makes before any handler
-// runs with the same error envelope.
+// runs with the same error envelope. With OAuth on, the authorization
+// server (server/oauth) is mounted beside them, its consent page in the
+// web UI.
 package router
 
 import (
@@ -24,6 +26,7 @@ import (
 	"github.com/teammem/teammem/server/httpkit"
 	"github.com/teammem/teammem/server/mcp"
 	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/oauth"
 	"github.com/teammem/teammem/server/webui"
 )
 
@@ -80,6 +83,13 @@ type Options struct {
 	// MaxMCPReplyBytes bounds the reply of one MCP tool call (default
 	// mcp.DefaultMaxReplyBytes); RequestTimeout bounds its time.
 	MaxMCPReplyBytes int
+	// OAuth, when set, makes the server an OAuth 2.1 authorization server
+	// for the API and /mcp (server/oauth); the router fills in its
+	// Middleware, PublicURL and Logger.
+	OAuth *oauth.Options
+	// PublicURL is the server's base URL as clients reach it ("": each
+	// request's scheme and Host).
+	PublicURL string
 }
 
 // New returns the server's HTTP handler. An error names a public host
@@ -101,9 +111,19 @@ func New(o Options) (http.Handler, error) {
 		return nil, err
 	}
 	mw := &httpkit.Middleware{Log: o.Logger, Meter: o.Metrics, Auth: o.Auth, NoAuth: o.NoAuth,
-		Limiter: httpkit.NewLimiter(o.RateLimit), AccessLog: !o.NoAccessLog}
-	ui, err := webui.New(webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger,
-		Metrics: o.Metrics, Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions})
+		Limiter: httpkit.NewLimiter(o.RateLimit), AccessLog: !o.NoAccessLog, PublicURL: o.PublicURL}
+	var authz *oauth.Server
+	if o.OAuth != nil && !o.NoAuth {
+		oo := *o.OAuth
+		oo.Middleware, oo.PublicURL, oo.Logger = mw, o.PublicURL, o.Logger
+		authz, mw.OAuth = oauth.New(oo), true
+	}
+	uo := webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger, Metrics: o.Metrics,
+		Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions, PublicURL: o.PublicURL}
+	if authz != nil {
+		uo.Authorizer = authz
+	}
+	ui, err := webui.New(uo)
 	if err != nil {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
@@ -130,6 +150,9 @@ func New(o Options) (http.Handler, error) {
 			Heartbeat: o.Heartbeat, StreamWriteTimeout: o.StreamWriteTimeout})
 	})
 	ui.Mount(r)
+	if authz != nil {
+		authz.Mount(r)
+	}
 	r.With(mw.SameOrigin, mw.NoFormPosts, mw.VerifyCaller).Handle(mcp.Path, tools)
 	return r, nil
 }

@@ -103,7 +103,7 @@ func (db *DB) TakeCode(ctx context.Context, codeHash, refreshHash string, now ti
 		case err != nil:
 			return wrap("exchange OAuth code", err)
 		case used != 0:
-			outcome = server.ErrCodeReused
+			outcome, s.ID = server.ErrCodeReused, id
 			return revokeSQLite(ctx, tx, id, now)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE oauth_sessions SET code_used = 1, last_used_at = ? WHERE session_id = ?`,
@@ -142,7 +142,7 @@ func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now ti
 		case err != nil:
 			return wrap("rotate refresh token", err)
 		case used != 0:
-			outcome = server.ErrRefreshReused
+			outcome, s.ID = server.ErrRefreshReused, id
 			return revokeSQLite(ctx, tx, id, now)
 		}
 		for _, q := range []struct {

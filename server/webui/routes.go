@@ -45,6 +45,10 @@ func (u *UI) Mount(r chi.Router) {
 			r.With(crossOriginProtection).Post("/logout", u.handle(u.logout))
 			r.Get("/r/*", u.handle(u.repoGet))
 			r.With(crossOriginProtection).Post("/r/*", u.handle(u.repoPost))
+			r.Get(consentPath, u.handle(u.consent))
+			r.With(crossOriginProtection).Post(consentPath, u.handle(u.decide))
+			r.Get("/sessions", u.handle(u.sessionList))
+			r.With(crossOriginProtection).Post("/sessions", u.handle(u.revokeSession))
 		})
 	})
 }

@@ -46,6 +46,11 @@ type Options struct {
 	// store every replica shares, so a copy of a signed-out cookie is
 	// refused everywhere. Required unless NoAuth.
 	Sessions server.SessionStore
+	// Authorizer is the OAuth authorization server whose consent and
+	// "Your sessions" pages the UI serves (nil: neither).
+	Authorizer server.Authorizer
+	// PublicURL is the server's base URL ("": each request's).
+	PublicURL string
 }
 
 // UI serves the web UI: server-rendered pages over the Service, signed in
@@ -63,6 +68,8 @@ type UI struct {
 	ended    server.SessionStore
 	md       *markdown
 	static   http.Handler
+	authz     server.Authorizer
+	publicURL string
 }
 
 // New builds the web UI; an error means its embedded templates do not parse
@@ -94,5 +101,5 @@ func New(o Options) (*UI, error) {
 	}
 	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
 		timeout: o.Timeout, pages: pages, sessions: s, ended: o.Sessions, md: newMarkdown(),
-		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static))}, nil
+		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), authz: o.Authorizer, publicURL: o.PublicURL}, nil
 }

@@ -116,7 +116,7 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"github.com/jackc/pgx":                   {"server/postgres", "migrations", "testkit/pgtest"},
 		"modernc.org/sqlite":                     {"server/sqlite"},
 		"github.com/golang-migrate/migrate":      {"migrations", "server/postgres", "server/sqlite"},
-		"github.com/go-chi/chi":                  {"server/router", "server/httpapi", "server/httpkit", "server/webui"},
+		"github.com/go-chi/chi":                  {"server/router", "server/httpapi", "server/httpkit", "server/webui", "server/oauth"},
 		"github.com/go-json-experiment/json":     {"server/httpapi"},
 		"golang.org/x/time":                      {"server/httpkit"},
 		"github.com/microcosm-cc/bluemonday":     {"server/webui"},

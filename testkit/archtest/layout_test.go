@@ -72,7 +72,10 @@ var layout = []room{
 	{"server/httpapi", with(prim, "api", "server", "server/httpkit", "server/events", "server/metrics", "server/blame", "memcore/protocol", "memcore/secrets")},
 	{"server/webui", with(prim, "server", "server/httpkit", "server/metrics", "server/auth", "server/blame", "memcore/protocol")},
 	{"server/mcp", []string{"server", "server/httpkit", "mcptools"}},
-	{"server/router", []string{"api", "server", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp"}},
+	// The OAuth 2.1 authorization server of the API and /mcp; its consent
+	// page is the web UI's, through server.Authorizer.
+	{"server/oauth", []string{"server", "server/auth", "server/httpkit"}},
+	{"server/router", []string{"api", "server", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp", "server/oauth"}},
 
 	// Wiring.
 	{"cmd/teammem-server", with(prim, "api", "server/...", "migrations", "memcore/protocol")},
@@ -180,7 +183,7 @@ func TestPrimitivesGround(t *testing.T) {
 
 // surfaces are the HTTP surfaces of the server, each mounted by the router
 // beside the others.
-var surfaces = []string{"server/httpapi", "server/webui", "server/mcp"}
+var surfaces = []string{"server/httpapi", "server/webui", "server/mcp", "server/oauth"}
 
 // frontDoor is the one package that composes the surfaces.
 const frontDoor = "server/router"

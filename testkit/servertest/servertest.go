@@ -20,6 +20,7 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/oauth"
 	"github.com/teammem/teammem/server/router"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -55,6 +56,16 @@ type Options struct {
 	// sessions with a secret derived from it, as the server does, so
 	// servers sharing a key accept each other's sessions (see Replica).
 	Key ed25519.PrivateKey
+	// OAuth makes the server an OAuth authorization server (--oauth), its
+	// client metadata documents fetched with OAuthMetadataClient (nil: the
+	// server's, which refuses loopback addresses) and its access tokens
+	// valid for OAuthAccessTTL (0: the default).
+	OAuth               bool
+	OAuthMetadataClient *http.Client
+	OAuthAccessTTL      time.Duration
+	// PublicURL is the base URL clients reach the server by (--public-url;
+	// "": each request's). Replicas behind one name share it.
+	PublicURL string
 }
 
 // Server is a running server.
@@ -134,9 +145,13 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub})
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
-		UISecret: key.Seed(), PublicHosts: o.PublicHosts}
+		UISecret: key.Seed(), PublicHosts: o.PublicHosts, PublicURL: o.PublicURL}
 	if ss, ok := store.(server.SessionStore); ok {
 		ropts.UISessions = ss
+	}
+	if o.OAuth {
+		ropts.OAuth = &oauth.Options{Store: store.(server.OAuthStore), Issuer: &auth.Issuer{Key: key},
+			Revocations: store.(server.RevocationStore), MetadataClient: o.OAuthMetadataClient, AccessTTL: o.OAuthAccessTTL}
 	}
 	h, err := router.New(ropts)
 	if err != nil {
