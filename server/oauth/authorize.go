@@ -35,7 +35,7 @@ func (e *redirectError) Error() string { return e.code + ": " + e.description }
 func (s *Server) parse(ctx context.Context, base string, q url.Values) (authRequest, error) {
 	for k, v := range q {
 		if len(v) > 1 {
-			return authRequest{}, fmt.Errorf("%w: the parameter %.40q is given twice", server.ErrInvalid, k)
+			return authRequest{}, server.InvalidParameter("the parameter %.40q is given twice", k)
 		}
 	}
 	c, err := s.resolve(ctx, q.Get("client_id"))
@@ -45,7 +45,7 @@ func (s *Server) parse(ctx context.Context, base string, q url.Values) (authRequ
 	req := authRequest{client: c, redirectURI: q.Get("redirect_uri"), state: q.Get("state"),
 		challenge: q.Get("code_challenge"), resource: q.Get("resource")}
 	if !slices.Contains(c.RedirectURIs, req.redirectURI) {
-		return authRequest{}, fmt.Errorf("%w: the redirect URI %.100q is not one the client %.80q registered", server.ErrInvalid, req.redirectURI, c.ID)
+		return authRequest{}, server.InvalidParameter("the redirect URI %.100q is not one the client %.80q registered", req.redirectURI, c.ID)
 	}
 	if req.resource == "" {
 		req.resource = base + "/mcp" // a client that names no resource is an MCP client of an earlier revision
@@ -119,7 +119,7 @@ func refusal(w http.ResponseWriter, err error) {
 	msg := "The request could not be checked; try again."
 	status := http.StatusServiceUnavailable
 	if errors.Is(err, server.ErrInvalid) {
-		msg, status = strings.TrimPrefix(err.Error(), server.ErrInvalid.Error()+": "), http.StatusBadRequest
+		msg, status = err.Error(), http.StatusBadRequest
 	}
 	writePage(w, status, struct{ Title, Next, Message string }{"This sign-in request is refused", "", msg})
 }
@@ -150,7 +150,7 @@ func (s *Server) Consent(ctx context.Context, base string, params url.Values) (s
 func asInvalid(err error) error {
 	var re *redirectError
 	if errors.As(err, &re) {
-		return fmt.Errorf("%w: %s", server.ErrInvalid, re.description)
+		return server.InvalidParameter("%s", re.description)
 	}
 	return err
 }

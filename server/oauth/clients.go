@@ -45,7 +45,7 @@ func (s *Server) resolve(ctx context.Context, id string) (client, error) {
 	}
 	c, err := s.o.Store.OAuthClient(ctx, id)
 	if errors.Is(err, server.ErrNotFound) {
-		return client{}, fmt.Errorf("%w: the client %.80q is not registered with this server", server.ErrInvalid, id)
+		return client{}, server.InvalidParameter("the client %.80q is not registered with this server", id)
 	}
 	if err != nil {
 		return client{}, err
@@ -124,7 +124,7 @@ func (s *Server) metadataClient(ctx context.Context, id string) (client, error) 
 	}
 	c, err := s.fetchMetadata(ctx, id)
 	if err != nil {
-		return client{}, fmt.Errorf("%w: the client's metadata document at %.100s: %v", server.ErrInvalid, id, err)
+		return client{}, server.InvalidParameter("the client's metadata document at %.100s: %v", id, err)
 	}
 	s.clients.mu.Lock()
 	if len(s.clients.entries) >= maxCachedClients {

@@ -244,3 +244,5 @@ func mcpStatus(t *testing.T, base, token string) int {
 	s, _ := call(t, http.MethodPost, base+"/mcp", token, mcpInitialize)
 	return s
 }
+
+var timeNow = time.Now

@@ -49,7 +49,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		err = &tokenError{http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"}
 	}
 	if err == nil && f.Has("resource") && f.Get("resource") != sess.Resource {
-		err = &tokenError{http.StatusBadRequest, "invalid_target", "the grant is for " + sess.Resource}
+		// The code or refresh token is spent: the session would live on
+		// with nobody holding it.
+		err = s.kill(r.Context(), sess.ID, &tokenError{http.StatusBadRequest, "invalid_target", "the grant is for " + sess.Resource})
 	}
 	var access string
 	if err == nil {
@@ -88,7 +90,7 @@ func (s *Server) exchange(ctx context.Context, code, clientID, redirectURI, veri
 	sess, err := s.o.Store.TakeCode(ctx, hash(code), hash(refresh), s.o.Now())
 	switch {
 	case errors.Is(err, server.ErrCodeReused):
-		return sess, "", invalidGrant("the code was already used; the session it started is revoked")
+		return sess, "", s.kill(ctx, sess.ID, invalidGrant("the code was already used; the session it started is revoked"))
 	case errors.Is(err, server.ErrNotFound):
 		return sess, "", invalidGrant("the code is unknown or expired")
 	case err != nil:
