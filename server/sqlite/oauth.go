@@ -174,7 +174,22 @@ func revokeSQLite(ctx context.Context, tx *sql.Tx, id string, now time.Time) err
 // OAuthSessions returns live sessions, most recently used first
 // (server.OAuthStore).
 func (db *DB) OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+	return listOAuthSessions(ctx, db.read, subject, now)
+}
+
+// OAuthSessions reads the live sessions in the database file, beside a
+// running server, as IssuedTokens does.
+func (p TokensAt) OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error) {
+	pool, err := openExisting(ctx, string(p))
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	return listOAuthSessions(ctx, pool, subject, now)
+}
+
+func listOAuthSessions(ctx context.Context, q *sql.DB, subject string, now time.Time) ([]server.OAuthSession, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
 		WHERE (subject = ? OR ? = '') AND code_used = 1 AND revoked_at = 0 AND expires_at > ?
 		ORDER BY last_used_at DESC, session_id`, subject, subject, micros(now))
 	if err != nil {
@@ -194,19 +209,33 @@ func (db *DB) OAuthSessions(ctx context.Context, subject string, now time.Time) 
 
 // RevokeOAuthSession revokes a live session (server.OAuthStore).
 func (db *DB) RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error {
-	var n int64
-	err := db.exec(ctx, "revoke OAuth session", func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE oauth_sessions SET revoked_at = ?
-			WHERE session_id = ? AND (subject = ? OR ? = '') AND revoked_at = 0 AND expires_at > ?`,
-			micros(now), id, subject, subject, micros(now))
-		if err != nil {
-			return wrap("revoke OAuth session", err)
-		}
-		n, err = res.RowsAffected()
-		return err
+	return db.exec(ctx, "revoke OAuth session", func(ctx context.Context, tx *sql.Tx) error {
+		return revokeOAuthSession(ctx, tx, subject, id, now)
 	})
-	if err == nil && n == 0 {
-		err = fmt.Errorf("OAuth session %.40q: %w", id, server.ErrNotFound)
+}
+
+// RevokeOAuthSession revokes a live session in the database file, beside
+// a running server, as Revoke does.
+func (p TokensAt) RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error {
+	pool, err := openExisting(ctx, string(p))
+	if err != nil {
+		return err
 	}
-	return err
+	defer pool.Close()
+	return revokeOAuthSession(ctx, pool, subject, id, now)
+}
+
+func revokeOAuthSession(ctx context.Context, q interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, subject, id string, now time.Time) error {
+	res, err := q.ExecContext(ctx, `UPDATE oauth_sessions SET revoked_at = ?
+		WHERE session_id = ? AND (subject = ? OR ? = '') AND revoked_at = 0 AND expires_at > ?`,
+		micros(now), id, subject, subject, micros(now))
+	if err != nil {
+		return wrap("revoke OAuth session", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("OAuth session %.40q: %w", id, server.ErrNotFound)
+	}
+	return nil
 }

@@ -77,8 +77,8 @@ func OAuth(t *testing.T, a, b server.OAuthStore) {
 	if _, err := a.TakeCode(ctx, "code2", "s1", now.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.TakeCode(ctx, "code2", "s1b", now.Add(2*time.Second)); !errors.Is(err, server.ErrCodeReused) {
-		t.Fatalf("code taken twice: %v; want ErrCodeReused", err)
+	if s, err := b.TakeCode(ctx, "code2", "s1b", now.Add(2*time.Second)); !errors.Is(err, server.ErrCodeReused) || s.ID != strings.Repeat("2", 24) {
+		t.Fatalf("code taken twice: %v, session %q; want ErrCodeReused naming the session", err, s.ID)
 	}
 	if err := rotate(a, "s1", "s2", 3*time.Second); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("refresh of a session whose code was replayed: %v; want ErrNotFound", err)
