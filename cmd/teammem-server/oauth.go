@@ -8,21 +8,20 @@ import (
 	"strings"
 
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/auth"
-	"github.com/teammem/teammem/server/oauth"
+	"github.com/teammem/teammem/server/router"
 )
 
 // oauthOptions configures the OAuth authorization server: nil when it is
 // off (--oauth=false, no authentication, or a store without OAuth state).
 // Its access tokens are signed with the server's key, whose seed is the
 // web UI's secret.
-func oauthOptions(c serveConfig, store server.Store, seed []byte) *oauth.Options {
+func oauthOptions(c serveConfig, store server.Store, seed []byte) *router.OAuth {
 	st, ok := store.(server.OAuthStore)
 	if !c.oauth || c.insecureNoAuth || !ok || len(seed) != ed25519.SeedSize {
 		return nil
 	}
-	o := &oauth.Options{Store: st, Issuer: &auth.Issuer{Key: ed25519.NewKeyFromSeed(seed), Name: c.issuer},
-		AccessTTL: c.oauthAccessTTL, MetadataClient: oauth.NewMetadataClient(c.oauthPrivateMetadata)}
+	o := &router.OAuth{Store: st, Key: ed25519.NewKeyFromSeed(seed), IssuerName: c.issuer,
+		AccessTTL: c.oauthAccessTTL, PrivateClientMetadata: c.oauthPrivateMetadata}
 	if rs, ok := store.(server.RevocationStore); ok {
 		o.Revocations = rs
 	}

@@ -58,6 +58,7 @@ type serveConfig struct {
 	oauth                    bool
 	oauthAccessTTL           time.Duration
 	oauthPrivateMetadata     bool
+	signIn                   signInConfig
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -75,7 +76,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics on this `HOST:PORT` instead of the main address")
 	fs.BoolVar(&c.migrate, "migrate", false, "apply pending migrations at start (default for the embedded store)")
 	fs.BoolVar(&c.noMigrate, "no-migrate", false, "never apply migrations at start; refuse to start when some are pending")
-	fs.StringVar(&c.oidcIssuer, "oidc-issuer", "", "trust tokens of this OIDC `ISSUER` (for CI)")
+	fs.StringVar(&c.oidcIssuer, "oidc-issuer", "", "the OpenID Connect `ISSUER` people sign in with (with --oidc-client-id) and whose tokens CI jobs present (with --oidc-audience and --oidc-jwks-url)")
 	fs.StringVar(&c.oidcAudience, "oidc-audience", "", "required audience of OIDC tokens")
 	fs.StringVar(&c.oidcJWKSURL, "oidc-jwks-url", "", "`URL` of the OIDC issuer's JWKS")
 	fs.Var(&c.oidcGrants, "oidc-grant", "`CLAIM:PERM`: grant PERM on the repository named by the token's CLAIM (repeatable)")
@@ -103,6 +104,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.BoolVar(&c.oauth, "oauth", true, "be an OAuth 2.1 authorization server for the API and /mcp, so MCP clients sign in through the browser (--oauth=false: static tokens only)")
 	fs.DurationVar(&c.oauthAccessTTL, "oauth-access-ttl", 10*time.Minute, "lifetime of an OAuth access token (its client renews it with its refresh token)")
 	fs.BoolVar(&c.oauthPrivateMetadata, "oauth-private-client-metadata", false, "fetch OAuth clients' metadata documents from private and loopback addresses too (tests; off: such client ids are refused)")
+	c.signIn.flags(fs)
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
@@ -118,6 +120,9 @@ func runServe(ctx context.Context, args []string, e env) error {
 		return usageError{err}
 	}
 	applyMemoryLimit(c.memoryLimit, e.getenv, log)
+	if err := c.signIn.readSecret(e.getenv); err != nil {
+		return usageError{err}
+	}
 	// Resolve the data directory once: every file below is named from it,
 	// and the log says where it is.
 	if c.dataDir, err = filepath.Abs(c.dataDir); err != nil {
@@ -169,8 +174,12 @@ func (c *serveConfig) check() error {
 	if c.rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
 	}
-	if (c.oidcIssuer == "") != (c.oidcJWKSURL == "") || (c.oidcIssuer != "" && c.oidcAudience == "") {
-		return errors.New("--oidc-issuer, --oidc-audience and --oidc-jwks-url go together")
+	ciTokens := c.oidcJWKSURL != "" || c.oidcAudience != "" || len(c.oidcGrants) > 0
+	if ciTokens && (c.oidcIssuer == "" || c.oidcJWKSURL == "" || c.oidcAudience == "") {
+		return errors.New("--oidc-issuer, --oidc-audience and --oidc-jwks-url go together (tokens of a CI provider)")
+	}
+	if c.oidcIssuer != "" && !ciTokens && c.signIn.clientID == "" {
+		return errors.New("--oidc-issuer needs --oidc-client-id (people sign in) or --oidc-audience and --oidc-jwks-url (CI tokens), or both")
 	}
 	if c.streamsPerSubject < 0 {
 		return errors.New("--max-streams-per-subject must be 0 (no limit) or positive")
@@ -267,11 +276,15 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 			"public_hosts", c.publicHosts.String())
 	}
 	uiSessions, _ := store.(server.SessionStore) // both stores keep them
+	idp, err := c.signIn.provider(ctx, c.oidcIssuer, log)
+	if err != nil {
+		return err
+	}
 	h, err := router.New(router.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
 		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts,
-		PublicURL: c.publicURL, OAuth: oauthOptions(c, store, uiSecret)})
+		PublicURL: c.publicURL, OAuth: oauthOptions(c, store, uiSecret), Provider: idp, SignInRecheck: c.signIn.recheck})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@
 package router
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/httpapi"
 	"github.com/teammem/teammem/server/httpkit"
@@ -84,12 +86,41 @@ type Options struct {
 	// mcp.DefaultMaxReplyBytes); RequestTimeout bounds its time.
 	MaxMCPReplyBytes int
 	// OAuth, when set, makes the server an OAuth 2.1 authorization server
-	// for the API and /mcp (server/oauth); the router fills in its
-	// Middleware, PublicURL and Logger.
-	OAuth *oauth.Options
+	// for the API and /mcp (server/oauth).
+	OAuth *OAuth
 	// PublicURL is the server's base URL as clients reach it ("": each
 	// request's scheme and Host).
 	PublicURL string
+	// Provider is the organisation's identity provider people sign in to
+	// the web UI with (nil: tokens only); SignInRecheck is how often a
+	// session asks it again.
+	Provider      server.IdentityProvider
+	SignInRecheck time.Duration
+}
+
+// OAuth configures the authorization server.
+type OAuth struct {
+	Store server.OAuthStore
+	// Key signs the access tokens (the server's key) as IssuerName.
+	Key        ed25519.PrivateKey
+	IssuerName string
+	// Revocations is read at refreshes and records ended sessions.
+	Revocations server.RevocationStore
+	// AccessTTL is an access token's lifetime (0: the default).
+	AccessTTL time.Duration
+	// MetadataClient fetches client metadata documents (nil: one that
+	// refuses private addresses unless PrivateClientMetadata).
+	MetadataClient        *http.Client
+	PrivateClientMetadata bool
+}
+
+func (c *OAuth) options(mw *httpkit.Middleware, o Options) oauth.Options {
+	mc := c.MetadataClient
+	if mc == nil {
+		mc = oauth.NewMetadataClient(c.PrivateClientMetadata)
+	}
+	return oauth.Options{Store: c.Store, Issuer: &auth.Issuer{Key: c.Key, Name: c.IssuerName}, Revocations: c.Revocations,
+		Middleware: mw, PublicURL: o.PublicURL, AccessTTL: c.AccessTTL, MetadataClient: mc, Logger: o.Logger}
 }
 
 // New returns the server's HTTP handler. An error names a public host
@@ -114,12 +145,11 @@ func New(o Options) (http.Handler, error) {
 		Limiter: httpkit.NewLimiter(o.RateLimit), AccessLog: !o.NoAccessLog, PublicURL: o.PublicURL}
 	var authz *oauth.Server
 	if o.OAuth != nil && !o.NoAuth {
-		oo := *o.OAuth
-		oo.Middleware, oo.PublicURL, oo.Logger = mw, o.PublicURL, o.Logger
-		authz, mw.OAuth = oauth.New(oo), true
+		authz, mw.OAuth = oauth.New(o.OAuth.options(mw, o)), true
 	}
 	uo := webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger, Metrics: o.Metrics,
-		Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions, PublicURL: o.PublicURL}
+		Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions, PublicURL: o.PublicURL,
+		Provider: o.Provider, Recheck: o.SignInRecheck}
 	if authz != nil {
 		uo.Authorizer = authz
 	}

@@ -39,6 +39,9 @@ func (u *UI) authenticate(next http.Handler) http.Handler {
 		}
 		var p server.Principal
 		if err == nil {
+			sess, err = u.recheck(w, r, sess)
+		}
+		if err == nil {
 			p, err = u.principal(r.Context(), sess)
 		}
 		if err != nil {
@@ -72,6 +75,8 @@ func (u *UI) principal(ctx context.Context, sess session) (server.Principal, err
 	switch {
 	case sess.Method == methodNone && u.noAuth:
 		return httpkit.Anonymous, nil
+	case sess.Method == methodOIDC && !u.noAuth && u.idp != nil:
+		return oidcPrincipal(sess), nil
 	case sess.Method == methodToken && !u.noAuth:
 		p, err := u.auth.Authenticate(ctx, sess.Token)
 		if err == nil && p.Resource != "" {

@@ -15,7 +15,7 @@ import (
 const maxLoginForm = 16 << 10
 
 // loginForm is what the sign-in page shows.
-type loginForm struct{ Error, Next string }
+type loginForm struct{ Error, Next, Provider string }
 
 // loginPage serves the sign-in form, or sends a signed-in browser on.
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -27,7 +27,7 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
 	if !safeNext(next) {
 		next = ""
 	}
-	u.render(w, r, http.StatusOK, "login", &page{Title: "Sign in", Data: loginForm{Next: next}})
+	u.render(w, r, http.StatusOK, "login", &page{Title: "Sign in", Data: loginForm{Next: next, Provider: u.providerName()}})
 }
 
 // login verifies the pasted token and starts a session. The token is
@@ -78,12 +78,20 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, afterLogin(r.PostForm.Get("next")), http.StatusSeeOther)
 }
 
+// providerName is the identity provider's name, "" without one.
+func (u *UI) providerName() string {
+	if u.idp == nil {
+		return ""
+	}
+	return u.idp.Name()
+}
+
 func (u *UI) loginRefused(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	next := r.PostForm.Get("next")
 	if !safeNext(next) {
 		next = ""
 	}
-	u.render(w, r, status, "login", &page{Title: "Sign in", Data: loginForm{Error: msg, Next: next}})
+	u.render(w, r, status, "login", &page{Title: "Sign in", Data: loginForm{Error: msg, Next: next, Provider: u.providerName()}})
 }
 
 // logout ends the session: in the store every replica reads, so that a

@@ -38,6 +38,8 @@ func (u *UI) Mount(r chi.Router) {
 		})
 		r.Get("/login", u.loginPage)
 		r.With(crossOriginProtection).Post("/login", u.login)
+		r.Get(oidcStartPath, u.oidcStart)
+		r.Get(oidcCallbackPath, u.oidcCallback)
 		r.Group(func(r chi.Router) {
 			r.Use(u.authenticate)
 			r.Get("/", u.handle(u.repos))

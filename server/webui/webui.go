@@ -51,6 +51,11 @@ type Options struct {
 	Authorizer server.Authorizer
 	// PublicURL is the server's base URL ("": each request's).
 	PublicURL string
+	// Provider, when set, is the organisation's identity provider, which
+	// the sign-in page offers first; Recheck is how often a session asks
+	// it again (default 5 minutes).
+	Provider server.IdentityProvider
+	Recheck  time.Duration
 }
 
 // UI serves the web UI: server-rendered pages over the Service, signed in
@@ -68,8 +73,10 @@ type UI struct {
 	ended     server.SessionStore
 	md        *markdown
 	static    http.Handler
-	authz     server.Authorizer
-	publicURL string
+	authz        server.Authorizer
+	publicURL    string
+	idp          server.IdentityProvider
+	recheckEvery time.Duration
 }
 
 // New builds the web UI; an error means its embedded templates do not parse
@@ -83,6 +90,9 @@ func New(o Options) (*UI, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = defaultRecheck
 	}
 	if o.Sessions == nil && !o.NoAuth {
 		return nil, errors.New("the web UI needs a session store to end sessions at sign-out")
@@ -101,5 +111,6 @@ func New(o Options) (*UI, error) {
 	}
 	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
 		timeout: o.Timeout, pages: pages, sessions: s, ended: o.Sessions, md: newMarkdown(),
-		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), authz: o.Authorizer, publicURL: o.PublicURL}, nil
+		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), authz: o.Authorizer, publicURL: o.PublicURL,
+		idp: o.Provider, recheckEvery: o.Recheck}, nil
 }

@@ -133,6 +133,8 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"github.com/getkin/kin-openapi":          {"testkit/openapitest"},
 		"golang.org/x/net":                       {"cmd/teammem-server"},
 		"golang.org/x/term":                      {"cmd/teammem-agent"},
+		"github.com/coreos/go-oidc":              {"server/signin"},
+		"golang.org/x/oauth2":                    {"server/signin"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)

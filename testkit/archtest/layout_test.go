@@ -75,7 +75,9 @@ var layout = []room{
 	// The OAuth 2.1 authorization server of the API and /mcp; its consent
 	// page is the web UI's, through server.Authorizer.
 	{"server/oauth", []string{"server", "server/auth", "server/httpkit"}},
-	{"server/router", []string{"api", "server", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp", "server/oauth"}},
+	// People's sign-in with the organisation's OpenID Connect provider.
+	{"server/signin", []string{"server"}},
+	{"server/router", []string{"api", "server", "server/auth", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp", "server/oauth"}},
 
 	// Wiring.
 	{"cmd/teammem-server", with(prim, "api", "server/...", "migrations", "memcore/protocol")},

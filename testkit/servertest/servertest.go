@@ -20,7 +20,6 @@ import (
 	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/metrics"
-	"github.com/teammem/teammem/server/oauth"
 	"github.com/teammem/teammem/server/router"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -66,6 +65,10 @@ type Options struct {
 	// PublicURL is the base URL clients reach the server by (--public-url;
 	// "": each request's). Replicas behind one name share it.
 	PublicURL string
+	// Provider is the identity provider of the web UI's sign-in (nil:
+	// tokens only); SignInRecheck how often a session asks it again.
+	Provider      server.IdentityProvider
+	SignInRecheck time.Duration
 }
 
 // Server is a running server.
@@ -145,13 +148,14 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub})
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
-		UISecret: key.Seed(), PublicHosts: o.PublicHosts, PublicURL: o.PublicURL}
+		UISecret: key.Seed(), PublicHosts: o.PublicHosts, PublicURL: o.PublicURL,
+		Provider: o.Provider, SignInRecheck: o.SignInRecheck}
 	if ss, ok := store.(server.SessionStore); ok {
 		ropts.UISessions = ss
 	}
 	if o.OAuth {
-		ropts.OAuth = &oauth.Options{Store: store.(server.OAuthStore), Issuer: &auth.Issuer{Key: key},
-			Revocations: store.(server.RevocationStore), MetadataClient: o.OAuthMetadataClient, AccessTTL: o.OAuthAccessTTL}
+		ropts.OAuth = &router.OAuth{Store: store.(server.OAuthStore), Key: key, Revocations: store.(server.RevocationStore),
+			MetadataClient: o.OAuthMetadataClient, AccessTTL: o.OAuthAccessTTL}
 	}
 	h, err := router.New(ropts)
 	if err != nil {
