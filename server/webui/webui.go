@@ -61,18 +61,18 @@ type Options struct {
 // UI serves the web UI: server-rendered pages over the Service, signed in
 // with a teammem token held in a session cookie.
 type UI struct {
-	svc       *server.Service
-	auth      server.Authenticator
-	noAuth    bool
-	log       *slog.Logger
-	metrics   *metrics.Metrics
-	limiter   *httpkit.Limiter
-	timeout   time.Duration
-	pages     map[string]*template.Template
-	sessions  *sessions
-	ended     server.SessionStore
-	md        *markdown
-	static    http.Handler
+	svc          *server.Service
+	auth         server.Authenticator
+	noAuth       bool
+	log          *slog.Logger
+	metrics      *metrics.Metrics
+	limiter      *httpkit.Limiter
+	timeout      time.Duration
+	pages        map[string]*template.Template
+	sessions     *sessions
+	ended        server.SessionStore
+	md           *markdown
+	static       http.Handler
 	authz        server.Authorizer
 	publicURL    string
 	idp          server.IdentityProvider
