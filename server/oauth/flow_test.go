@@ -60,7 +60,7 @@ func TestDiscovery(t *testing.T) {
 	}
 }
 
-func getJSON(t *testing.T, u string, v any) {
+func getJSON(t testing.TB, u string, v any) {
 	t.Helper()
 	resp, err := http.Get(u)
 	if err != nil {
@@ -155,7 +155,7 @@ func TestFlow(t *testing.T) {
 
 // waitRefused waits for the revocation list's next read (its staleness
 // bound is a millisecond in these tests) and fails unless status is 401.
-func waitRefused(t *testing.T, status func() int) {
+func waitRefused(t testing.TB, status func() int) {
 	t.Helper()
 	for range 100 {
 		if status() == http.StatusUnauthorized {

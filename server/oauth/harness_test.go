@@ -50,11 +50,11 @@ func onBothStores(t *testing.T, o servertest.Options, fn func(t *testing.T, a, b
 
 // browser is a person's browser: a cookie jar, redirects not followed.
 type browser struct {
-	t      *testing.T
+	t      testing.TB
 	client *http.Client
 }
 
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t testing.TB) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{t: t, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
@@ -155,7 +155,7 @@ func (b *browser) consent(base string, q url.Values, decision string) *url.URL {
 }
 
 // register registers a client by DCR and returns its id.
-func register(t *testing.T, base string, redirects ...string) string {
+func register(t testing.TB, base string, redirects ...string) string {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"client_name": "Test client", "redirect_uris": redirects, "token_endpoint_auth_method": "none"})
 	resp, err := http.Post(base+"/oauth/register", "application/json", strings.NewReader(string(body)))
@@ -182,7 +182,7 @@ type tokens struct {
 	Description  string `json:"error_description"`
 }
 
-func tokenCall(t *testing.T, base string, form url.Values) tokens {
+func tokenCall(t testing.TB, base string, form url.Values) tokens {
 	t.Helper()
 	resp, err := http.PostForm(base+"/oauth/token", form)
 	if err != nil {
@@ -197,20 +197,20 @@ func tokenCall(t *testing.T, base string, form url.Values) tokens {
 	return out
 }
 
-func exchange(t *testing.T, base, clientID, redirect, code, verifier string) tokens {
+func exchange(t testing.TB, base, clientID, redirect, code, verifier string) tokens {
 	t.Helper()
 	return tokenCall(t, base, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {clientID},
 		"redirect_uri": {redirect}, "code_verifier": {verifier}})
 }
 
-func refresh(t *testing.T, base, clientID, rt string) tokens {
+func refresh(t testing.TB, base, clientID, rt string) tokens {
 	t.Helper()
 	return tokenCall(t, base, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {clientID}})
 }
 
 // call sends a request with a bearer token and returns the status and the
 // WWW-Authenticate header.
-func call(t *testing.T, method, u, token, body string) (int, string) {
+func call(t testing.TB, method, u, token, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, u, strings.NewReader(body))
 	if err != nil {
@@ -235,12 +235,12 @@ func call(t *testing.T, method, u, token, body string) (int, string) {
 const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
 // restStatus is a REST call's status with token: the repository list.
-func restStatus(t *testing.T, base, token string) int {
+func restStatus(t testing.TB, base, token string) int {
 	s, _ := call(t, http.MethodGet, base+"/api/v1/repos", token, "")
 	return s
 }
 
-func mcpStatus(t *testing.T, base, token string) int {
+func mcpStatus(t testing.TB, base, token string) int {
 	s, _ := call(t, http.MethodPost, base+"/mcp", token, mcpInitialize)
 	return s
 }
