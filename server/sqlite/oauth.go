@@ -85,34 +85,34 @@ func scanOAuthSession(row interface{ Scan(...any) error }) (server.OAuthSession,
 	return s, json.Unmarshal([]byte(grants), &s.Grants)
 }
 
-// TakeCode exchanges an authorization code for its session once
-// (server.OAuthStore). A second exchange revokes the session; the
-// revocation commits although the exchange is refused.
-func (db *DB) TakeCode(ctx context.Context, codeHash, refreshHash string, now time.Time) (server.OAuthSession, error) {
+// oneUse runs a one-time use (a code's exchange, a refresh token's
+// rotation) in one write: find reads the row that may be used (its
+// session and whether it was used before); a first use runs use, a second
+// one revokes the session. The revocation commits although the use is
+// refused (refused is then the error returned, with the session's ID).
+func (db *DB) oneUse(ctx context.Context, what string, refused error, find string, findArgs []any,
+	use func(ctx context.Context, tx *sql.Tx, id string) error, now time.Time) (server.OAuthSession, error) {
 	var s server.OAuthSession
 	var outcome error
-	err := db.exec(ctx, "exchange OAuth code", func(ctx context.Context, tx *sql.Tx) error {
+	err := db.exec(ctx, what, func(ctx context.Context, tx *sql.Tx) error {
 		var used int
 		var id string
-		err := tx.QueryRowContext(ctx, `SELECT session_id, code_used FROM oauth_sessions
-			WHERE code_hash = ? AND revoked_at = 0 AND code_expires > ?`, codeHash, micros(now)).Scan(&id, &used)
+		err := tx.QueryRowContext(ctx, find, findArgs...).Scan(&id, &used)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			outcome = fmt.Errorf("exchange OAuth code: %w", server.ErrNotFound)
+			outcome = fmt.Errorf("%s: %w", what, server.ErrNotFound)
 			return nil
 		case err != nil:
-			return wrap("exchange OAuth code", err)
+			return wrap(what, err)
 		case used != 0:
-			outcome, s.ID = server.ErrCodeReused, id
+			outcome, s.ID = refused, id
 			return revokeSQLite(ctx, tx, id, now)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE oauth_sessions SET code_used = 1, last_used_at = ? WHERE session_id = ?`,
-			micros(now), id); err != nil {
-			return wrap("exchange OAuth code", err)
+		if err := use(ctx, tx, id); err != nil {
+			return wrap(what, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_refresh_tokens (token_hash, session_id, issued_at) VALUES (?, ?, ?)`,
-			refreshHash, id, micros(now)); err != nil {
-			return wrap("record refresh token", err)
+		if _, err := tx.ExecContext(ctx, `UPDATE oauth_sessions SET last_used_at = ? WHERE session_id = ?`, micros(now), id); err != nil {
+			return wrap(what, err)
 		}
 		s, err = scanOAuthSession(tx.QueryRowContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions WHERE session_id = ?`, id))
 		return wrap("read OAuth session", err)
@@ -123,47 +123,35 @@ func (db *DB) TakeCode(ctx context.Context, codeHash, refreshHash string, now ti
 	return s, err
 }
 
-// RotateRefresh replaces a refresh token by the next of its family
-// (server.OAuthStore). A rotated token presented again revokes the family;
-// the revocation commits although the rotation is refused.
-func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now time.Time) (server.OAuthSession, error) {
-	var s server.OAuthSession
-	var outcome error
-	err := db.exec(ctx, "rotate refresh token", func(ctx context.Context, tx *sql.Tx) error {
-		var used int
-		var id string
-		err := tx.QueryRowContext(ctx, `SELECT t.session_id, t.used FROM oauth_refresh_tokens t
-			JOIN oauth_sessions s USING (session_id)
-			WHERE t.token_hash = ? AND s.revoked_at = 0 AND s.expires_at > ?`, oldHash, micros(now)).Scan(&id, &used)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			outcome = fmt.Errorf("rotate refresh token: %w", server.ErrNotFound)
-			return nil
-		case err != nil:
-			return wrap("rotate refresh token", err)
-		case used != 0:
-			outcome, s.ID = server.ErrRefreshReused, id
-			return revokeSQLite(ctx, tx, id, now)
-		}
-		for _, q := range []struct {
-			sql  string
-			args []any
-		}{
-			{`UPDATE oauth_refresh_tokens SET used = 1 WHERE token_hash = ?`, []any{oldHash}},
-			{`INSERT INTO oauth_refresh_tokens (token_hash, session_id, issued_at) VALUES (?, ?, ?)`, []any{newHash, id, micros(now)}},
-			{`UPDATE oauth_sessions SET last_used_at = ? WHERE session_id = ?`, []any{micros(now), id}},
-		} {
-			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
-				return wrap("rotate refresh token", err)
+// TakeCode exchanges an authorization code for its session once
+// (server.OAuthStore).
+func (db *DB) TakeCode(ctx context.Context, codeHash, refreshHash string, now time.Time) (server.OAuthSession, error) {
+	return db.oneUse(ctx, "exchange OAuth code", server.ErrCodeReused, `SELECT session_id, code_used FROM oauth_sessions
+		WHERE code_hash = ? AND revoked_at = 0 AND code_expires > ?`, []any{codeHash, micros(now)},
+		func(ctx context.Context, tx *sql.Tx, id string) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE oauth_sessions SET code_used = 1 WHERE session_id = ?`, id); err != nil {
+				return err
 			}
-		}
-		s, err = scanOAuthSession(tx.QueryRowContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions WHERE session_id = ?`, id))
-		return wrap("read OAuth session", err)
-	})
-	if err == nil {
-		err = outcome
-	}
-	return s, err
+			_, err := tx.ExecContext(ctx, `INSERT INTO oauth_refresh_tokens (token_hash, session_id, issued_at) VALUES (?, ?, ?)`,
+				refreshHash, id, micros(now))
+			return err
+		}, now)
+}
+
+// RotateRefresh replaces a refresh token by the next of its family
+// (server.OAuthStore).
+func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now time.Time) (server.OAuthSession, error) {
+	return db.oneUse(ctx, "rotate refresh token", server.ErrRefreshReused, `SELECT t.session_id, t.used FROM oauth_refresh_tokens t
+		JOIN oauth_sessions s USING (session_id)
+		WHERE t.token_hash = ? AND s.revoked_at = 0 AND s.expires_at > ?`, []any{oldHash, micros(now)},
+		func(ctx context.Context, tx *sql.Tx, id string) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE oauth_refresh_tokens SET used = 1 WHERE token_hash = ?`, oldHash); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO oauth_refresh_tokens (token_hash, session_id, issued_at) VALUES (?, ?, ?)`,
+				newHash, id, micros(now))
+			return err
+		}, now)
 }
 
 func revokeSQLite(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
