@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"time"
@@ -36,6 +38,10 @@ func (i *Issuer) IssueAccess(s server.OAuthSession, ttl time.Duration) (string, 
 	if !exp.After(now.Truncate(time.Second)) {
 		return "", time.Time{}, fmt.Errorf("issue access token: the session has ended")
 	}
+	jti := make([]byte, 12)
+	if _, err := rand.Read(jti); err != nil {
+		return "", time.Time{}, fmt.Errorf("issue access token: %w", err)
+	}
 	claims := AccessClaims{Grants: s.Grants, ClientID: s.ClientID, Session: s.ID, Name: s.DisplayName,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    i.name(),
@@ -43,6 +49,7 @@ func (i *Issuer) IssueAccess(s server.OAuthSession, ttl time.Duration) (string, 
 			Subject:   s.Subject,
 			IssuedAt:  jwt.NewNumericDate(now.Truncate(time.Second)),
 			ExpiresAt: jwt.NewNumericDate(exp),
+			ID:        hex.EncodeToString(jti), // each token its own, even two of one session in one second
 		}}
 	token, err := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims).SignedString(i.Key)
 	if err != nil {

@@ -60,4 +60,3 @@ func BenchmarkOAuthRequest(b *testing.B) {
 		}
 	}
 }
-

@@ -41,6 +41,8 @@ var layout = []room{
 	{"client/gitremote", []string{"memcore/protocol"}},
 	{"client/refcheck", []string{"client/gitremote", "memcore", "memcore/refs"}},
 	{"client/autostart", prim},
+	// The agent's browser sign-in (RFC 8252 loopback, PKCE) and the renewal of its tokens.
+	{"client/signin", prim},
 	{"client/userconfig", prim},
 	// The one table of assistants (TestOneTableOfAssistants): the block
 	// and MCP install read it.
