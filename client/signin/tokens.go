@@ -2,6 +2,7 @@ package signin
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,10 @@ type Tokens struct {
 	AccessToken   string    `json:"access_token"`
 	RefreshToken  string    `json:"refresh_token"`
 	Expiry        time.Time `json:"expiry"`
+	// Subject is who the sign-in is (the access token's sub); Until is
+	// when the sign-in itself ends (the server's refresh_token_expires_in).
+	Subject string    `json:"subject,omitempty"`
+	Until   time.Time `json:"until,omitzero"`
 }
 
 // ErrSignedOut is a sign-in the server no longer takes (revoked, expired,
@@ -50,6 +55,7 @@ func (t *Tokens) grant(ctx context.Context, hc *http.Client, form url.Values) er
 		AccessToken  string `json:"access_token"`
 		RefreshToken string `json:"refresh_token"`
 		ExpiresIn    int    `json:"expires_in"`
+		SessionIn    int    `json:"refresh_token_expires_in"`
 		Error        string `json:"error"`
 		Description  string `json:"error_description"`
 	}
@@ -66,7 +72,29 @@ func (t *Tokens) grant(ctx context.Context, hc *http.Client, form url.Values) er
 	if out.RefreshToken != "" {
 		t.RefreshToken = out.RefreshToken
 	}
+	if out.SessionIn > 0 {
+		t.Until = time.Now().Add(time.Duration(out.SessionIn) * time.Second).UTC().Truncate(time.Second)
+	}
+	t.Subject = subjectOf(t.AccessToken)
 	return nil
+}
+
+// subjectOf reads a JWT's sub without verifying it (the server that
+// issued it verifies it; this is for the status line only).
+func subjectOf(token string) string {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return ""
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return ""
+	}
+	var claims struct {
+		Sub string `json:"sub"`
+	}
+	json.Unmarshal(payload, &claims)
+	return claims.Sub
 }
 
 // Save writes the tokens to path, mode 0600, atomically.

@@ -101,3 +101,24 @@ func signInSource(e *cliEnv, c commonFlags, server string) func(context.Context)
 	}
 	return signin.Source(path, nil)
 }
+
+// signInLine says who the agent is signed in as through the browser and
+// until when ("" without a browser sign-in for the session's server).
+func (s *session) signInLine() string {
+	if s.e == nil || s.flags.token != "" || s.flags.tokenFile != "" {
+		return ""
+	}
+	stateDir, err := resolveStateDir(s.e, s.flags)
+	if err != nil {
+		return ""
+	}
+	t, err := signin.Load(filepath.Join(stateDir, signInFile))
+	if err != nil || t.Server != strings.TrimRight(s.server, "/") {
+		return ""
+	}
+	line := orDefault(t.Subject, "(unknown)") + " through the browser"
+	if !t.Until.IsZero() {
+		line += ", until " + t.Until.Local().Format(time.RFC3339) + " (its access token renewed silently); then log in again"
+	}
+	return line
+}

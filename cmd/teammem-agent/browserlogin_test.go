@@ -105,6 +105,13 @@ func TestLoginThroughBrowser(t *testing.T) {
 		t.Errorf("the access token (30 s) was not renewed, or the refresh token did not rotate")
 	}
 
+	if renewed.Subject != "ann" || time.Until(renewed.Until) < 50*time.Minute || time.Until(renewed.Until) > time.Hour {
+		t.Errorf("the sign-in is %q until %v; want ann for the token's hour", renewed.Subject, renewed.Until)
+	}
+	if code, out, _ := agent("status"); code != 0 || !strings.Contains(out, "signed in: ann through the browser, until ") {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+
 	sessions, err := s.Store.(server.OAuthStore).OAuthSessions(t.Context(), "ann", time.Now())
 	if err != nil || len(sessions) != 1 || !strings.HasPrefix(sessions[0].ClientName, "teammem-agent on ") {
 		t.Fatalf("ann's sessions: %+v %v", sessions, err)

@@ -71,8 +71,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if left := int(sess.ExpiresAt.Sub(s.o.Now()).Seconds()); left < ttl {
 		ttl = left
 	}
+	// refresh_token_expires_in tells the client when the sign-in itself
+	// ends (the agent's status shows it).
 	writeJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": ttl,
-		"refresh_token": refresh})
+		"refresh_token": refresh, "refresh_token_expires_in": int(sess.ExpiresAt.Sub(s.o.Now()).Seconds())})
 }
 
 // exchange takes an authorization code: once, by the client it was
