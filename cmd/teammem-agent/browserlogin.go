@@ -105,14 +105,10 @@ func signInSource(e *cliEnv, c commonFlags, server string) func(context.Context)
 // signInLine says who the agent is signed in as through the browser and
 // until when ("" without a browser sign-in for the session's server).
 func (s *session) signInLine() string {
-	if s.e == nil || s.flags.token != "" || s.flags.tokenFile != "" {
+	if s.stateDir == "" || s.server == "" || s.flags.token != "" || s.flags.tokenFile != "" {
 		return ""
 	}
-	stateDir, err := resolveStateDir(s.e, s.flags)
-	if err != nil {
-		return ""
-	}
-	t, err := signin.Load(filepath.Join(stateDir, signInFile))
+	t, err := signin.Load(filepath.Join(s.stateDir, signInFile))
 	if err != nil || t.Server != strings.TrimRight(s.server, "/") {
 		return ""
 	}
