@@ -137,6 +137,10 @@ type Principal struct {
 	// Expires is when the credential stops being accepted; zero when it
 	// does not expire (the loopback no-auth mode).
 	Expires time.Time
+	// Resource is the one protected resource (RFC 8707: the API's URL or
+	// /mcp's) an OAuth access token was issued for, which every other
+	// surface refuses; "" for a credential good on every surface.
+	Resource string
 }
 
 // Perm returns the highest permission the principal holds on repo. A

@@ -402,6 +402,8 @@ func (s *session) newClient() (*client.Client, error) {
 		if _, err := opts.TokenSource(context.Background()); err != nil {
 			return nil, err
 		}
+	case s.e != nil:
+		opts.TokenSource = signInSource(s.e, s.flags, s.server) // a browser sign-in, renewed silently
 	}
 	c, err := client.New(opts)
 	if err != nil {

@@ -36,11 +36,16 @@ func runLogin(ctx context.Context, e *cliEnv, args []string) error {
 	fs := newFlagSet("login", "login --server URL [--token-file FILE] < token\n\nReads the token from stdin unless --token-file (or --token) is given.", e.Stdout)
 	var c commonFlags
 	c.register(fs)
+	var browser bool
+	fs.BoolVar(&browser, "browser", false, "sign in through the browser (the default on a terminal when the server offers it) instead of reading a token")
 	if _, err := parseArgs(fs, args, e.Getenv, 0, 0); err != nil {
 		return helpOK(err)
 	}
 	if c.server == "" {
 		return errUsage("login: pass --server URL")
+	}
+	if c.token == "" && c.tokenFile == "" && (browser || stdinIsTerminal(e)) && offersBrowserSignIn(ctx, c.server) {
+		return loginInBrowser(ctx, e, c)
 	}
 	tok, err := loginToken(e, c)
 	if err != nil {
@@ -69,6 +74,32 @@ func runLogin(ctx context.Context, e *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(e.Stdout, "logged in to %s (the token can read %s); saved in %s\n", uc.Server, plural(len(repos.Repos), "repository", "repositories"), path)
 	return nil
+}
+
+// loginInBrowser signs in through the browser and saves the server (and
+// no token) in the configuration file: the agent then uses the sign-in's
+// tokens, renewed silently.
+func loginInBrowser(ctx context.Context, e *cliEnv, c commonFlags) error {
+	signinPath, err := browserLogin(ctx, e, c)
+	if err != nil {
+		return err
+	}
+	path, uc, err := c.loadConfig(e)
+	if err != nil {
+		return err
+	}
+	uc.Server, uc.Token = strings.TrimRight(c.server, "/"), ""
+	if err := uc.Save(path); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stdout, "signed in to %s through the browser; the sign-in is kept in %s, the server in %s\n", uc.Server, signinPath, path)
+	return nil
+}
+
+// stdinIsTerminal reports whether stdin is a terminal (no token piped in).
+func stdinIsTerminal(e *cliEnv) bool {
+	f, ok := e.Stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // loginToken is --token, else the content of --token-file, else stdin.

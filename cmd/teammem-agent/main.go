@@ -25,6 +25,8 @@ type cliEnv struct {
 	Getenv func(string) string
 	Cwd    string
 	Home   string
+	// OpenURL opens a URL in the person's browser (nil: the desktop's).
+	OpenURL func(string) error
 }
 
 // command is one subcommand.

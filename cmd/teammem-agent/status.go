@@ -168,6 +168,9 @@ func printStatus(s *session, st *agent.Status) {
 	if st.Token != "" {
 		fmt.Fprintf(w, "token:     %s\n", st.Token)
 	}
+	if line := s.signInLine(); line != "" {
+		fmt.Fprintf(w, "signed in: %s\n", line)
+	}
 	running := "no"
 	if st.AgentRunning {
 		running = "yes"

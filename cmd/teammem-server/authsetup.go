@@ -61,7 +61,7 @@ func setupAuth(ctx context.Context, c serveConfig, store server.Store, log *slog
 	if r, ok := store.(server.RevocationReader); ok {
 		opts.Revocations = r
 	}
-	if c.oidcIssuer != "" {
+	if c.oidcJWKSURL != "" {
 		o := &auth.OIDC{Issuer: c.oidcIssuer, Audience: c.oidcAudience, JWKSURL: c.oidcJWKSURL}
 		for _, g := range c.oidcGrants {
 			cg, err := auth.ParseClaimGrant(g)

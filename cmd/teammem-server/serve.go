@@ -62,6 +62,11 @@ type serveConfig struct {
 	maxConnections           int
 	tlsCert, tlsKey          string
 	revocationRefresh        time.Duration
+	publicURL                string
+	oauth                    bool
+	oauthAccessTTL           time.Duration
+	oauthPrivateMetadata     bool
+	signIn                   signInConfig
 }
 
 // runServe parses the serve flags and runs the server until ctx is done.
@@ -80,7 +85,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.BoolVar(&c.migrate, "migrate", false, "apply pending migrations at start (default for the embedded store)")
 	fs.BoolVar(&c.noMigrate, "no-migrate", false, "never apply migrations at start; refuse to start when some are pending")
 	fs.BoolVar(&c.syncEachCommit, "sync-each-commit", false, "embedded store: sync the WAL to disk before acknowledging each group of writes, so that acknowledged writes survive a power loss too (default: they survive the process's crash; see docs/operations.md)")
-	fs.StringVar(&c.oidcIssuer, "oidc-issuer", "", "trust tokens of this OIDC `ISSUER` (for CI)")
+	fs.StringVar(&c.oidcIssuer, "oidc-issuer", "", "the OpenID Connect `ISSUER` people sign in with (with --oidc-client-id) and whose tokens CI jobs present (with --oidc-audience and --oidc-jwks-url)")
 	fs.StringVar(&c.oidcAudience, "oidc-audience", "", "required audience of OIDC tokens")
 	fs.StringVar(&c.oidcJWKSURL, "oidc-jwks-url", "", "`URL` of the OIDC issuer's JWKS")
 	fs.Var(&c.oidcGrants, "oidc-grant", "`CLAIM:PERM`: grant PERM on the repository named by the token's CLAIM (repeatable)")
@@ -105,6 +110,11 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this `HOST:PORT` (keep it private)")
 	fs.IntVar(&c.streamsPerSubject, "max-streams-per-subject", events.DefaultStreamsPerSubject, "open event streams per token subject (0 = no limit)")
 	fs.DurationVar(&c.dailyTidyEvery, "daily-tidy-every", 24*time.Hour, "propose a tidy of each repository whose upkeep setting asks for it this often (teammem-server upkeep --daily-tidy); 0 never")
+	fs.StringVar(&c.publicURL, "public-url", "", "the server's base `URL` as clients reach it (https://memory.example.com): the issuer and resource names of OAuth; default: each request's scheme and Host")
+	fs.BoolVar(&c.oauth, "oauth", true, "be an OAuth 2.1 authorization server for the API and /mcp, so MCP clients sign in through the browser (--oauth=false: static tokens only)")
+	fs.DurationVar(&c.oauthAccessTTL, "oauth-access-ttl", 10*time.Minute, "lifetime of an OAuth access token (its client renews it with its refresh token)")
+	fs.BoolVar(&c.oauthPrivateMetadata, "oauth-private-client-metadata", false, "fetch OAuth clients' metadata documents from private and loopback addresses too (tests; off: such client ids are refused)")
+	c.signIn.flags(fs)
 	fs.DurationVar(&c.tombstoneRetention, "tombstone-retention", 90*24*time.Hour, "purge tombstones older than this (clients behind it pull in full); 0 keeps them forever")
 	fs.DurationVar(&c.auditRetention, "audit-retention", 0, "drop audit log entries older than this, each chain then starting at a signed checkpoint (docs/audit.md); 0 keeps them forever")
 	fs.DurationVar(&c.auditCheckpoint, "audit-checkpoint-interval", time.Hour, "sign every audit chain's head this often")
@@ -122,6 +132,9 @@ func runServe(ctx context.Context, args []string, e env) error {
 		return usageError{err}
 	}
 	applyMemoryLimit(c.memoryLimit, e.getenv, log)
+	if err := c.signIn.readSecret(e.getenv); err != nil {
+		return usageError{err}
+	}
 	// Resolve the data directory once: every file below is named from it,
 	// and the log says where it is.
 	if c.dataDir, err = filepath.Abs(c.dataDir); err != nil {
@@ -132,6 +145,9 @@ func runServe(ctx context.Context, args []string, e env) error {
 
 // check validates flag combinations.
 func (c *serveConfig) check() error {
+	if err := checkPublicURL(c.publicURL); err != nil {
+		return err
+	}
 	if c.migrate && c.noMigrate {
 		return errors.New("--migrate and --no-migrate exclude each other")
 	}
@@ -179,8 +195,12 @@ func (c *serveConfig) check() error {
 	if c.rateLimit < 0 {
 		return errors.New("--rate-limit must be 0 (off) or positive")
 	}
-	if (c.oidcIssuer == "") != (c.oidcJWKSURL == "") || (c.oidcIssuer != "" && c.oidcAudience == "") {
-		return errors.New("--oidc-issuer, --oidc-audience and --oidc-jwks-url go together")
+	ciTokens := c.oidcJWKSURL != "" || c.oidcAudience != "" || len(c.oidcGrants) > 0
+	if ciTokens && (c.oidcIssuer == "" || c.oidcJWKSURL == "" || c.oidcAudience == "") {
+		return errors.New("--oidc-issuer, --oidc-audience and --oidc-jwks-url go together (tokens of a CI provider)")
+	}
+	if c.oidcIssuer != "" && !ciTokens && c.signIn.clientID == "" {
+		return errors.New("--oidc-issuer needs --oidc-client-id (people sign in) or --oidc-audience and --oidc-jwks-url (CI tokens), or both")
 	}
 	if c.streamsPerSubject < 0 {
 		return errors.New("--max-streams-per-subject must be 0 (no limit) or positive")
@@ -298,11 +318,15 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 			"public_hosts", c.publicHosts.String())
 	}
 	uiSessions, _ := store.(server.SessionStore) // both stores keep them
+	idp, err := c.signIn.provider(ctx, c.oidcIssuer, log)
+	if err != nil {
+		return err
+	}
 	h, err := router.New(router.Options{Service: svc, Events: hub, Auth: authn, NoAuth: c.insecureNoAuth, Logger: log,
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
 		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts,
-		Health: checker})
+		Health: checker, PublicURL: c.publicURL, OAuth: oauthOptions(c, store, uiSecret), Provider: idp, SignInRecheck: c.signIn.recheck})
 	if err != nil {
 		return err
 	}

@@ -127,9 +127,10 @@ const futureSkew = time.Minute
 // the database directly, so no server needs to run; every server on the
 // database honours it within its --revocation-refresh.
 func runTokenRevoke(ctx context.Context, args []string, e env) error {
-	var id, subject, before, dataDir, databaseURL string
+	var id, subject, before, session, dataDir, databaseURL string
 	var unrecorded bool
-	fs := newFlagSet("token revoke", "teammem-server token revoke (--id JTI | --subject NAME --before TIME) [--data-dir DIR | --database-url URL]", e.stderr)
+	fs := newFlagSet("token revoke", "teammem-server token revoke (--id JTI | --subject NAME --before TIME | --session ID) [--data-dir DIR | --database-url URL]", e.stderr)
+	fs.StringVar(&session, "session", "", "end the OAuth session with this `ID` (token list shows them): its refresh tokens and access tokens")
 	fs.StringVar(&id, "id", "", "revoke the token with this `JTI` (printed by token create)")
 	fs.StringVar(&subject, "subject", "", "revoke the tokens of this subject `NAME` issued before --before")
 	fs.StringVar(&before, "before", "", "with --subject: an RFC 3339 `TIME` (2026-12-01T09:00:00Z) or now; a token's issue time is in whole seconds")
@@ -139,6 +140,12 @@ func runTokenRevoke(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	now := time.Now()
+	if session != "" {
+		if id != "" || subject != "" || before != "" {
+			return usageError{errors.New("--session ends one OAuth session and takes no other flag")}
+		}
+		return revokeSession(ctx, session, dataDir, databaseURL, e)
+	}
 	r := server.Revocation{TokenID: id, Subject: subject, At: now}
 	switch {
 	case fs.NArg() > 0:
@@ -244,6 +251,9 @@ func storeFlags(fs flagSet, dataDir, databaseURL *string) {
 type tokenStore interface {
 	server.RevocationStore
 	server.TokenRegistry
+	// The OAuth sessions people started for their clients.
+	OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error)
+	RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error
 }
 
 // openTokenStore opens the token tables of Postgres at databaseURL, else

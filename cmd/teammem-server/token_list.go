@@ -13,10 +13,12 @@ import (
 )
 
 // runTokenList implements `token list`: every recorded token with whether
-// it is revoked (by its id or its subject's cut-off) or expired.
+// it is revoked (by its id or its subject's cut-off) or expired, then the
+// live OAuth sessions (the clients people signed in through the browser).
 func runTokenList(ctx context.Context, args []string, e env) error {
-	var dataDir, databaseURL string
-	fs := newFlagSet("token list", "teammem-server token list [--data-dir DIR | --database-url URL]", e.stderr)
+	var dataDir, databaseURL, subject string
+	fs := newFlagSet("token list", "teammem-server token list [--subject NAME] [--data-dir DIR | --database-url URL]", e.stderr)
+	fs.StringVar(&subject, "subject", "", "only the tokens and OAuth sessions of this subject `NAME`")
 	storeFlags(fs, &dataDir, &databaseURL)
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
@@ -41,10 +43,16 @@ func runTokenList(ctx context.Context, args []string, e env) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSUBJECT\tGRANTS\tISSUED\tEXPIRES\tSTATE")
 	for _, t := range tokens {
+		if subject != "" && t.Subject != subject {
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Subject, strings.Join(t.Grants, ","),
 			t.IssuedAt.Format(time.RFC3339), t.ExpiresAt.Format(time.RFC3339), tokenState(t, revs, now))
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := printSessions(ctx, store, subject, e.stdout); err != nil {
 		return err
 	}
 	if len(tokens) == 0 {

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -154,12 +155,11 @@ func (v *Verifier) verify(ctx context.Context, token string) (verified, error) {
 		}
 		return verified{}, unauthenticated("the token's issuer is not trusted by this server")
 	}
-	var claims Claims
+	var claims AccessClaims
 	_, err = jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return v.key, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
 		jwt.WithExpirationRequired(),
 		jwt.WithIssuer(v.issuer),
-		jwt.WithAudience(Audience),
 		jwt.WithLeeway(v.leeway),
 		jwt.WithIssuedAt(),
 		jwt.WithTimeFunc(v.now),
@@ -170,21 +170,45 @@ func (v *Verifier) verify(ctx context.Context, token string) (verified, error) {
 	if claims.Subject == "" {
 		return verified{}, unauthenticated("the token has no subject")
 	}
-	p := server.Principal{Subject: claims.Subject}
-	for _, g := range claims.Grants {
-		grant, err := server.ParseGrant(g)
-		if err != nil {
-			return verified{}, unauthenticated("the token holds a malformed grant")
-		}
-		p.Grants = append(p.Grants, grant)
+	p, err := ownPrincipal(claims)
+	if err != nil {
+		return verified{}, err
 	}
-	p.Expires, p.ProposeOnly = claims.ExpiresAt.Time, claims.ProposeOnly
-	p.Credential = server.CredentialOf("token", claims.ID)
+	p.Expires = claims.ExpiresAt.Time
+	p.ProposeOnly = claims.ProposeOnly && p.Resource == ""
 	t := verified{p: p, exp: claims.ExpiresAt.Time, id: claims.ID}
+	if p.Resource != "" { // an access token is revoked with its session
+		t.id = claims.Session
+	}
 	if claims.IssuedAt != nil {
 		t.issuedAt = claims.IssuedAt.Time
 	}
 	return t, nil
+}
+
+// ownPrincipal is the caller a verified token of the server's key stands
+// for: a token for audience "teammem" on every surface, an OAuth access
+// token (RFC 8707) on its one resource alone.
+func ownPrincipal(c AccessClaims) (server.Principal, error) {
+	p := server.Principal{Subject: c.Subject}
+	switch {
+	case slices.Contains(c.Audience, Audience) && c.ClientID == "":
+		p.Credential = server.CredentialOf("token", c.ID)
+	case c.ClientID != "" && c.Session != "" && len(c.Audience) == 1 && checkResource(c.Audience[0]) == nil:
+		p.Resource = c.Audience[0]
+		p.Credential = server.CredentialOf("oauth", c.Session)
+		p.DisplayName = server.CleanDisplayName(c.Name)
+	default:
+		return p, unauthenticated("the token's audience is not " + Audience)
+	}
+	for _, g := range c.Grants {
+		grant, err := server.ParseGrant(g)
+		if err != nil {
+			return p, unauthenticated("the token holds a malformed grant")
+		}
+		p.Grants = append(p.Grants, grant)
+	}
+	return p, nil
 }
 
 // unverifiedIssuer reads iss without trusting it, only to pick the key.

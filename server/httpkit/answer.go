@@ -38,7 +38,7 @@ func (m *Middleware) WriteError(w http.ResponseWriter, r *http.Request, err erro
 	switch f.Status {
 	case http.StatusUnauthorized:
 		m.Meter.AuthFailure()
-		w.Header().Set("WWW-Authenticate", `Bearer realm="teammem"`)
+		w.Header().Set("WWW-Authenticate", m.challenge(r))
 	case http.StatusPreconditionFailed:
 		m.Meter.Conflict()
 	case http.StatusTooManyRequests:

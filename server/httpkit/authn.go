@@ -39,7 +39,10 @@ func (m *Middleware) authenticate(next http.Handler, limit bool) http.Handler {
 				return
 			}
 			var err error
-			if p, err = m.Auth.Authenticate(r.Context(), token); err != nil {
+			if p, err = m.Auth.Authenticate(r.Context(), token); err == nil {
+				err = m.checkResource(r, p.Resource)
+			}
+			if err != nil {
 				m.WriteError(w, r, err)
 				return
 			}

@@ -39,6 +39,12 @@ type Middleware struct {
 	// AccessLog writes one line per request at info; without it the line
 	// is written at debug (errors and refusals are logged either way).
 	AccessLog bool
+	// OAuth says the server is an OAuth authorization server for its own
+	// resources: a 401 names the resource's metadata.
+	OAuth bool
+	// PublicURL is the server's base URL as clients reach it ("": taken
+	// from each request; see BaseURL).
+	PublicURL string
 }
 
 // statusWriter records the status and the bytes written.

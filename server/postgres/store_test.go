@@ -136,3 +136,10 @@ func TestPoolSettingsInURL(t *testing.T) {
 		t.Errorf("migrate version through a URL with pool settings: %d, %v", v, err)
 	}
 }
+
+// TestOAuthTwoReplicas exchanges codes and rotates refresh tokens through
+// two pools on one database, as two replicas would.
+func TestOAuthTwoReplicas(t *testing.T) {
+	url := freshURL(t, pgtest.URL(t))
+	storetest.OAuth(t, open(t, url, postgres.Options{Migrate: true}), open(t, url, postgres.Options{}))
+}

@@ -6,10 +6,13 @@
 // cross-site writes, bearer authentication and the rate limit). None of
 // the surfaces imports another; this is the one package that knows them
 // all. JSONErrors answers the refusals net/http makes before any handler
-// runs with the same error envelope.
+// runs with the same error envelope. With OAuth on, the authorization
+// server (server/oauth) is mounted beside them, its consent page in the
+// web UI.
 package router
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -19,12 +22,14 @@ import (
 
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/auth"
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/httpapi"
 	"github.com/teammem/teammem/server/httpkit"
 	"github.com/teammem/teammem/server/mcp"
 	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/oauth"
 	"github.com/teammem/teammem/server/webui"
 )
 
@@ -86,6 +91,42 @@ type Options struct {
 	// settings and no proposer). Its Observe, when nil, is set to the
 	// metrics' gauges.
 	Health *health.Checker
+	// OAuth, when set, makes the server an OAuth 2.1 authorization server
+	// for the API and /mcp (server/oauth).
+	OAuth *OAuth
+	// PublicURL is the server's base URL as clients reach it ("": each
+	// request's scheme and Host).
+	PublicURL string
+	// Provider is the organisation's identity provider people sign in to
+	// the web UI with (nil: tokens only); SignInRecheck is how often a
+	// session asks it again.
+	Provider      server.IdentityProvider
+	SignInRecheck time.Duration
+}
+
+// OAuth configures the authorization server.
+type OAuth struct {
+	Store server.OAuthStore
+	// Key signs the access tokens (the server's key) as IssuerName.
+	Key        ed25519.PrivateKey
+	IssuerName string
+	// Revocations is read at refreshes and records ended sessions.
+	Revocations server.RevocationStore
+	// AccessTTL is an access token's lifetime (0: the default).
+	AccessTTL time.Duration
+	// MetadataClient fetches client metadata documents (nil: one that
+	// refuses private addresses unless PrivateClientMetadata).
+	MetadataClient        *http.Client
+	PrivateClientMetadata bool
+}
+
+func (c *OAuth) options(mw *httpkit.Middleware, o Options) oauth.Options {
+	mc := c.MetadataClient
+	if mc == nil {
+		mc = oauth.NewMetadataClient(c.PrivateClientMetadata)
+	}
+	return oauth.Options{Store: c.Store, Issuer: &auth.Issuer{Key: c.Key, Name: c.IssuerName}, Revocations: c.Revocations,
+		Middleware: mw, PublicURL: o.PublicURL, AccessTTL: c.AccessTTL, MetadataClient: mc, Logger: o.Logger}
 }
 
 // New returns the server's HTTP handler. An error names a public host
@@ -113,9 +154,18 @@ func New(o Options) (http.Handler, error) {
 		return nil, err
 	}
 	mw := &httpkit.Middleware{Log: o.Logger, Meter: o.Metrics, Auth: o.Auth, NoAuth: o.NoAuth,
-		Limiter: httpkit.NewLimiter(o.RateLimit), AccessLog: !o.NoAccessLog}
-	ui, err := webui.New(webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger,
-		Metrics: o.Metrics, Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions, Health: o.Health})
+		Limiter: httpkit.NewLimiter(o.RateLimit), AccessLog: !o.NoAccessLog, PublicURL: o.PublicURL}
+	var authz *oauth.Server
+	if o.OAuth != nil && !o.NoAuth {
+		authz, mw.OAuth = oauth.New(o.OAuth.options(mw, o)), true
+	}
+	uo := webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger, Metrics: o.Metrics,
+		Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions, PublicURL: o.PublicURL,
+		Provider: o.Provider, Recheck: o.SignInRecheck, Health: o.Health}
+	if authz != nil {
+		uo.Authorizer = authz
+	}
+	ui, err := webui.New(uo)
 	if err != nil {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
@@ -142,6 +192,9 @@ func New(o Options) (http.Handler, error) {
 			Heartbeat: o.Heartbeat, StreamWriteTimeout: o.StreamWriteTimeout, Health: o.Health})
 	})
 	ui.Mount(r)
+	if authz != nil {
+		authz.Mount(r)
+	}
 	r.With(mw.SameOrigin, mw.NoFormPosts, mw.VerifyCaller).Handle(mcp.Path, tools)
 	return r, nil
 }

@@ -108,3 +108,8 @@ func TestServerIDKept(t *testing.T) {
 	t.Cleanup(func() { _ = b.Close() })
 	storetest.SameServer(t, a, b, open(t))
 }
+
+func TestOAuth(t *testing.T) {
+	db := open(t)
+	storetest.OAuth(t, db, db)
+}

@@ -14,6 +14,9 @@ import (
 type caller struct {
 	p    server.Principal
 	sess session
+	// signedInWith is the credential the session was started with (its
+	// token's, "token:<id>"): what an OAuth client's session hangs on.
+	signedInWith string
 }
 
 type callerKey struct{}
@@ -36,6 +39,9 @@ func (u *UI) authenticate(next http.Handler) http.Handler {
 		}
 		var p server.Principal
 		if err == nil {
+			sess, err = u.recheck(w, r, sess)
+		}
+		if err == nil {
 			p, err = u.principal(r.Context(), sess)
 		}
 		if err != nil {
@@ -45,7 +51,7 @@ func (u *UI) authenticate(next http.Handler) http.Handler {
 			}
 			u.sessions.end(w, r)
 			if r.Method == http.MethodGet {
-				http.Redirect(w, r, prefix+"/login", http.StatusSeeOther)
+				http.Redirect(w, r, loginURL(r), http.StatusSeeOther)
 				return
 			}
 			u.fail(w, r, fmt.Errorf("sign in again: %w", server.ErrUnauthenticated))
@@ -53,13 +59,14 @@ func (u *UI) authenticate(next http.Handler) http.Handler {
 		}
 		// The session is the credential a write through the UI names (its
 		// id, never its cookie): a sign-out ends it everywhere.
+		signedInWith := p.Credential
 		p.Credential = server.CredentialOf("session", u.sessions.id(sess))
 		httpkit.InfoOf(r.Context()).Subject = p.Subject
 		if err := u.limiter.Allow(p.Subject); err != nil {
 			u.fail(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, caller{p: p, sess: sess})))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, caller{p: p, sess: sess, signedInWith: signedInWith})))
 	})
 }
 
@@ -68,8 +75,14 @@ func (u *UI) principal(ctx context.Context, sess session) (server.Principal, err
 	switch {
 	case sess.Method == methodNone && u.noAuth:
 		return httpkit.Anonymous, nil
+	case sess.Method == methodOIDC && !u.noAuth && u.idp != nil:
+		return oidcPrincipal(sess), nil
 	case sess.Method == methodToken && !u.noAuth:
-		return u.auth.Authenticate(ctx, sess.Token)
+		p, err := u.auth.Authenticate(ctx, sess.Token)
+		if err == nil && p.Resource != "" {
+			return server.Principal{}, fmt.Errorf("an OAuth access token is for %s alone: %w", p.Resource, server.ErrUnauthenticated)
+		}
+		return p, err
 	}
 	return server.Principal{}, errNoSession
 }

@@ -15,15 +15,19 @@ import (
 const maxLoginForm = 16 << 10
 
 // loginForm is what the sign-in page shows.
-type loginForm struct{ Error string }
+type loginForm struct{ Error, Next, Provider string }
 
 // loginPage serves the sign-in form, or sends a signed-in browser on.
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
+	next := r.URL.Query().Get("next")
 	if _, err := u.openSession(r); err == nil || u.noAuth {
-		http.Redirect(w, r, prefix+"/", http.StatusSeeOther)
+		http.Redirect(w, r, afterLogin(next), http.StatusSeeOther)
 		return
 	}
-	u.render(w, r, http.StatusOK, "login", &page{Title: "Sign in", Data: loginForm{}})
+	if !safeNext(next) {
+		next = ""
+	}
+	u.render(w, r, http.StatusOK, "login", &page{Title: "Sign in", Data: loginForm{Next: next, Provider: u.providerName()}})
 }
 
 // login verifies the pasted token and starts a session. The token is
@@ -71,11 +75,23 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, prefix+"/", http.StatusSeeOther)
+	http.Redirect(w, r, afterLogin(r.PostForm.Get("next")), http.StatusSeeOther)
+}
+
+// providerName is the identity provider's name, "" without one.
+func (u *UI) providerName() string {
+	if u.idp == nil {
+		return ""
+	}
+	return u.idp.Name()
 }
 
 func (u *UI) loginRefused(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	u.render(w, r, status, "login", &page{Title: "Sign in", Data: loginForm{Error: msg}})
+	next := r.PostForm.Get("next")
+	if !safeNext(next) {
+		next = ""
+	}
+	u.render(w, r, status, "login", &page{Title: "Sign in", Data: loginForm{Error: msg, Next: next, Provider: u.providerName()}})
 }
 
 // logout ends the session: in the store every replica reads, so that a

@@ -38,6 +38,8 @@ func (u *UI) Mount(r chi.Router) {
 		})
 		r.Get("/login", u.loginPage)
 		r.With(crossOriginProtection).Post("/login", u.login)
+		r.Get(oidcStartPath, u.oidcStart)
+		r.Get(oidcCallbackPath, u.oidcCallback)
 		r.Group(func(r chi.Router) {
 			r.Use(u.authenticate)
 			r.Get("/", u.handle(u.repos))
@@ -48,6 +50,10 @@ func (u *UI) Mount(r chi.Router) {
 			r.With(crossOriginProtection).Post("/proposals/{id}", u.handle(u.decideProposal))
 			r.Get("/r/*", u.handle(u.repoGet))
 			r.With(crossOriginProtection).Post("/r/*", u.handle(u.repoPost))
+			r.Get(consentPath, u.handle(u.consent))
+			r.With(crossOriginProtection).Post(consentPath, u.handle(u.decide))
+			r.Get("/sessions", u.handle(u.sessionList))
+			r.With(crossOriginProtection).Post("/sessions", u.handle(u.revokeSession))
 		})
 	})
 }

@@ -34,10 +34,10 @@ const sessionTTL = 12 * time.Hour
 // cookie stays under browsers' 4 KiB limit.
 const maxSessionToken = 2800
 
-// Sign-in methods a session can hold. An OIDC sign-in (authorization code
-// flow) would add its own method holding the verified identity.
+// Sign-in methods a session can hold.
 const (
 	methodToken = "token" // a pasted teammem token, verified again on every request
+	methodOIDC  = "oidc"  // the organisation's identity provider, asked again every few minutes
 	methodNone  = "none"  // --insecure-no-auth: everyone is the httpkit.Anonymous admin
 )
 
@@ -47,6 +47,13 @@ type session struct {
 	Token   string `json:"t,omitempty"`
 	Nonce   string `json:"n"` // random per sign-in; the CSRF token is derived from it
 	Expires int64  `json:"e"` // Unix seconds
+	// An OIDC sign-in holds the identity as the provider last vouched for
+	// it, when (Checked, Unix seconds), and the provider's refresh token.
+	Subject string   `json:"s,omitempty"`
+	Name    string   `json:"d,omitempty"`
+	Grants  []string `json:"g,omitempty"`
+	Refresh string   `json:"r,omitempty"`
+	Checked int64    `json:"c,omitempty"`
 }
 
 // errNoSession is a request without a valid session cookie.
@@ -94,16 +101,26 @@ func newSessions(secret []byte) (*sessions, error) {
 
 // start makes a new session for method and token and sets its cookie.
 func (s *sessions) start(w http.ResponseWriter, r *http.Request, method, token string) (session, error) {
+	return s.begin(w, r, session{Method: method, Token: token})
+}
+
+// begin gives sess a new nonce and expiry and sets its cookie.
+func (s *sessions) begin(w http.ResponseWriter, r *http.Request, sess session) (session, error) {
 	nonce := make([]byte, 18)
 	if _, err := rand.Read(nonce); err != nil {
 		return session{}, fmt.Errorf("session nonce: %w", err)
 	}
-	sess := session{Method: method, Token: token, Nonce: base64.RawURLEncoding.EncodeToString(nonce),
-		Expires: s.now().Add(sessionTTL).Unix()}
+	sess.Nonce, sess.Expires = base64.RawURLEncoding.EncodeToString(nonce), s.now().Add(sessionTTL).Unix()
 	if err := s.seal(w, r, sessionCookie, sess, sessionTTL); err != nil {
 		return session{}, err
 	}
 	return sess, nil
+}
+
+// renew seals sess again (an OIDC session after a refresh), keeping its
+// nonce and expiry.
+func (s *sessions) renew(w http.ResponseWriter, r *http.Request, sess session) error {
+	return s.seal(w, r, sessionCookie, sess, time.Until(time.Unix(sess.Expires, 0)))
 }
 
 // open returns the request's session, or errNoSession when its cookie is
@@ -120,17 +137,25 @@ func (s *sessions) open(r *http.Request) (session, error) {
 // name is the sealed data's associated data, so one cookie's value is
 // never accepted as another's).
 func (s *sessions) seal(w http.ResponseWriter, r *http.Request, name string, v any, ttl time.Duration) error {
+	value, err := s.sealed(name, v)
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, cookie(r, name, value, int(ttl/time.Second)))
+	return nil
+}
+
+// sealed is the value of the cookie name holding v.
+func (s *sessions) sealed(name string, v any) (string, error) {
 	plain, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("encode %s cookie: %w", name, err)
+		return "", fmt.Errorf("encode %s cookie: %w", name, err)
 	}
 	iv := make([]byte, s.aead.NonceSize())
 	if _, err := rand.Read(iv); err != nil {
-		return fmt.Errorf("%s cookie nonce: %w", name, err)
+		return "", fmt.Errorf("%s cookie nonce: %w", name, err)
 	}
-	sealed := s.aead.Seal(iv, iv, plain, []byte(name))
-	http.SetCookie(w, cookie(r, name, base64.RawURLEncoding.EncodeToString(sealed), int(ttl/time.Second)))
-	return nil
+	return base64.RawURLEncoding.EncodeToString(s.aead.Seal(iv, iv, plain, []byte(name))), nil
 }
 
 // unseal decodes the request's cookie name into v; false when it is

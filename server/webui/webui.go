@@ -50,24 +50,38 @@ type Options struct {
 	// Health makes the Health page's reports and its tidy proposals
 	// (nil: one over Service with the default settings and no proposer).
 	Health *health.Checker
+	// Authorizer is the OAuth authorization server whose consent and
+	// "Your sessions" pages the UI serves (nil: neither).
+	Authorizer server.Authorizer
+	// PublicURL is the server's base URL ("": each request's).
+	PublicURL string
+	// Provider, when set, is the organisation's identity provider, which
+	// the sign-in page offers first; Recheck is how often a session asks
+	// it again (default 5 minutes).
+	Provider server.IdentityProvider
+	Recheck  time.Duration
 }
 
 // UI serves the web UI: server-rendered pages over the Service, signed in
 // with a teammem token held in a session cookie.
 type UI struct {
-	svc      *server.Service
-	auth     server.Authenticator
-	noAuth   bool
-	log      *slog.Logger
-	metrics  *metrics.Metrics
-	limiter  *httpkit.Limiter
-	timeout  time.Duration
-	pages    map[string]*template.Template
-	sessions *sessions
-	ended    server.SessionStore
-	md       *markdown
-	static   http.Handler
-	health   *health.Checker
+	svc          *server.Service
+	auth         server.Authenticator
+	noAuth       bool
+	log          *slog.Logger
+	metrics      *metrics.Metrics
+	limiter      *httpkit.Limiter
+	timeout      time.Duration
+	pages        map[string]*template.Template
+	sessions     *sessions
+	ended        server.SessionStore
+	md           *markdown
+	static       http.Handler
+	authz        server.Authorizer
+	publicURL    string
+	idp          server.IdentityProvider
+	recheckEvery time.Duration
+	health       *health.Checker
 }
 
 // New builds the web UI; an error means its embedded templates do not parse
@@ -81,6 +95,9 @@ func New(o Options) (*UI, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = defaultRecheck
 	}
 	if o.Sessions == nil && !o.NoAuth {
 		return nil, errors.New("the web UI needs a session store to end sessions at sign-out")
@@ -102,5 +119,6 @@ func New(o Options) (*UI, error) {
 	}
 	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
 		timeout: o.Timeout, pages: pages, sessions: s, ended: o.Sessions, md: newMarkdown(),
-		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), health: o.Health}, nil
+		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), authz: o.Authorizer, publicURL: o.PublicURL,
+		idp: o.Provider, recheckEvery: o.Recheck, health: o.Health}, nil
 }

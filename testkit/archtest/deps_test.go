@@ -116,7 +116,7 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"github.com/jackc/pgx":                   {"server/postgres", "migrations", "testkit/pgtest"},
 		"modernc.org/sqlite":                     {"server/sqlite"},
 		"github.com/golang-migrate/migrate":      {"migrations", "server/postgres", "server/sqlite"},
-		"github.com/go-chi/chi":                  {"server/router", "server/httpapi", "server/httpkit", "server/webui"},
+		"github.com/go-chi/chi":                  {"server/router", "server/httpapi", "server/httpkit", "server/webui", "server/oauth"},
 		"github.com/go-json-experiment/json":     {"server/httpapi"},
 		"golang.org/x/time":                      {"server/httpkit"},
 		"github.com/microcosm-cc/bluemonday":     {"server/webui"},
@@ -134,6 +134,8 @@ func TestTechnologyInOneLeaf(t *testing.T) {
 		"golang.org/x/net":                       {"cmd/teammem-server"},
 		"golang.org/x/term":                      {"cmd/teammem-agent"},
 		"github.com/kljensen/snowball":           {"server/internal/searchtext"},
+		"github.com/coreos/go-oidc":              {"server/signin"},
+		"golang.org/x/oauth2":                    {"server/signin"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)

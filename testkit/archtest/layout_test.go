@@ -41,6 +41,8 @@ var layout = []room{
 	{"client/gitremote", []string{"memcore/protocol"}},
 	{"client/refcheck", []string{"client/gitremote", "memcore", "memcore/refs"}},
 	{"client/autostart", prim},
+	// The agent's browser sign-in (RFC 8252 loopback, PKCE) and the renewal of its tokens.
+	{"client/signin", prim},
 	{"client/userconfig", prim},
 	// The one table of assistants (TestOneTableOfAssistants): the block
 	// and MCP install read it.
@@ -78,7 +80,12 @@ var layout = []room{
 	{"server/httpapi", with(prim, "api", "server", "server/httpkit", "server/events", "server/metrics", "server/blame", "server/health", "memcore/protocol", "memcore/secrets")},
 	{"server/webui", with(prim, "server", "server/httpkit", "server/metrics", "server/auth", "server/blame", "server/health", "memcore/protocol")},
 	{"server/mcp", []string{"server", "server/httpkit", "server/health", "mcptools"}},
-	{"server/router", []string{"api", "server", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp", "server/health"}},
+	// The OAuth 2.1 authorization server of the API and /mcp; its consent
+	// page is the web UI's, through server.Authorizer.
+	{"server/oauth", []string{"server", "server/auth", "server/httpkit"}},
+	// People's sign-in with the organisation's OpenID Connect provider.
+	{"server/signin", []string{"server"}},
+	{"server/router", []string{"api", "server", "server/auth", "server/events", "server/httpkit", "server/metrics", "server/httpapi", "server/webui", "server/mcp", "server/oauth", "server/health"}},
 
 	// Wiring.
 	{"cmd/teammem-server", with(prim, "api", "server/...", "migrations", "memcore/protocol")},
@@ -186,7 +193,7 @@ func TestPrimitivesGround(t *testing.T) {
 
 // surfaces are the HTTP surfaces of the server, each mounted by the router
 // beside the others.
-var surfaces = []string{"server/httpapi", "server/webui", "server/mcp"}
+var surfaces = []string{"server/httpapi", "server/webui", "server/mcp", "server/oauth"}
 
 // frontDoor is the one package that composes the surfaces.
 const frontDoor = "server/router"

@@ -59,6 +59,20 @@ type Options struct {
 	// Proposer receives the tidy proposals (nil: tidy answers 501, as a
 	// server without review does).
 	Proposer health.Proposer
+	// OAuth makes the server an OAuth authorization server (--oauth), its
+	// client metadata documents fetched with OAuthMetadataClient (nil: the
+	// server's, which refuses loopback addresses) and its access tokens
+	// valid for OAuthAccessTTL (0: the default).
+	OAuth               bool
+	OAuthMetadataClient *http.Client
+	OAuthAccessTTL      time.Duration
+	// PublicURL is the base URL clients reach the server by (--public-url;
+	// "": each request's). Replicas behind one name share it.
+	PublicURL string
+	// Provider is the identity provider of the web UI's sign-in (nil:
+	// tokens only); SignInRecheck how often a session asks it again.
+	Provider      server.IdentityProvider
+	SignInRecheck time.Duration
 }
 
 // Server is a running server.
@@ -141,12 +155,18 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 		Review: review, Audit: audit})
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
-		UISecret: key.Seed(), PublicHosts: o.PublicHosts, Health: &health.Checker{Service: svc, Proposer: o.Proposer}}
+		UISecret: key.Seed(), PublicHosts: o.PublicHosts, PublicURL: o.PublicURL,
+		Provider: o.Provider, SignInRecheck: o.SignInRecheck,
+		Health: &health.Checker{Service: svc, Proposer: o.Proposer}}
 	if up, ok := store.(server.UpkeepStore); ok {
 		ropts.Health.Upkeep = up
 	}
 	if ss, ok := store.(server.SessionStore); ok {
 		ropts.UISessions = ss
+	}
+	if o.OAuth {
+		ropts.OAuth = &router.OAuth{Store: store.(server.OAuthStore), Key: key, Revocations: store.(server.RevocationStore),
+			MetadataClient: o.OAuthMetadataClient, AccessTTL: o.OAuthAccessTTL}
 	}
 	h, err := router.New(ropts)
 	if err != nil {

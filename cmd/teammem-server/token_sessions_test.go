@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammem/teammem/server"
+	"github.com/teammem/teammem/server/sqlite"
+)
+
+// TestTokenListSessions: token list shows the OAuth sessions people
+// started (per person with --subject), and token revoke --session ends
+// one, refusing an id that is no live session.
+func TestTokenListSessions(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(dir, embeddedDBName), sqlite.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	for i, subject := range []string{"ann", "bob"} {
+		s := server.OAuthSession{ID: strings.Repeat(string(rune('a'+i)), 24), Subject: subject, Grants: []string{"acme/*:read"},
+			ClientID: "dcr_x", ClientName: "Cursor", RedirectURI: "http://127.0.0.1:9/cb", CodeChallenge: "c",
+			Resource: "https://mem.example/mcp", Parent: "token:x", ParentExpires: now.Add(time.Hour), CreatedAt: now,
+			ExpiresAt: now.Add(time.Hour), CodeExpires: now.Add(time.Minute)}
+		if err := db.StartOAuthSession(ctx, s, "code"+subject); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.TakeCode(ctx, "code"+subject, "r"+subject, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	ann, bob := strings.Repeat("a", 24), strings.Repeat("b", 24)
+	_, out, _ := cli(t, "token", "list", "--data-dir", dir, "--subject", "ann")
+	if !strings.Contains(out, "SESSION") || !strings.Contains(out, ann) || strings.Contains(out, bob) || !strings.Contains(out, "Cursor") {
+		t.Errorf("token list --subject ann:\n%s", out)
+	}
+	if code, _, errs := cli(t, "token", "revoke", "--data-dir", dir, "--session", "0123456789abcdef01234567"); code != 1 || !strings.Contains(errs, "no live OAuth session") {
+		t.Errorf("revoke of no session: exit %d %q", code, errs)
+	}
+	if code, _, errs := cli(t, "token", "revoke", "--data-dir", dir, "--session", "nope"); code != 2 {
+		t.Errorf("revoke of a malformed id: exit %d %q; want 2", code, errs)
+	}
+	if code, out, errs := cli(t, "token", "revoke", "--data-dir", dir, "--session", ann); code != 0 || !strings.Contains(out, "ended OAuth session "+ann) {
+		t.Fatalf("revoke --session: exit %d %q %q", code, out, errs)
+	}
+	_, out, _ = cli(t, "token", "list", "--data-dir", dir)
+	if strings.Contains(out, ann) || !strings.Contains(out, bob) {
+		t.Errorf("after ending ann's session:\n%s", out)
+	}
+	if _, out, _ = cli(t, "token", "list-revoked", "--data-dir", dir); !strings.Contains(out, ann) {
+		t.Errorf("the session's access tokens are not revoked:\n%s", out)
+	}
+}

@@ -1,0 +1,180 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/teammem/teammem/server"
+)
+
+// maxTokenForm bounds the token endpoint's body.
+const maxTokenForm = 16 << 10
+
+// tokenError is a refusal of the token endpoint (RFC 6749 5.2).
+type tokenError struct {
+	status            int
+	code, description string
+}
+
+func (e *tokenError) Error() string { return e.code + ": " + e.description }
+
+func invalidGrant(description string) error {
+	return &tokenError{http.StatusBadRequest, "invalid_grant", description}
+}
+
+// token is the token endpoint: an authorization code or a refresh token
+// for an access token and the next refresh token.
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxTokenForm)
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") || r.ParseForm() != nil {
+		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "send the parameters as an application/x-www-form-urlencoded body")
+		return
+	}
+	if err := s.o.Middleware.Limiter.Allow("oauth-token " + peer(r)); err != nil {
+		s.o.Middleware.WriteError(w, r, err)
+		return
+	}
+	f := r.PostForm
+	var sess server.OAuthSession
+	var refresh string
+	var err error
+	switch f.Get("grant_type") {
+	case "authorization_code":
+		sess, refresh, err = s.exchange(r.Context(), f.Get("code"), f.Get("client_id"), f.Get("redirect_uri"), f.Get("code_verifier"))
+	case "refresh_token":
+		sess, refresh, err = s.refresh(r.Context(), f.Get("refresh_token"), f.Get("client_id"))
+	default:
+		err = &tokenError{http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"}
+	}
+	if err == nil && f.Has("resource") && f.Get("resource") != sess.Resource {
+		// The code or refresh token is spent: the session would live on
+		// with nobody holding it.
+		err = s.kill(r.Context(), sess.ID, &tokenError{http.StatusBadRequest, "invalid_target", "the grant is for " + sess.Resource})
+	}
+	var access string
+	if err == nil {
+		access, _, err = s.o.Issuer.IssueAccess(sess, s.o.AccessTTL)
+	}
+	var te *tokenError
+	switch {
+	case errors.As(err, &te):
+		s.o.Logger.Warn("OAuth token refused", "error", te.code, "reason", te.description, "client", peer(r))
+		writeOAuthError(w, te.status, te.code, te.description)
+		return
+	case err != nil:
+		s.o.Middleware.WriteError(w, r, err)
+		return
+	}
+	ttl := int(s.o.AccessTTL.Seconds())
+	if left := int(sess.ExpiresAt.Sub(s.o.Now()).Seconds()); left < ttl {
+		ttl = left
+	}
+	// refresh_token_expires_in tells the client when the sign-in itself
+	// ends (the agent's status shows it).
+	writeJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": ttl,
+		"refresh_token": refresh, "refresh_token_expires_in": int(sess.ExpiresAt.Sub(s.o.Now()).Seconds())})
+}
+
+// exchange takes an authorization code: once, by the client it was
+// issued to, with the redirect URI it was sent to and the PKCE verifier of
+// its challenge. A code presented with anything wrong is spent and its
+// session revoked: whoever holds it is not to be trusted.
+func (s *Server) exchange(ctx context.Context, code, clientID, redirectURI, verifier string) (server.OAuthSession, string, error) {
+	if code == "" {
+		return server.OAuthSession{}, "", &tokenError{http.StatusBadRequest, "invalid_request", "code is required"}
+	}
+	refresh, err := secret(32)
+	if err != nil {
+		return server.OAuthSession{}, "", err
+	}
+	sess, err := s.o.Store.TakeCode(ctx, hash(code), hash(refresh), s.o.Now())
+	switch {
+	case errors.Is(err, server.ErrCodeReused):
+		return sess, "", s.kill(ctx, sess.ID, invalidGrant("the code was already used; the session it started is revoked"))
+	case errors.Is(err, server.ErrNotFound):
+		return sess, "", invalidGrant("the code is unknown or expired")
+	case err != nil:
+		return sess, "", err
+	}
+	var refused string
+	switch {
+	case clientID != sess.ClientID:
+		refused = "the code was issued to another client"
+	case redirectURI != sess.RedirectURI:
+		refused = "redirect_uri is not the one the code was sent to"
+	case !verifyPKCE(verifier, sess.CodeChallenge):
+		refused = "code_verifier does not match the code_challenge"
+	}
+	if refused != "" {
+		return sess, "", s.kill(ctx, sess.ID, invalidGrant(refused+"; the code is spent"))
+	}
+	return sess, refresh, nil
+}
+
+// refresh rotates a refresh token: the next one, and the session, unless
+// the session ended meanwhile (revoked, expired, its person's credential
+// revoked) or the token was used before (then the family dies).
+func (s *Server) refresh(ctx context.Context, old, clientID string) (server.OAuthSession, string, error) {
+	if old == "" {
+		return server.OAuthSession{}, "", &tokenError{http.StatusBadRequest, "invalid_request", "refresh_token is required"}
+	}
+	next, err := secret(32)
+	if err != nil {
+		return server.OAuthSession{}, "", err
+	}
+	sess, err := s.o.Store.RotateRefresh(ctx, hash(old), hash(next), s.o.Now())
+	switch {
+	case errors.Is(err, server.ErrRefreshReused):
+		return sess, "", s.kill(ctx, sess.ID, invalidGrant("the refresh token was already used; every token of its sign-in is revoked"))
+	case errors.Is(err, server.ErrNotFound):
+		return sess, "", invalidGrant("the refresh token is unknown, revoked or expired; sign in again")
+	case err != nil:
+		return sess, "", err
+	}
+	if clientID != "" && clientID != sess.ClientID {
+		return sess, "", s.kill(ctx, sess.ID, invalidGrant("the refresh token was issued to another client"))
+	}
+	if revoked, err := s.parentRevoked(ctx, sess); err != nil || revoked {
+		if err != nil {
+			return sess, "", err
+		}
+		return sess, "", s.kill(ctx, sess.ID, invalidGrant("the credential you signed in with was revoked; sign in again"))
+	}
+	return sess, next, nil
+}
+
+// kill revokes a session (its access tokens too) and returns refusal.
+func (s *Server) kill(ctx context.Context, id string, refusal error) error {
+	if id == "" {
+		return refusal
+	}
+	if err := s.o.Store.RevokeOAuthSession(ctx, "", id, s.o.Now()); err != nil && !errors.Is(err, server.ErrNotFound) {
+		return err
+	}
+	if err := s.refuseAccessTokens(ctx, id); err != nil {
+		return err
+	}
+	return refusal
+}
+
+// parentRevoked reports whether the credential the person consented with
+// was revoked since: the token itself, or all of the subject's tokens
+// issued before a time after the session started.
+func (s *Server) parentRevoked(ctx context.Context, sess server.OAuthSession) (bool, error) {
+	if s.o.Revocations == nil {
+		return false, nil
+	}
+	list, err := s.o.Revocations.Revocations(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, parentID, _ := strings.Cut(sess.Parent, ":")
+	for _, rv := range list {
+		if rv.TokenID != "" && rv.TokenID == parentID || rv.Subject == sess.Subject && rv.Before.After(sess.CreatedAt) {
+			return true, nil
+		}
+	}
+	return false, nil
+}

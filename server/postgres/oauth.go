@@ -1,0 +1,196 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammem/teammem/server"
+)
+
+var _ server.OAuthStore = (*DB)(nil)
+
+// RegisterClient records a client registered by Dynamic Client
+// Registration (server.OAuthStore).
+func (db *DB) RegisterClient(ctx context.Context, c server.OAuthClient) error {
+	if c.ID == "" || len(c.RedirectURIs) == 0 {
+		return fmt.Errorf("register OAuth client: an id and a redirect URI are required: %w", server.ErrInvalid)
+	}
+	uris, err := json.Marshal(c.RedirectURIs)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	_, err = db.pool.Exec(ctx, `INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at) VALUES ($1, $2, $3, $4)`,
+		c.ID, c.Name, string(uris), c.CreatedAt)
+	return wrap("register OAuth client", err)
+}
+
+// OAuthClient returns a registered client (server.OAuthStore).
+func (db *DB) OAuthClient(ctx context.Context, id string) (server.OAuthClient, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	c := server.OAuthClient{ID: id}
+	var uris []byte
+	err := db.pool.QueryRow(ctx, `SELECT name, redirect_uris, created_at FROM oauth_clients WHERE client_id = $1`, id).
+		Scan(&c.Name, &uris, &c.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, fmt.Errorf("OAuth client %.60q: %w", id, server.ErrNotFound)
+	}
+	if err != nil {
+		return c, wrap("read OAuth client", err)
+	}
+	c.CreatedAt = c.CreatedAt.UTC()
+	return c, json.Unmarshal(uris, &c.RedirectURIs)
+}
+
+// StartOAuthSession records a consented session and its code's hash
+// (server.OAuthStore).
+func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, codeHash string) error {
+	if err := s.Check(); err != nil {
+		return err
+	}
+	grants, err := json.Marshal(s.Grants)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	_, err = db.pool.Exec(ctx, `INSERT INTO oauth_sessions (session_id, subject, display_name, grants, client_id,
+		client_name, redirect_uri, code_challenge, resource, parent, parent_expires, created_at, expires_at,
+		last_used_at, code_hash, code_expires) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $12, $14, $15)`,
+		s.ID, s.Subject, s.DisplayName, string(grants), s.ClientID, s.ClientName, s.RedirectURI, s.CodeChallenge,
+		s.Resource, s.Parent, s.ParentExpires, s.CreatedAt, s.ExpiresAt, codeHash, s.CodeExpires)
+	return wrap("start OAuth session", err)
+}
+
+const oauthSessionColumns = `session_id, subject, display_name, grants, client_id, client_name, redirect_uri,
+	code_challenge, resource, parent, parent_expires, created_at, expires_at, last_used_at, code_expires`
+
+func scanOAuthSession(row pgx.Row) (server.OAuthSession, error) {
+	var s server.OAuthSession
+	var grants []byte
+	if err := row.Scan(&s.ID, &s.Subject, &s.DisplayName, &grants, &s.ClientID, &s.ClientName, &s.RedirectURI,
+		&s.CodeChallenge, &s.Resource, &s.Parent, &s.ParentExpires, &s.CreatedAt, &s.ExpiresAt, &s.LastUsedAt, &s.CodeExpires); err != nil {
+		return s, err
+	}
+	for _, t := range []*time.Time{&s.ParentExpires, &s.CreatedAt, &s.ExpiresAt, &s.LastUsedAt, &s.CodeExpires} {
+		*t = t.UTC()
+	}
+	return s, json.Unmarshal(grants, &s.Grants)
+}
+
+// oneUse runs a one-time use (a code's exchange, a refresh token's
+// rotation) in a transaction: find locks the row that may be used and
+// reports whether it was used before; a first use runs use, a second one
+// revokes the session. The revocation commits although the use is refused
+// (refused is then the error returned).
+func (db *DB) oneUse(ctx context.Context, what string, refused error, find func(pgx.Tx) (id string, used bool, err error),
+	use func(tx pgx.Tx, id string) error, now time.Time) (server.OAuthSession, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	var s server.OAuthSession
+	var outcome error
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		id, used, err := find(tx)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			outcome = fmt.Errorf("%s: %w", what, server.ErrNotFound)
+			return nil
+		case err != nil:
+			return wrap(what, err)
+		case used:
+			outcome, s.ID = refused, id
+			_, err := tx.Exec(ctx, `UPDATE oauth_sessions SET revoked_at = $2 WHERE session_id = $1 AND revoked_at IS NULL`, id, now)
+			return wrap("revoke OAuth session", err)
+		}
+		if err := use(tx, id); err != nil {
+			return wrap(what, err)
+		}
+		s, err = scanOAuthSession(tx.QueryRow(ctx, `UPDATE oauth_sessions SET last_used_at = $2 WHERE session_id = $1
+			RETURNING `+oauthSessionColumns, id, now))
+		return wrap("read OAuth session", err)
+	})
+	if err == nil {
+		err = outcome
+	}
+	return s, err
+}
+
+// TakeCode exchanges an authorization code for its session once
+// (server.OAuthStore); every replica sees the code used at once.
+func (db *DB) TakeCode(ctx context.Context, codeHash, refreshHash string, now time.Time) (server.OAuthSession, error) {
+	return db.oneUse(ctx, "exchange OAuth code", server.ErrCodeReused, func(tx pgx.Tx) (id string, used bool, err error) {
+		err = tx.QueryRow(ctx, `SELECT session_id, code_used FROM oauth_sessions
+			WHERE code_hash = $1 AND revoked_at IS NULL AND code_expires > $2 FOR UPDATE`, codeHash, now).Scan(&id, &used)
+		return id, used, err
+	}, func(tx pgx.Tx, id string) error {
+		if _, err := tx.Exec(ctx, `UPDATE oauth_sessions SET code_used = true WHERE session_id = $1`, id); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO oauth_refresh_tokens (token_hash, session_id, issued_at) VALUES ($1, $2, $3)`,
+			refreshHash, id, now)
+		return err
+	}, now)
+}
+
+// RotateRefresh replaces a refresh token by the next of its family
+// (server.OAuthStore); every replica sees the rotation at once.
+func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now time.Time) (server.OAuthSession, error) {
+	return db.oneUse(ctx, "rotate refresh token", server.ErrRefreshReused, func(tx pgx.Tx) (id string, used bool, err error) {
+		err = tx.QueryRow(ctx, `SELECT t.session_id, t.used FROM oauth_refresh_tokens t
+			JOIN oauth_sessions s USING (session_id)
+			WHERE t.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2 FOR UPDATE OF t`, oldHash, now).Scan(&id, &used)
+		return id, used, err
+	}, func(tx pgx.Tx, id string) error {
+		if _, err := tx.Exec(ctx, `UPDATE oauth_refresh_tokens SET used = true WHERE token_hash = $1`, oldHash); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO oauth_refresh_tokens (token_hash, session_id, issued_at) VALUES ($1, $2, $3)`,
+			newHash, id, now)
+		return err
+	}, now)
+}
+
+// OAuthSessions returns live sessions, most recently used first
+// (server.OAuthStore).
+func (db *DB) OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+		WHERE (subject = $1 OR $1 = '') AND code_used AND revoked_at IS NULL AND expires_at > $2
+		ORDER BY last_used_at DESC, session_id`, subject, now)
+	if err != nil {
+		return nil, wrap("list OAuth sessions", err)
+	}
+	defer rows.Close()
+	var out []server.OAuthSession
+	for rows.Next() {
+		s, err := scanOAuthSession(rows)
+		if err != nil {
+			return nil, wrap("list OAuth sessions", err)
+		}
+		out = append(out, s)
+	}
+	return out, wrap("list OAuth sessions", rows.Err())
+}
+
+// RevokeOAuthSession revokes a live session (server.OAuthStore).
+func (db *DB) RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	tag, err := db.pool.Exec(ctx, `UPDATE oauth_sessions SET revoked_at = $4
+		WHERE session_id = $1 AND ($2 = '' OR subject = $2) AND revoked_at IS NULL AND expires_at > $3`, id, subject, now, now)
+	if err != nil {
+		return wrap("revoke OAuth session", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("OAuth session %.40q: %w", id, server.ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/teammem/teammem/server"
+)
+
+var _ server.OAuthStore = (*DB)(nil)
+
+// RegisterClient records a client registered by Dynamic Client
+// Registration (server.OAuthStore).
+func (db *DB) RegisterClient(ctx context.Context, c server.OAuthClient) error {
+	if c.ID == "" || len(c.RedirectURIs) == 0 {
+		return fmt.Errorf("register OAuth client: an id and a redirect URI are required: %w", server.ErrInvalid)
+	}
+	uris, err := json.Marshal(c.RedirectURIs)
+	if err != nil {
+		return err
+	}
+	return db.exec(ctx, "register OAuth client", func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at) VALUES (?, ?, ?, ?)`,
+			c.ID, c.Name, string(uris), micros(c.CreatedAt))
+		return wrap("register OAuth client", err)
+	})
+}
+
+// OAuthClient returns a registered client (server.OAuthStore).
+func (db *DB) OAuthClient(ctx context.Context, id string) (server.OAuthClient, error) {
+	c := server.OAuthClient{ID: id}
+	var uris string
+	var created int64
+	err := db.read.QueryRowContext(ctx, `SELECT name, redirect_uris, created_at FROM oauth_clients WHERE client_id = ?`, id).
+		Scan(&c.Name, &uris, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, fmt.Errorf("OAuth client %.60q: %w", id, server.ErrNotFound)
+	}
+	if err != nil {
+		return c, wrap("read OAuth client", err)
+	}
+	c.CreatedAt = fromMicros(created)
+	return c, json.Unmarshal([]byte(uris), &c.RedirectURIs)
+}
+
+// StartOAuthSession records a consented session and its code's hash
+// (server.OAuthStore).
+func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, codeHash string) error {
+	if err := s.Check(); err != nil {
+		return err
+	}
+	grants, err := json.Marshal(s.Grants)
+	if err != nil {
+		return err
+	}
+	return db.exec(ctx, "start OAuth session", func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO oauth_sessions (session_id, subject, display_name, grants, client_id,
+			client_name, redirect_uri, code_challenge, resource, parent, parent_expires, created_at, expires_at,
+			last_used_at, code_hash, code_expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, s.Subject, s.DisplayName, string(grants), s.ClientID, s.ClientName, s.RedirectURI, s.CodeChallenge,
+			s.Resource, s.Parent, micros(s.ParentExpires), micros(s.CreatedAt), micros(s.ExpiresAt), micros(s.CreatedAt),
+			codeHash, micros(s.CodeExpires))
+		return wrap("start OAuth session", err)
+	})
+}
+
+// oauthSessionColumns are the columns scanOAuthSession reads.
+const oauthSessionColumns = `session_id, subject, display_name, grants, client_id, client_name, redirect_uri,
+	code_challenge, resource, parent, parent_expires, created_at, expires_at, last_used_at, code_expires`
+
+func scanOAuthSession(row interface{ Scan(...any) error }) (server.OAuthSession, error) {
+	var s server.OAuthSession
+	var grants string
+	var pexp, created, exp, used, cexp int64
+	if err := row.Scan(&s.ID, &s.Subject, &s.DisplayName, &grants, &s.ClientID, &s.ClientName, &s.RedirectURI,
+		&s.CodeChallenge, &s.Resource, &s.Parent, &pexp, &created, &exp, &used, &cexp); err != nil {
+		return s, err
+	}
+	s.ParentExpires, s.CreatedAt, s.ExpiresAt = fromMicros(pexp), fromMicros(created), fromMicros(exp)
+	s.LastUsedAt, s.CodeExpires = fromMicros(used), fromMicros(cexp)
+	return s, json.Unmarshal([]byte(grants), &s.Grants)
+}
+
+// oneUse runs a one-time use (a code's exchange, a refresh token's
+// rotation) in one write: find reads the row that may be used (its
+// session and whether it was used before); a first use runs use, a second
+// one revokes the session. The revocation commits although the use is
+// refused (refused is then the error returned, with the session's ID).
+func (db *DB) oneUse(ctx context.Context, what string, refused error, find string, findArgs []any,
+	use func(ctx context.Context, tx *sql.Tx, id string) error, now time.Time) (server.OAuthSession, error) {
+	var s server.OAuthSession
+	var outcome error
+	err := db.exec(ctx, what, func(ctx context.Context, tx *sql.Tx) error {
+		var used int
+		var id string
+		err := tx.QueryRowContext(ctx, find, findArgs...).Scan(&id, &used)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			outcome = fmt.Errorf("%s: %w", what, server.ErrNotFound)
+			return nil
+		case err != nil:
+			return wrap(what, err)
+		case used != 0:
+			outcome, s.ID = refused, id
+			return revokeSQLite(ctx, tx, id, now)
+		}
+		if err := use(ctx, tx, id); err != nil {
+			return wrap(what, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE oauth_sessions SET last_used_at = ? WHERE session_id = ?`, micros(now), id); err != nil {
+			return wrap(what, err)
+		}
+		s, err = scanOAuthSession(tx.QueryRowContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions WHERE session_id = ?`, id))
+		return wrap("read OAuth session", err)
+	})
+	if err == nil {
+		err = outcome
+	}
+	return s, err
+}
+
+// TakeCode exchanges an authorization code for its session once
+// (server.OAuthStore).
+func (db *DB) TakeCode(ctx context.Context, codeHash, refreshHash string, now time.Time) (server.OAuthSession, error) {
+	return db.oneUse(ctx, "exchange OAuth code", server.ErrCodeReused, `SELECT session_id, code_used FROM oauth_sessions
+		WHERE code_hash = ? AND revoked_at = 0 AND code_expires > ?`, []any{codeHash, micros(now)},
+		func(ctx context.Context, tx *sql.Tx, id string) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE oauth_sessions SET code_used = 1 WHERE session_id = ?`, id); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO oauth_refresh_tokens (token_hash, session_id, issued_at) VALUES (?, ?, ?)`,
+				refreshHash, id, micros(now))
+			return err
+		}, now)
+}
+
+// RotateRefresh replaces a refresh token by the next of its family
+// (server.OAuthStore).
+func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now time.Time) (server.OAuthSession, error) {
+	return db.oneUse(ctx, "rotate refresh token", server.ErrRefreshReused, `SELECT t.session_id, t.used FROM oauth_refresh_tokens t
+		JOIN oauth_sessions s USING (session_id)
+		WHERE t.token_hash = ? AND s.revoked_at = 0 AND s.expires_at > ?`, []any{oldHash, micros(now)},
+		func(ctx context.Context, tx *sql.Tx, id string) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE oauth_refresh_tokens SET used = 1 WHERE token_hash = ?`, oldHash); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO oauth_refresh_tokens (token_hash, session_id, issued_at) VALUES (?, ?, ?)`,
+				newHash, id, micros(now))
+			return err
+		}, now)
+}
+
+func revokeSQLite(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE oauth_sessions SET revoked_at = ? WHERE session_id = ? AND revoked_at = 0`, micros(now), id)
+	return wrap("revoke OAuth session", err)
+}
+
+// OAuthSessions returns live sessions, most recently used first
+// (server.OAuthStore).
+func (db *DB) OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error) {
+	return listOAuthSessions(ctx, db.read, subject, now)
+}
+
+// OAuthSessions reads the live sessions in the database file, beside a
+// running server, as IssuedTokens does.
+func (p TokensAt) OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error) {
+	pool, err := openExisting(ctx, string(p))
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	return listOAuthSessions(ctx, pool, subject, now)
+}
+
+func listOAuthSessions(ctx context.Context, q *sql.DB, subject string, now time.Time) ([]server.OAuthSession, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+		WHERE (subject = ? OR ? = '') AND code_used = 1 AND revoked_at = 0 AND expires_at > ?
+		ORDER BY last_used_at DESC, session_id`, subject, subject, micros(now))
+	if err != nil {
+		return nil, wrap("list OAuth sessions", err)
+	}
+	defer rows.Close()
+	var out []server.OAuthSession
+	for rows.Next() {
+		s, err := scanOAuthSession(rows)
+		if err != nil {
+			return nil, wrap("list OAuth sessions", err)
+		}
+		out = append(out, s)
+	}
+	return out, wrap("list OAuth sessions", rows.Err())
+}
+
+// RevokeOAuthSession revokes a live session (server.OAuthStore).
+func (db *DB) RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error {
+	return db.exec(ctx, "revoke OAuth session", func(ctx context.Context, tx *sql.Tx) error {
+		return revokeOAuthSession(ctx, tx, subject, id, now)
+	})
+}
+
+// RevokeOAuthSession revokes a live session in the database file, beside
+// a running server, as Revoke does.
+func (p TokensAt) RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error {
+	pool, err := openExisting(ctx, string(p))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return revokeOAuthSession(ctx, pool, subject, id, now)
+}
+
+func revokeOAuthSession(ctx context.Context, q interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, subject, id string, now time.Time) error {
+	res, err := q.ExecContext(ctx, `UPDATE oauth_sessions SET revoked_at = ?
+		WHERE session_id = ? AND (subject = ? OR ? = '') AND revoked_at = 0 AND expires_at > ?`,
+		micros(now), id, subject, subject, micros(now))
+	if err != nil {
+		return wrap("revoke OAuth session", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("OAuth session %.40q: %w", id, server.ErrNotFound)
+	}
+	return nil
+}
