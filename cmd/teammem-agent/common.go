@@ -132,6 +132,10 @@ type session struct {
 	orgs []agent.OrgFolder
 	// orgChanged receives when an engine of orgs pulled (run only).
 	orgChanged <-chan struct{}
+	// tokenSaidElsewhere leaves the token's expiry out of run's reports:
+	// an org memory's engine shares the token of the checkouts whose
+	// engines say it.
+	tokenSaidElsewhere bool
 	// reported, when set, is told every report of run's engine.
 	reported func(agent.Report)
 	// config is the configuration file (agent.toml), "" when there is no

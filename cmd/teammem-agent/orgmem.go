@@ -40,7 +40,7 @@ func orgRunner(e *cliEnv, c commonFlags, rf runFlags, out *printer, o agent.OrgF
 	if err != nil {
 		return "", nil, err
 	}
-	s.out = out
+	s.out, s.tokenSaidElsewhere = out, true
 	s.reported = func(r agent.Report) { nudges.pulled(o.Repo, r) }
 	return agent.RunnerKey(s.dir, s.slug, s.server, s.flags.token, s.flags.tokenFile, nil), s.runner(rf), nil
 }

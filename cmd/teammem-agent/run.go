@@ -268,6 +268,9 @@ func stillRegistered(config string, paths []string, lists []func() ([]string, er
 // deletion held back by a rail, a file skipped, the same failure) is not
 // repeated every poll.
 func (s *session) onRunReport(r agent.Report) {
+	if s.tokenSaidElsewhere {
+		r.Token = ""
+	}
 	if s.reported != nil {
 		s.reported(r)
 	}
