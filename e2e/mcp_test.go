@@ -53,7 +53,7 @@ func checkToolList(t *testing.T, s *sdk.ClientSession) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 		readOnly := tl.Annotations != nil && tl.Annotations.ReadOnlyHint
-		if want := !strings.Contains(tl.Name, "write") && !strings.Contains(tl.Name, "delete"); readOnly != want {
+		if want := !slices.Contains([]string{"write_memory", "delete_memory", "review_proposal"}, tl.Name); readOnly != want {
 			t.Errorf("%s: readOnlyHint %v, want %v", tl.Name, readOnly, want)
 		}
 		if !readOnly && !strings.Contains(tl.Description, "side effect") {
@@ -61,7 +61,7 @@ func checkToolList(t *testing.T, s *sdk.ClientSession) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"delete_memory", "list_memories", "list_proposals", "memory_history", "read_memory", "review_proposal", "search_memories", "write_memory"}
+	want := []string{"delete_memory", "list_memories", "list_proposals", "memory_health", "memory_history", "read_memory", "review_proposal", "search_memories", "write_memory"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
