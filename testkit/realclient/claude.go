@@ -109,7 +109,7 @@ func (c *ClaudeCode) Print(t testing.TB, s Session, prompt string) Result {
 	if home == "" {
 		home = t.TempDir()
 	}
-	if err := writeClaudeConfig(home); err != nil {
+	if err := writeClaudeConfig(home, nil); err != nil {
 		t.Fatal(err)
 	}
 	args := append([]string{c.Argv[0]}, c.Argv[1:]...)
@@ -156,14 +156,18 @@ func run(t testing.TB, what string, argv []string, dir string, env []string) Res
 
 // writeClaudeConfig writes the global configuration that lets a first run
 // go without a prompt: onboarding done and the session's API key approved,
-// in both places releases have read it from.
-func writeClaudeConfig(home string) error {
+// in both places releases have read it from, with extra's members added.
+func writeClaudeConfig(home string, extra map[string]any) error {
 	key := APIKey[len(APIKey)-20:]
-	cfg, _ := json.Marshal(map[string]any{
+	m := map[string]any{
 		"hasCompletedOnboarding": true,
 		"customApiKeyResponses":  map[string][]string{"approved": {key}, "rejected": {}},
 		"autoUpdates":            false,
-	})
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	cfg, _ := json.Marshal(m)
 	dir := filepath.Join(home, ".claude")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
