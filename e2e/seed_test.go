@@ -16,10 +16,11 @@ import (
 // startAgentAs starts `teammem-agent run` on dir for checkout with token.
 func startAgentAs(t *testing.T, srv *authServer, token, dir, checkout string) *agentProc {
 	t.Helper()
-	args := append([]string{"run", "--debounce", "300ms", "--max-delay", "2s", "--poll", "1s"}, runArgs(srv.serverProc, dir, t.TempDir())...)
+	state := t.TempDir()
+	args := append([]string{"run", "--debounce", "300ms", "--max-delay", "2s", "--poll", "1s"}, runArgs(srv.serverProc, dir, state)...)
 	p := startProcWith(t, func(c *exec.Cmd) { c.Env = append(c.Env, "TEAMMEM_TOKEN="+token) }, agentBin, append(args, "--repo-dir", checkout)...)
 	t.Cleanup(func() { p.stop(t, syscall.SIGTERM) })
-	return &agentProc{proc: p, dir: dir}
+	return &agentProc{proc: p, dir: dir, state: state}
 }
 
 // seedAs runs `teammem-agent seed` with token and returns its exit code and
