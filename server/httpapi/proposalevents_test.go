@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -52,15 +53,20 @@ func (c *sseConn) decided() (api.Proposal, int64) {
 // TestProposalEvents: a writer's push under review tells the repository's
 // reviewers and its author, on their events streams, of the proposal made
 // (a frame without an id: Last-Event-ID stays the version), and its
-// approval of the decision beside the change it wrote; another writer's
-// stream hears only the change.
+// approval of the decision beside the change it wrote; another writer's,
+// a reader's and a propose-only admin token's streams hear only the
+// change.
 func TestProposalEvents(t *testing.T) {
 	reviewStores(t, func(t *testing.T, ts *testServer) {
-		bob, eve := ts.Token("bob", "acme/api:write"), ts.Token("eve", "acme/api:write")
+		bob := ts.Token("bob", "acme/api:write")
+		others := map[string]string{"eve": ts.Token("eve", "acme/api:write"), "rita": ts.Token("rita", "acme/api:read"),
+			"a propose-only admin": ts.ProposeOnlyToken("bot", "acme/api:admin")}
 		ts.Put("acme/api", map[string]string{"a.md": "one\n"}, nil, http.StatusOK)
 		ts.setPolicy(ts.Admin, "acme/api", "changes", http.StatusOK)
 		streams := map[string]*sseConn{}
-		for who, tok := range map[string]string{"admin": ts.Admin, "bob": bob, "eve": eve} {
+		all := map[string]string{"admin": ts.Admin, "bob": bob}
+		maps.Copy(all, others)
+		for who, tok := range all {
 			streams[who] = ts.openEvents(api.PathEvents+"?repo=acme/api", tok)
 			streams[who].frame() // the retry advice: subscribed
 		}
@@ -76,8 +82,10 @@ func TestProposalEvents(t *testing.T) {
 				t.Errorf("%s's stream after the approval: %+v and version %d; want #%d approved by admin and version 2", who, p, v, res.Proposal.ID)
 			}
 		}
-		if ev := streams["eve"].change(); ev.Version != 2 || ev.Provenance.ApprovedBy != "admin" {
-			t.Errorf("eve's stream: %+v; want only the approval's change, version 2", ev)
+		for who := range others {
+			if ev := streams[who].change(); ev.Version != 2 || ev.Provenance.ApprovedBy != "admin" {
+				t.Errorf("%s's stream: %+v; want only the approval's change, version 2", who, ev)
+			}
 		}
 	})
 }
