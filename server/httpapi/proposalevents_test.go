@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -9,10 +8,6 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
-	"github.com/teammem/teammem/server/postgres"
-	"github.com/teammem/teammem/testkit/pgtest"
-	"github.com/teammem/teammem/testkit/proctest"
-	"github.com/teammem/teammem/testkit/servertest"
 )
 
 // proposal reads the next event, which must be a proposal's without an
@@ -96,18 +91,7 @@ func TestProposalEvents(t *testing.T) {
 // through tells its own subscriber once, not again when its own notice
 // comes back.
 func TestProposalEventsAcrossReplicas(t *testing.T) {
-	dbURL := pgtest.URL(t)
-	open := func() *postgres.DB {
-		db, err := postgres.Open(context.Background(), dbURL, postgres.Options{Migrate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
-	dbA, dbB := open(), open()
-	a := newTestServer(t, servertest.Options{Store: dbA, Broker: dbA.NewBroker(nil)})
-	b := &testServer{Server: a.Replica(t, servertest.Options{Store: dbB, Broker: dbB.NewBroker(nil)}), t: t}
-	proctest.WaitFor(t, "both replicas to listen", func() bool { return a.Hub.Ready() == nil && b.Hub.Ready() == nil })
+	a, b := listeningReplicas(t)
 	bob := a.Token("bob", "acme/api:write")
 	b.Put("acme/api", map[string]string{"a.md": "one\n"}, nil, http.StatusOK)
 	b.setPolicy(b.Admin, "acme/api", "changes", http.StatusOK)

@@ -115,7 +115,19 @@ func (c *ClaudeCode) Print(t testing.TB, s Session, prompt string) Result {
 	args := append([]string{c.Argv[0]}, c.Argv[1:]...)
 	args = append(args, "-p", prompt)
 	args = append(args, s.Args...)
-	return run(t, "claude -p", args, s.Dir, append([]string{
+	env := append(homeEnv(home),
+		"ANTHROPIC_API_KEY="+APIKey,
+		"ANTHROPIC_BASE_URL="+s.BaseURL,
+		"DISABLE_TELEMETRY=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	return run(t, "claude -p", args, s.Dir, append(env, s.Env...))
+}
+
+// homeEnv is the environment every run starts from: PATH, and home as the
+// user's home and configuration; auto-update and error reporting off, a
+// plain terminal.
+func homeEnv(home string) []string {
+	return []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + home,
 		"USER=realclient",
@@ -123,15 +135,11 @@ func (c *ClaudeCode) Print(t testing.TB, s Session, prompt string) Result {
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"ANTHROPIC_API_KEY=" + APIKey,
-		"ANTHROPIC_BASE_URL=" + s.BaseURL,
 		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"TERM=dumb",
 		"NO_COLOR=1",
-	}, s.Env...))
+	}
 }
 
 // run runs argv in dir with exactly env, in a process group of its own

@@ -88,23 +88,11 @@ func (c *ClaudeCode) StartTeamSync(t testing.TB, s TeamSync) *TeamSyncRun {
 	args := append(append([]string{}, c.Argv...), "-p", "hi", "--debug")
 	r.cmd = exec.Command(args[0], args[1:]...)
 	r.cmd.Dir = s.Dir
-	r.cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"USER=realclient",
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
-		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"TEAM_MEMORY_SYNC_URL=" + relay.URL,
-		"HTTPS_PROXY=" + outside.URL,
-		"HTTP_PROXY=" + outside.URL,
-		"NO_PROXY=127.0.0.1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_ERROR_REPORTING=1",
-		"TERM=dumb",
-		"NO_COLOR=1",
-	}
+	r.cmd.Env = append(homeEnv(home),
+		"TEAM_MEMORY_SYNC_URL="+relay.URL,
+		"HTTPS_PROXY="+outside.URL,
+		"HTTP_PROXY="+outside.URL,
+		"NO_PROXY=127.0.0.1")
 	r.cmd.Stdout, r.cmd.Stderr = &r.Stdout, &r.Stderr
 	proctest.Own(t, r.cmd)
 	if err := r.cmd.Start(); err != nil {
