@@ -118,6 +118,37 @@ func TestReviewWithRealAgents(t *testing.T) {
 	}
 }
 
+// TestRejectionArrivesByStream: an agent that polls only hourly learns of
+// its proposal's rejection from the events stream (the rejection writes
+// no version, so no change event tells it): the reviewed text comes back
+// and the author's is kept beside it within seconds.
+func TestRejectionArrivesByStream(t *testing.T) {
+	srv := startAuthServer(t)
+	ctx := context.Background()
+	ana := srv.token(t, "ana", repo+":write")
+	const one = "# DB\n\nUse MySQL.\n"
+	if _, err := srv.api.Put(ctx, repo, api.PutRequest{Entries: map[string]string{"db.md": one}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.api.SetPolicy(ctx, repo, "changes"); err != nil {
+		t.Fatal(err)
+	}
+	co, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
+	a := startAgentAs(t, srv, ana, t.TempDir(), co, "--poll", "1h", "--safety-poll", "1h")
+	waitFile(t, a.dir, "db.md", one)
+	write(t, a.dir, "db.md", "# DB\n\nUse Postgres.\n")
+	proctest.WaitFor(t, "ana's agent to say awaiting review", func() bool {
+		return strings.Contains(a.stdout.String(), `"awaiting":[{"path":"db.md","proposal":1}]`)
+	})
+	if _, err := srv.api.Decide(ctx, 1, "reject", "not yet"); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, a.dir, "db.md", one)
+	if got := read(a.dir, "db"+".conflict-rejected-1.md"); !strings.Contains(got, "Use Postgres.") {
+		t.Errorf("ana's text beside the reviewed one: %q", got)
+	}
+}
+
 // statusAs runs `teammem-agent status` (the text a person reads) for a's
 // folder and state with token, and returns what it printed.
 func statusAs(t *testing.T, srv *authServer, token string, a *agentProc) string {
