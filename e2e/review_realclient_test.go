@@ -30,12 +30,7 @@ func TestRealClientWritesUnderReview(t *testing.T) {
 	srv := startAuthServer(t)
 	ctx := context.Background()
 	const one = "# DB\n\nUse MySQL.\n"
-	if _, err := srv.api.Put(ctx, repo, api.PutRequest{Entries: map[string]string{"db.md": one}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.api.SetPolicy(ctx, repo, api.ReviewChanges); err != nil {
-		t.Fatal(err)
-	}
+	reviewChanges(t, srv, one)
 	co, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
 	home := t.TempDir()
 	team := filepath.Join(memcore.ProjectDir(filepath.Join(home, ".claude"), co), "memory", "team")

@@ -29,12 +29,7 @@ func TestReviewWithRealAgents(t *testing.T) {
 	ctx := context.Background()
 	ana, ben := srv.token(t, "ana", repo+":write"), srv.token(t, "ben", repo+":write")
 	const one = "# DB\n\nUse MySQL.\n\nPools of 10.\n"
-	if _, err := srv.api.Put(ctx, repo, api.PutRequest{Entries: map[string]string{"db.md": one}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.api.SetPolicy(ctx, repo, "changes"); err != nil {
-		t.Fatal(err)
-	}
+	reviewChanges(t, srv, one)
 	anaCo, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
 	benCo, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
 	a := startAgentAs(t, srv, ana, t.TempDir(), anaCo)
@@ -127,12 +122,7 @@ func TestRejectionArrivesByStream(t *testing.T) {
 	ctx := context.Background()
 	ana := srv.token(t, "ana", repo+":write")
 	const one = "# DB\n\nUse MySQL.\n"
-	if _, err := srv.api.Put(ctx, repo, api.PutRequest{Entries: map[string]string{"db.md": one}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.api.SetPolicy(ctx, repo, "changes"); err != nil {
-		t.Fatal(err)
-	}
+	reviewChanges(t, srv, one)
 	co, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
 	a := startAgentAs(t, srv, ana, t.TempDir(), co, "--poll", "1h", "--safety-poll", "1h")
 	waitFile(t, a.dir, "db.md", one)
@@ -146,6 +136,19 @@ func TestRejectionArrivesByStream(t *testing.T) {
 	waitFile(t, a.dir, "db.md", one)
 	if got := read(a.dir, "db"+".conflict-rejected-1.md"); !strings.Contains(got, "Use Postgres.") {
 		t.Errorf("ana's text beside the reviewed one: %q", got)
+	}
+}
+
+// reviewChanges writes db.md as the admin, then has the repository review
+// changes.
+func reviewChanges(t *testing.T, srv *authServer, db string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := srv.api.Put(ctx, repo, api.PutRequest{Entries: map[string]string{"db.md": db}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.api.SetPolicy(ctx, repo, api.ReviewChanges); err != nil {
+		t.Fatal(err)
 	}
 }
 
