@@ -176,6 +176,10 @@ type SkippedEntry struct {
 const (
 	EventChange = "change" // data: Event
 	EventReset  = "reset"  // data: Reset
+	// EventProposal tells a repository's reviewers, and a proposal's
+	// author, of a proposal made, amended or decided (its state says
+	// which). It carries no id: it is no version, and is not replayed.
+	EventProposal = "proposal" // data: Proposal
 )
 
 // Reset is the data of `event: reset`: the stream cannot replay what the

@@ -26,10 +26,13 @@ const DefaultStreamIdle = 45 * time.Second
 // StreamEvent is one event of the stream: a change, or (Reset set) the
 // server saying that it cannot replay what the client missed, after which
 // the client must pull in full; Event then holds only Repo, Version and
-// Checksum of the current state.
+// Checksum of the current state. Or (Proposal set, Event zero) a proposal
+// of the repository made, amended or decided, which the server tells its
+// reviewers and the proposal's author.
 type StreamEvent struct {
 	api.Event
-	Reset bool
+	Reset    bool
+	Proposal *api.Proposal
 }
 
 // Events opens the change stream of repo (GET .../events, Server-Sent
@@ -112,8 +115,8 @@ type EventStream struct {
 	closed bool
 }
 
-// Next blocks until the next change or reset event and returns it. Events
-// of other types are skipped. Errors: io.EOF when the server ended the
+// Next blocks until the next change, reset or proposal event and returns
+// it. Events of other types are skipped. Errors: io.EOF when the server ended the
 // stream or after Close; the context's error when it ended; ErrNetwork when
 // the connection broke or stayed silent for Options.StreamIdle (reconnect
 // with LastEventID after Retry); ErrInvalidResponse for an event whose data
@@ -125,13 +128,19 @@ func (s *EventStream) Next() (StreamEvent, error) {
 		if err != nil {
 			return StreamEvent{}, s.readError(err)
 		}
-		reset := raw.Event == api.EventReset
-		if raw.Event != EventChange && raw.Event != "" && !reset {
+		var ev StreamEvent
+		var into any = &ev.Event
+		switch raw.Event {
+		case EventChange, "":
+		case api.EventReset:
+			ev.Reset = true
+		case api.EventProposal:
+			ev.Proposal = &api.Proposal{}
+			into = ev.Proposal
+		default:
 			continue
 		}
-		var ev StreamEvent
-		ev.Reset = reset
-		if err := json.Unmarshal([]byte(raw.Data), &ev.Event); err != nil {
+		if err := json.Unmarshal([]byte(raw.Data), into); err != nil {
 			return StreamEvent{}, fmt.Errorf("decode event %q: %w: %v", raw.ID, ErrInvalidResponse, err)
 		}
 		return ev, nil

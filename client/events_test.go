@@ -176,9 +176,11 @@ func TestEventsBrokenConnection(t *testing.T) {
 
 // TestEventsReset surfaces a reset, which the caller answers with a full
 // pull.
+// TestEventsReset: a reset, then a proposal's event (no id), then a change.
 func TestEventsReset(t *testing.T) {
 	srv, _ := sseServer(t, func(w http.ResponseWriter, flush func()) {
 		io.WriteString(w, "event: reset\ndata: {\"repo\":\"acme/api\",\"version\":3,\"checksum\":\"sha256:c\"}\n\n")
+		io.WriteString(w, "event: proposal\ndata: {\"id\":7,\"repo\":\"acme/api\",\"state\":\"rejected\",\"author\":\"bob\",\"keys\":[\"a.md\"]}\n\n")
 		io.WriteString(w, "id: 4\nevent: change\ndata: {\"version\":4}\n\n")
 	})
 	s, err := newClient(t, srv.URL, "tok").Events(context.Background(), "acme/api", 9)
@@ -190,8 +192,11 @@ func TestEventsReset(t *testing.T) {
 	if err != nil || !ev.Reset || ev.Version != 3 || ev.Checksum != "sha256:c" {
 		t.Fatalf("Next = %+v, %v; want a reset to version 3", ev, err)
 	}
-	if ev, err := s.Next(); err != nil || ev.Reset || ev.Version != 4 {
-		t.Errorf("Next after the reset = %+v, %v; want change 4", ev, err)
+	if ev, err := s.Next(); err != nil || ev.Proposal == nil || ev.Proposal.ID != 7 || ev.Proposal.State != "rejected" || ev.Version != 0 || s.LastEventID() != "" {
+		t.Errorf("Next after the reset = %+v, %v (last id %q); want proposal #7 rejected, the last id untouched", ev, err, s.LastEventID())
+	}
+	if ev, err := s.Next(); err != nil || ev.Reset || ev.Proposal != nil || ev.Version != 4 {
+		t.Errorf("Next after the proposal = %+v, %v; want change 4", ev, err)
 	}
 }
 

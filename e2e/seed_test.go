@@ -13,13 +13,16 @@ import (
 	"github.com/teammem/teammem/testkit/proctest"
 )
 
-// startAgentAs starts `teammem-agent run` on dir for checkout with token.
-func startAgentAs(t *testing.T, srv *authServer, token, dir, checkout string) *agentProc {
+// startAgentAs starts `teammem-agent run` on dir for checkout with token;
+// extra flags come last (and win).
+func startAgentAs(t *testing.T, srv *authServer, token, dir, checkout string, extra ...string) *agentProc {
 	t.Helper()
-	args := append([]string{"run", "--debounce", "300ms", "--max-delay", "2s", "--poll", "1s"}, runArgs(srv.serverProc, dir, t.TempDir())...)
-	p := startProcWith(t, func(c *exec.Cmd) { c.Env = append(c.Env, "TEAMMEM_TOKEN="+token) }, agentBin, append(args, "--repo-dir", checkout)...)
+	state := t.TempDir()
+	args := append([]string{"run", "--debounce", "300ms", "--max-delay", "2s", "--poll", "1s"}, runArgs(srv.serverProc, dir, state)...)
+	args = append(append(args, "--repo-dir", checkout), extra...)
+	p := startProcWith(t, func(c *exec.Cmd) { c.Env = append(c.Env, "TEAMMEM_TOKEN="+token) }, agentBin, args...)
 	t.Cleanup(func() { p.stop(t, syscall.SIGTERM) })
-	return &agentProc{proc: p, dir: dir}
+	return &agentProc{proc: p, dir: dir, state: state}
 }
 
 // seedAs runs `teammem-agent seed` with token and returns its exit code and

@@ -39,3 +39,22 @@ type Receiver interface {
 	// caught up from the Store.
 	Resync()
 }
+
+// ProposalBroker is a Broker that also tells the other processes of a
+// proposal made, amended or decided, so that their subscribers hear of it
+// (server/postgres's broker is one). A notice names the proposal; each
+// process reads it from its ReviewStore.
+type ProposalBroker interface {
+	// PublishProposal tells the other processes (never this one) that
+	// proposal id of repo changed. An error is the transport's: the
+	// proposal stands, and the other processes' subscribers miss the
+	// notice (they read the proposals when they need them).
+	PublishProposal(ctx context.Context, repo string, id int64) error
+}
+
+// ProposalReceiver is a Receiver that takes proposal notices
+// (server/events.Hub). NotifyProposal must return quickly and is safe for
+// concurrent use.
+type ProposalReceiver interface {
+	NotifyProposal(repo string, id int64)
+}

@@ -38,16 +38,20 @@ type Subscription interface {
 	Close()
 }
 
-// Update is what a subscriber is told next: an event, or a reset to the
+// Update is what a subscriber is told next: an event, a reset to the
 // repository's current state (the subscriber must pull in full; the
-// events after it follow).
+// events after it follow), or a proposal of the repository made, amended
+// or decided (not a version: it comes beside the events, in no order with
+// them, and is never replayed). A Proposal is shared by every subscriber
+// and must not be modified.
 type Update struct {
-	Event *Event
-	Reset *RepoState
+	Event    *Event
+	Reset    *RepoState
+	Proposal *Proposal
 }
 
 // IsZero reports an update that tells nothing (Next's idle return).
-func (u Update) IsZero() bool { return u.Event == nil && u.Reset == nil }
+func (u Update) IsZero() bool { return u.Event == nil && u.Reset == nil && u.Proposal == nil }
 
 // Errors of the events stream.
 var (

@@ -124,14 +124,19 @@ func (s *Service) Store() Store { return s.store }
 
 // Subscribe opens the events stream of a repository for p, which needs
 // read access (the repository need not exist yet); see Events.Subscribe for
-// after and resume. Errors: invalid repo, ErrForbidden, ErrTooManyStreams,
+// after and resume. Of the repository's proposal updates, p is told those
+// it may decide (canReview) and those it wrote. Errors: invalid repo, ErrForbidden, ErrTooManyStreams,
 // ErrShuttingDown, the store's.
 func (s *Service) Subscribe(ctx context.Context, p Principal, repo string, after int64, resume bool) (Subscription, error) {
 	canon, err := s.authorize(p, repo, PermRead)
 	if err != nil {
 		return nil, err
 	}
-	return s.cfg.Events.Subscribe(ctx, canon, p.Subject, after, resume)
+	sub, err := s.cfg.Events.Subscribe(ctx, canon, p.Subject, after, resume)
+	if err != nil {
+		return nil, err
+	}
+	return &proposalFilter{Subscription: sub, p: p, repo: canon}, nil
 }
 
 // authorize canonicalises repo and checks that p holds perm on it. A caller

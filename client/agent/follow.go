@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
 )
 
@@ -66,8 +67,9 @@ type Follower struct {
 
 	mu      sync.Mutex
 	state   StreamState
-	pending int64 // the newest version announced and not yet taken
-	reset   bool  // a reset arrived and was not yet taken
+	pending int64   // the newest version announced and not yet taken
+	reset   bool    // a reset arrived and was not yet taken
+	decided []int64 // the proposals announced decided, not yet taken
 }
 
 // NewFollower returns the follower of repo's stream from src.
@@ -82,7 +84,8 @@ func NewFollower(src EventSource, repo string, opts FollowOptions) *Follower {
 		state: StreamState{Repo: repo, State: StreamConnecting}}
 }
 
-// Changes is signalled when an event or a reset is waiting for Take.
+// Changes is signalled when an event or a reset is waiting for Take, or a
+// decided proposal for TakeDecided.
 func (f *Follower) Changes() <-chan struct{} { return f.changes }
 
 // Take returns the newest version announced since the last Take (0 when
@@ -93,6 +96,16 @@ func (f *Follower) Take() (version int64, reset bool) {
 	version, reset = f.pending, f.reset
 	f.pending, f.reset = 0, false
 	return version, reset
+}
+
+// TakeDecided returns the proposals the stream announced decided since the
+// last call (the server tells a proposal's author of its decision).
+func (f *Follower) TakeDecided() []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ids := f.decided
+	f.decided = nil
+	return ids
 }
 
 // Healthy reports whether the stream is connected, so that polling can
@@ -159,6 +172,12 @@ func (f *Follower) read(s *client.EventStream, after int64) (int64, error) {
 		case err != nil:
 			return after, err
 		}
+		if ev.Proposal != nil {
+			if ev.Proposal.State != api.ProposalOpen {
+				f.signalDecided(ev.Proposal.ID)
+			}
+			continue
+		}
 		now := f.opts.Now()
 		if ev.Reset || ev.Version > after {
 			after = ev.Version
@@ -174,6 +193,25 @@ func (f *Follower) signal(version int64, reset bool) {
 	f.pending = max(f.pending, version)
 	f.reset = f.reset || reset
 	f.mu.Unlock()
+	f.wake()
+}
+
+// signalDecided records a proposal announced decided for TakeDecided.
+func (f *Follower) signalDecided(id int64) {
+	f.mu.Lock()
+	if len(f.decided) < maxDecided {
+		f.decided = append(f.decided, id)
+	}
+	f.mu.Unlock()
+	f.wake()
+}
+
+// maxDecided bounds the decided proposals kept for TakeDecided; past it,
+// the engine's poll asks after its own.
+const maxDecided = 1024
+
+// wake signals Changes.
+func (f *Follower) wake() {
 	select {
 	case f.changes <- struct{}{}:
 	default:

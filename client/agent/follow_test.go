@@ -125,6 +125,36 @@ func TestFollower(t *testing.T) {
 	}
 }
 
+// TestFollowerDecidedProposals: a proposal's decision is passed on for
+// TakeDecided (an open one is not), and moves neither the version nor the
+// resume point.
+func TestFollowerDecidedProposals(t *testing.T) {
+	feed := newSSEFeed(t)
+	f := NewFollower(feed.client(t), testRepo, FollowOptions{Backoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(ctx, 4) }()
+	defer func() { cancel(); <-done }()
+	proctest.WaitFor(t, "", func() bool { return f.Healthy() })
+	proposal := func(id int, state string) {
+		feed.frames <- fmt.Sprintf("event: proposal\ndata: {\"id\":%d,\"repo\":%q,\"state\":%q}\n\n", id, testRepo, state)
+	}
+	proposal(2, "open")
+	proposal(3, "rejected")
+	<-f.Changes()
+	if ids := f.TakeDecided(); len(ids) != 1 || ids[0] != 3 {
+		t.Errorf("TakeDecided = %v; want [3]", ids)
+	}
+	if v, reset := f.Take(); v != 0 || reset || f.State().LastVersion != 0 {
+		t.Errorf("Take after proposals = %d, %v (last version %d); want nothing", v, reset, f.State().LastVersion)
+	}
+	feed.end <- struct{}{}
+	proctest.WaitFor(t, "", func() bool { return len(feed.connections()) == 2 })
+	if got := feed.connections(); got[1] != "4" {
+		t.Errorf("resume point after proposals %q; want 4", got[1])
+	}
+}
+
 // TestFollowerUnsupported reports a server without events, so the engine
 // keeps polling.
 func TestFollowerUnsupported(t *testing.T) {

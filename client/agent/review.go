@@ -103,6 +103,17 @@ func (e *Engine) awaiting() []Awaiting {
 	return out
 }
 
+// holdsAny reports whether any of ids is a proposal holding one of our
+// edits (e.kept.proposed).
+func (e *Engine) holdsAny(ids []int64) bool {
+	for _, h := range e.kept.proposed {
+		if slices.Contains(ids, h.id) {
+			return true
+		}
+	}
+	return false
+}
+
 // checkProposals asks after each open proposal holding keys: approved, its
 // keys are released (the server's change merges as any other); rejected or
 // withdrawn, each key's local text is kept in a copy and the reviewed text

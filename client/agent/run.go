@@ -92,10 +92,11 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.noteBatch(batch)
 		case <-events.Changes():
 			version, reset := events.Take()
-			if !reset && version <= e.view.version {
-				continue // already known: our own push, or pulled meanwhile
+			news := reset || version > e.view.version
+			if !news && !e.holdsAny(events.TakeDecided()) {
+				continue // already known (our own push, or pulled meanwhile), and none of our proposals decided
 			}
-			pull = true
+			pull = pull || news // a decision alone: the cycle asks after our proposals
 		case <-poll.C:
 			if len(e.kept.proposed) > 0 {
 				break // a proposal's rejection writes nothing the stream would tell: ask after it

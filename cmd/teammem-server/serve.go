@@ -278,14 +278,15 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if perSubject == 0 {
 		perSubject = -1 // no limit
 	}
-	hub := events.NewHub(instrumented, broker, events.Options{MaxPerSubject: perSubject, Logger: log})
+	review, _ := store.(server.ReviewStore) // both stores keep proposals
+	hub := events.NewHub(instrumented, broker, events.Options{MaxPerSubject: perSubject, Logger: log, Review: review})
 	defer hub.Close()
 	hctx, stopHub := context.WithCancel(ctx)
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hctx) }()
 	defer func() { stopHub(); <-hubDone }()
 	cfg := server.Config{Org: c.org, Limits: c.limits, SecretScan: c.secretScan == "on", Events: hub}
-	cfg.Review, _ = store.(server.ReviewStore) // both stores keep proposals
+	cfg.Review = review
 	cfg.Audit, _ = store.(server.AuditLog)
 	if sl, ok := store.(server.ServedLog); ok {
 		served := audit.NewCoalescer(sl, replicaName())

@@ -40,6 +40,10 @@ type Options struct {
 	MaxReplay int
 	// Logger reports store failures while catching up; nil discards.
 	Logger *slog.Logger
+	// Review reads the proposals other processes announce (see
+	// NotifyProposal); nil: their subscribers hear only of this
+	// process's.
+	Review server.ReviewStore
 }
 
 // Stats are the hub's counters since it was created.
@@ -79,8 +83,10 @@ type Hub struct {
 }
 
 var (
-	_ server.Receiver = (*Hub)(nil)
-	_ server.Events   = (*Hub)(nil)
+	_ server.Receiver         = (*Hub)(nil)
+	_ server.Events           = (*Hub)(nil)
+	_ server.ProposalEvents   = (*Hub)(nil)
+	_ server.ProposalReceiver = (*Hub)(nil)
 )
 
 // NewHub returns a hub over store whose notices come from broker (nil

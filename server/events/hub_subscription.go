@@ -39,7 +39,7 @@ func (s *Subscription) Next(ctx context.Context, idle <-chan time.Time) (server.
 		if len(s.pending) > 0 {
 			it := s.pending[0]
 			s.pending = s.pending[1:]
-			return server.Update{Event: it.event, Reset: it.reset}, nil
+			return server.Update{Event: it.event, Reset: it.reset, Proposal: it.proposal}, nil
 		}
 		if s.replaying {
 			var err error
@@ -65,7 +65,12 @@ func (s *Subscription) Next(ctx context.Context, idle <-chan time.Time) (server.
 // take queues a live update unless it was already told. A version beyond
 // the next one (never expected: the pump fans out every version) makes
 // the subscription read the missing ones, and that one, from the Store.
+// A proposal is queued as it comes: it is no version.
 func (s *Subscription) take(it item) {
+	if it.proposal != nil {
+		s.pending = append(s.pending, it)
+		return
+	}
 	if it.reset != nil {
 		s.reset(*it.reset)
 		return

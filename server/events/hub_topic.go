@@ -17,11 +17,12 @@ const maxVersion = math.MaxInt64
 // while its pump is behind; past it, they are read from the Store.
 const maxOffered = 1024
 
-// item is one thing a subscriber is told: an event, or a reset to a
-// repository state (pull in full).
+// item is one thing a subscriber is told: an event, a reset to a
+// repository state (pull in full), or a proposal.
 type item struct {
-	event *server.Event
-	reset *server.RepoState
+	event    *server.Event
+	reset    *server.RepoState
+	proposal *server.Proposal
 }
 
 // topic is the fan-out of one repository with subscribers: its pump

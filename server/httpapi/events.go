@@ -99,6 +99,8 @@ func (h *handler) pump(ctx context.Context, sub server.Subscription, out frameWr
 			c = h.chunks.of(u.Event) // once for every stream that sends it
 		case u.Reset != nil:
 			c = chunk(encodeReset(u.Reset))
+		case u.Proposal != nil:
+			c = chunk(encodeProposal(u.Proposal))
 		default:
 			c = heartbeatChunk
 		}
@@ -252,6 +254,13 @@ func encodeEvent(ev *server.Event) []byte {
 func encodeReset(st *server.RepoState) []byte {
 	data, _ := marshal(api.Reset{Repo: st.Repo, Version: st.Version, Checksum: st.Checksum})
 	return frame("", api.EventReset, data)
+}
+
+// encodeProposal encodes a proposal's frame, without an id: it is no
+// version, so a client resuming with Last-Event-ID is not moved by it.
+func encodeProposal(p *server.Proposal) []byte {
+	data, _ := marshal(WireProposal(*p))
+	return frame("", api.EventProposal, data)
 }
 
 func frame(id, event string, data []byte) []byte {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,10 +30,15 @@ const (
 )
 
 // notice is the payload of a NOTIFY: small, the events themselves are read
-// from the revisions.
+// from the revisions. A proposal's notice names it instead of a version
+// (a process that predates them reads version 0: nothing new) and the
+// broker that sent it, which ignores its own: its process told its
+// subscribers already.
 type notice struct {
-	Repo    string `json:"repo"`
-	Version int64  `json:"version"`
+	Repo     string `json:"repo"`
+	Version  int64  `json:"version"`
+	Proposal int64  `json:"proposal,omitempty"`
+	Origin   string `json:"origin,omitempty"`
 }
 
 // Broker is the server.Broker of processes sharing one database: a write
@@ -52,11 +58,16 @@ type Broker struct {
 	// up to 5 s; 0 means 100 ms.
 	Backoff time.Duration
 
+	origin string // this broker's name in its proposal notices
+
 	mu       sync.Mutex
 	notReady error
 }
 
-var _ server.Broker = (*Broker)(nil)
+var (
+	_ server.Broker         = (*Broker)(nil)
+	_ server.ProposalBroker = (*Broker)(nil)
+)
 
 // NewBroker returns the broker of db's database; log reports lost
 // connections (nil discards).
@@ -64,7 +75,7 @@ func (db *DB) NewBroker(log *slog.Logger) *Broker {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Broker{db: db, cfg: db.pool.Config().ConnConfig.Copy(), log: log,
+	return &Broker{db: db, cfg: db.pool.Config().ConnConfig.Copy(), log: log, origin: rand.Text(),
 		notReady: errors.New("events: not listening yet")}
 }
 
@@ -74,6 +85,19 @@ func (db *DB) NewBroker(log *slog.Logger) *Broker {
 // later NOTIFY nor sent for a write that rolled back, and it costs no
 // extra round trip.
 func (b *Broker) Publish(context.Context, *server.Event) error { return nil }
+
+// PublishProposal sends a proposal's notice to the other processes
+// (server.ProposalBroker). Proposals are no versions: the notice is a
+// NOTIFY of its own, after the proposal committed.
+func (b *Broker) PublishProposal(ctx context.Context, repo string, id int64) error {
+	payload, _ := json.Marshal(notice{Repo: repo, Proposal: id, Origin: b.origin})
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if _, err := b.db.pool.Exec(ctx, notify, eventsChannel, string(payload)); err != nil {
+		return fmt.Errorf("notify proposal #%d of %s: %w", id, repo, err)
+	}
+	return nil
+}
 
 // Ready returns nil while the LISTEN connection is up.
 func (b *Broker) Ready() error {
@@ -153,6 +177,18 @@ func (b *Broker) listen(ctx context.Context, r server.Receiver) error {
 			b.log.Warn("events: ignoring a malformed notice", "payload", n.Payload)
 			continue
 		}
+		b.deliver(r, nt)
+	}
+}
+
+// deliver hands a notice to r: a version's to Notify, another process's
+// proposal's to NotifyProposal when r takes them.
+func (b *Broker) deliver(r server.Receiver, nt notice) {
+	if nt.Proposal == 0 {
 		r.Notify(nt.Repo, nt.Version)
+		return
+	}
+	if pr, ok := r.(server.ProposalReceiver); ok && nt.Origin != b.origin {
+		pr.NotifyProposal(nt.Repo, nt.Proposal)
 	}
 }

@@ -70,12 +70,12 @@ const idx = "# Index\n- [a](a.md) — A\n- [b](b.md) — B\n"
 // testReviewChanges: under "changes" a writer's new key and added index
 // lines land at once; an edit, a delete and a removed index line become
 // one proposal, amended (never doubled) by the same push again; reads
-// serve the reviewed state; an admin's edit lands.
+// and search serve the reviewed state; an admin's edit lands.
 func testReviewChanges(t *testing.T, s server.Store) {
 	r := newReviewRig(t, s)
 	r.put(r.admin, contents{"a.md": "a1\n", "gone.md": "g\n", "MEMORY.md": idx})
 	r.policy(server.ReviewChanges)
-	edit := contents{"a.md": "a2\n", "new.md": "n\n", "MEMORY.md": "# Index\n- [a](a.md) — A\n- [n](new.md) — N\n"}
+	edit := contents{"a.md": "a2 zeppelin\n", "new.md": "n lighthouse\n", "MEMORY.md": "# Index\n- [a](a.md) — A\n- [n](new.md) — N\n"}
 	res := r.put(r.bob, edit, "gone.md", "never.md")
 	if res.Proposal == nil {
 		t.Fatalf("Put under review = %+v; want a proposal", res)
@@ -84,10 +84,16 @@ func testReviewChanges(t *testing.T, s server.Store) {
 	if got := prop.Keys(); !slices.Equal(got, []string{"MEMORY.md", "a.md", "gone.md"}) {
 		t.Errorf("proposed keys %v; want MEMORY.md, a.md, gone.md", got)
 	}
-	want := contents{"a.md": "a1\n", "gone.md": "g\n", "new.md": "n\n",
+	want := contents{"a.md": "a1\n", "gone.md": "g\n", "new.md": "n lighthouse\n",
 		"MEMORY.md": "# Index\n- [a](a.md) — A\n- [b](b.md) — B\n- [n](new.md) — N\n"}
 	if got := r.live(); !maps.Equal(got, want) {
 		t.Errorf("live after the push = %v; want %v", got, want)
+	}
+	for word, want := range map[string]int{"zeppelin": 0, "lighthouse": 1} {
+		page, err := r.svc.Search(context.Background(), r.admin, server.SearchQuery{Text: word, Repo: "acme/api"})
+		if err != nil || len(page.Results) != want {
+			t.Errorf("search %q while the edit waits: %+v, %v; want %d results (only what landed)", word, page.Results, err, want)
+		}
 	}
 	again := r.put(r.bob, edit, "gone.md")
 	if again.Proposal == nil || again.Proposal.ID != prop.ID || len(again.Changed) != 0 {

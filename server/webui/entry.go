@@ -27,6 +27,7 @@ type entryView struct {
 	CanWrite bool
 	Notice   *flash     // the outcome of the restore this session just made, to confirm it
 	Stale    *staleView // the latest stale-reference report of the entry, nil when none
+	Own      *ownKey    // the caller's open proposal that would change the entry, nil when none
 	Before   int64      // the history page starts below this version (0: newest)
 	Older    int64      // before for the next history page; 0: none
 }
@@ -63,6 +64,11 @@ func (u *UI) entryPage(w http.ResponseWriter, r *http.Request, pg *page, repo st
 	v := entryView{Key: key, Latest: head[0], Deleted: head[0].Op == server.OpDelete, CanWrite: p.Can(repo, server.PermWrite),
 		Before: before}
 	v.Notice = u.takeFlash(w, r, repo, key)
+	own, err := u.ownProposals(ctx, p, repo)
+	if err != nil {
+		return "", err
+	}
+	v.Own = ownKeyOf(own, key)
 	if !v.Deleted {
 		if v.Stale, err = u.staleVerdict(ctx, p, repo, key); err != nil {
 			return "", err

@@ -139,6 +139,7 @@ type repoView struct {
 	Activity server.ActivityPage
 	Stale    []*staleView // the live entries whose verdict names stale references, by key
 	Org      orgView
+	Own      []ownProposal // the caller's open proposals of the repository, newest first
 }
 
 // repoPage serves /ui/r/<repo>: MEMORY.md rendered, the tree of
@@ -154,7 +155,8 @@ func (u *UI) repoPage(r *http.Request, pg *page, repo string) (string, error) {
 		act     server.ActivityPage
 		stale   []*staleView
 		org     orgView
-		errs    [5]error
+		own     []server.Proposal
+		errs    [6]error
 		wg      sync.WaitGroup
 	)
 	wg.Go(func() { snap, errs[0] = u.svc.Snapshot(ctx, p, repo, server.ReadOptions{}) })
@@ -162,6 +164,7 @@ func (u *UI) repoPage(r *http.Request, pg *page, repo string) (string, error) {
 	wg.Go(func() { act, errs[2] = u.svc.Activity(ctx, p, repo, 0, activityOnRepoPage) })
 	wg.Go(func() { stale, errs[3] = u.staleWarnings(ctx, p, repo) })
 	wg.Go(func() { org, errs[4] = u.orgViewOf(ctx, p, repo) })
+	wg.Go(func() { own, errs[5] = u.ownProposals(ctx, p, repo) })
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -185,7 +188,7 @@ func (u *UI) repoPage(r *http.Request, pg *page, repo string) (string, error) {
 	} else {
 		u.svc.RecordServed(p, snap.Repo, snap.Version, server.ServedWeb)
 	}
-	v.Stale, v.Org = stale, org
+	v.Stale, v.Org, v.Own = stale, org, ownProposalsOf(own)
 	v.Deleted = append(v.Deleted, snap.Deleted...)
 	sort.SliceStable(v.Deleted, func(i, j int) bool { return v.Deleted[i].DeletedAt.After(v.Deleted[j].DeletedAt) })
 	pg.Title, pg.Data = repoName(repo), v

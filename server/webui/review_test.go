@@ -148,3 +148,43 @@ func TestReviewPolicyForm(t *testing.T) {
 		t.Errorf("a writer's policy post: %d", p.Status)
 	}
 }
+
+// TestOwnProposalsMarked: the author sees their open proposal marked on
+// the repository's page (its number and keys) and on the page of each
+// entry it would change or delete; another writer and a reviewer see no
+// such mark on the same pages; once decided, the marks go.
+func TestOwnProposalsMarked(t *testing.T) {
+	reviewUI(t, func(t *testing.T, ts *testServer) {
+		ts.Put("acme/api", map[string]string{"old.md": "Old.\n", "kept.md": "Kept.\n"}, nil, http.StatusOK)
+		bob := propose(t, ts)
+		if r := ts.Do(http.MethodPut, api.PathTeamMemory+"?repo=acme/api", bob, []byte(`{"entries":{},"soft_delete_keys":["old.md"]}`)); r.Header.Get(api.HeaderProposal) != "1" {
+			t.Fatalf("bob's delete did not amend #1: %d %s", r.Status, r.Body)
+		}
+		const edit, del = "Your proposal <a href=\"/ui/proposals/1\">#1</a> to change this entry", "Your proposal <a href=\"/ui/proposals/1\">#1</a> to delete this entry"
+		pages := map[string]string{"/ui/r/acme/api/~entry?key=db.md": edit, "/ui/r/acme/api/~entry?key=old.md": del,
+			"/ui/r/acme/api": `<a href="/ui/proposals/1">#1</a>: <code>db.md</code>, <code>old.md</code>`}
+		author, other, admin := ts.browser(t), ts.browser(t), ts.browser(t)
+		author.signIn(bob)
+		other.signIn(ts.Token("eve", "acme/api:write"))
+		admin.signIn(ts.Admin)
+		for path, mark := range pages {
+			if p := author.get(path).must(t, http.StatusOK); !strings.Contains(p.Body, mark) {
+				t.Errorf("bob's %s lacks %q:\n%s", path, mark, p.Body)
+			}
+			for who, b := range map[string]*browser{"eve": other, "the admin": admin} {
+				if p := b.get(path).must(t, http.StatusOK); strings.Contains(p.Body, "Your proposal") {
+					t.Errorf("%s's %s marks bob's proposal as theirs", who, path)
+				}
+			}
+		}
+		if p := author.get("/ui/r/acme/api/~entry?key=kept.md").must(t, http.StatusOK); strings.Contains(p.Body, "Your proposal") {
+			t.Errorf("an entry no proposal holds is marked")
+		}
+		ts.Do(http.MethodPost, api.PathProposals+"/1/reject", ts.Admin, []byte(`{"comment":"not now"}`))
+		for path := range pages {
+			if p := author.get(path).must(t, http.StatusOK); strings.Contains(p.Body, "Your proposal") {
+				t.Errorf("bob's %s still marks the rejected proposal", path)
+			}
+		}
+	})
+}

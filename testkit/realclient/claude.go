@@ -109,13 +109,25 @@ func (c *ClaudeCode) Print(t testing.TB, s Session, prompt string) Result {
 	if home == "" {
 		home = t.TempDir()
 	}
-	if err := writeClaudeConfig(home); err != nil {
+	if err := writeClaudeConfig(home, nil); err != nil {
 		t.Fatal(err)
 	}
 	args := append([]string{c.Argv[0]}, c.Argv[1:]...)
 	args = append(args, "-p", prompt)
 	args = append(args, s.Args...)
-	return run(t, "claude -p", args, s.Dir, append([]string{
+	env := append(homeEnv(home),
+		"ANTHROPIC_API_KEY="+APIKey,
+		"ANTHROPIC_BASE_URL="+s.BaseURL,
+		"DISABLE_TELEMETRY=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	return run(t, "claude -p", args, s.Dir, append(env, s.Env...))
+}
+
+// homeEnv is the environment every run starts from: PATH, and home as the
+// user's home and configuration; auto-update and error reporting off, a
+// plain terminal.
+func homeEnv(home string) []string {
+	return []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + home,
 		"USER=realclient",
@@ -123,15 +135,11 @@ func (c *ClaudeCode) Print(t testing.TB, s Session, prompt string) Result {
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"ANTHROPIC_API_KEY=" + APIKey,
-		"ANTHROPIC_BASE_URL=" + s.BaseURL,
 		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"TERM=dumb",
 		"NO_COLOR=1",
-	}, s.Env...))
+	}
 }
 
 // run runs argv in dir with exactly env, in a process group of its own
@@ -156,14 +164,18 @@ func run(t testing.TB, what string, argv []string, dir string, env []string) Res
 
 // writeClaudeConfig writes the global configuration that lets a first run
 // go without a prompt: onboarding done and the session's API key approved,
-// in both places releases have read it from.
-func writeClaudeConfig(home string) error {
+// in both places releases have read it from, with extra's members added.
+func writeClaudeConfig(home string, extra map[string]any) error {
 	key := APIKey[len(APIKey)-20:]
-	cfg, _ := json.Marshal(map[string]any{
+	m := map[string]any{
 		"hasCompletedOnboarding": true,
 		"customApiKeyResponses":  map[string][]string{"approved": {key}, "rejected": {}},
 		"autoUpdates":            false,
-	})
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	cfg, _ := json.Marshal(m)
 	dir := filepath.Join(home, ".claude")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

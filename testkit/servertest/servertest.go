@@ -44,6 +44,10 @@ type Options struct {
 	NoSecretScan bool
 	// BodyCacheBytes is router's Options.BodyCacheBytes (0: the default).
 	BodyCacheBytes int64
+	// Broker carries the events stream's notices between replicas on one
+	// Postgres (postgres.DB.NewBroker); nil: events.LocalBroker, which
+	// tells no other server.
+	Broker server.Broker
 	// Heartbeat and StreamsPerSubject tune the events stream.
 	Heartbeat         time.Duration
 	StreamsPerSubject int
@@ -148,8 +152,8 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	}
 	prom := metrics.New()
 	instrumented := prom.InstrumentStore(store)
-	hub := events.NewHub(instrumented, nil, events.Options{MaxPerSubject: o.StreamsPerSubject})
 	review, _ := store.(server.ReviewStore)
+	hub := events.NewHub(instrumented, o.Broker, events.Options{MaxPerSubject: o.StreamsPerSubject, Review: review})
 	audit, _ := store.(server.AuditLog)
 	svc := server.NewService(instrumented, server.Config{Org: o.Org, Limits: o.Limits, SecretScan: !o.NoSecretScan, Events: hub,
 		Review: review, Audit: audit})
@@ -180,7 +184,12 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	} else {
 		hs.Start()
 	}
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { defer close(hubDone); hub.Run(hubCtx) }()
 	t.Cleanup(func() {
+		stopHub()
+		<-hubDone
 		hub.Close()
 		hs.Close()
 		if closeStore {
