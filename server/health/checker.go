@@ -2,9 +2,7 @@ package health
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,8 +18,8 @@ type Checker struct {
 	// Upkeep gives each repository's settings and its reads (nil: the
 	// defaults, the unused check off).
 	Upkeep server.UpkeepStore
-	// Proposer makes tidy proposals (nil: Propose answers
-	// server.ErrNotImplemented).
+	// Proposer makes tidy proposals (nil: Service, the review of
+	// proposals).
 	Proposer Proposer
 	// Observe, when not nil, is told the count of each kind of every
 	// report made of a team repository (the metrics' gauges).
@@ -29,22 +27,7 @@ type Checker struct {
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 
-	mu     sync.Mutex
-	recent map[string]string // planKey → the proposal made of it
-}
-
-// maxRecent bounds the proposals a Checker remembers.
-const maxRecent = 1000
-
-// planKey names a plan by its repository, base and changes: the same
-// plan of the same version is the same proposal.
-func planKey(p TidyPlan) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%d", p.Repo, p.Base)
-	for _, c := range p.Changes {
-		fmt.Fprintf(&b, "\x00%s\x00%t\x00%s", c.Key, c.Delete, c.Content)
-	}
-	return strconv.FormatUint(hashString(b.String()), 36)
+	mu sync.Mutex // one proposal at a time: a replay on this replica finds the first
 }
 
 // options are the Options of repo.
@@ -132,38 +115,35 @@ func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, sel
 	return Plan(in, Check(in), sel.Kinds), nil
 }
 
-// Propose makes the tidy plan of repo and proposes it for review, as p:
-// one proposal, or none when the plan is empty (id ""), or the one this
-// Checker made of the same plan of the same version (a replay). It never
-// writes the repository itself. Errors: Plan's, server.ErrNotImplemented when
-// the server has no Proposer, the Proposer's.
-func (c *Checker) Propose(ctx context.Context, p server.Principal, repo string, sel Selection) (string, TidyPlan, error) {
+// Propose makes the tidy plan of repo and proposes it for review, as p,
+// through via (the door it was asked through: "rest", "web", "daily",
+// "cli"; the proposal's client says it): one proposal, or none when the
+// plan is empty (id ""), or the open tidy proposal already holding the
+// same plan of the same version (a replay; see Replay). It never writes
+// the repository itself, whatever its review policy. Errors: Plan's,
+// server.ErrNotImplemented when the store keeps no proposals, the
+// Proposer's.
+func (c *Checker) Propose(ctx context.Context, p server.Principal, repo, via string, sel Selection) (string, TidyPlan, error) {
 	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
 		return "", TidyPlan{}, err
-	}
-	if c.Proposer == nil {
-		return "", TidyPlan{}, fmt.Errorf("tidy makes a proposal for review, and this server has no review of proposals: "+
-			"read the plan with dry_run=1 or `teammem-server tidy --dry-run`: %w", server.ErrNotImplemented)
 	}
 	plan, err := c.Plan(ctx, p, repo, sel)
 	if err != nil || plan.Empty() {
 		return "", plan, err
 	}
-	// A replayed request (a resubmitted form, a retried POST) of a plan
-	// this Checker proposed at the same version gets that proposal again.
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := planKey(plan)
-	if id, ok := c.recent[key]; ok {
-		return id, plan, nil
+	id, err := Replay(ctx, c.Service, p, plan)
+	if err != nil || id != "" {
+		return id, plan, err
 	}
-	id, err := c.Proposer.Propose(ctx, p, plan)
+	var proposer Proposer = c.Service
+	if c.Proposer != nil {
+		proposer = c.Proposer
+	}
+	prop, err := proposer.Propose(ctx, p, plan.Repo, plan.ChangeSet(Client+" ("+via+")"))
 	if err != nil {
 		return "", plan, err
 	}
-	if c.recent == nil || len(c.recent) >= maxRecent {
-		c.recent = map[string]string{}
-	}
-	c.recent[key] = id
-	return id, plan, nil
+	return ProposalID(prop.ID), plan, nil
 }
