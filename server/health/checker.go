@@ -120,12 +120,18 @@ func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, sel
 // "cli"; the proposal's client says it): one proposal, or none when the
 // plan is empty (id ""), or the open tidy proposal already holding the
 // same plan of the same version (a replay; see Replay). It never writes
-// the repository itself, whatever its review policy. Errors: Plan's,
+// the repository itself, whatever its review policy. A personal
+// repository, which nobody reviews, is refused (ErrInvalid). Errors: Plan's,
 // server.ErrNotImplemented when the store keeps no proposals, the
 // Proposer's.
 func (c *Checker) Propose(ctx context.Context, p server.Principal, repo, via string, sel Selection) (string, TidyPlan, error) {
-	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
+	canon, err := c.Service.Authorize(p, repo, server.PermWrite)
+	if err != nil {
 		return "", TidyPlan{}, err
+	}
+	if server.IsPersonal(canon) {
+		return "", TidyPlan{}, server.InvalidParameter("repo: a personal repository has no review, so no admin could approve a tidy of it; " +
+			"read the plan with dry_run=1 and make its changes yourself")
 	}
 	plan, err := c.Plan(ctx, p, repo, sel)
 	if err != nil || plan.Empty() {

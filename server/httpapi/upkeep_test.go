@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/postgres"
@@ -253,6 +254,28 @@ func TestTidyRefusals(t *testing.T) {
 	}
 	if open := openProposals(t, ts); len(open) != 0 {
 		t.Errorf("a refused tidy proposed: %+v", open)
+	}
+	personal := server.PersonalRepo("ana", "acme/api")
+	seedPersonal(t, ts, personal)
+	ana := ts.Token("ana", "acme/web:read")
+	r := ts.Do(http.MethodPost, api.PathTidy+"?repo="+personal, ana, nil)
+	if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "personal repository has no review") {
+		t.Errorf("a tidy of the owner's personal repository: %d %s", r.Status, r.Body)
+	}
+	if r := ts.Do(http.MethodPost, api.PathTidy+"?repo="+personal+"&dry_run=1", ana, nil); r.Status != http.StatusOK {
+		t.Errorf("the owner's dry run: %d %s", r.Status, r.Body)
+	}
+}
+
+// seedPersonal writes a duplicate into a personal repository.
+func seedPersonal(t *testing.T, ts *testServer, repo string) {
+	t.Helper()
+	w := server.Write{Repo: repo, Author: "ana", Provenance: server.UnknownProvenance("ana")}
+	for _, k := range []string{"a.md", "b.md"} {
+		w.Puts = append(w.Puts, server.Put{Key: k, Content: "same\n", Checksum: protocol.EntryChecksum([]byte("same\n"))})
+	}
+	if _, err := ts.Store.Apply(context.Background(), w); err != nil {
+		t.Fatal(err)
 	}
 }
 

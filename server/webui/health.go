@@ -16,10 +16,12 @@ import (
 
 // healthView is what the Health page shows.
 type healthView struct {
-	Report   health.Report
-	Kinds    []kindCount
-	CanWrite bool
-	Fixable  int // findings tidy can fix
+	Report health.Report
+	Kinds  []kindCount
+	// CanPropose: the caller may write the repository and it has review
+	// (a personal repository has none): the page shows the buttons.
+	CanPropose bool
+	Fixable    int // findings tidy can fix
 }
 
 // kindCount is one kind and how many findings of it there are.
@@ -36,7 +38,7 @@ func (u *UI) healthPage(r *http.Request, pg *page, repo string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	v := healthView{Report: rep, CanWrite: p.Can(rep.Repo, server.PermWrite)}
+	v := healthView{Report: rep, CanPropose: p.Can(rep.Repo, server.PermWrite) && !server.IsPersonal(rep.Repo)}
 	counts := rep.Count()
 	for _, k := range health.Kinds {
 		v.Kinds = append(v.Kinds, kindCount{Kind: k, N: counts[k]})

@@ -2,12 +2,14 @@ package webui_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/testkit/pgtest"
@@ -128,5 +130,16 @@ func TestUIHealthOtherSubjects(t *testing.T) {
 	}
 	if st, _ := ts.Store.RepoState(context.Background(), "acme/api"); st.Version != 1 {
 		t.Errorf("tidy wrote: version %d", st.Version)
+	}
+	tok := ts.Token("ana", "acme/web:read")
+	ana := ts.browser(t)
+	ana.signIn(tok)
+	own := server.PersonalRepo("ana", "acme/api")
+	body, _ := json.Marshal(api.PutRequest{Entries: messyRepo})
+	if r := ts.Do(http.MethodPut, api.PathTeamMemory+"?repo="+own, tok, body); r.Status != http.StatusOK {
+		t.Fatalf("ana's push: %d %s", r.Status, r.Body)
+	}
+	if pg := ana.get("/ui/r/"+own+"/~health").must(t, http.StatusOK); strings.Contains(pg.Body, "Propose") {
+		t.Errorf("a personal repository, which nobody reviews, has fix buttons:\n%s", pg.Body)
 	}
 }
