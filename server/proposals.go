@@ -94,6 +94,26 @@ type ChangeSet struct {
 	// Amend folds the changes into the caller's open proposal of the
 	// repository, when there is one (see ProposalDraft.Amend).
 	Amend bool
+	// Notes says, by key, why a change is proposed (optional): kept with
+	// the change (ProposedChange.Note) and shown with it.
+	Notes map[string]string
+}
+
+// MaxNoteBytes bounds a proposed change's note.
+const MaxNoteBytes = 300
+
+// checkNotes refuses a note of a key the change set does not change, or
+// one too long or holding a control, format or bidirectional character.
+func (cs ChangeSet) checkNotes() error {
+	for k, n := range cs.Notes {
+		if _, ok := cs.Changes[k]; !ok {
+			return invalidf(ReasonInvalidBody, "a note for %.200q, which the change set does not change", k)
+		}
+		if len(n) > MaxNoteBytes || !displayable(n) {
+			return invalidf(ReasonInvalidBody, "the note of %.200q is over %d bytes or holds a control character", k, MaxNoteBytes)
+		}
+	}
+	return nil
 }
 
 // Propose makes a proposal of cs in repo by p, whatever the repository's
@@ -109,6 +129,9 @@ func (s *Service) Propose(ctx context.Context, p Principal, repo string, cs Chan
 		return Proposal{}, err
 	}
 	if err := cs.Provenance.check(); err != nil {
+		return Proposal{}, err
+	}
+	if err := cs.checkNotes(); err != nil {
 		return Proposal{}, err
 	}
 	changes, err := s.checkChangeSet(ctx, canon, cs)
@@ -151,7 +174,8 @@ func (s *Service) checkChangeSet(ctx context.Context, repo string, cs ChangeSet)
 			return nil, err
 		}
 		if cur.absent || cur.text != put.Content {
-			changes = append(changes, ProposedChange{Key: put.Key, Content: put.Content, Checksum: put.Checksum, Base: cur.text, BaseAbsent: cur.absent})
+			changes = append(changes, ProposedChange{Key: put.Key, Content: put.Content, Checksum: put.Checksum, Base: cur.text,
+				BaseAbsent: cur.absent, Note: cs.Notes[put.Key]})
 		}
 	}
 	for _, k := range deletes {
@@ -160,7 +184,7 @@ func (s *Service) checkChangeSet(ctx context.Context, repo string, cs ChangeSet)
 			return nil, err
 		}
 		if !cur.absent {
-			changes = append(changes, ProposedChange{Key: k, Delete: true, Checksum: entryChecksum(cur.text), Base: cur.text})
+			changes = append(changes, ProposedChange{Key: k, Delete: true, Checksum: entryChecksum(cur.text), Base: cur.text, Note: cs.Notes[k]})
 		}
 	}
 	if len(changes) == 0 {

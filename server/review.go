@@ -66,6 +66,9 @@ type ProposedChange struct {
 	// an approval after the key moved merges from it.
 	Base       string
 	BaseAbsent bool
+	// Note says why the change is proposed ("folded into pool.md"), ""
+	// when its author said nothing; at most MaxNoteBytes of text.
+	Note string
 }
 
 // Op is the revision the change writes: a put, or a delete.

@@ -54,6 +54,11 @@ func TestTidyThroughReviewOnStores(t *testing.T) {
 			prop.Provenance.Credential != "token:w1" || len(prop.Changes) != len(plan.Changes) {
 			t.Fatalf("proposal %+v", prop.Proposal)
 		}
+		for _, c := range prop.Changes {
+			if want := map[string]string{"pool-copy.md": "folded into pool.md"}[c.Key]; want != "" && c.Note != want {
+				t.Errorf("the note of %s: %q, want %q", c.Key, c.Note, want)
+			}
+		}
 		replica := &health.Checker{Service: server.NewService(s, server.Config{Review: s.(server.ReviewStore)})}
 		for _, c := range []*health.Checker{checker, replica} {
 			if again, _, err := c.Propose(ctx, admin, repo, "web", health.Selection{}); err != nil || again != id {
@@ -80,8 +85,9 @@ func TestTidyThroughReviewOnStores(t *testing.T) {
 }
 
 // checkFolded checks that pool-copy.md, folded by the approved proposal
-// n, is a tombstone written by it whose old text its history holds, and
-// that restoring that text brings the key back.
+// n (whose change of it names its successor), is a tombstone written by
+// it whose old text its history holds, and that restoring that text
+// brings the key back.
 func checkFolded(t *testing.T, svc *server.Service, repo string, files map[string]string, n int64) {
 	t.Helper()
 	ctx := context.Background()

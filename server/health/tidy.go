@@ -66,12 +66,16 @@ type Proposer interface {
 }
 
 // ChangeSet is the plan as a change set to propose, against its base
-// version, with the provenance of a tidy: the consolidation surface and
-// client, the asker being the principal that proposes it.
+// version, with the provenance of a tidy (the consolidation surface and
+// client, the asker being the principal that proposes it) and each
+// change's note.
 func (p TidyPlan) ChangeSet(client string) server.ChangeSet {
 	cs := server.ChangeSet{Changes: make(map[string]*string, len(p.Changes)), BaseVersion: p.Base,
-		Provenance: server.Provenance{Surface: server.SurfaceConsolidation, Client: client}}
+		Provenance: server.Provenance{Surface: server.SurfaceConsolidation, Client: client}, Notes: map[string]string{}}
 	for _, c := range p.Changes {
+		if c.Note != "" {
+			cs.Notes[c.Key] = server.CleanClient(c.Note) // fit to show, cut at 200 bytes
+		}
 		if c.Delete {
 			cs.Changes[c.Key] = nil
 		} else {

@@ -177,6 +177,11 @@ func TestTidyProposes(t *testing.T) {
 		if n := len(openProposals(t, ts)); n != 1 {
 			t.Errorf("%d open proposals after the replays and the dry run; want 1", n)
 		}
+		detail := servertest.Decode[api.ProposalDetail](t, ts.Do(http.MethodGet, api.PathProposals+"/"+res.Proposal, writer, nil))
+		if i := slices.IndexFunc(detail.Changes, func(c api.ProposalChange) bool { return c.Key == "pool-2.md" }); i < 0 ||
+			detail.Changes[i].Note != "folded into pool.md" || detail.Changes[i].Content != nil {
+			t.Errorf("the proposal's changes: %+v", detail.Changes)
+		}
 		approve := api.PathProposals + "/" + res.Proposal + "/approve"
 		if r := ts.Do(http.MethodPost, approve, writer, []byte("{}")); r.Status != http.StatusForbidden {
 			t.Errorf("the writer approved its own tidy: %d %s", r.Status, r.Body)

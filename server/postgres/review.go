@@ -95,10 +95,10 @@ func saveProposal(ctx context.Context, tx pgx.Tx, d server.ProposalDraft, prov s
 		if !c.BaseAbsent {
 			base = &c.Base
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
-			checksum = excluded.checksum, base = excluded.base, content = excluded.content`,
-			id, c.Key, string(c.Op()), c.Checksum, base, c.Content); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content, note)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
+			checksum = excluded.checksum, base = excluded.base, content = excluded.content, note = excluded.note`,
+			id, c.Key, string(c.Op()), c.Checksum, base, c.Content, c.Note); err != nil {
 			return 0, false, err
 		}
 	}
@@ -112,7 +112,7 @@ type querier interface {
 }
 
 func readChanges(ctx context.Context, q querier, id int64) ([]server.ProposedChange, error) {
-	rows, err := q.Query(ctx, `SELECT key, op, checksum, base, content FROM proposal_changes WHERE proposal = $1 ORDER BY key`, id)
+	rows, err := q.Query(ctx, `SELECT key, op, checksum, base, content, note FROM proposal_changes WHERE proposal = $1 ORDER BY key`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func readChanges(ctx context.Context, q querier, id int64) ([]server.ProposedCha
 		var c server.ProposedChange
 		var op string
 		var base *string
-		err := row.Scan(&c.Key, &op, &c.Checksum, &base, &c.Content)
+		err := row.Scan(&c.Key, &op, &c.Checksum, &base, &c.Content, &c.Note)
 		c.Delete, c.BaseAbsent = op == string(server.OpDelete), base == nil
 		if base != nil {
 			c.Base = *base

@@ -85,10 +85,10 @@ func saveProposal(ctx context.Context, tx *sql.Tx, d server.ProposalDraft, prov 
 		}
 	}
 	for _, c := range changes {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
-			checksum = excluded.checksum, base = excluded.base, content = excluded.content`,
-			id, c.Key, string(c.Op()), c.Checksum, baseOf(c), c.Content); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content, note)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
+			checksum = excluded.checksum, base = excluded.base, content = excluded.content, note = excluded.note`,
+			id, c.Key, string(c.Op()), c.Checksum, baseOf(c), c.Content, c.Note); err != nil {
 			return 0, false, wrap("save proposed change", err)
 		}
 	}
@@ -106,7 +106,7 @@ type querier interface {
 }
 
 func readChanges(ctx context.Context, q querier, id int64) ([]server.ProposedChange, error) {
-	rows, err := q.QueryContext(ctx, `SELECT key, op, checksum, base, content FROM proposal_changes WHERE proposal = ? ORDER BY key`, id)
+	rows, err := q.QueryContext(ctx, `SELECT key, op, checksum, base, content, note FROM proposal_changes WHERE proposal = ? ORDER BY key`, id)
 	if err != nil {
 		return nil, wrap("read proposed changes", err)
 	}
@@ -116,7 +116,7 @@ func readChanges(ctx context.Context, q querier, id int64) ([]server.ProposedCha
 		var c server.ProposedChange
 		var op string
 		var base sql.NullString
-		if err := rows.Scan(&c.Key, &op, &c.Checksum, &base, &c.Content); err != nil {
+		if err := rows.Scan(&c.Key, &op, &c.Checksum, &base, &c.Content, &c.Note); err != nil {
 			return nil, wrap("read proposed changes", err)
 		}
 		c.Delete, c.Base, c.BaseAbsent = op == string(server.OpDelete), base.String, !base.Valid

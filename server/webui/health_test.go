@@ -125,8 +125,12 @@ func TestUIHealthOtherSubjects(t *testing.T) {
 		t.Errorf("another repository's admin proposed: %d", n)
 	}
 	res := w.post("/ui/r/acme/api/~tidy", url.Values{"csrf": {pg.csrf(t)}}).must(t, http.StatusOK)
-	if n := len(openTidies(t, ts)); n != 1 || !strings.Contains(res.Body, "waits for an admin's review") {
-		t.Errorf("%d open proposals; page:\n%s", n, res.Body)
+	props := openTidies(t, ts)
+	if len(props) != 1 || !strings.Contains(res.Body, "waits for an admin's review") {
+		t.Fatalf("%d open proposals; page:\n%s", len(props), res.Body)
+	}
+	if prop := w.get(fmt.Sprintf("/ui/proposals/%d", props[0].ID)).must(t, http.StatusOK); !strings.Contains(prop.Body, `<p class="note">folded into pool.md</p>`) {
+		t.Errorf("the proposal's page does not say pool-2.md was folded into pool.md:\n%s", prop.Body)
 	}
 	if st, _ := ts.Store.RepoState(context.Background(), "acme/api"); st.Version != 1 {
 		t.Errorf("tidy wrote: version %d", st.Version)

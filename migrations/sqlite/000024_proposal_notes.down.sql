@@ -1,0 +1,1 @@
+ALTER TABLE proposal_changes DROP COLUMN note;
