@@ -145,7 +145,7 @@ func (s *Service) Propose(ctx context.Context, p Principal, repo string, cs Chan
 		}
 	}
 	return s.saveProposal(ctx, ProposalDraft{Repo: canon, BaseVersion: base, Changes: changes,
-		Provenance: cs.Provenance.stamp(p), At: s.cfg.Now().UTC(), Amend: cs.Amend})
+		Provenance: cs.Provenance.stamp(p), At: s.cfg.Now().UTC(), Amend: cs.Amend, Whole: !cs.Amend})
 }
 
 // checkChangeSet checks a change set's entries and reads the text each

@@ -115,10 +115,14 @@ type ProposalDraft struct {
 	Provenance  Provenance       // the author's; Subject is the author
 	At          time.Time
 	// Amend folds the draft into the author's newest open proposal of the
-	// repository, when there is one: each key's change replaces the one
-	// it held (keeping the base it was first proposed against). Without
-	// it the draft is always a new proposal.
+	// repository that is not Whole, when there is one: each key's change
+	// replaces the one it held (keeping the base it was first proposed
+	// against). Without it the draft is always a new proposal.
 	Amend bool
+	// Whole marks a change set proposed as a whole (Service.Propose: a
+	// tidy, a tool's): no later draft with Amend folds into it, so an
+	// author's pushes never mix into it.
+	Whole bool
 }
 
 // ProposalDecision moves a proposal from one state to another.

@@ -68,7 +68,7 @@ func saveProposal(ctx context.Context, tx pgx.Tx, d server.ProposalDraft, prov s
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))`, d.Repo, d.Provenance.Subject); err != nil {
 			return 0, false, err
 		}
-		err := tx.QueryRow(ctx, `SELECT id FROM proposals WHERE repo = $1 AND author = $2 AND state = 'open'
+		err := tx.QueryRow(ctx, `SELECT id FROM proposals WHERE repo = $1 AND author = $2 AND state = 'open' AND NOT whole
 			ORDER BY id DESC LIMIT 1`, d.Repo, d.Provenance.Subject).Scan(&id)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return 0, false, err
@@ -86,8 +86,8 @@ func saveProposal(ctx context.Context, tx pgx.Tx, d server.ProposalDraft, prov s
 			prov, d.BaseVersion, d.At, id); err != nil {
 			return 0, false, err
 		}
-	} else if err := tx.QueryRow(ctx, `INSERT INTO proposals (repo, state, author, provenance, base_version, created_at, updated_at)
-		VALUES ($1, 'open', $2, $3, $4, $5, $5) RETURNING id`, d.Repo, d.Provenance.Subject, prov, d.BaseVersion, d.At).Scan(&id); err != nil {
+	} else if err := tx.QueryRow(ctx, `INSERT INTO proposals (repo, state, author, provenance, base_version, created_at, updated_at, whole)
+		VALUES ($1, 'open', $2, $3, $4, $5, $5, $6) RETURNING id`, d.Repo, d.Provenance.Subject, prov, d.BaseVersion, d.At, d.Whole).Scan(&id); err != nil {
 		return 0, false, err
 	}
 	for _, c := range changes {

@@ -57,7 +57,7 @@ func saveProposal(ctx context.Context, tx *sql.Tx, d server.ProposalDraft, prov 
 	var id int64
 	changes := d.Changes
 	if d.Amend {
-		err := tx.QueryRowContext(ctx, `SELECT id FROM proposals WHERE repo = ? AND author = ? AND state = 'open'
+		err := tx.QueryRowContext(ctx, `SELECT id FROM proposals WHERE repo = ? AND author = ? AND state = 'open' AND whole = 0
 			ORDER BY id DESC LIMIT 1`, d.Repo, d.Provenance.Subject).Scan(&id)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, false, wrap("find open proposal", err)
@@ -77,9 +77,9 @@ func saveProposal(ctx context.Context, tx *sql.Tx, d server.ProposalDraft, prov 
 			return 0, false, wrap("amend proposal", err)
 		}
 	} else {
-		err := tx.QueryRowContext(ctx, `INSERT INTO proposals (repo, state, author, provenance, base_version, created_at, updated_at)
-			VALUES (?, 'open', ?, ?, ?, ?, ?) RETURNING id`, d.Repo, d.Provenance.Subject, prov, d.BaseVersion,
-			micros(d.At), micros(d.At)).Scan(&id)
+		err := tx.QueryRowContext(ctx, `INSERT INTO proposals (repo, state, author, provenance, base_version, created_at, updated_at, whole)
+			VALUES (?, 'open', ?, ?, ?, ?, ?, ?) RETURNING id`, d.Repo, d.Provenance.Subject, prov, d.BaseVersion,
+			micros(d.At), micros(d.At), d.Whole).Scan(&id)
 		if err != nil {
 			return 0, false, wrap("save proposal", err)
 		}

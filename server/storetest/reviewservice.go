@@ -171,6 +171,15 @@ func testReviewApprove(t *testing.T, s server.Store) {
 	if v, err := r.svc.Proposal(context.Background(), r.admin, tidy.ID); err != nil || v.Changes[0].Note != "folded into a.md" || v.Changes[1].Note != "" {
 		t.Errorf("the notes kept: %+v, %v", v.Changes, err)
 	}
+	// A push of the author's never folds into a change set proposed
+	// whole: it goes to the author's proposal of pushes.
+	if res := r.put(r.bob, contents{"later.md": "l\n"}); res.Proposal == nil || res.Proposal.ID == tidy.ID {
+		t.Errorf("bob's push went to %+v; want a proposal other than the change set #%d", res.Proposal, tidy.ID)
+	}
+	if v, _ := r.svc.Proposal(context.Background(), r.admin, tidy.ID); !slices.Equal(v.Keys(), []string{"b.md", "t.md"}) ||
+		v.Provenance.Surface != server.SurfaceAgent {
+		t.Errorf("the change set after bob's push: %v by %+v", v.Keys(), v.Provenance)
+	}
 	if _, err := r.decide(r.admin, tidy.ID, server.DecideApprove, ""); err != nil {
 		t.Fatal(err)
 	}
