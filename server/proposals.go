@@ -32,6 +32,10 @@ func (s *Service) recordReview(ctx context.Context, act ReviewAct) {
 	}
 }
 
+// KeepsProposals reports whether the Service has a ReviewStore to keep
+// proposals in.
+func (s *Service) KeepsProposals() bool { return s.cfg.Review != nil }
+
 // reviewStore returns the ReviewStore, or ErrUnavailable without one.
 func (s *Service) reviewStore() (ReviewStore, error) {
 	if s.cfg.Review == nil {
@@ -120,7 +124,10 @@ func (cs ChangeSet) checkNotes() error {
 // policy: the way a tool proposes a change set for review. Each key and
 // content is checked as a push's is, and any that would be left out
 // refuses the whole set (ErrInvalid naming it); a change equal to the
-// key's current text is dropped. Errors: invalid repo, ErrForbidden (write
+// key's current text is dropped. Without cs.Amend the change set is
+// proposed whole (ProposalDraft.Whole): the author's pushes never amend
+// it, and while it is open the same change set over the same version is
+// answered that proposal, not a second one. Errors: invalid repo, ErrForbidden (write
 // needed), ErrInvalid (a bad entry, nothing left to propose),
 // ErrUnavailable without a ReviewStore, the store's.
 func (s *Service) Propose(ctx context.Context, p Principal, repo string, cs ChangeSet) (Proposal, error) {

@@ -2,9 +2,10 @@ package health
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/teammem/teammem/server"
@@ -26,8 +27,6 @@ type Checker struct {
 	Observe func(repo string, counts map[string]int)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-
-	mu sync.Mutex // one proposal at a time: a replay on this replica finds the first
 }
 
 // options are the Options of repo.
@@ -115,13 +114,22 @@ func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, sel
 	return Plan(in, Check(in), sel.Kinds), nil
 }
 
+// Client is what a tidy proposal's provenance names as its client,
+// followed by the door it was asked through.
+const Client = "teammem tidy"
+
+// ProposalID is a proposal's id as tidy answers it.
+func ProposalID(id int64) string { return strconv.FormatInt(id, 10) }
+
 // Propose makes the tidy plan of repo and proposes it for review, as p,
 // through via (the door it was asked through: "rest", "web", "daily",
 // "cli"; the proposal's client says it): one proposal, or none when the
-// plan is empty (id ""), or the open tidy proposal already holding the
-// same plan of the same version (a replay; see Replay). It never writes
-// the repository itself, whatever its review policy. A personal
-// repository, which nobody reviews, is refused (ErrInvalid). Errors: Plan's,
+// plan is empty (id ""). It never writes the repository itself, whatever
+// its review policy. The plan is a change set proposed whole: while an
+// open proposal holds the same plan over the same version, proposing it
+// again (a resubmitted form, a retried request, on any replica) answers
+// that proposal (see server.ProposalDraft.Whole). A personal repository,
+// which nobody reviews, is refused (ErrInvalid). Errors: Plan's,
 // server.ErrNotImplemented when the store keeps no proposals, the
 // Proposer's.
 func (c *Checker) Propose(ctx context.Context, p server.Principal, repo, via string, sel Selection) (string, TidyPlan, error) {
@@ -133,19 +141,16 @@ func (c *Checker) Propose(ctx context.Context, p server.Principal, repo, via str
 		return "", TidyPlan{}, server.InvalidParameter("repo: a personal repository has no review, so no admin could approve a tidy of it; " +
 			"read the plan with dry_run=1 and make its changes yourself")
 	}
-	plan, err := c.Plan(ctx, p, repo, sel)
-	if err != nil || plan.Empty() {
-		return "", plan, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	id, err := Replay(ctx, c.Service, p, plan)
-	if err != nil || id != "" {
-		return id, plan, err
-	}
 	var proposer Proposer = c.Service
 	if c.Proposer != nil {
 		proposer = c.Proposer
+	} else if !c.Service.KeepsProposals() {
+		return "", TidyPlan{}, fmt.Errorf("tidy makes a proposal for review, and this server keeps no proposals: "+
+			"read the plan with dry_run=1 or `teammem-server tidy --dry-run`: %w", server.ErrNotImplemented)
+	}
+	plan, err := c.Plan(ctx, p, repo, sel)
+	if err != nil || plan.Empty() {
+		return "", plan, err
 	}
 	prop, err := proposer.Propose(ctx, p, plan.Repo, plan.ChangeSet(Client+" ("+via+")"))
 	if err != nil {

@@ -64,6 +64,12 @@ func (db *DB) SaveProposal(ctx context.Context, d server.ProposalDraft) (server.
 func saveProposal(ctx context.Context, tx pgx.Tx, d server.ProposalDraft, prov string) (int64, bool, error) {
 	var id int64
 	changes := d.Changes
+	if d.Whole {
+		same, err := sameWhole(ctx, tx, d)
+		if err != nil || same != 0 {
+			return same, false, err
+		}
+	}
 	if d.Amend {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))`, d.Repo, d.Provenance.Subject); err != nil {
 			return 0, false, err
@@ -103,6 +109,35 @@ func saveProposal(ctx context.Context, tx pgx.Tx, d server.ProposalDraft, prov s
 		}
 	}
 	return id, true, nil
+}
+
+// sameWhole returns the open whole proposal holding d's changes over its
+// base version (see server.ProposalDraft.Whole), 0 when there is none. An
+// advisory lock on the repository's whole proposals keeps two replicas
+// from each making one of the same change set.
+func sameWhole(ctx context.Context, tx pgx.Tx, d server.ProposalDraft) (int64, error) {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1), hashtext('whole proposals'))`, d.Repo); err != nil {
+		return 0, err
+	}
+	rows, err := tx.Query(ctx, `SELECT id FROM proposals WHERE repo = $1 AND state = 'open' AND whole
+		AND base_version = $2 ORDER BY id DESC LIMIT $3`, d.Repo, d.BaseVersion, server.MaxSameWhole)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		held, err := readChanges(ctx, tx, id)
+		if err != nil {
+			return 0, err
+		}
+		if server.SameChanges(held, d.Changes) {
+			return id, nil
+		}
+	}
+	return 0, nil
 }
 
 // querier is what reads run on: the pool or a transaction.

@@ -56,6 +56,12 @@ func (db *DB) SaveProposal(ctx context.Context, d server.ProposalDraft) (server.
 func saveProposal(ctx context.Context, tx *sql.Tx, d server.ProposalDraft, prov string) (int64, bool, error) {
 	var id int64
 	changes := d.Changes
+	if d.Whole {
+		same, err := sameWhole(ctx, tx, d)
+		if err != nil || same != 0 {
+			return same, false, err
+		}
+	}
 	if d.Amend {
 		err := tx.QueryRowContext(ctx, `SELECT id FROM proposals WHERE repo = ? AND author = ? AND state = 'open' AND whole = 0
 			ORDER BY id DESC LIMIT 1`, d.Repo, d.Provenance.Subject).Scan(&id)
@@ -93,6 +99,41 @@ func saveProposal(ctx context.Context, tx *sql.Tx, d server.ProposalDraft, prov 
 		}
 	}
 	return id, true, nil
+}
+
+// sameWhole returns the open whole proposal holding d's changes over its
+// base version (see server.ProposalDraft.Whole), 0 when there is none.
+// The write transaction is the store's one writer: no other can make one
+// meanwhile.
+func sameWhole(ctx context.Context, tx *sql.Tx, d server.ProposalDraft) (int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM proposals WHERE repo = ? AND state = 'open' AND whole = 1
+		AND base_version = ? ORDER BY id DESC LIMIT ?`, d.Repo, d.BaseVersion, server.MaxSameWhole)
+	if err != nil {
+		return 0, wrap("find the same proposal", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, wrap("find the same proposal", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, wrap("find the same proposal", err)
+	}
+	for _, id := range ids {
+		held, err := readChanges(ctx, tx, id)
+		if err != nil {
+			return 0, err
+		}
+		if server.SameChanges(held, d.Changes) {
+			return id, nil
+		}
+	}
+	return 0, nil
 }
 
 func baseOf(c server.ProposedChange) sql.NullString {
