@@ -233,6 +233,21 @@ func SameChanges(a, b []ProposedChange) bool {
 	return true
 }
 
+// SameProposal returns the first of ids whose changes, as read reads
+// them, are draft's (SameChanges); 0 when none is. Errors: read's.
+func SameProposal(ids []int64, draft []ProposedChange, read func(id int64) ([]ProposedChange, error)) (int64, error) {
+	for _, id := range ids {
+		held, err := read(id)
+		if err != nil {
+			return 0, err
+		}
+		if SameChanges(held, draft) {
+			return id, nil
+		}
+	}
+	return 0, nil
+}
+
 // MaxSameWhole bounds the open whole proposals of a repository over one
 // version a store compares a new whole draft with.
 const MaxSameWhole = 20

@@ -128,16 +128,7 @@ func sameWhole(ctx context.Context, tx pgx.Tx, d server.ProposalDraft) (int64, e
 	if err != nil {
 		return 0, err
 	}
-	for _, id := range ids {
-		held, err := readChanges(ctx, tx, id)
-		if err != nil {
-			return 0, err
-		}
-		if server.SameChanges(held, d.Changes) {
-			return id, nil
-		}
-	}
-	return 0, nil
+	return server.SameProposal(ids, d.Changes, func(id int64) ([]server.ProposedChange, error) { return readChanges(ctx, tx, id) })
 }
 
 // querier is what reads run on: the pool or a transaction.

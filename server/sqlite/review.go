@@ -124,16 +124,7 @@ func sameWhole(ctx context.Context, tx *sql.Tx, d server.ProposalDraft) (int64, 
 	if err := rows.Err(); err != nil {
 		return 0, wrap("find the same proposal", err)
 	}
-	for _, id := range ids {
-		held, err := readChanges(ctx, tx, id)
-		if err != nil {
-			return 0, err
-		}
-		if server.SameChanges(held, d.Changes) {
-			return id, nil
-		}
-	}
-	return 0, nil
+	return server.SameProposal(ids, d.Changes, func(id int64) ([]server.ProposedChange, error) { return readChanges(ctx, tx, id) })
 }
 
 func baseOf(c server.ProposedChange) sql.NullString {
