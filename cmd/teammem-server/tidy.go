@@ -23,7 +23,7 @@ func runTidy(ctx context.Context, args []string, e env) error {
 	fs := newFlagSet("tidy", "teammem-server tidy --repo SLUG [--kinds K,K] [--dry-run] [--data-dir DIR | --database-url URL]", e.stderr)
 	fs.StringVar(&repo, "repo", "", "the repository `SLUG` to tidy")
 	fs.StringVar(&kinds, "kinds", "", "the `KINDS` to fix, comma-separated (default every kind tidy fixes: "+strings.Join(health.Fixable, ", ")+")")
-	fs.BoolVar(&dry, "dry-run", false, "print the findings and the plan; propose nothing")
+	fs.BoolVar(&dry, "dry-run", false, "print the findings and the plan; propose nothing (without it the plan is proposed for review, never written)")
 	storeFlags(fs, &dataDir, &databaseURL)
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
