@@ -221,7 +221,8 @@ type Provenance struct {
 	// "unknown".
 	Credential string `json:"credential"`
 	// Surface is one of "agent", "mcp", "rest", "web", "seed",
-	// "restore", "unknown".
+	// "restore", "consolidation" (an agent's consolidation, a tidy's
+	// proposal), "unknown".
 	Surface string `json:"surface"`
 	Client  string `json:"client,omitempty"`
 	Machine string `json:"machine,omitempty"`

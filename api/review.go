@@ -80,6 +80,9 @@ type ProposalChange struct {
 	Content *string `json:"content"`
 	Current *string `json:"current"`
 	Diff    string  `json:"diff"`
+	// Note says why the change is proposed, when its author said (a
+	// tidy's "folded into pool.md").
+	Note string `json:"note,omitempty"`
 }
 
 // DecisionRequest is the body of POST /api/v1/proposals/{id}/approve,

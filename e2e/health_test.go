@@ -9,6 +9,10 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/client"
+	"github.com/teammem/teammem/testkit/gittest"
+	"github.com/teammem/teammem/testkit/pgtest"
+	"github.com/teammem/teammem/testkit/proctest"
 )
 
 // messyMemory is a repository with a finding of most kinds: a duplicate,
@@ -42,8 +46,8 @@ func messyMemory() map[string]string {
 
 // TestHealthPageInBrowser: the Health page of a messy repository in
 // headless Chromium against the real server: every finding with its fix,
-// a button per fixable finding, and the server's answer to one (no review
-// of proposals yet: 501, nothing written). It saves screenshots.
+// a button per fixable finding, and the server's answer to one (a
+// proposal waiting for review, nothing written). It saves screenshots.
 func TestHealthPageInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	a := startAuthServer(t)
@@ -67,11 +71,64 @@ func TestHealthPageInBrowser(t *testing.T) {
 	}
 	b.screenshot("health")
 	st := b.click(`form.inline button[type=submit]`)
-	if st != 501 || !strings.Contains(b.text(), "no review of proposals") {
+	if st != 200 || !strings.Contains(b.text(), "waits for an admin's review") {
 		t.Errorf("propose fix: %d\n%s", st, b.text())
 	}
-	b.screenshot("health-propose-no-review")
+	b.screenshot("health-proposed")
 	if v := a.entries("acme/messy"); len(v) != len(messyMemory()) {
 		t.Errorf("proposing wrote: %d entries", len(v))
+	}
+}
+
+// tidyCommand runs the real `teammem-server tidy --repo repo` on the
+// database at url and returns what it printed.
+func tidyCommand(t *testing.T, url string) string {
+	t.Helper()
+	cmd := proctest.Command(t, serverBin, "tidy", "--repo", repo, "--database-url", url)
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("tidy: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// TestTidyCommandThroughReview: `teammem-server tidy --repo` beside a
+// running server on Postgres proposes a fix of a duplicate and a dangling
+// line, writing nothing; an admin approves it through the REST API; a
+// writer's agent folder converges on the tidy repository, and tidy then
+// proposes nothing.
+func TestTidyCommandThroughReview(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	srv := startAuthServer(t, "--database-url", url, "--migrate")
+	untidy := map[string]string{
+		"MEMORY.md": "- [Pool](pool.md) — pgbouncer\n- [Gone](gone.md) — deleted\n",
+		"pool.md":   "Use PgBouncer in transaction mode.\n",
+		"pool-2.md": "use pgbouncer in  transaction mode.\n",
+	}
+	if _, err := srv.api.Put(ctx, repo, api.PutRequest{Entries: untidy}, ""); err != nil {
+		t.Fatal(err)
+	}
+	co, _ := gittest.NewCheckout(t, "git@github.com:"+repo+".git")
+	a := startAgentAs(t, srv, srv.token(t, "wes", repo+":write"), t.TempDir(), co)
+	waitFile(t, a.dir, "pool-2.md", untidy["pool-2.md"])
+	if out := tidyCommand(t, url); !strings.Contains(out, "proposal #1: 2 changes over version 1") {
+		t.Fatalf("tidy printed:\n%s", out)
+	}
+	open, err := srv.api.Proposals(ctx, client.ProposalOptions{Repo: repo, State: "open"})
+	if err != nil || len(open.Proposals) != 1 || open.Proposals[0].Provenance == nil || open.Proposals[0].Provenance.Surface != "consolidation" {
+		t.Fatalf("open proposals %+v, %v", open, err)
+	}
+	if got := srv.entries(repo); len(got) != len(untidy) {
+		t.Fatalf("tidy wrote: %d entries", len(got))
+	}
+	if _, err := srv.api.Decide(ctx, open.Proposals[0].ID, "approve", ""); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, a.dir, "pool-2.md", absent)
+	waitFile(t, a.dir, "MEMORY.md", "- [Pool](pool.md) — pgbouncer\n")
+	if out := tidyCommand(t, url); !strings.Contains(out, "nothing to tidy in "+repo) {
+		t.Errorf("tidy after the approval printed:\n%s", out)
 	}
 }

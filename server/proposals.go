@@ -32,6 +32,10 @@ func (s *Service) recordReview(ctx context.Context, act ReviewAct) {
 	}
 }
 
+// KeepsProposals reports whether the Service has a ReviewStore to keep
+// proposals in.
+func (s *Service) KeepsProposals() bool { return s.cfg.Review != nil }
+
 // reviewStore returns the ReviewStore, or ErrUnavailable without one.
 func (s *Service) reviewStore() (ReviewStore, error) {
 	if s.cfg.Review == nil {
@@ -94,13 +98,36 @@ type ChangeSet struct {
 	// Amend folds the changes into the caller's open proposal of the
 	// repository, when there is one (see ProposalDraft.Amend).
 	Amend bool
+	// Notes says, by key, why a change is proposed (optional): kept with
+	// the change (ProposedChange.Note) and shown with it.
+	Notes map[string]string
+}
+
+// MaxNoteBytes bounds a proposed change's note.
+const MaxNoteBytes = 300
+
+// checkNotes refuses a note of a key the change set does not change, or
+// one too long or holding a control, format or bidirectional character.
+func (cs ChangeSet) checkNotes() error {
+	for k, n := range cs.Notes {
+		if _, ok := cs.Changes[k]; !ok {
+			return invalidf(ReasonInvalidBody, "a note for %.200q, which the change set does not change", k)
+		}
+		if len(n) > MaxNoteBytes || !displayable(n) {
+			return invalidf(ReasonInvalidBody, "the note of %.200q is over %d bytes or holds a control character", k, MaxNoteBytes)
+		}
+	}
+	return nil
 }
 
 // Propose makes a proposal of cs in repo by p, whatever the repository's
 // policy: the way a tool proposes a change set for review. Each key and
 // content is checked as a push's is, and any that would be left out
 // refuses the whole set (ErrInvalid naming it); a change equal to the
-// key's current text is dropped. Errors: invalid repo, ErrForbidden (write
+// key's current text is dropped. Without cs.Amend the change set is
+// proposed whole (ProposalDraft.Whole): the author's pushes never amend
+// it, and while it is open the same change set over the same version is
+// answered that proposal, not a second one. Errors: invalid repo, ErrForbidden (write
 // needed), ErrInvalid (a bad entry, nothing left to propose),
 // ErrUnavailable without a ReviewStore, the store's.
 func (s *Service) Propose(ctx context.Context, p Principal, repo string, cs ChangeSet) (Proposal, error) {
@@ -109,6 +136,9 @@ func (s *Service) Propose(ctx context.Context, p Principal, repo string, cs Chan
 		return Proposal{}, err
 	}
 	if err := cs.Provenance.check(); err != nil {
+		return Proposal{}, err
+	}
+	if err := cs.checkNotes(); err != nil {
 		return Proposal{}, err
 	}
 	changes, err := s.checkChangeSet(ctx, canon, cs)
@@ -122,7 +152,7 @@ func (s *Service) Propose(ctx context.Context, p Principal, repo string, cs Chan
 		}
 	}
 	return s.saveProposal(ctx, ProposalDraft{Repo: canon, BaseVersion: base, Changes: changes,
-		Provenance: cs.Provenance.stamp(p), At: s.cfg.Now().UTC(), Amend: cs.Amend})
+		Provenance: cs.Provenance.stamp(p), At: s.cfg.Now().UTC(), Amend: cs.Amend, Whole: !cs.Amend})
 }
 
 // checkChangeSet checks a change set's entries and reads the text each
@@ -151,7 +181,8 @@ func (s *Service) checkChangeSet(ctx context.Context, repo string, cs ChangeSet)
 			return nil, err
 		}
 		if cur.absent || cur.text != put.Content {
-			changes = append(changes, ProposedChange{Key: put.Key, Content: put.Content, Checksum: put.Checksum, Base: cur.text, BaseAbsent: cur.absent})
+			changes = append(changes, ProposedChange{Key: put.Key, Content: put.Content, Checksum: put.Checksum, Base: cur.text,
+				BaseAbsent: cur.absent, Note: cs.Notes[put.Key]})
 		}
 	}
 	for _, k := range deletes {
@@ -160,7 +191,7 @@ func (s *Service) checkChangeSet(ctx context.Context, repo string, cs ChangeSet)
 			return nil, err
 		}
 		if !cur.absent {
-			changes = append(changes, ProposedChange{Key: k, Delete: true, Checksum: entryChecksum(cur.text), Base: cur.text})
+			changes = append(changes, ProposedChange{Key: k, Delete: true, Checksum: entryChecksum(cur.text), Base: cur.text, Note: cs.Notes[k]})
 		}
 	}
 	if len(changes) == 0 {

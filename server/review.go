@@ -66,6 +66,9 @@ type ProposedChange struct {
 	// an approval after the key moved merges from it.
 	Base       string
 	BaseAbsent bool
+	// Note says why the change is proposed ("folded into pool.md"), ""
+	// when its author said nothing; at most MaxNoteBytes of text.
+	Note string
 }
 
 // Op is the revision the change writes: a put, or a delete.
@@ -112,10 +115,18 @@ type ProposalDraft struct {
 	Provenance  Provenance       // the author's; Subject is the author
 	At          time.Time
 	// Amend folds the draft into the author's newest open proposal of the
-	// repository, when there is one: each key's change replaces the one
-	// it held (keeping the base it was first proposed against). Without
-	// it the draft is always a new proposal.
+	// repository that is not Whole, when there is one: each key's change
+	// replaces the one it held (keeping the base it was first proposed
+	// against). Without it the draft is always a new proposal.
 	Amend bool
+	// Whole marks a change set proposed as a whole (Service.Propose: a
+	// tidy, a tool's): no later draft with Amend folds into it, so an
+	// author's pushes never mix into it. A whole draft whose changes are
+	// those of an open whole proposal of the repository made over the
+	// same BaseVersion (SameChanges; among the newest MaxSameWhole) is
+	// that proposal, unchanged: a replayed request, or the same tool on
+	// another replica, makes no second one.
+	Whole bool
 }
 
 // ProposalDecision moves a proposal from one state to another.
@@ -149,9 +160,11 @@ type ReviewStore interface {
 	// SetReviewPolicy records repo's policy.
 	SetReviewPolicy(ctx context.Context, repo string, p ReviewPolicy, at time.Time) error
 	// SaveProposal stores d as a new open proposal, or with d.Amend folds
-	// it into the author's open one (see ProposalDraft.Amend), in one
-	// transaction. changed is false when the open proposal already held
-	// every change of d as it is (nothing was written).
+	// it into the author's open one (see ProposalDraft.Amend), or with
+	// d.Whole finds the open one holding it (see ProposalDraft.Whole), in
+	// one transaction, atomically across processes. changed is false when
+	// an open proposal already held every change of d as it is (nothing
+	// was written).
 	SaveProposal(ctx context.Context, d ProposalDraft) (p Proposal, changed bool, err error)
 	// Proposal returns one proposal with its changes' content and base.
 	// Errors: ErrNotFound.
@@ -199,6 +212,45 @@ func (e *MergeConflictError) Error() string {
 }
 
 func (e *MergeConflictError) Unwrap() error { return ErrConflict }
+
+// SameChanges reports whether two proposals' changes change the same keys
+// the same way (a put of the same content, or a delete), in any order;
+// bases and notes aside.
+func SameChanges(a, b []ProposedChange) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	byKey := make(map[string]ProposedChange, len(a))
+	for _, c := range a {
+		byKey[c.Key] = c
+	}
+	for _, c := range b {
+		o, ok := byKey[c.Key]
+		if !ok || o.Delete != c.Delete || o.Checksum != c.Checksum {
+			return false
+		}
+	}
+	return true
+}
+
+// SameProposal returns the first of ids whose changes, as read reads
+// them, are draft's (SameChanges); 0 when none is. Errors: read's.
+func SameProposal(ids []int64, draft []ProposedChange, read func(id int64) ([]ProposedChange, error)) (int64, error) {
+	for _, id := range ids {
+		held, err := read(id)
+		if err != nil {
+			return 0, err
+		}
+		if SameChanges(held, draft) {
+			return id, nil
+		}
+	}
+	return 0, nil
+}
+
+// MaxSameWhole bounds the open whole proposals of a repository over one
+// version a store compares a new whole draft with.
+const MaxSameWhole = 20
 
 // AmendChanges returns the changes of draft that an open proposal holding
 // held does not already hold as they are, each keeping the base of the

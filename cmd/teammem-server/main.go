@@ -85,7 +85,7 @@ Commands:
   migrate             apply, roll back or report database migrations (up | down N | version)
   healthcheck         exit 0 when the local server is ready (for container probes)
   backup              write an online, consistent copy of the embedded store (--to FILE)
-  tidy                print a repository's health and the tidy plan (--repo SLUG --dry-run)
+  tidy                propose a repository's tidy for an admin's review (--repo SLUG), or print its plan (--dry-run)
   upkeep              print or set a repository's upkeep settings (--repo SLUG --unused-days N --daily-tidy)
   version             print the version (also --version)
 

@@ -11,21 +11,19 @@ import (
 	"github.com/teammem/teammem/server/health"
 )
 
-// operator is who the tidy command acts as: an admin of every team
-// repository, as the server's operator is.
-var operator = server.Principal{Subject: "teammem-server", Credential: "none",
-	Grants: []server.Grant{{Glob: []string{"**"}, Perm: server.PermAdmin}}}
-
 // runTidy implements `tidy`: the health of a repository and the tidy
 // plan fixing what can be fixed mechanically, printed; without --dry-run
-// the plan is proposed for review (never written).
+// the plan is proposed for review as the operator (never written, whatever
+// the repository's review policy), for an admin to approve. It reads and
+// proposes in the database directly: Postgres beside running servers, the
+// embedded store only while its server is stopped.
 func runTidy(ctx context.Context, args []string, e env) error {
 	var repo, kinds, dataDir, databaseURL string
 	var dry bool
 	fs := newFlagSet("tidy", "teammem-server tidy --repo SLUG [--kinds K,K] [--dry-run] [--data-dir DIR | --database-url URL]", e.stderr)
 	fs.StringVar(&repo, "repo", "", "the repository `SLUG` to tidy")
 	fs.StringVar(&kinds, "kinds", "", "the `KINDS` to fix, comma-separated (default every kind tidy fixes: "+strings.Join(health.Fixable, ", ")+")")
-	fs.BoolVar(&dry, "dry-run", false, "print the findings and the plan; propose nothing")
+	fs.BoolVar(&dry, "dry-run", false, "print the findings and the plan; propose nothing (without it the plan is proposed for review, never written)")
 	storeFlags(fs, &dataDir, &databaseURL)
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
@@ -45,15 +43,21 @@ func runTidy(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer closeStore()
-	checker := &health.Checker{Service: server.NewService(store, server.Config{})}
+	rs, _ := store.(server.ReviewStore)
+	checker := &health.Checker{Service: server.NewService(store, server.Config{Review: rs})}
+	operator := operatorPrincipal(operatorName())
 	rep, err := checker.Report(ctx, operator, repo)
 	if err != nil {
 		return err
 	}
 	printFindings(e.stdout, rep)
 	if !dry {
-		_, _, err := checker.Propose(ctx, operator, repo, health.Selection{Kinds: only})
-		return err
+		id, plan, err := checker.Propose(ctx, operator, repo, "cli", health.Selection{Kinds: only})
+		if err != nil {
+			return err
+		}
+		printProposal(e.stdout, id, plan)
+		return nil
 	}
 	plan, err := checker.Plan(ctx, operator, repo, health.Selection{Kinds: only})
 	if err != nil {
@@ -61,6 +65,17 @@ func runTidy(ctx context.Context, args []string, e env) error {
 	}
 	printPlan(e.stdout, plan)
 	return nil
+}
+
+// printProposal writes what a tidy proposed: the proposal, or that there
+// was nothing to propose.
+func printProposal(w io.Writer, id string, p health.TidyPlan) {
+	if p.Empty() {
+		fmt.Fprintf(w, "nothing to tidy in %s\n", p.Repo)
+		return
+	}
+	fmt.Fprintf(w, "proposal #%s: %d changes over version %d, waiting for an admin's review "+
+		"(the web UI's Proposals page, or POST /api/v1/proposals/%s/approve); nothing is written until then\n", id, len(p.Changes), p.Base, id)
 }
 
 // printFindings writes a report, one finding a line.

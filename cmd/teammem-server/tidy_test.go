@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,9 +34,9 @@ func seedUntidy(t *testing.T, s server.Store) {
 }
 
 // TestTidyCommand: tidy --dry-run prints the findings and the plan and
-// writes nothing; without it, it refuses (no review to propose to) and
-// writes nothing either; upkeep prints and sets the settings; on both
-// stores.
+// writes nothing; without it, it proposes the plan for review, as the
+// operator, once however often it is run, and writes nothing either;
+// upkeep prints and sets the settings; on both stores.
 func TestTidyCommand(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"sqlite", "postgres"} {
@@ -73,18 +74,18 @@ func TestTidyCommand(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", want, out.String())
 				}
 			}
-			err := run(ctx, append([]string{"tidy", "--repo", "acme/api"}, where...), e)
-			if !errors.Is(err, server.ErrNotImplemented) || !strings.Contains(err.Error(), "--dry-run") {
-				t.Errorf("tidy without review = %v", err)
+			for range 2 { // the second is a replay: the same proposal
+				out.Reset()
+				if err := run(ctx, append([]string{"tidy", "--repo", "acme/api"}, where...), e); err != nil {
+					t.Fatal(err)
+				}
+				if want := "proposal #1: 2 changes over version 1, waiting for an admin's review"; !strings.Contains(out.String(), want) {
+					t.Errorf("tidy printed %q; want %q", out.String(), want)
+				}
 			}
 			var ue usageError
 			if err := run(ctx, append([]string{"tidy", "--repo", "acme/api", "--kinds", "conflicting-values"}, where...), e); !errors.As(err, &ue) {
 				t.Errorf("a kind tidy cannot fix = %v; want a usage error", err)
-			}
-			if s != nil {
-				if st, _ := s.RepoState(ctx, "acme/api"); st.Version != 1 {
-					t.Errorf("tidy wrote: version %d", st.Version)
-				}
 			}
 			for _, c := range []struct {
 				args []string
@@ -105,6 +106,40 @@ func TestTidyCommand(t *testing.T) {
 			if err := run(ctx, append([]string{"upkeep", "--repo", "acme/api", "--unused-days", "-3"}, where...), e); err == nil {
 				t.Error("negative unused days accepted")
 			}
+			if s == nil {
+				s = openSQLite(t, where[1])
+			}
+			checkProposedOnly(t, s)
 		})
+	}
+}
+
+// openSQLite opens the embedded store of dir, closed when the test ends.
+func openSQLite(t *testing.T, dir string) server.Store {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, embeddedDBName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// checkProposedOnly checks that acme/api is as seedUntidy left it, with
+// one open proposal of tidy's by the operator.
+func checkProposedOnly(t *testing.T, s server.Store) {
+	t.Helper()
+	ctx := context.Background()
+	if st, _ := s.RepoState(ctx, "acme/api"); st.Version != 1 {
+		t.Errorf("tidy wrote: version %d", st.Version)
+	}
+	props, err := s.(server.ReviewStore).Proposals(ctx, server.ProposalQuery{Repo: "acme/api", Limit: 10})
+	if err != nil || len(props) != 1 {
+		t.Fatalf("proposals %+v, %v; want one", props, err)
+	}
+	p := props[0]
+	if p.State != server.ProposalOpen || p.Author != "operator" || p.Provenance.Surface != server.SurfaceConsolidation ||
+		p.Provenance.Client != "teammem tidy (cli)" || p.Provenance.DisplayName == "" || !slices.Equal(p.Keys(), []string{"MEMORY.md", "b.md"}) {
+		t.Errorf("the proposal: %+v", p)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/teammem/teammem/server"
@@ -20,31 +19,14 @@ type Checker struct {
 	// Upkeep gives each repository's settings and its reads (nil: the
 	// defaults, the unused check off).
 	Upkeep server.UpkeepStore
-	// Proposer makes tidy proposals (nil: Propose answers
-	// server.ErrNotImplemented).
+	// Proposer makes tidy proposals (nil: Service, the review of
+	// proposals).
 	Proposer Proposer
 	// Observe, when not nil, is told the count of each kind of every
 	// report made of a team repository (the metrics' gauges).
 	Observe func(repo string, counts map[string]int)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-
-	mu     sync.Mutex
-	recent map[string]string // planKey → the proposal made of it
-}
-
-// maxRecent bounds the proposals a Checker remembers.
-const maxRecent = 1000
-
-// planKey names a plan by its repository, base and changes: the same
-// plan of the same version is the same proposal.
-func planKey(p TidyPlan) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%d", p.Repo, p.Base)
-	for _, c := range p.Changes {
-		fmt.Fprintf(&b, "\x00%s\x00%t\x00%s", c.Key, c.Delete, c.Content)
-	}
-	return strconv.FormatUint(hashString(b.String()), 36)
 }
 
 // options are the Options of repo.
@@ -132,38 +114,47 @@ func (c *Checker) Plan(ctx context.Context, p server.Principal, repo string, sel
 	return Plan(in, Check(in), sel.Kinds), nil
 }
 
-// Propose makes the tidy plan of repo and proposes it for review, as p:
-// one proposal, or none when the plan is empty (id ""), or the one this
-// Checker made of the same plan of the same version (a replay). It never
-// writes the repository itself. Errors: Plan's, server.ErrNotImplemented when
-// the server has no Proposer, the Proposer's.
-func (c *Checker) Propose(ctx context.Context, p server.Principal, repo string, sel Selection) (string, TidyPlan, error) {
-	if _, err := c.Service.Authorize(p, repo, server.PermWrite); err != nil {
+// Client is what a tidy proposal's provenance names as its client,
+// followed by the door it was asked through.
+const Client = "teammem tidy"
+
+// ProposalID is a proposal's id as tidy answers it.
+func ProposalID(id int64) string { return strconv.FormatInt(id, 10) }
+
+// Propose makes the tidy plan of repo and proposes it for review, as p,
+// through via (the door it was asked through: "rest", "web", "daily",
+// "cli"; the proposal's client says it): one proposal, or none when the
+// plan is empty (id ""). It never writes the repository itself, whatever
+// its review policy. The plan is a change set proposed whole: while an
+// open proposal holds the same plan over the same version, proposing it
+// again (a resubmitted form, a retried request, on any replica) answers
+// that proposal (see server.ProposalDraft.Whole). A personal repository,
+// which nobody reviews, is refused (ErrInvalid). Errors: Plan's,
+// server.ErrNotImplemented when the store keeps no proposals, the
+// Proposer's.
+func (c *Checker) Propose(ctx context.Context, p server.Principal, repo, via string, sel Selection) (string, TidyPlan, error) {
+	canon, err := c.Service.Authorize(p, repo, server.PermWrite)
+	if err != nil {
 		return "", TidyPlan{}, err
 	}
-	if c.Proposer == nil {
-		return "", TidyPlan{}, fmt.Errorf("tidy makes a proposal for review, and this server has no review of proposals: "+
+	if server.IsPersonal(canon) {
+		return "", TidyPlan{}, server.InvalidParameter("repo: a personal repository has no review, so no admin could approve a tidy of it; " +
+			"read the plan with dry_run=1 and make its changes yourself")
+	}
+	var proposer Proposer = c.Service
+	if c.Proposer != nil {
+		proposer = c.Proposer
+	} else if !c.Service.KeepsProposals() {
+		return "", TidyPlan{}, fmt.Errorf("tidy makes a proposal for review, and this server keeps no proposals: "+
 			"read the plan with dry_run=1 or `teammem-server tidy --dry-run`: %w", server.ErrNotImplemented)
 	}
 	plan, err := c.Plan(ctx, p, repo, sel)
 	if err != nil || plan.Empty() {
 		return "", plan, err
 	}
-	// A replayed request (a resubmitted form, a retried POST) of a plan
-	// this Checker proposed at the same version gets that proposal again.
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	key := planKey(plan)
-	if id, ok := c.recent[key]; ok {
-		return id, plan, nil
-	}
-	id, err := c.Proposer.Propose(ctx, p, plan)
+	prop, err := proposer.Propose(ctx, p, plan.Repo, plan.ChangeSet(Client+" ("+via+")"))
 	if err != nil {
 		return "", plan, err
 	}
-	if c.recent == nil || len(c.recent) >= maxRecent {
-		c.recent = map[string]string{}
-	}
-	c.recent[key] = id
-	return id, plan, nil
+	return ProposalID(prop.ID), plan, nil
 }

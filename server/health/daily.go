@@ -68,7 +68,7 @@ func (d *Daily) Once(ctx context.Context) map[string]string {
 		if err != nil || !ok {
 			continue
 		}
-		id, plan, err := d.Checker.Propose(ctx, DailyPrincipal, repo, Selection{})
+		id, plan, err := d.Checker.Propose(ctx, DailyPrincipal, repo, "daily", Selection{})
 		switch {
 		case errors.Is(err, server.ErrNotImplemented):
 			d.log().Info("daily tidy: no review of proposals on this server; skipped", "repo", repo)

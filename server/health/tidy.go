@@ -58,13 +58,31 @@ func (p TidyPlan) Write() server.Write {
 	return w
 }
 
-// Proposer makes a proposal of a plan for review: one proposal whatever
-// the plan holds, applied only when a person approves it. It returns the
-// proposal's id. Errors: server.ErrForbidden when by may not propose to
-// the repository, server.ErrPreconditionFailed when the repository moved
-// past plan.Base, the store's.
+// Proposer makes a proposal of a change set for review, applied only when
+// a person approves it, whatever the repository's review policy:
+// (*server.Service).Propose, the review of proposals. Errors: its.
 type Proposer interface {
-	Propose(ctx context.Context, by server.Principal, plan TidyPlan) (id string, err error)
+	Propose(ctx context.Context, p server.Principal, repo string, cs server.ChangeSet) (server.Proposal, error)
+}
+
+// ChangeSet is the plan as a change set to propose, against its base
+// version, with the provenance of a tidy (the consolidation surface and
+// client, the asker being the principal that proposes it) and each
+// change's note.
+func (p TidyPlan) ChangeSet(client string) server.ChangeSet {
+	cs := server.ChangeSet{Changes: make(map[string]*string, len(p.Changes)), BaseVersion: p.Base,
+		Provenance: server.Provenance{Surface: server.SurfaceConsolidation, Client: client}, Notes: map[string]string{}}
+	for _, c := range p.Changes {
+		if c.Note != "" {
+			cs.Notes[c.Key] = server.CleanClient(c.Note) // fit to show, cut at 200 bytes
+		}
+		if c.Delete {
+			cs.Changes[c.Key] = nil
+		} else {
+			cs.Changes[c.Key] = &c.Content
+		}
+	}
+	return cs
 }
 
 // tidy is the state of one plan being made.

@@ -96,45 +96,33 @@ func TestUnusedFromReads(t *testing.T) {
 	})
 }
 
-// counter stands in for the review store: it counts proposals.
-type counter struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (c *counter) Propose(context.Context, server.Principal, health.TidyPlan) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n++
-	return "p", nil
-}
-
 // TestDailyTidy: the daily run proposes for the repositories that turned
 // it on, once a period however many replicas run it.
 func TestDailyTidy(t *testing.T) {
 	stores(t, t.Run, func(t *testing.T, s server.Store) {
 		ctx := context.Background()
 		up := s.(server.UpkeepStore)
-		c := &counter{}
-		svc := server.NewService(s, server.Config{})
+		svc := server.NewService(s, server.Config{Review: s.(server.ReviewStore)})
 		seedStore(t, s, "acme/api", map[string]string{"MEMORY.md": indexOf("gone.md")}, time.Now())
 		seedStore(t, s, "acme/web", map[string]string{"MEMORY.md": indexOf("gone.md")}, time.Now())
 		if err := svc.SetUpkeep(ctx, admin, "acme/api", server.UpkeepSettings{DailyTidy: true}); err != nil {
 			t.Fatal(err)
 		}
 		replicas := []*health.Daily{
-			{Checker: &health.Checker{Service: svc, Upkeep: up, Proposer: c}},
-			{Checker: &health.Checker{Service: svc, Upkeep: up, Proposer: c}},
+			{Checker: &health.Checker{Service: svc, Upkeep: up}},
+			{Checker: &health.Checker{Service: server.NewService(s, server.Config{Review: s.(server.ReviewStore)}), Upkeep: up}},
 		}
 		var wg sync.WaitGroup
 		for _, d := range replicas {
 			wg.Go(func() { d.Once(ctx) })
 		}
 		wg.Wait()
-		if c.n != 1 {
-			t.Errorf("%d proposals from two replicas; want 1", c.n)
+		props, _, err := svc.Proposals(ctx, admin, server.ProposalsRequest{State: server.ProposalOpen})
+		if err != nil || len(props) != 1 || props[0].Repo != "acme/api" || props[0].Author != health.DailyPrincipal.Subject ||
+			props[0].Provenance.Client != "teammem tidy (daily)" {
+			t.Fatalf("open proposals from two replicas %+v, %v; want 1 of acme/api by the daily run", props, err)
 		}
-		if made := replicas[0].Once(ctx); len(made) != 0 || c.n != 1 {
+		if made := replicas[0].Once(ctx); len(made) != 0 {
 			t.Errorf("a second round within the period proposed %v", made)
 		}
 	})

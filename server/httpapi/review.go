@@ -186,7 +186,7 @@ func WireProposalDetail(v server.ProposalView) api.ProposalDetail {
 	out := api.ProposalDetail{Proposal: WireProposal(v.Proposal), Changes: make([]api.ProposalChange, 0, len(v.Changes)),
 		CanReview: v.CanReview, CanWithdraw: v.CanWithdraw}
 	for _, c := range v.Changes {
-		ch := api.ProposalChange{Key: c.Key}
+		ch := api.ProposalChange{Key: c.Key, Note: c.Note}
 		if !c.Delete {
 			ch.Content = &c.Content
 		}

@@ -59,7 +59,7 @@ func (h *handler) postTidy(w http.ResponseWriter, r *http.Request) error {
 	if dry := q.Get("dry_run"); dry == "1" || dry == "true" {
 		plan, err = h.health.Plan(ctx, p, repo, sel)
 	} else {
-		id, plan, err = h.health.Propose(ctx, p, repo, sel)
+		id, plan, err = h.health.Propose(ctx, p, repo, "rest", sel)
 	}
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/teammem/teammem/api"
+	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/postgres"
@@ -115,33 +116,38 @@ func TestHealthRefusals(t *testing.T) {
 	}
 }
 
-// proposals records the proposals made, as the review store would hold
-// them, and writes nothing.
-type proposals struct {
-	mu    sync.Mutex
-	plans []health.TidyPlan
+// tidyOf posts a tidy of acme/api and decodes its answer.
+func tidyOf(t *testing.T, ts *testServer, token, query string) api.TidyResponse {
+	t.Helper()
+	r := ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api"+query, token, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("tidy: status %d: %s", r.Status, r.Body)
+	}
+	return servertest.Decode[api.TidyResponse](t, r)
 }
 
-func (p *proposals) Propose(_ context.Context, by server.Principal, plan health.TidyPlan) (string, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.plans = append(p.plans, plan)
-	return fmt.Sprintf("p%d", len(p.plans)), nil
+// openProposals lists the open proposals of acme/api.
+func openProposals(t *testing.T, ts *testServer) []api.Proposal {
+	t.Helper()
+	r := ts.Do(http.MethodGet, api.PathProposals+"?repo=acme/api&state=open", ts.Admin, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("proposals: status %d: %s", r.Status, r.Body)
+	}
+	return servertest.Decode[api.Proposals](t, r).Proposals
 }
 
+// TestTidyProposes: a writer's tidy is one proposal through the review
+// of proposals, by the writer through the consolidation surface, while
+// review is off; asking again (the writer or an admin) answers the same
+// proposal; an admin's approval applies it, the folded key's old text
+// stays in its history, and tidy then proposes nothing. On both stores.
 func TestTidyProposes(t *testing.T) {
-	rec := &proposals{}
-	onStores(t, servertest.Options{Proposer: rec}, func(t *testing.T, ts *testServer) {
-		rec.plans = nil
+	onStores(t, servertest.Options{}, func(t *testing.T, ts *testServer) {
 		ts.Put("acme/api", untidy, nil, http.StatusOK)
 		writer := ts.Token("wes", "acme/api:write")
-		r := ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api", writer, nil)
-		if r.Status != http.StatusOK {
-			t.Fatalf("status %d: %s", r.Status, r.Body)
-		}
-		res := servertest.Decode[api.TidyResponse](t, r)
-		if res.Proposal != "p1" || len(rec.plans) != 1 || len(res.Changes) != len(rec.plans[0].Changes) || res.Base != 1 {
-			t.Fatalf("response %+v; proposals %d", res, len(rec.plans))
+		res := tidyOf(t, ts, writer, "")
+		if res.Proposal == "" || res.Base != 1 {
+			t.Fatalf("response %+v", res)
 		}
 		var deleted []string
 		for _, c := range res.Changes {
@@ -153,17 +159,91 @@ func TestTidyProposes(t *testing.T) {
 			t.Errorf("deletes %q, want %q", deleted, want)
 		}
 		if st, _ := ts.Store.RepoState(context.Background(), "acme/api"); st.Version != 1 {
-			t.Errorf("tidy wrote: version %d", st.Version)
+			t.Errorf("tidy wrote with review off: version %d", st.Version)
 		}
-		again := servertest.Decode[api.TidyResponse](t, ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api", writer, nil))
-		if again.Proposal != "p1" || len(rec.plans) != 1 {
-			t.Errorf("a replayed tidy made proposal %q; %d proposals", again.Proposal, len(rec.plans))
+		open := openProposals(t, ts)
+		if len(open) != 1 || fmt.Sprint(open[0].ID) != res.Proposal || open[0].Author != "wes" || open[0].Provenance == nil ||
+			open[0].Provenance.Surface != "consolidation" || open[0].Provenance.Client != "teammem tidy (rest)" || len(open[0].Keys) != len(res.Changes) {
+			t.Fatalf("open proposals %+v; want tidy's %s by wes", open, res.Proposal)
 		}
-		dry := servertest.Decode[api.TidyResponse](t, ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api&dry_run=1&kinds=dangling-link", writer, nil))
-		if dry.Proposal != "" || len(rec.plans) != 1 || len(dry.Changes) != 1 || dry.Changes[0].Key != "MEMORY.md" {
+		for _, token := range []string{writer, ts.Admin} {
+			if again := tidyOf(t, ts, token, ""); again.Proposal != res.Proposal {
+				t.Errorf("a replayed tidy made proposal %q; want %s", again.Proposal, res.Proposal)
+			}
+		}
+		dry := tidyOf(t, ts, writer, "&dry_run=1&kinds=dangling-link")
+		if dry.Proposal != "" || len(dry.Changes) != 1 || dry.Changes[0].Key != "MEMORY.md" {
 			t.Errorf("dry run %+v made a proposal or planned more than asked", dry)
 		}
+		if n := len(openProposals(t, ts)); n != 1 {
+			t.Errorf("%d open proposals after the replays and the dry run; want 1", n)
+		}
+		detail := servertest.Decode[api.ProposalDetail](t, ts.Do(http.MethodGet, api.PathProposals+"/"+res.Proposal, writer, nil))
+		if i := slices.IndexFunc(detail.Changes, func(c api.ProposalChange) bool { return c.Key == "pool-2.md" }); i < 0 ||
+			detail.Changes[i].Note != "folded into pool.md" || detail.Changes[i].Content != nil {
+			t.Errorf("the proposal's changes: %+v", detail.Changes)
+		}
+		approve := api.PathProposals + "/" + res.Proposal + "/approve"
+		if r := ts.Do(http.MethodPost, approve, writer, []byte("{}")); r.Status != http.StatusForbidden {
+			t.Errorf("the writer approved its own tidy: %d %s", r.Status, r.Body)
+		}
+		if r := ts.Do(http.MethodPost, approve, ts.Admin, []byte("{}")); r.Status != http.StatusOK {
+			t.Fatalf("approve: %d %s", r.Status, r.Body)
+		}
+		checkFoldedKey(t, ts, "pool-2.md", untidy["pool-2.md"], res.Proposal)
+		if after := tidyOf(t, ts, writer, ""); after.Proposal != "" || len(after.Changes) != 0 {
+			t.Errorf("tidy after the approved tidy: %+v", after)
+		}
 	})
+}
+
+// checkFoldedKey checks that key is a tombstone written by the approval
+// of proposal, and that its history holds old, its text before.
+func checkFoldedKey(t *testing.T, ts *testServer, key, old, proposal string) {
+	t.Helper()
+	hist := servertest.Decode[api.History](t, ts.Do(http.MethodGet, api.PathHistory+"?repo=acme/api&key="+key, ts.Admin, nil))
+	if len(hist.Revisions) != 2 || hist.Revisions[0].Op != "delete" || hist.Revisions[0].Provenance == nil ||
+		fmt.Sprint(hist.Revisions[0].Provenance.Proposal) != proposal || hist.Revisions[0].Provenance.Subject != "wes" {
+		t.Fatalf("history of %s: %+v", key, hist.Revisions)
+	}
+	q := fmt.Sprintf("?repo=acme/api&key=%s&version=%d", key, hist.Revisions[1].Version)
+	rev := servertest.Decode[api.RevisionContent](t, ts.Do(http.MethodGet, api.PathRevision+q, ts.Admin, nil))
+	if rev.Content != old {
+		t.Errorf("the folded text: %q, want %q", rev.Content, old)
+	}
+}
+
+// TestTidyReplayAcrossReplicas: tidies asked at once through two
+// replicas on the same database (a double click behind a load balancer)
+// make one proposal, and asking again later answers it too.
+func TestTidyReplayAcrossReplicas(t *testing.T) {
+	a, b := pgReplicas(t)
+	a.Put("acme/api", untidy, nil, http.StatusOK)
+	writer := a.Token("wes", "acme/api:write")
+	got := make([]string, 6)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			ts := []*testServer{a, b}[i%2]
+			if r := ts.Do(http.MethodPost, api.PathTidy+"?repo=acme/api", writer, nil); r.Status == http.StatusOK {
+				got[i] = servertest.Decode[api.TidyResponse](t, r).Proposal
+			} else {
+				t.Errorf("tidy: %d %s", r.Status, r.Body)
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range got {
+		if id == "" || id != got[0] {
+			t.Fatalf("tidies at once through two replicas answered %q; want one proposal", got)
+		}
+	}
+	if again := tidyOf(t, b, writer, ""); again.Proposal != got[0] {
+		t.Errorf("replica b answered proposal %q; want %s", again.Proposal, got[0])
+	}
+	if n := len(openProposals(t, b)); n != 1 {
+		t.Errorf("%d open proposals; want 1", n)
+	}
 }
 
 func TestTidyRefusals(t *testing.T) {
@@ -171,6 +251,7 @@ func TestTidyRefusals(t *testing.T) {
 	ts.Put("acme/api", untidy, nil, http.StatusOK)
 	reader := ts.Token("rita", "acme/api:read")
 	writer := ts.Token("wes", "acme/api:write")
+	elsewhere := ts.Token("otto", "acme/web:admin")
 	for _, c := range []struct {
 		name, token, query string
 		headers            []string
@@ -179,7 +260,7 @@ func TestTidyRefusals(t *testing.T) {
 	}{
 		{"read grant", reader, "repo=acme/api", nil, http.StatusForbidden, "write access"},
 		{"read grant, dry run", reader, "repo=acme/api&dry_run=1", nil, http.StatusForbidden, "write access"},
-		{"no review", writer, "repo=acme/api", nil, http.StatusNotImplemented, "no review of proposals"},
+		{"another repository's grant", elsewhere, "repo=acme/api", nil, http.StatusForbidden, "write access"},
 		{"unknown kind", writer, "repo=acme/api&kinds=typo", nil, http.StatusBadRequest, "not a kind tidy fixes"},
 		{"a kind for a person", writer, "repo=acme/api&kinds=near-duplicate", nil, http.StatusBadRequest, "not a kind tidy fixes"},
 		{"from another site", writer, "repo=acme/api", []string{"Sec-Fetch-Site", "cross-site"}, http.StatusForbidden, "another origin"},
@@ -194,6 +275,31 @@ func TestTidyRefusals(t *testing.T) {
 	}
 	if st, _ := ts.Store.RepoState(context.Background(), "acme/api"); st.Version != 1 {
 		t.Errorf("a refused tidy wrote: version %d", st.Version)
+	}
+	if open := openProposals(t, ts); len(open) != 0 {
+		t.Errorf("a refused tidy proposed: %+v", open)
+	}
+	personal := server.PersonalRepo("ana", "acme/api")
+	seedPersonal(t, ts, personal)
+	ana := ts.Token("ana", "acme/web:read")
+	r := ts.Do(http.MethodPost, api.PathTidy+"?repo="+personal, ana, nil)
+	if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "personal repository has no review") {
+		t.Errorf("a tidy of the owner's personal repository: %d %s", r.Status, r.Body)
+	}
+	if r := ts.Do(http.MethodPost, api.PathTidy+"?repo="+personal+"&dry_run=1", ana, nil); r.Status != http.StatusOK {
+		t.Errorf("the owner's dry run: %d %s", r.Status, r.Body)
+	}
+}
+
+// seedPersonal writes a duplicate into a personal repository.
+func seedPersonal(t *testing.T, ts *testServer, repo string) {
+	t.Helper()
+	w := server.Write{Repo: repo, Author: "ana", Provenance: server.UnknownProvenance("ana")}
+	for _, k := range []string{"a.md", "b.md"} {
+		w.Puts = append(w.Puts, server.Put{Key: k, Content: "same\n", Checksum: protocol.EntryChecksum([]byte("same\n"))})
+	}
+	if _, err := ts.Store.Apply(context.Background(), w); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -64,11 +64,17 @@ func (db *DB) SaveProposal(ctx context.Context, d server.ProposalDraft) (server.
 func saveProposal(ctx context.Context, tx pgx.Tx, d server.ProposalDraft, prov string) (int64, bool, error) {
 	var id int64
 	changes := d.Changes
+	if d.Whole {
+		same, err := sameWhole(ctx, tx, d)
+		if err != nil || same != 0 {
+			return same, false, err
+		}
+	}
 	if d.Amend {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))`, d.Repo, d.Provenance.Subject); err != nil {
 			return 0, false, err
 		}
-		err := tx.QueryRow(ctx, `SELECT id FROM proposals WHERE repo = $1 AND author = $2 AND state = 'open'
+		err := tx.QueryRow(ctx, `SELECT id FROM proposals WHERE repo = $1 AND author = $2 AND state = 'open' AND NOT whole
 			ORDER BY id DESC LIMIT 1`, d.Repo, d.Provenance.Subject).Scan(&id)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return 0, false, err
@@ -86,8 +92,8 @@ func saveProposal(ctx context.Context, tx pgx.Tx, d server.ProposalDraft, prov s
 			prov, d.BaseVersion, d.At, id); err != nil {
 			return 0, false, err
 		}
-	} else if err := tx.QueryRow(ctx, `INSERT INTO proposals (repo, state, author, provenance, base_version, created_at, updated_at)
-		VALUES ($1, 'open', $2, $3, $4, $5, $5) RETURNING id`, d.Repo, d.Provenance.Subject, prov, d.BaseVersion, d.At).Scan(&id); err != nil {
+	} else if err := tx.QueryRow(ctx, `INSERT INTO proposals (repo, state, author, provenance, base_version, created_at, updated_at, whole)
+		VALUES ($1, 'open', $2, $3, $4, $5, $5, $6) RETURNING id`, d.Repo, d.Provenance.Subject, prov, d.BaseVersion, d.At, d.Whole).Scan(&id); err != nil {
 		return 0, false, err
 	}
 	for _, c := range changes {
@@ -95,14 +101,34 @@ func saveProposal(ctx context.Context, tx pgx.Tx, d server.ProposalDraft, prov s
 		if !c.BaseAbsent {
 			base = &c.Base
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
-			checksum = excluded.checksum, base = excluded.base, content = excluded.content`,
-			id, c.Key, string(c.Op()), c.Checksum, base, c.Content); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content, note)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
+			checksum = excluded.checksum, base = excluded.base, content = excluded.content, note = excluded.note`,
+			id, c.Key, string(c.Op()), c.Checksum, base, c.Content, c.Note); err != nil {
 			return 0, false, err
 		}
 	}
 	return id, true, nil
+}
+
+// sameWhole returns the open whole proposal holding d's changes over its
+// base version (see server.ProposalDraft.Whole), 0 when there is none. An
+// advisory lock on the repository's whole proposals keeps two replicas
+// from each making one of the same change set.
+func sameWhole(ctx context.Context, tx pgx.Tx, d server.ProposalDraft) (int64, error) {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1), hashtext('whole proposals'))`, d.Repo); err != nil {
+		return 0, err
+	}
+	rows, err := tx.Query(ctx, `SELECT id FROM proposals WHERE repo = $1 AND state = 'open' AND whole
+		AND base_version = $2 ORDER BY id DESC LIMIT $3`, d.Repo, d.BaseVersion, server.MaxSameWhole)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return 0, err
+	}
+	return server.SameProposal(ids, d.Changes, func(id int64) ([]server.ProposedChange, error) { return readChanges(ctx, tx, id) })
 }
 
 // querier is what reads run on: the pool or a transaction.
@@ -112,7 +138,7 @@ type querier interface {
 }
 
 func readChanges(ctx context.Context, q querier, id int64) ([]server.ProposedChange, error) {
-	rows, err := q.Query(ctx, `SELECT key, op, checksum, base, content FROM proposal_changes WHERE proposal = $1 ORDER BY key`, id)
+	rows, err := q.Query(ctx, `SELECT key, op, checksum, base, content, note FROM proposal_changes WHERE proposal = $1 ORDER BY key`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +146,7 @@ func readChanges(ctx context.Context, q querier, id int64) ([]server.ProposedCha
 		var c server.ProposedChange
 		var op string
 		var base *string
-		err := row.Scan(&c.Key, &op, &c.Checksum, &base, &c.Content)
+		err := row.Scan(&c.Key, &op, &c.Checksum, &base, &c.Content, &c.Note)
 		c.Delete, c.BaseAbsent = op == string(server.OpDelete), base == nil
 		if base != nil {
 			c.Base = *base

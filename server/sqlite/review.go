@@ -56,8 +56,14 @@ func (db *DB) SaveProposal(ctx context.Context, d server.ProposalDraft) (server.
 func saveProposal(ctx context.Context, tx *sql.Tx, d server.ProposalDraft, prov string) (int64, bool, error) {
 	var id int64
 	changes := d.Changes
+	if d.Whole {
+		same, err := sameWhole(ctx, tx, d)
+		if err != nil || same != 0 {
+			return same, false, err
+		}
+	}
 	if d.Amend {
-		err := tx.QueryRowContext(ctx, `SELECT id FROM proposals WHERE repo = ? AND author = ? AND state = 'open'
+		err := tx.QueryRowContext(ctx, `SELECT id FROM proposals WHERE repo = ? AND author = ? AND state = 'open' AND whole = 0
 			ORDER BY id DESC LIMIT 1`, d.Repo, d.Provenance.Subject).Scan(&id)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, false, wrap("find open proposal", err)
@@ -77,22 +83,48 @@ func saveProposal(ctx context.Context, tx *sql.Tx, d server.ProposalDraft, prov 
 			return 0, false, wrap("amend proposal", err)
 		}
 	} else {
-		err := tx.QueryRowContext(ctx, `INSERT INTO proposals (repo, state, author, provenance, base_version, created_at, updated_at)
-			VALUES (?, 'open', ?, ?, ?, ?, ?) RETURNING id`, d.Repo, d.Provenance.Subject, prov, d.BaseVersion,
-			micros(d.At), micros(d.At)).Scan(&id)
+		err := tx.QueryRowContext(ctx, `INSERT INTO proposals (repo, state, author, provenance, base_version, created_at, updated_at, whole)
+			VALUES (?, 'open', ?, ?, ?, ?, ?, ?) RETURNING id`, d.Repo, d.Provenance.Subject, prov, d.BaseVersion,
+			micros(d.At), micros(d.At), d.Whole).Scan(&id)
 		if err != nil {
 			return 0, false, wrap("save proposal", err)
 		}
 	}
 	for _, c := range changes {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
-			checksum = excluded.checksum, base = excluded.base, content = excluded.content`,
-			id, c.Key, string(c.Op()), c.Checksum, baseOf(c), c.Content); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO proposal_changes (proposal, key, op, checksum, base, content, note)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (proposal, key) DO UPDATE SET op = excluded.op,
+			checksum = excluded.checksum, base = excluded.base, content = excluded.content, note = excluded.note`,
+			id, c.Key, string(c.Op()), c.Checksum, baseOf(c), c.Content, c.Note); err != nil {
 			return 0, false, wrap("save proposed change", err)
 		}
 	}
 	return id, true, nil
+}
+
+// sameWhole returns the open whole proposal holding d's changes over its
+// base version (see server.ProposalDraft.Whole), 0 when there is none.
+// The write transaction is the store's one writer: no other can make one
+// meanwhile.
+func sameWhole(ctx context.Context, tx *sql.Tx, d server.ProposalDraft) (int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM proposals WHERE repo = ? AND state = 'open' AND whole = 1
+		AND base_version = ? ORDER BY id DESC LIMIT ?`, d.Repo, d.BaseVersion, server.MaxSameWhole)
+	if err != nil {
+		return 0, wrap("find the same proposal", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, wrap("find the same proposal", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, wrap("find the same proposal", err)
+	}
+	return server.SameProposal(ids, d.Changes, func(id int64) ([]server.ProposedChange, error) { return readChanges(ctx, tx, id) })
 }
 
 func baseOf(c server.ProposedChange) sql.NullString {
@@ -106,7 +138,7 @@ type querier interface {
 }
 
 func readChanges(ctx context.Context, q querier, id int64) ([]server.ProposedChange, error) {
-	rows, err := q.QueryContext(ctx, `SELECT key, op, checksum, base, content FROM proposal_changes WHERE proposal = ? ORDER BY key`, id)
+	rows, err := q.QueryContext(ctx, `SELECT key, op, checksum, base, content, note FROM proposal_changes WHERE proposal = ? ORDER BY key`, id)
 	if err != nil {
 		return nil, wrap("read proposed changes", err)
 	}
@@ -116,7 +148,7 @@ func readChanges(ctx context.Context, q querier, id int64) ([]server.ProposedCha
 		var c server.ProposedChange
 		var op string
 		var base sql.NullString
-		if err := rows.Scan(&c.Key, &op, &c.Checksum, &base, &c.Content); err != nil {
+		if err := rows.Scan(&c.Key, &op, &c.Checksum, &base, &c.Content, &c.Note); err != nil {
 			return nil, wrap("read proposed changes", err)
 		}
 		c.Delete, c.Base, c.BaseAbsent = op == string(server.OpDelete), base.String, !base.Valid

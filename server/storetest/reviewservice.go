@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,9 +164,27 @@ func testReviewApprove(t *testing.T, s server.Store) {
 	if res := r.put(r.admin, contents{"fresh2.md": "f\n"}); res.Proposal != nil {
 		t.Errorf("under all an admin's write was proposed: %+v", res.Proposal)
 	}
-	tidy, err := r.svc.Propose(context.Background(), r.bob, "acme/api", server.ChangeSet{Changes: map[string]*string{"b.md": nil, "t.md": ptr("t\n")}})
+	set := map[string]*string{"b.md": nil, "t.md": ptr("t\n")}
+	for _, notes := range []map[string]string{{"x.md": "not in the set"}, {"b.md": "folded\x1b[2Jinto"}, {"b.md": strings.Repeat("n", server.MaxNoteBytes+1)}} {
+		if _, err := r.svc.Propose(context.Background(), r.bob, "acme/api", server.ChangeSet{Changes: set, Notes: notes}); !errors.Is(err, server.ErrInvalid) {
+			t.Errorf("Propose with notes %.40q = %v; want ErrInvalid", notes, err)
+		}
+	}
+	tidy, err := r.svc.Propose(context.Background(), r.bob, "acme/api", server.ChangeSet{Changes: set, Notes: map[string]string{"b.md": "folded into a.md"}})
 	if err != nil || len(tidy.Changes) != 2 || !tidy.Changes[0].Delete {
 		t.Fatalf("Propose = %+v, %v; want a new proposal deleting b.md and adding t.md", tidy, err)
+	}
+	if v, err := r.svc.Proposal(context.Background(), r.admin, tidy.ID); err != nil || v.Changes[0].Note != "folded into a.md" || v.Changes[1].Note != "" {
+		t.Errorf("the notes kept: %+v, %v", v.Changes, err)
+	}
+	// A push of the author's never folds into a change set proposed
+	// whole: it goes to the author's proposal of pushes.
+	if res := r.put(r.bob, contents{"later.md": "l\n"}); res.Proposal == nil || res.Proposal.ID == tidy.ID {
+		t.Errorf("bob's push went to %+v; want a proposal other than the change set #%d", res.Proposal, tidy.ID)
+	}
+	if v, _ := r.svc.Proposal(context.Background(), r.admin, tidy.ID); !slices.Equal(v.Keys(), []string{"b.md", "t.md"}) ||
+		v.Provenance.Surface != server.SurfaceAgent {
+		t.Errorf("the change set after bob's push: %v by %+v", v.Keys(), v.Provenance)
 	}
 	if _, err := r.decide(r.admin, tidy.ID, server.DecideApprove, ""); err != nil {
 		t.Fatal(err)

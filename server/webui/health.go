@@ -3,6 +3,7 @@ package webui
 import (
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/health"
@@ -15,10 +16,12 @@ import (
 
 // healthView is what the Health page shows.
 type healthView struct {
-	Report   health.Report
-	Kinds    []kindCount
-	CanWrite bool
-	Fixable  int // findings tidy can fix
+	Report health.Report
+	Kinds  []kindCount
+	// CanPropose: the caller may write the repository and it has review
+	// (a personal repository has none): the page shows the buttons.
+	CanPropose bool
+	Fixable    int // findings tidy can fix
 }
 
 // kindCount is one kind and how many findings of it there are.
@@ -35,7 +38,7 @@ func (u *UI) healthPage(r *http.Request, pg *page, repo string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	v := healthView{Report: rep, CanWrite: p.Can(rep.Repo, server.PermWrite)}
+	v := healthView{Report: rep, CanPropose: p.Can(rep.Repo, server.PermWrite) && !server.IsPersonal(rep.Repo)}
 	counts := rep.Count()
 	for _, k := range health.Kinds {
 		v.Kinds = append(v.Kinds, kindCount{Kind: k, N: counts[k]})
@@ -49,7 +52,7 @@ func (u *UI) healthPage(r *http.Request, pg *page, repo string) (string, error) 
 
 // tidyView is what the page after a proposal shows.
 type tidyView struct {
-	Proposal string
+	Proposal int64 // 0: none, the plan was empty
 	Plan     health.TidyPlan
 }
 
@@ -61,14 +64,15 @@ func (u *UI) tidy(r *http.Request, pg *page, repo string) (string, error) {
 		return "", err
 	}
 	ctx := r.Context()
-	id, plan, err := u.health.Propose(ctx, callerOf(ctx).p, repo, health.Selection{Finding: r.PostForm.Get("finding")})
+	id, plan, err := u.health.Propose(ctx, callerOf(ctx).p, repo, "web", health.Selection{Finding: r.PostForm.Get("finding")})
 	if err != nil {
 		return "", err
 	}
 	if plan.Empty() && r.PostForm.Get("finding") != "" {
 		return "", httpkit.NotFound("that finding is fixed already or tidy cannot fix it; reload the Health page")
 	}
-	pg.Title, pg.Data = "Tidy proposed", tidyView{Proposal: id, Plan: plan}
+	n, _ := strconv.ParseInt(id, 10, 64)
+	pg.Title, pg.Data = "Tidy proposed", tidyView{Proposal: n, Plan: plan}
 	return "tidy", nil
 }
 

@@ -81,6 +81,7 @@ type changeView struct {
 	Moved   bool // the key changed since it was proposed
 	Blocks  []linediff.Block
 	Current string
+	Note    string // why it is proposed, when its author said
 }
 
 // proposalID reads the {id} of a proposal's page.
@@ -110,7 +111,7 @@ func (u *UI) proposalPage(w http.ResponseWriter, r *http.Request, pg *page) (str
 			next = ""
 		}
 		v.Changes = append(v.Changes, changeView{Key: c.Key, Delete: c.Delete, Absent: !live, Current: cur,
-			Moved: live == c.BaseAbsent || cur != c.Base, Blocks: lineDiff(cur, next)})
+			Moved: live == c.BaseAbsent || cur != c.Base, Blocks: lineDiff(cur, next), Note: c.Note})
 	}
 	pg.Title, pg.Repo, pg.Data = "Proposal #"+strconv.FormatInt(id, 10), pv.Repo, v
 	return "proposal", nil

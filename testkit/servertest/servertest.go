@@ -60,8 +60,8 @@ type Options struct {
 	// sessions with a secret derived from it, as the server does, so
 	// servers sharing a key accept each other's sessions (see Replica).
 	Key ed25519.PrivateKey
-	// Proposer receives the tidy proposals (nil: tidy answers 501, as a
-	// server without review does).
+	// Proposer makes the tidy proposals (nil: the review of proposals,
+	// as the server's).
 	Proposer health.Proposer
 	// OAuth makes the server an OAuth authorization server (--oauth), its
 	// client metadata documents fetched with OAuthMetadataClient (nil: the

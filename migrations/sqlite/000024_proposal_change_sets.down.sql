@@ -1,0 +1,2 @@
+ALTER TABLE proposals DROP COLUMN whole;
+ALTER TABLE proposal_changes DROP COLUMN note;

@@ -1,0 +1,9 @@
+-- A proposed change may say why it is proposed (a tidy's "folded into
+-- pool.md", "archived: ..."): the note is shown with the change, so the
+-- history of a key deleted by an approved proposal, which names the
+-- proposal, leads to why. '' when none was given.
+ALTER TABLE proposal_changes ADD COLUMN note TEXT NOT NULL DEFAULT '';
+
+-- A change set proposed whole (a tidy, a tool's) is never amended by its
+-- author's pushes: they fold into the author's open proposal of pushes.
+ALTER TABLE proposals ADD COLUMN whole INTEGER NOT NULL DEFAULT 0 CHECK (whole IN (0, 1));
