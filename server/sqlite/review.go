@@ -26,10 +26,14 @@ func (db *DB) ReviewPolicy(ctx context.Context, repo string) (server.ReviewPolic
 
 // SetReviewPolicy records repo's review policy (server.ReviewStore).
 func (db *DB) SetReviewPolicy(ctx context.Context, repo string, p server.ReviewPolicy, at time.Time) error {
-	return db.exec(ctx, "set review policy of "+repo, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO review_policies (repo, review, set_at) VALUES (?, ?, ?)
+	by := server.AuditActorFrom(ctx) // the job runs in the writer's context
+	return db.execBatch(ctx, "set review policy of "+repo, func(ctx context.Context, b *batch) error {
+		_, err := b.tx.ExecContext(ctx, `INSERT INTO review_policies (repo, review, set_at) VALUES (?, ?, ?)
 			ON CONFLICT (repo) DO UPDATE SET review = excluded.review, set_at = excluded.set_at`, repo, string(p), micros(at))
-		return wrap("set review policy", err)
+		if err != nil {
+			return wrap("set review policy", err)
+		}
+		return b.audit.append(ctx, []server.AuditRecord{server.AuditRecordOfPolicy(by, repo, p, at)})
 	})
 }
 
@@ -281,7 +285,9 @@ func (db *DB) DecideProposal(ctx context.Context, d server.ProposalDecision) (se
 		at = micros(d.At)
 	}
 	var p server.Proposal
-	err := db.exec(ctx, "decide proposal", func(ctx context.Context, tx *sql.Tx) error {
+	by := server.AuditActorFrom(ctx) // the job runs in the writer's context
+	err := db.execBatch(ctx, "decide proposal", func(ctx context.Context, b *batch) error {
+		tx := b.tx
 		res, err := tx.ExecContext(ctx, `UPDATE proposals SET state = ?, decided_by = ?, decided_at = ?, comment = ?,
 			applied_version = ? WHERE id = ? AND state = ?`, string(d.To), d.By, at, d.Comment, d.AppliedVersion, d.ID, string(d.From))
 		if err != nil {
@@ -296,6 +302,9 @@ func (db *DB) DecideProposal(ctx context.Context, d server.ProposalDecision) (se
 		}
 		if n == 0 {
 			return &server.ProposalStateError{ID: d.ID, State: p.State}
+		}
+		if rec, ok := server.AuditRecordOfDecision(by, d, p); ok {
+			return b.audit.append(ctx, []server.AuditRecord{rec})
 		}
 		return nil
 	})

@@ -78,6 +78,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"ReviewChanges", testReviewChanges},
 		{"ReviewApprove", testReviewApprove},
 		{"ReviewHostile", testReviewHostile},
+		{"ReviewAudit", testReviewAudit},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
