@@ -61,3 +61,7 @@ func AuditRecordOfSessionEnd(by AuditActor, id, subject, why string, at time.Tim
 // ServerActor is the server itself acting (a session it ends on a replayed
 // code or refresh token), through surface.
 func ServerActor(surface string) AuditActor { return AuditActor{Subject: "server", Surface: surface} }
+
+// ActorOfCaller is the actor of an act p does through the front door its
+// claims name (surface, client): what a write by p would record.
+func ActorOfCaller(p Principal, claims Provenance) AuditActor { return ActorOf(claims.stamp(p)) }
