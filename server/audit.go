@@ -23,6 +23,7 @@ const (
 	AuditApprove       AuditAction = "review.approve"  // a proposal approved (and applied)
 	AuditReject        AuditAction = "review.reject"   // a proposal rejected
 	AuditWithdraw      AuditAction = "review.withdraw" // a proposal withdrawn by its author
+	AuditUpkeep        AuditAction = "upkeep.set"      // a repository's upkeep settings set
 	AuditSessionStart  AuditAction = "session.start"   // an OAuth session consented to (a client signed in)
 	AuditSessionRevoke AuditAction = "session.revoke"  // an OAuth session ended
 )

@@ -6,13 +6,20 @@ import (
 	"time"
 )
 
-// The audit records of review and of OAuth sessions. A store appends each
+// The audit records of a repository's settings (review, upkeep), of
+// review decisions and of OAuth sessions. A store appends each
 // in the transaction of the act it records, with the actor the caller put
 // in the context (WithAuditActor).
 
 // AuditRecordOfPolicy is the record of repo's review policy set to pol.
 func AuditRecordOfPolicy(by AuditActor, repo string, pol ReviewPolicy, at time.Time) AuditRecord {
 	return AuditRecord{Repo: repo, At: at, Action: AuditPolicy, By: by, Detail: map[string]string{"review": string(pol)}}
+}
+
+// AuditRecordOfUpkeep is the record of repo's upkeep settings set to st.
+func AuditRecordOfUpkeep(by AuditActor, repo string, st UpkeepSettings, at time.Time) AuditRecord {
+	return AuditRecord{Repo: repo, At: at, Action: AuditUpkeep, By: by,
+		Detail: map[string]string{"unusedDays": strconv.Itoa(st.UnusedDays), "dailyTidy": strconv.FormatBool(st.DailyTidy)}}
 }
 
 // decisionActions are the acts a decision ending in a state records.

@@ -77,3 +77,32 @@ func testReviewAudit(t *testing.T, s server.Store) {
 	}
 	verifyClean(t, log)
 }
+
+// testUpkeepAudit: setting a repository's upkeep appends a record to its
+// chain naming who set what; refused settings record nothing.
+func testUpkeepAudit(t *testing.T, s server.Store) {
+	log, ok := s.(server.AuditLog)
+	us, ok2 := s.(server.UpkeepStore)
+	if !ok || !ok2 {
+		t.Skip("the store keeps no audit log or no upkeep settings")
+	}
+	ctx := server.WithAuditActor(context.Background(), server.AuditActor{Subject: "operator:root@host", Surface: "cli"})
+	if err := us.SetUpkeepSettings(ctx, "acme/api", server.UpkeepSettings{UnusedDays: -1}); err == nil {
+		t.Fatal("negative unused days were set")
+	}
+	if err := us.SetUpkeepSettings(ctx, "acme/api", server.UpkeepSettings{UnusedDays: 30, DailyTidy: true}); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	err := log.AuditEntries(context.Background(), server.AuditQuery{Chain: "acme/api"}, func(e server.AuditEntry) error {
+		var rec server.AuditRecord
+		if err := json.Unmarshal(e.Body, &rec); err != nil {
+			return err
+		}
+		lines = append(lines, fmt.Sprintf("%d %s by %s/%s %v", e.Seq, rec.Action, rec.By.Subject, rec.By.Surface, rec.Detail))
+		return nil
+	})
+	if want := "[1 upkeep.set by operator:root@host/cli map[dailyTidy:true unusedDays:30]]"; err != nil || fmt.Sprint(lines) != want {
+		t.Errorf("acme/api's audit chain = %q, %v; want %s", lines, err, want)
+	}
+}
