@@ -15,10 +15,17 @@ type AuditAction string
 
 // The acts recorded in the audit log.
 const (
-	AuditWrite       AuditAction = "write"        // a version of a repository (puts, deletes, restores)
-	AuditErase       AuditAction = "erase"        // a repository emptied (personal delete)
-	AuditTokenCreate AuditAction = "token.create" // a token issued by the server's key
-	AuditTokenRevoke AuditAction = "token.revoke" // a token, or a subject's tokens, revoked
+	AuditWrite         AuditAction = "write"           // a version of a repository (puts, deletes, restores)
+	AuditErase         AuditAction = "erase"           // a repository emptied (personal delete)
+	AuditTokenCreate   AuditAction = "token.create"    // a token issued by the server's key
+	AuditTokenRevoke   AuditAction = "token.revoke"    // a token, or a subject's tokens, revoked
+	AuditPolicy        AuditAction = "review.policy"   // a repository's review policy set
+	AuditApprove       AuditAction = "review.approve"  // a proposal approved (and applied)
+	AuditReject        AuditAction = "review.reject"   // a proposal rejected
+	AuditWithdraw      AuditAction = "review.withdraw" // a proposal withdrawn by its author
+	AuditUpkeep        AuditAction = "upkeep.set"      // a repository's upkeep settings set
+	AuditSessionStart  AuditAction = "session.start"   // an OAuth session consented to (a client signed in)
+	AuditSessionRevoke AuditAction = "session.revoke"  // an OAuth session ended
 )
 
 // AuditRecord is one act in the append-only audit log: what was done, by
@@ -46,12 +53,16 @@ type AuditActor struct {
 	Client      string `json:"client,omitempty"`
 	Machine     string `json:"machine,omitempty"`
 	Commit      string `json:"commit,omitempty"`
+	// ApprovedBy and Proposal name, on the write that applied an approved
+	// proposal, the reviewer and the proposal; the rest is its author's.
+	ApprovedBy string `json:"approvedBy,omitempty"`
+	Proposal   int64  `json:"proposal,omitempty"`
 }
 
 // ActorOf is the actor a write's provenance names.
 func ActorOf(p Provenance) AuditActor {
 	return AuditActor{Subject: p.Subject, DisplayName: p.DisplayName, Credential: p.Credential, Surface: string(p.Surface),
-		Client: p.Client, Machine: p.Machine, Commit: p.Commit}
+		Client: p.Client, Machine: p.Machine, Commit: p.Commit, ApprovedBy: p.ApprovedBy, Proposal: p.Proposal}
 }
 
 // AuditChange is one key a write changed.

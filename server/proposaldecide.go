@@ -55,6 +55,8 @@ func (s *Service) Decide(ctx context.Context, p Principal, id int64, d Decision,
 	}
 	to := map[Decision]ProposalState{DecideApprove: ProposalApproved, DecideReject: ProposalRejected, DecideWithdraw: ProposalWithdrawn}[d]
 	dec := ProposalDecision{ID: id, From: ProposalOpen, To: to, By: p.Subject, At: s.cfg.Now().UTC(), Comment: comment}
+	by := prov.stamp(p)
+	ctx = WithAuditActor(ctx, ActorOf(by))
 	if d == DecideApprove {
 		prop, err = s.approve(ctx, prop, dec)
 	} else {
@@ -64,7 +66,7 @@ func (s *Service) Decide(ctx context.Context, p Principal, id int64, d Decision,
 		return Proposal{}, err
 	}
 	s.publishProposal(ctx, prop)
-	s.recordReview(ctx, ReviewAct{Action: string(d), Repo: prop.Repo, By: prov.stamp(p), Proposal: prop, At: dec.At})
+	s.recordReview(ctx, ReviewAct{Action: string(d), Repo: prop.Repo, By: by, Proposal: prop, At: dec.At})
 	return prop, nil
 }
 

@@ -25,7 +25,8 @@ type ReviewAct struct {
 	At       time.Time
 }
 
-// recordReview tells Config.OnReview of an act; the audit log hooks here.
+// recordReview tells Config.OnReview of an act, once it is done (the
+// store has already appended its audit record in the act's transaction).
 func (s *Service) recordReview(ctx context.Context, act ReviewAct) {
 	if s.cfg.OnReview != nil {
 		s.cfg.OnReview(context.WithoutCancel(ctx), act)
@@ -78,10 +79,11 @@ func (s *Service) SetReviewPolicy(ctx context.Context, p Principal, repo string,
 		return "", err
 	}
 	at := s.cfg.Now().UTC()
-	if err := rs.SetReviewPolicy(ctx, canon, pol, at); err != nil {
+	by := prov.stamp(p)
+	if err := rs.SetReviewPolicy(WithAuditActor(ctx, ActorOf(by)), canon, pol, at); err != nil {
 		return "", err
 	}
-	s.recordReview(ctx, ReviewAct{Action: "policy", Repo: canon, By: prov.stamp(p), Policy: pol, At: at})
+	s.recordReview(ctx, ReviewAct{Action: "policy", Repo: canon, By: by, Policy: pol, At: at})
 	return canon, nil
 }
 

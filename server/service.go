@@ -77,7 +77,8 @@ type Config struct {
 	// policy is off and none can be set.
 	Review ReviewStore
 	// OnReview, when set, is told every review decision and policy change
-	// once it is stored (an audit log's hook); it must not block.
+	// once it is stored; it must not block. The audit log does not need
+	// it: the store appends each act's record in the act's transaction.
 	OnReview func(context.Context, ReviewAct)
 	// Served takes what every surface serves (RecordServed); nil means
 	// nothing is recorded.

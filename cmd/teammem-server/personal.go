@@ -143,9 +143,11 @@ func openAdminStore(ctx context.Context, dataDir, databaseURL, task string) (ser
 // operatorContext is ctx naming the operator who runs the command as
 // the actor of the administrative acts it records in the audit log.
 func operatorContext(ctx context.Context) context.Context {
-	return server.WithAuditActor(ctx, server.AuditActor{Subject: "operator:" + operatorName(), Surface: "cli",
-		Client: "teammem-server/" + buildinfo.Version(version)})
+	return server.WithAuditActor(ctx, server.AuditActor{Subject: "operator:" + operatorName(), Surface: "cli", Client: operatorClient()})
 }
+
+// operatorClient is the client an operator's acts are recorded through.
+func operatorClient() string { return "teammem-server/" + buildinfo.Version(version) }
 
 // operatorName names who runs the command, for the audit line.
 func operatorName() string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/teammem/teammem/server"
 )
@@ -38,8 +37,8 @@ func runPolicy(ctx context.Context, args []string, e env) error {
 // runPolicyCommand sets (set) or prints a repository's review policy in
 // the database directly, as the repository's operator: Postgres beside
 // running servers (each reads the policy on every write), the embedded
-// store only while its server is stopped. A change is audited as a JSON
-// line on stderr.
+// store only while its server is stopped. A change is recorded in the
+// repository's audit chain, in its transaction, with the operator.
 func runPolicyCommand(ctx context.Context, args []string, e env, set bool) error {
 	var repo, review, dataDir, databaseURL string
 	name, synopsis := "policy show", "teammem-server policy show --repo SLUG [--data-dir DIR | --database-url URL]"
@@ -73,12 +72,8 @@ func runPolicyCommand(ctx context.Context, args []string, e env, set bool) error
 	}
 	defer closeStore()
 	rs, _ := store.(server.ReviewStore)
-	operator := operatorName()
-	svc := server.NewService(store, server.Config{Review: rs, OnReview: func(_ context.Context, act server.ReviewAct) {
-		slog.New(slog.NewJSONHandler(e.stderr, nil)).Info("audit", "action", "policy set", "repo", act.Repo,
-			"review", string(act.Policy), "operator", operator)
-	}})
-	p := operatorPrincipal(operator)
+	svc := server.NewService(store, server.Config{Review: rs})
+	p := operatorPrincipal()
 	if !set {
 		canon, pol, err := svc.ReviewPolicy(ctx, p, repo)
 		if err != nil {
@@ -87,7 +82,7 @@ func runPolicyCommand(ctx context.Context, args []string, e env, set bool) error
 		fmt.Fprintf(e.stdout, "%s: review %s\n", canon, pol)
 		return nil
 	}
-	canon, err := svc.SetReviewPolicy(ctx, p, repo, pol, server.Provenance{Surface: server.SurfaceREST, Client: "teammem-server policy set"})
+	canon, err := svc.SetReviewPolicy(ctx, p, repo, pol, server.Provenance{Surface: "cli", Client: operatorClient()})
 	if err != nil {
 		return err
 	}
@@ -96,8 +91,9 @@ func runPolicyCommand(ctx context.Context, args []string, e env, set bool) error
 }
 
 // operatorPrincipal is the one who runs an admin command on the database:
-// an admin of every repository.
-func operatorPrincipal(operator string) server.Principal {
+// an admin of every repository, named in the audit log as operatorContext
+// names it.
+func operatorPrincipal() server.Principal {
 	all, _ := server.ParseGrant("**:admin")
-	return server.Principal{Subject: "operator", DisplayName: operator, Grants: []server.Grant{all}, Credential: "none"}
+	return server.Principal{Subject: "operator:" + operatorName(), Grants: []server.Grant{all}, Credential: "none"}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,8 +14,8 @@ import (
 )
 
 // TestPolicySetAndProposeOnly: beside a running server on Postgres,
-// policy set makes a writer's edit a proposal at once (audited on
-// stderr), policy show prints it, a bad policy is a usage error, and a
+// policy set makes a writer's edit a proposal at once (recorded in the
+// repository's audit chain), policy show prints it, a bad policy is a usage error, and a
 // token created with --propose-only proposes even a new key under the
 // same policy, while the writer's new key lands.
 func TestPolicySetAndProposeOnly(t *testing.T) {
@@ -52,8 +53,13 @@ func TestPolicySetAndProposeOnly(t *testing.T) {
 	if err := run(ctx, []string{"policy", "set", "--repo", "Acme/API", "--review", "changes", "--database-url", url}, e); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "acme/api: review changes") || !strings.Contains(errs.String(), `"action":"policy set"`) {
-		t.Errorf("policy set printed %q, audited %q", out.String(), errs.String())
+	if !strings.Contains(out.String(), "acme/api: review changes") {
+		t.Errorf("policy set printed %q (%q)", out.String(), errs.String())
+	}
+	out.Reset()
+	if err := run(ctx, []string{"audit", "export", "--repo", "acme/api", "--database-url", url}, e); err != nil ||
+		!regexp.MustCompile(`"action":"review.policy","by":\{"subject":"operator:[^"]+","credential":"none","surface":"cli","client":"teammem-server/[^"]*"\},"detail":\{"review":"changes"\}`).MatchString(out.String()) {
+		t.Errorf("acme/api's audit chain after policy set: %v\n%s", err, out.String())
 	}
 	out.Reset()
 	if err := run(ctx, []string{"policy", "show", "--repo", "acme/api", "--database-url", url}, e); err != nil || !strings.Contains(out.String(), "review changes") {

@@ -45,7 +45,7 @@ func runTidy(ctx context.Context, args []string, e env) error {
 	defer closeStore()
 	rs, _ := store.(server.ReviewStore)
 	checker := &health.Checker{Service: server.NewService(store, server.Config{Review: rs})}
-	operator := operatorPrincipal(operatorName())
+	operator := operatorPrincipal()
 	rep, err := checker.Report(ctx, operator, repo)
 	if err != nil {
 		return err

@@ -43,6 +43,7 @@ func revokeSession(ctx context.Context, id, dataDir, databaseURL string, e env) 
 		return err
 	}
 	defer closeStore()
+	ctx = operatorContext(ctx)
 	now := time.Now()
 	if err := store.RevokeOAuthSession(ctx, "", id, now); err != nil {
 		if errors.Is(err, server.ErrNotFound) {

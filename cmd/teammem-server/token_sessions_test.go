@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,5 +57,29 @@ func TestTokenListSessions(t *testing.T) {
 	}
 	if _, out, _ = cli(t, "token", "list-revoked", "--data-dir", dir); !strings.Contains(out, ann) {
 		t.Errorf("the session's access tokens are not revoked:\n%s", out)
+	}
+	// The server's chain: both sign-ins, then the operator ending ann's
+	// session and revoking its access tokens; the refused revocations
+	// record nothing.
+	_, out, _ = cli(t, "audit", "export", "--data-dir", dir)
+	var acts []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e struct {
+			Record struct {
+				Action string
+				By     struct{ Subject, Surface string }
+				Detail map[string]string
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("export line %q: %v", line, err)
+		}
+		by, _, _ := strings.Cut(e.Record.By.Subject, ":")
+		acts = append(acts, fmt.Sprintf("%s %s%s by %s/%s", e.Record.Action, e.Record.Detail["session"], e.Record.Detail["token"], by, e.Record.By.Surface))
+	}
+	want := []string{"session.start " + ann + " by ann/web", "session.start " + bob + " by bob/web",
+		"session.revoke " + ann + " by operator/cli", "token.revoke " + ann + " by operator/cli"}
+	if fmt.Sprint(acts) != fmt.Sprint(want) {
+		t.Errorf("the server's audit chain:\n got %q\nwant %q", acts, want)
 	}
 }

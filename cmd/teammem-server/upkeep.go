@@ -56,7 +56,7 @@ func runUpkeep(ctx context.Context, args []string, e env) error {
 		}
 	})
 	if set {
-		if err := server.NewService(store, server.Config{}).SetUpkeep(ctx, operatorPrincipal(operatorName()), canon, st); err != nil {
+		if err := server.NewService(store, server.Config{}).SetUpkeep(operatorContext(ctx), operatorPrincipal(), canon, st); err != nil {
 			return err
 		}
 	}

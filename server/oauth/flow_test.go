@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -149,6 +150,11 @@ func TestFlow(t *testing.T) {
 		waitRefused(t, func() int { return restStatus(t, a.URL, tok.AccessToken) })
 		if r := ann.do(http.MethodGet, a.URL+"/ui/sessions", nil); strings.Contains(r.Body, `name="id"`) {
 			t.Errorf("an ended session is still listed")
+		}
+		want := []string{"session.start ann by ann/web/token", "session.revoke ann by server/oauth/: the refresh token was already used",
+			"session.start ann by ann/web/token", "session.revoke ann by ann/web/session"}
+		if got := sessionActs(t, a.Store); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("the server's audit chain's session acts:\n got %q\nwant %q", got, want)
 		}
 	})
 }

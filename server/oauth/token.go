@@ -145,11 +145,13 @@ func (s *Server) refresh(ctx context.Context, old, clientID string) (server.OAut
 	return sess, next, nil
 }
 
-// kill revokes a session (its access tokens too) and returns refusal.
+// kill revokes a session (its access tokens too) and returns refusal;
+// the audit log records the server as ending it.
 func (s *Server) kill(ctx context.Context, id string, refusal error) error {
 	if id == "" {
 		return refusal
 	}
+	ctx = server.WithAuditActor(ctx, server.ServerActor("oauth"))
 	if err := s.o.Store.RevokeOAuthSession(ctx, "", id, s.o.Now()); err != nil && !errors.Is(err, server.ErrNotFound) {
 		return err
 	}

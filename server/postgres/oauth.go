@@ -61,12 +61,17 @@ func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, code
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	_, err = db.pool.Exec(ctx, `INSERT INTO oauth_sessions (session_id, subject, display_name, grants, client_id,
-		client_name, redirect_uri, code_challenge, resource, parent, parent_expires, created_at, expires_at,
-		last_used_at, code_hash, code_expires) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $12, $14, $15)`,
-		s.ID, s.Subject, s.DisplayName, string(grants), s.ClientID, s.ClientName, s.RedirectURI, s.CodeChallenge,
-		s.Resource, s.Parent, s.ParentExpires, s.CreatedAt, s.ExpiresAt, codeHash, s.CodeExpires)
-	return wrap("start OAuth session", err)
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO oauth_sessions (session_id, subject, display_name, grants, client_id,
+			client_name, redirect_uri, code_challenge, resource, parent, parent_expires, created_at, expires_at,
+			last_used_at, code_hash, code_expires) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $12, $14, $15)`,
+			s.ID, s.Subject, s.DisplayName, string(grants), s.ClientID, s.ClientName, s.RedirectURI, s.CodeChallenge,
+			s.Resource, s.Parent, s.ParentExpires, s.CreatedAt, s.ExpiresAt, codeHash, s.CodeExpires)
+		if err != nil {
+			return wrap("start OAuth session", err)
+		}
+		return appendAuditTx(ctx, tx, []server.AuditRecord{server.AuditRecordOfSession(s)})
+	})
 }
 
 const oauthSessionColumns = `session_id, subject, display_name, grants, client_id, client_name, redirect_uri,
@@ -106,8 +111,7 @@ func (db *DB) oneUse(ctx context.Context, what string, refused error, find func(
 			return wrap(what, err)
 		case used:
 			outcome, s.ID = refused, id
-			_, err := tx.Exec(ctx, `UPDATE oauth_sessions SET revoked_at = $2 WHERE session_id = $1 AND revoked_at IS NULL`, id, now)
-			return wrap("revoke OAuth session", err)
+			return endReplayed(ctx, tx, id, refused, now)
 		}
 		if err := use(tx, id); err != nil {
 			return wrap(what, err)
@@ -120,6 +124,22 @@ func (db *DB) oneUse(ctx context.Context, what string, refused error, find func(
 		err = outcome
 	}
 	return s, err
+}
+
+// endReplayed revokes the session id whose code or refresh token was
+// used again (refused says which), recording that the server ended it.
+func endReplayed(ctx context.Context, tx pgx.Tx, id string, refused error, now time.Time) error {
+	var subject string
+	err := tx.QueryRow(ctx, `UPDATE oauth_sessions SET revoked_at = $2 WHERE session_id = $1 AND revoked_at IS NULL
+		RETURNING subject`, id, now).Scan(&subject)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return wrap("revoke OAuth session", err)
+	}
+	rec := server.AuditRecordOfSessionEnd(server.ServerActor("oauth"), id, subject, refused.Error(), now)
+	return appendAuditTx(ctx, tx, []server.AuditRecord{rec})
 }
 
 // TakeCode exchanges an authorization code for its session once
@@ -184,13 +204,18 @@ func (db *DB) OAuthSessions(ctx context.Context, subject string, now time.Time) 
 func (db *DB) RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	tag, err := db.pool.Exec(ctx, `UPDATE oauth_sessions SET revoked_at = $4
-		WHERE session_id = $1 AND ($2 = '' OR subject = $2) AND revoked_at IS NULL AND expires_at > $3`, id, subject, now, now)
-	if err != nil {
-		return wrap("revoke OAuth session", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("OAuth session %.40q: %w", id, server.ErrNotFound)
-	}
-	return nil
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		var of string
+		err := tx.QueryRow(ctx, `UPDATE oauth_sessions SET revoked_at = $4
+			WHERE session_id = $1 AND ($2 = '' OR subject = $2) AND revoked_at IS NULL AND expires_at > $3
+			RETURNING subject`, id, subject, now, now).Scan(&of)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("OAuth session %.40q: %w", id, server.ErrNotFound)
+		}
+		if err != nil {
+			return wrap("revoke OAuth session", err)
+		}
+		rec := server.AuditRecordOfSessionEnd(server.AuditActorFrom(ctx), id, of, "", now)
+		return appendAuditTx(ctx, tx, []server.AuditRecord{rec})
+	})
 }

@@ -32,9 +32,14 @@ func (db *DB) ReviewPolicy(ctx context.Context, repo string) (server.ReviewPolic
 func (db *DB) SetReviewPolicy(ctx context.Context, repo string, p server.ReviewPolicy, at time.Time) error {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	_, err := db.pool.Exec(ctx, `INSERT INTO review_policies (repo, review, set_at) VALUES ($1, $2, $3)
-		ON CONFLICT (repo) DO UPDATE SET review = excluded.review, set_at = excluded.set_at`, repo, string(p), at)
-	return wrap("set review policy", err)
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO review_policies (repo, review, set_at) VALUES ($1, $2, $3)
+			ON CONFLICT (repo) DO UPDATE SET review = excluded.review, set_at = excluded.set_at`, repo, string(p), at)
+		if err != nil {
+			return wrap("set review policy", err)
+		}
+		return appendAuditTx(ctx, tx, []server.AuditRecord{server.AuditRecordOfPolicy(server.AuditActorFrom(ctx), repo, p, at)})
+	})
 }
 
 // SaveProposal stores a proposal or amends the author's open one
@@ -308,6 +313,9 @@ func (db *DB) DecideProposal(ctx context.Context, d server.ProposalDecision) (se
 		}
 		if tag.RowsAffected() == 0 {
 			return &server.ProposalStateError{ID: d.ID, State: p.State}
+		}
+		if rec, ok := server.AuditRecordOfDecision(server.AuditActorFrom(ctx), d, p); ok {
+			return appendAuditTx(ctx, tx, []server.AuditRecord{rec})
 		}
 		return nil
 	})

@@ -68,10 +68,16 @@ func (db *DB) SetUpkeepSettings(ctx context.Context, repo string, s server.Upkee
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	_, err := db.pool.Exec(ctx, `INSERT INTO repo_upkeep (repo, unused_days, daily_tidy) VALUES ($1, $2, $3)
-		ON CONFLICT (repo) DO UPDATE SET unused_days = excluded.unused_days, daily_tidy = excluded.daily_tidy`,
-		repo, s.UnusedDays, s.DailyTidy)
-	return wrap("set upkeep settings", err)
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO repo_upkeep (repo, unused_days, daily_tidy) VALUES ($1, $2, $3)
+			ON CONFLICT (repo) DO UPDATE SET unused_days = excluded.unused_days, daily_tidy = excluded.daily_tidy`,
+			repo, s.UnusedDays, s.DailyTidy)
+		if err != nil {
+			return wrap("set upkeep settings", err)
+		}
+		rec := server.AuditRecordOfUpkeep(server.AuditActorFrom(ctx), repo, s, time.Now())
+		return appendAuditTx(ctx, tx, []server.AuditRecord{rec})
+	})
 }
 
 // DailyTidyRepos returns the repositories tidied daily (server.UpkeepStore).

@@ -57,6 +57,8 @@ type DB struct {
 	writer *writer
 	ckpt   *checkpointer
 	id     string // the server identity, read at open
+	// policies are the repositories' review policies, read once.
+	policies policyCache
 	// stopBackfill ends the search backfill (see backfill) and merger;
 	// backfilled is closed when the backfill has ended, with its outcome
 	// in backfillErr, merging when the merger has.

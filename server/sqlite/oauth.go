@@ -57,14 +57,17 @@ func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, code
 	if err != nil {
 		return err
 	}
-	return db.exec(ctx, "start OAuth session", func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO oauth_sessions (session_id, subject, display_name, grants, client_id,
+	return db.execBatch(ctx, "start OAuth session", func(ctx context.Context, b *batch) error {
+		_, err := b.tx.ExecContext(ctx, `INSERT INTO oauth_sessions (session_id, subject, display_name, grants, client_id,
 			client_name, redirect_uri, code_challenge, resource, parent, parent_expires, created_at, expires_at,
 			last_used_at, code_hash, code_expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			s.ID, s.Subject, s.DisplayName, string(grants), s.ClientID, s.ClientName, s.RedirectURI, s.CodeChallenge,
 			s.Resource, s.Parent, micros(s.ParentExpires), micros(s.CreatedAt), micros(s.ExpiresAt), micros(s.CreatedAt),
 			codeHash, micros(s.CodeExpires))
-		return wrap("start OAuth session", err)
+		if err != nil {
+			return wrap("start OAuth session", err)
+		}
+		return b.audit.append(ctx, []server.AuditRecord{server.AuditRecordOfSession(s)})
 	})
 }
 
@@ -94,7 +97,8 @@ func (db *DB) oneUse(ctx context.Context, what string, refused error, find strin
 	use func(ctx context.Context, tx *sql.Tx, id string) error, now time.Time) (server.OAuthSession, error) {
 	var s server.OAuthSession
 	var outcome error
-	err := db.exec(ctx, what, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.execBatch(ctx, what, func(ctx context.Context, b *batch) error {
+		tx := b.tx
 		var used int
 		var id string
 		err := tx.QueryRowContext(ctx, find, findArgs...).Scan(&id, &used)
@@ -106,7 +110,7 @@ func (db *DB) oneUse(ctx context.Context, what string, refused error, find strin
 			return wrap(what, err)
 		case used != 0:
 			outcome, s.ID = refused, id
-			return revokeSQLite(ctx, tx, id, now)
+			return endReplayed(ctx, b, id, refused, now)
 		}
 		if err := use(ctx, tx, id); err != nil {
 			return wrap(what, err)
@@ -154,9 +158,20 @@ func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now ti
 		}, now)
 }
 
-func revokeSQLite(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `UPDATE oauth_sessions SET revoked_at = ? WHERE session_id = ? AND revoked_at = 0`, micros(now), id)
-	return wrap("revoke OAuth session", err)
+// endReplayed revokes the session id whose code or refresh token was
+// used again (refused says which), recording that the server ended it.
+func endReplayed(ctx context.Context, b *batch, id string, refused error, now time.Time) error {
+	var subject string
+	err := b.tx.QueryRowContext(ctx, `UPDATE oauth_sessions SET revoked_at = ? WHERE session_id = ? AND revoked_at = 0
+		RETURNING subject`, micros(now), id).Scan(&subject)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return wrap("revoke OAuth session", err)
+	}
+	rec := server.AuditRecordOfSessionEnd(server.ServerActor("oauth"), id, subject, refused.Error(), now)
+	return b.audit.append(ctx, []server.AuditRecord{rec})
 }
 
 // OAuthSessions returns live sessions, most recently used first
@@ -197,33 +212,40 @@ func listOAuthSessions(ctx context.Context, q *sql.DB, subject string, now time.
 
 // RevokeOAuthSession revokes a live session (server.OAuthStore).
 func (db *DB) RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error {
-	return db.exec(ctx, "revoke OAuth session", func(ctx context.Context, tx *sql.Tx) error {
-		return revokeOAuthSession(ctx, tx, subject, id, now)
+	by := server.AuditActorFrom(ctx) // the job runs in the writer's context
+	return db.execBatch(ctx, "revoke OAuth session", func(ctx context.Context, b *batch) error {
+		rec, err := revokeOAuthSession(ctx, b.tx, by, subject, id, now)
+		if err != nil {
+			return err
+		}
+		return b.audit.append(ctx, []server.AuditRecord{rec})
 	})
 }
 
 // RevokeOAuthSession revokes a live session in the database file, beside
 // a running server, as Revoke does.
 func (p TokensAt) RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error {
-	pool, err := openExisting(ctx, string(p))
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	return revokeOAuthSession(ctx, pool, subject, id, now)
+	return AuditAt(p).inTx(ctx, func(tx sqlExec) error {
+		rec, err := revokeOAuthSession(ctx, tx, server.AuditActorFrom(ctx), subject, id, now)
+		if err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, []server.AuditRecord{rec})
+	})
 }
 
-func revokeOAuthSession(ctx context.Context, q interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, subject, id string, now time.Time) error {
-	res, err := q.ExecContext(ctx, `UPDATE oauth_sessions SET revoked_at = ?
-		WHERE session_id = ? AND (subject = ? OR ? = '') AND revoked_at = 0 AND expires_at > ?`,
-		micros(now), id, subject, subject, micros(now))
+// revokeOAuthSession revokes the session and returns the audit record of
+// its end by by.
+func revokeOAuthSession(ctx context.Context, tx sqlExec, by server.AuditActor, subject, id string, now time.Time) (server.AuditRecord, error) {
+	var of string
+	err := tx.QueryRowContext(ctx, `UPDATE oauth_sessions SET revoked_at = ?
+		WHERE session_id = ? AND (subject = ? OR ? = '') AND revoked_at = 0 AND expires_at > ?
+		RETURNING subject`, micros(now), id, subject, subject, micros(now)).Scan(&of)
+	if errors.Is(err, sql.ErrNoRows) {
+		return server.AuditRecord{}, fmt.Errorf("OAuth session %.40q: %w", id, server.ErrNotFound)
+	}
 	if err != nil {
-		return wrap("revoke OAuth session", err)
+		return server.AuditRecord{}, wrap("revoke OAuth session", err)
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return fmt.Errorf("OAuth session %.40q: %w", id, server.ErrNotFound)
-	}
-	return nil
+	return server.AuditRecordOfSessionEnd(by, id, of, "", now), nil
 }

@@ -14,23 +14,45 @@ import (
 
 var _ server.ReviewStore = (*DB)(nil)
 
-// ReviewPolicy returns repo's review policy (server.ReviewStore).
+// ReviewPolicy returns repo's review policy (server.ReviewStore), from
+// memory after the first read.
 func (db *DB) ReviewPolicy(ctx context.Context, repo string) (server.ReviewPolicy, error) {
-	var p string
-	err := db.read.QueryRowContext(ctx, `SELECT review FROM review_policies WHERE repo = ?`, repo).Scan(&p)
-	if errors.Is(err, sql.ErrNoRows) {
-		return server.ReviewOff, nil
+	return db.policies.get(ctx, repo, db.readPolicies)
+}
+
+// readPolicies reads every repository's review policy.
+func (db *DB) readPolicies(ctx context.Context) (map[string]server.ReviewPolicy, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT repo, review FROM review_policies`)
+	if err != nil {
+		return nil, wrap("read review policies", err)
 	}
-	return server.ReviewPolicy(p), wrap("read review policy", err)
+	defer rows.Close()
+	all := map[string]server.ReviewPolicy{}
+	for rows.Next() {
+		var repo, p string
+		if err := rows.Scan(&repo, &p); err != nil {
+			return nil, wrap("read review policies", err)
+		}
+		all[repo] = server.ReviewPolicy(p)
+	}
+	return all, wrap("read review policies", rows.Err())
 }
 
 // SetReviewPolicy records repo's review policy (server.ReviewStore).
 func (db *DB) SetReviewPolicy(ctx context.Context, repo string, p server.ReviewPolicy, at time.Time) error {
-	return db.exec(ctx, "set review policy of "+repo, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO review_policies (repo, review, set_at) VALUES (?, ?, ?)
+	by := server.AuditActorFrom(ctx) // the job runs in the writer's context
+	err := db.execBatch(ctx, "set review policy of "+repo, func(ctx context.Context, b *batch) error {
+		_, err := b.tx.ExecContext(ctx, `INSERT INTO review_policies (repo, review, set_at) VALUES (?, ?, ?)
 			ON CONFLICT (repo) DO UPDATE SET review = excluded.review, set_at = excluded.set_at`, repo, string(p), micros(at))
-		return wrap("set review policy", err)
+		if err != nil {
+			return wrap("set review policy", err)
+		}
+		return b.audit.append(ctx, []server.AuditRecord{server.AuditRecordOfPolicy(by, repo, p, at)})
 	})
+	if err == nil {
+		db.policies.set(repo, p)
+	}
+	return err
 }
 
 // SaveProposal stores a proposal or amends the author's open one
@@ -313,7 +335,9 @@ func (db *DB) DecideProposal(ctx context.Context, d server.ProposalDecision) (se
 		at = micros(d.At)
 	}
 	var p server.Proposal
-	err := db.exec(ctx, "decide proposal", func(ctx context.Context, tx *sql.Tx) error {
+	by := server.AuditActorFrom(ctx) // the job runs in the writer's context
+	err := db.execBatch(ctx, "decide proposal", func(ctx context.Context, b *batch) error {
+		tx := b.tx
 		res, err := tx.ExecContext(ctx, `UPDATE proposals SET state = ?, decided_by = ?, decided_at = ?, comment = ?,
 			applied_version = ? WHERE id = ? AND state = ?`, string(d.To), d.By, at, d.Comment, d.AppliedVersion, d.ID, string(d.From))
 		if err != nil {
@@ -328,6 +352,9 @@ func (db *DB) DecideProposal(ctx context.Context, d server.ProposalDecision) (se
 		}
 		if n == 0 {
 			return &server.ProposalStateError{ID: d.ID, State: p.State}
+		}
+		if rec, ok := server.AuditRecordOfDecision(by, d, p); ok {
+			return b.audit.append(ctx, []server.AuditRecord{rec})
 		}
 		return nil
 	})

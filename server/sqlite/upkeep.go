@@ -64,11 +64,15 @@ func (db *DB) SetUpkeepSettings(ctx context.Context, repo string, s server.Upkee
 	if err := s.Check(); err != nil {
 		return err
 	}
-	return db.exec(ctx, "set upkeep settings", func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO repo_upkeep (repo, unused_days, daily_tidy) VALUES (?, ?, ?)
+	by := server.AuditActorFrom(ctx) // the job runs in the writer's context
+	return db.execBatch(ctx, "set upkeep settings", func(ctx context.Context, b *batch) error {
+		_, err := b.tx.ExecContext(ctx, `INSERT INTO repo_upkeep (repo, unused_days, daily_tidy) VALUES (?, ?, ?)
 			ON CONFLICT (repo) DO UPDATE SET unused_days = excluded.unused_days, daily_tidy = excluded.daily_tidy`,
 			repo, s.UnusedDays, s.DailyTidy)
-		return wrap("set upkeep settings", err)
+		if err != nil {
+			return wrap("set upkeep settings", err)
+		}
+		return b.audit.append(ctx, []server.AuditRecord{server.AuditRecordOfUpkeep(by, repo, s, time.Now())})
 	})
 }
 

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -133,7 +134,8 @@ func OAuth(t *testing.T, a, b server.OAuthStore) {
 	if err := a.RevokeOAuthSession(ctx, "bob", strings.Repeat("5", 24), now.Add(time.Minute)); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("bob revoking ann's session: %v; want ErrNotFound", err)
 	}
-	if err := a.RevokeOAuthSession(ctx, "ann", strings.Repeat("5", 24), now.Add(time.Minute)); err != nil {
+	byAnn := server.WithAuditActor(ctx, server.AuditActor{Subject: "ann", Surface: "web"})
+	if err := a.RevokeOAuthSession(byAnn, "ann", strings.Repeat("5", 24), now.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if err := rotate(b, "vcode5", "w", 2*time.Minute); !errors.Is(err, server.ErrNotFound) {
@@ -145,4 +147,36 @@ func OAuth(t *testing.T, a, b server.OAuthStore) {
 	if err := a.StartOAuthSession(ctx, server.OAuthSession{ID: "bad"}, "c"); err == nil {
 		t.Error("a malformed session was started")
 	}
+	oauthAudit(t, a)
+}
+
+// oauthAudit checks the server's audit chain after OAuth's acts: each
+// session started, each ended by a replay (the server, saying why) or by
+// its person; a refused revocation and a malformed session record nothing.
+func oauthAudit(t *testing.T, s server.OAuthStore) {
+	log, ok := s.(server.AuditLog)
+	if !ok {
+		return
+	}
+	var got []string
+	err := log.AuditEntries(context.Background(), server.AuditQuery{Chain: server.ServerChain}, func(e server.AuditEntry) error {
+		var r server.AuditRecord
+		if err := json.Unmarshal(e.Body, &r); err != nil {
+			return err
+		}
+		got = append(got, fmt.Sprintf("%s %.1s %s by %s", r.Action, r.Detail["session"], r.Detail["subject"], r.By.Subject)+
+			map[bool]string{true: ": " + r.Detail["why"]}[r.Detail["why"] != ""])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"session.start 1 ann by ann", "session.revoke 1 ann by server: " + server.ErrRefreshReused.Error(),
+		"session.start 2 ann by ann", "session.revoke 2 ann by server: " + server.ErrCodeReused.Error(),
+		"session.start 3 ann by ann", "session.start 4 ann by ann", "session.revoke 4 ann by server: " + server.ErrRefreshReused.Error(),
+		"session.start 5 ann by ann", "session.start 6 bob by bob", "session.revoke 5 ann by ann"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the server's audit chain:\n got %q\nwant %q", got, want)
+	}
+	verifyClean(t, log)
 }

@@ -79,6 +79,8 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"ReviewApprove", testReviewApprove},
 		{"ReviewHostile", testReviewHostile},
 		{"ReviewWhole", testReviewWhole},
+		{"ReviewAudit", testReviewAudit},
+		{"UpkeepAudit", testUpkeepAudit},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })

@@ -130,7 +130,13 @@ func (u *UI) revokeSession(w http.ResponseWriter, r *http.Request, pg *page) (st
 	if err := u.checkForm(r); err != nil {
 		return "", err
 	}
-	if err := u.authz.RevokeSession(r.Context(), callerOf(r.Context()).p.Subject, r.PostForm.Get("id")); err != nil {
+	prov, err := httpkit.Claims(r, server.SurfaceWeb, false)
+	if err != nil {
+		return "", err
+	}
+	p := callerOf(r.Context()).p
+	ctx := server.WithAuditActor(r.Context(), server.ActorOfCaller(p, prov))
+	if err := u.authz.RevokeSession(ctx, p.Subject, r.PostForm.Get("id")); err != nil {
 		return "", err
 	}
 	http.Redirect(w, r, prefix+"/sessions", http.StatusSeeOther)
