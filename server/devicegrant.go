@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -69,7 +68,7 @@ const UserCodeLength = 8
 func CheckUserCode(s string) (string, error) {
 	code := strings.ToUpper(strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(s)))
 	if len(code) != UserCodeLength || strings.Trim(code, UserCodeAlphabet) != "" {
-		return "", fmt.Errorf("%.20q is not a code this server shows (%d letters, as XXXX-XXXX): %w", s, UserCodeLength, ErrInvalid)
+		return "", InvalidParameter("%.20q is not a code this server shows (%d letters, as XXXX-XXXX)", s, UserCodeLength)
 	}
 	return code, nil
 }
