@@ -54,14 +54,11 @@ type deviceAnswer struct {
 // the agent, shows the person a code, and polls the token endpoint until
 // they answer, the code expires or ctx ends.
 func DeviceLogin(ctx context.Context, o DeviceOptions) (Tokens, error) {
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	hc, base, md, err := discover(ctx, o.HTTPClient, o.Server)
+	if err != nil {
+		return Tokens{}, err
 	}
-	base := strings.TrimRight(o.Server, "/")
-	var md metadata
-	if err := getJSON(ctx, o.HTTPClient, base+"/.well-known/oauth-authorization-server", &md); err != nil {
-		return Tokens{}, fmt.Errorf("the server offers no sign-in (%v): log in with a token on stdin", err)
-	}
+	o.HTTPClient = hc
 	if md.Device == "" {
 		return Tokens{}, errors.New("the server offers no device sign-in: log in through a browser, or with a token on stdin")
 	}

@@ -45,16 +45,27 @@ type metadata struct {
 	IssInResponse bool   `json:"authorization_response_iss_parameter_supported"`
 }
 
+// discover reads the metadata of the authorization server at server, with
+// hc (nil: one with a 30 s timeout, which it returns).
+func discover(ctx context.Context, hc *http.Client, server string) (*http.Client, string, metadata, error) {
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	base := strings.TrimRight(server, "/")
+	var md metadata
+	if err := getJSON(ctx, hc, base+"/.well-known/oauth-authorization-server", &md); err != nil {
+		return hc, base, md, fmt.Errorf("the server offers no sign-in (%v): log in with a token on stdin", err)
+	}
+	return hc, base, md, nil
+}
+
 // Login runs the browser sign-in and returns the tokens to keep.
 func Login(ctx context.Context, o Options) (Tokens, error) {
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	hc, base, md, err := discover(ctx, o.HTTPClient, o.Server)
+	if err != nil {
+		return Tokens{}, err
 	}
-	base := strings.TrimRight(o.Server, "/")
-	var md metadata
-	if err := getJSON(ctx, o.HTTPClient, base+"/.well-known/oauth-authorization-server", &md); err != nil {
-		return Tokens{}, fmt.Errorf("the server offers no browser sign-in (%v): log in with a token on stdin", err)
-	}
+	o.HTTPClient = hc
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return Tokens{}, fmt.Errorf("listen for the browser's answer: %w", err)

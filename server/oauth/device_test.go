@@ -31,16 +31,8 @@ type deviceStart struct {
 
 func startDevice(t testing.TB, base string, form url.Values) deviceStart {
 	t.Helper()
-	resp, err := http.PostForm(base+"/oauth/device_authorization", form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var out deviceStart
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatalf("device authorization answer: %v", err)
-	}
-	out.Status = resp.StatusCode
+	out.Status = postForm(t, base+"/oauth/device_authorization", form, &out)
 	return out
 }
 
