@@ -33,7 +33,7 @@ func init() {
 // stdin (or --token-file, or --token), checks it against the server and
 // saves both in the configuration file (mode 0600).
 func runLogin(ctx context.Context, e *cliEnv, args []string) error {
-	fs := newFlagSet("login", "login --server URL [--token-file FILE] < token\n       login --server URL [--browser | --device]\n\n"+
+	fs := newFlagSet("login", "login --server URL [--token-file FILE] < token\n       teammem-agent login --server URL [--browser | --device]\n\n"+
 		"Reads the token from stdin unless --token-file (or --token) is given. On a terminal, with a server that offers\n"+
 		"sign-in, it signs in through the browser instead, or, without a display, with a code entered in any browser.", e.Stdout)
 	var c commonFlags
