@@ -63,7 +63,7 @@ func TestAgentDeviceLogin(t *testing.T) {
 		t.Fatalf("login --device: %v\n%s\n%s", err, login.stdout, login.stderr)
 	}
 	t.Logf("login --device transcript:\n%s\n%s", login.stderr, login.stdout)
-	if out := login.stdout.String(); !strings.Contains(out, "signed in to "+srv.url()+" with a code entered in the browser") {
+	if out := login.stdout.String(); !strings.Contains(out, "signed in to "+srv.url()+" with a code entered in the browser as ann;") {
 		t.Errorf("login said: %s", out)
 	}
 	path := filepath.Join(state, "signin.json")

@@ -73,7 +73,7 @@ csrf=$(curl -fsS -b "$jar" "http://$addr/ui/device?user_code=$code" | sed -n -E 
 curl -fsS -o /dev/null -b "$jar" -H 'Sec-Fetch-Site: same-origin' --data-urlencode "csrf=$csrf" \
   --data-urlencode "user_code=$code" --data decision=allow "http://$addr/ui/device"
 wait "$login" || { cat "$data/login.err"; echo "quickstart: login --device failed"; exit 1; }
-grep -qF "signed in to http://$addr with a code entered in the browser" "$data/login.out" || { cat "$data/login.out"; echo "quickstart: login --device said otherwise"; exit 1; }
+grep -qF "signed in to http://$addr with a code entered in the browser as admin;" "$data/login.out" || { cat "$data/login.out"; echo "quickstart: login --device said otherwise"; exit 1; }
 "${agentenv[@]}" bin/teammem-agent pull --server "http://$addr" --repo acme/quickstart --dir "$data/checkout" --state-dir "$data/state" >/dev/null
 [ -f "$data/checkout/MEMORY.md" ] || { echo "quickstart: the signed-in agent did not pull MEMORY.md"; exit 1; }
 if grep -qF "$token" "$log"; then echo "quickstart: the admin token was logged"; exit 1; fi

@@ -37,8 +37,9 @@ func offersBrowserSignIn(ctx context.Context, server string) bool {
 }
 
 // browserLogin signs the agent in through the browser and keeps the
-// tokens in the state directory; it returns the file's path.
-func browserLogin(ctx context.Context, e *cliEnv, c commonFlags) (string, error) {
+// tokens in the state directory; it returns the file's path and who the
+// agent is signed in as.
+func browserLogin(ctx context.Context, e *cliEnv, c commonFlags) (string, string, error) {
 	open := e.OpenURL
 	if open == nil {
 		open = openBrowser
@@ -57,8 +58,9 @@ func browserLogin(ctx context.Context, e *cliEnv, c commonFlags) (string, error)
 
 // deviceLogin signs the agent in with a code the person enters in any
 // browser (the device authorization grant) and keeps the tokens in the
-// state directory; it returns the file's path.
-func deviceLogin(ctx context.Context, e *cliEnv, c commonFlags) (string, error) {
+// state directory; it returns the file's path and who the agent is signed
+// in as.
+func deviceLogin(ctx context.Context, e *cliEnv, c commonFlags) (string, string, error) {
 	return keepSignIn(ctx, e, c, "device sign-in", func(ctx context.Context, name string) (signin.Tokens, error) {
 		return signin.DeviceLogin(ctx, signin.DeviceOptions{Server: c.server, ClientName: name,
 			Show: func(d signin.DeviceCode) {
@@ -69,26 +71,27 @@ func deviceLogin(ctx context.Context, e *cliEnv, c commonFlags) (string, error) 
 	})
 }
 
-// keepSignIn runs a sign-in as "teammem-agent on <host>", within ten
-// minutes, and keeps its tokens in the state directory (mode 0600).
+// keepSignIn runs a sign-in as "teammem-agent on <host>", within eleven
+// minutes, and keeps its tokens in the state directory (mode 0600); it
+// returns the file's path and the subject signed in.
 func keepSignIn(ctx context.Context, e *cliEnv, c commonFlags, what string,
-	login func(ctx context.Context, clientName string) (signin.Tokens, error)) (string, error) {
+	login func(ctx context.Context, clientName string) (signin.Tokens, error)) (string, string, error) {
 	stateDir, err := resolveStateDir(e, c)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	host, _ := os.Hostname()
 	ctx, cancel := context.WithTimeout(ctx, 11*time.Minute)
 	defer cancel()
 	t, err := login(ctx, "teammem-agent on "+host)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
+		return "", "", fmt.Errorf("%s: %w", what, err)
 	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return "", err
+		return "", "", err
 	}
 	path := filepath.Join(stateDir, signInFile)
-	return path, t.Save(path)
+	return path, t.Subject, t.Save(path)
 }
 
 // canOpenBrowser reports whether this machine has a browser to open: a

@@ -131,7 +131,7 @@ func TestLoginWithDevice(t *testing.T) {
 		t.Errorf("login denied: exit %d\n%s", code, errs)
 	}
 	code, out, errs := agent("ann", "allow", "login", "--server", s.URL, "--device")
-	if code != 0 || !strings.Contains(out, "signed in to "+s.URL+" with a code entered in the browser") ||
+	if code != 0 || !strings.Contains(out, "signed in to "+s.URL+" with a code entered in the browser as ann;") ||
 		!strings.Contains(errs, s.URL+"/ui/device") {
 		t.Fatalf("login: exit %d\n%s\n%s", code, out, errs)
 	}

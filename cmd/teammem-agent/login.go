@@ -91,7 +91,7 @@ func loginInBrowser(ctx context.Context, e *cliEnv, c commonFlags, device bool) 
 	if device {
 		login = deviceLogin
 	}
-	signinPath, err := login(ctx, e, c)
+	signinPath, subject, err := login(ctx, e, c)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,9 @@ func loginInBrowser(ctx context.Context, e *cliEnv, c commonFlags, device bool) 
 	if device {
 		how = "with a code entered in the browser"
 	}
-	fmt.Fprintf(e.Stdout, "signed in to %s %s; the sign-in is kept in %s, the server in %s\n", uc.Server, how, signinPath, path)
+	// Who: a code entered by someone else would sign the agent in as them.
+	fmt.Fprintf(e.Stdout, "signed in to %s %s as %s; the sign-in is kept in %s, the server in %s\n", uc.Server, how,
+		orDefault(subject, "(unknown)"), signinPath, path)
 	return nil
 }
 
