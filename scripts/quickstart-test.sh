@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # quickstart-test.sh — runs the README's quick start (`make build`, then
 # `make run` on a free port and a temporary data directory), and checks that
-# the binaries run and the server answers with the admin token it wrote: the
+# the binaries run, the server answers with the admin token it wrote, and the
+# agent signs in with a code entered in the web UI session: the
 # quick start stays true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,5 +55,26 @@ curl -fsS -H "Authorization: Bearer $token" "http://$addr/api/claude_code/team_m
 jar=$data/cookies
 curl -fsS -o /dev/null -c "$jar" -H 'Sec-Fetch-Site: same-origin' --data-urlencode "token=$token" "http://$addr/ui/login"
 curl -fsS -b "$jar" "http://$addr/ui/" | grep -q 'acme/quickstart' || { echo "quickstart: the web UI does not list the repository"; exit 1; }
+# The agent signs in with nothing but the address: it shows a code, the
+# signed-in browser session enters it and allows, and the agent pulls as
+# that person (no token copied).
+agentenv=(env HOME="$data/home" XDG_CONFIG_HOME="$data/home/.config" DISPLAY= WAYLAND_DISPLAY=)
+"${agentenv[@]}" bin/teammem-agent login --server "http://$addr" --device --state-dir "$data/state" \
+  </dev/null >"$data/login.out" 2>"$data/login.err" &
+login=$!
+code=
+for _ in $(seq 1 100); do
+  code=$(sed -n -E 's/^ +([B-Z]{4}-[B-Z]{4})$/\1/p' "$data/login.err" | head -n1)
+  [ -n "$code" ] && break
+  sleep 0.1
+done
+[ -n "$code" ] || { cat "$data/login.err"; kill "$login"; echo "quickstart: login --device showed no code"; exit 1; }
+csrf=$(curl -fsS -b "$jar" "http://$addr/ui/device?user_code=$code" | sed -n -E 's/.*name="csrf" value="([^"]+)".*/\1/p' | head -n1)
+curl -fsS -o /dev/null -b "$jar" -H 'Sec-Fetch-Site: same-origin' --data-urlencode "csrf=$csrf" \
+  --data-urlencode "user_code=$code" --data decision=allow "http://$addr/ui/device"
+wait "$login" || { cat "$data/login.err"; echo "quickstart: login --device failed"; exit 1; }
+grep -qF "signed in to http://$addr with a code entered in the browser as admin;" "$data/login.out" || { cat "$data/login.out"; echo "quickstart: login --device said otherwise"; exit 1; }
+"${agentenv[@]}" bin/teammem-agent pull --server "http://$addr" --repo acme/quickstart --dir "$data/checkout" --state-dir "$data/state" >/dev/null
+[ -f "$data/checkout/MEMORY.md" ] || { echo "quickstart: the signed-in agent did not pull MEMORY.md"; exit 1; }
 if grep -qF "$token" "$log"; then echo "quickstart: the admin token was logged"; exit 1; fi
 echo "quickstart: ok (server on $addr)"

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/url"
+	"time"
 )
 
 // ConsentRequest is an OAuth authorization request that checked out, as
@@ -38,4 +39,30 @@ type Authorizer interface {
 	// refresh tokens and its access tokens (ErrNotFound when it is not
 	// the subject's live session).
 	RevokeSession(ctx context.Context, subject, id string) error
+}
+
+// DeviceRequest is a device's pending request to sign in (RFC 8628), as
+// the web UI's device page shows it once the person entered its user code.
+type DeviceRequest struct {
+	UserCode   string // as people read it, XXXX-XXXX
+	ClientID   string
+	ClientName string
+	Resource   string
+	ExpiresAt  time.Time
+}
+
+// DeviceAuthorizer is the device authorization grant as the web UI's
+// device page uses it (server/oauth implements it). userCode is as the
+// person typed it; a code that cannot be one is ErrInvalid, one that is
+// not pending (unknown, decided, expired) ErrNotFound.
+type DeviceAuthorizer interface {
+	// Device returns the pending request of a user code.
+	Device(ctx context.Context, userCode string) (DeviceRequest, error)
+	// ApproveDevice records the consent of p (the signed-in person, with
+	// the credential they signed in with): the device's next poll gets a
+	// session of its own as p.
+	ApproveDevice(ctx context.Context, userCode string, p Principal) error
+	// DenyDevice records the person's refusal: the device's next poll is
+	// told access_denied.
+	DenyDevice(ctx context.Context, userCode string) error
 }

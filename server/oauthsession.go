@@ -102,7 +102,8 @@ func (s OAuthSession) Check() error {
 // safe for concurrent use, and the one-time uses (TakeCode, RotateRefresh)
 // are atomic across replicas.
 type OAuthStore interface {
-	// RegisterClient records a client (ErrInvalid without a redirect URI).
+	// RegisterClient records a client (ErrInvalid without an id; a client
+	// of the device grant alone has no redirect URI).
 	RegisterClient(ctx context.Context, c OAuthClient) error
 	// OAuthClient returns a registered client, or ErrNotFound.
 	OAuthClient(ctx context.Context, id string) (OAuthClient, error)

@@ -1,7 +1,9 @@
 // Package signin signs the agent in to a teammem server through the
 // person's browser: the server's OAuth 2.1 authorization server (RFC 8414
 // discovery, dynamic registration, PKCE S256), the code coming back to a
-// loopback redirect URI (RFC 8252). It keeps the refresh token in a file
+// loopback redirect URI (RFC 8252), or, on a machine without a browser,
+// through the device authorization grant (RFC 8628): the person enters a
+// code on the web UI of any browser while the agent polls. It keeps the refresh token in a file
 // of mode 0600 and renews the access token from it silently, one process
 // at a time (refresh tokens rotate: two processes refreshing with one
 // token would look like a replay and end the sign-in).
@@ -39,19 +41,31 @@ type metadata struct {
 	Authorize     string `json:"authorization_endpoint"`
 	Token         string `json:"token_endpoint"`
 	Registration  string `json:"registration_endpoint"`
+	Device        string `json:"device_authorization_endpoint"`
 	IssInResponse bool   `json:"authorization_response_iss_parameter_supported"`
+}
+
+// discover reads the metadata of the authorization server at server, with
+// hc (nil: one with a 30 s timeout, which it returns).
+func discover(ctx context.Context, hc *http.Client, server string) (*http.Client, string, metadata, error) {
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	base := strings.TrimRight(server, "/")
+	var md metadata
+	if err := getJSON(ctx, hc, base+"/.well-known/oauth-authorization-server", &md); err != nil {
+		return hc, base, md, fmt.Errorf("the server offers no sign-in (%v): log in with a token on stdin", err)
+	}
+	return hc, base, md, nil
 }
 
 // Login runs the browser sign-in and returns the tokens to keep.
 func Login(ctx context.Context, o Options) (Tokens, error) {
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	hc, base, md, err := discover(ctx, o.HTTPClient, o.Server)
+	if err != nil {
+		return Tokens{}, err
 	}
-	base := strings.TrimRight(o.Server, "/")
-	var md metadata
-	if err := getJSON(ctx, o.HTTPClient, base+"/.well-known/oauth-authorization-server", &md); err != nil {
-		return Tokens{}, fmt.Errorf("the server offers no browser sign-in (%v): log in with a token on stdin", err)
-	}
+	o.HTTPClient = hc
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return Tokens{}, fmt.Errorf("listen for the browser's answer: %w", err)
@@ -105,10 +119,16 @@ func Login(ctx context.Context, o Options) (Tokens, error) {
 }
 
 // register registers the agent as a public client for this login's
-// loopback redirect URI (RFC 7591).
+// loopback redirect URI (RFC 7591), or, with redirect "", as a client of
+// the device grant alone.
 func register(ctx context.Context, hc *http.Client, endpoint, name, redirect string) (string, error) {
-	body, _ := json.Marshal(map[string]any{"client_name": name, "redirect_uris": []string{redirect},
-		"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code", "refresh_token"}})
+	desc := map[string]any{"client_name": name, "redirect_uris": []string{redirect},
+		"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code", "refresh_token"}}
+	if redirect == "" { // a client of the device grant alone
+		delete(desc, "redirect_uris")
+		desc["grant_types"] = []string{deviceGrantType, "refresh_token"}
+	}
+	body, _ := json.Marshal(desc)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(string(body)))
 	if err != nil {
 		return "", err

@@ -32,6 +32,17 @@ type Tokens struct {
 	Until   time.Time `json:"until,omitzero"`
 }
 
+// RefusedError is the token endpoint's refusal (RFC 6749 5.2), but for
+// invalid_grant, which is ErrSignedOut.
+type RefusedError struct {
+	Code, Description string
+	Status            int
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("the token endpoint refused: %s %s (status %d)", e.Code, e.Description, e.Status)
+}
+
 // ErrSignedOut is a sign-in the server no longer takes (revoked, expired,
 // or its refresh token replayed): log in again.
 var ErrSignedOut = errors.New("the browser sign-in has ended")
@@ -66,7 +77,7 @@ func (t *Tokens) grant(ctx context.Context, hc *http.Client, form url.Values) er
 	case out.Error == "invalid_grant":
 		return fmt.Errorf("%w: %s", ErrSignedOut, out.Description)
 	case resp.StatusCode != http.StatusOK || out.AccessToken == "":
-		return fmt.Errorf("the token endpoint refused: %s %s (status %d)", out.Error, out.Description, resp.StatusCode)
+		return &RefusedError{Code: out.Error, Description: out.Description, Status: resp.StatusCode}
 	}
 	t.AccessToken, t.Expiry = out.AccessToken, time.Now().Add(time.Duration(out.ExpiresIn)*time.Second)
 	if out.RefreshToken != "" {

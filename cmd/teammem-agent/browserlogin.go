@@ -37,35 +37,79 @@ func offersBrowserSignIn(ctx context.Context, server string) bool {
 }
 
 // browserLogin signs the agent in through the browser and keeps the
-// tokens in the state directory; it returns the file's path.
-func browserLogin(ctx context.Context, e *cliEnv, c commonFlags) (string, error) {
-	stateDir, err := resolveStateDir(e, c)
-	if err != nil {
-		return "", err
-	}
-	host, _ := os.Hostname()
+// tokens in the state directory; it returns the file's path and who the
+// agent is signed in as.
+func browserLogin(ctx context.Context, e *cliEnv, c commonFlags) (string, string, error) {
 	open := e.OpenURL
 	if open == nil {
 		open = openBrowser
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	t, err := signin.Login(ctx, signin.Options{Server: c.server, ClientName: "teammem-agent on " + host,
-		Open: func(u string) error {
-			fmt.Fprintf(e.Stderr, "Sign in to %s in your browser; if it does not open, open:\n  %s\n", c.server, u)
-			if err := open(u); err != nil {
-				fmt.Fprintf(e.Stderr, "(could not open a browser: %v)\n", err)
-			}
-			return nil
-		}})
+	return keepSignIn(ctx, e, c, "browser sign-in", func(ctx context.Context, name string) (signin.Tokens, error) {
+		return signin.Login(ctx, signin.Options{Server: c.server, ClientName: name,
+			Open: func(u string) error {
+				fmt.Fprintf(e.Stderr, "Sign in to %s in your browser; if it does not open, open:\n  %s\n", c.server, u)
+				if err := open(u); err != nil {
+					fmt.Fprintf(e.Stderr, "(could not open a browser: %v)\n", err)
+				}
+				return nil
+			}})
+	})
+}
+
+// deviceLogin signs the agent in with a code the person enters in any
+// browser (the device authorization grant) and keeps the tokens in the
+// state directory; it returns the file's path and who the agent is signed
+// in as.
+func deviceLogin(ctx context.Context, e *cliEnv, c commonFlags) (string, string, error) {
+	return keepSignIn(ctx, e, c, "device sign-in", func(ctx context.Context, name string) (signin.Tokens, error) {
+		return signin.DeviceLogin(ctx, signin.DeviceOptions{Server: c.server, ClientName: name,
+			Show: func(d signin.DeviceCode) {
+				fmt.Fprintf(e.Stderr, "To sign in to %s, open in any browser\n  %s\nand enter the code\n  %s\n"+
+					"(or open %s). The code expires in %s; waiting...\n",
+					c.server, d.VerificationURI, d.UserCode, d.VerificationURIComplete, d.ExpiresIn)
+			}})
+	})
+}
+
+// keepSignIn runs a sign-in as "teammem-agent on <host>", within eleven
+// minutes, and keeps its tokens in the state directory (mode 0600); it
+// returns the file's path and the subject signed in.
+func keepSignIn(ctx context.Context, e *cliEnv, c commonFlags, what string,
+	login func(ctx context.Context, clientName string) (signin.Tokens, error)) (string, string, error) {
+	stateDir, err := resolveStateDir(e, c)
 	if err != nil {
-		return "", fmt.Errorf("browser sign-in: %w", err)
+		return "", "", err
+	}
+	host, _ := os.Hostname()
+	ctx, cancel := context.WithTimeout(ctx, 11*time.Minute)
+	defer cancel()
+	t, err := login(ctx, "teammem-agent on "+host)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", what, err)
 	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return "", err
+		return "", "", err
 	}
 	path := filepath.Join(stateDir, signInFile)
-	return path, t.Save(path)
+	return path, t.Subject, t.Save(path)
+}
+
+// canOpenBrowser reports whether this machine has a browser to open: a
+// desktop (a display on Linux and the BSDs) with an opener, not a shell
+// reached over SSH without a forwarded display.
+func canOpenBrowser(e *cliEnv) bool {
+	switch {
+	case e.OpenURL != nil || e.Getenv("BROWSER") != "":
+		return true
+	case e.Getenv("DISPLAY") == "" && e.Getenv("WAYLAND_DISPLAY") == "" && e.Getenv("SSH_CONNECTION") != "":
+		return false
+	case runtime.GOOS == "darwin" || runtime.GOOS == "windows":
+		return true
+	case e.Getenv("DISPLAY") == "" && e.Getenv("WAYLAND_DISPLAY") == "":
+		return false
+	}
+	_, err := exec.LookPath("xdg-open")
+	return err == nil
 }
 
 // openBrowser opens u with the desktop's opener ($BROWSER first).

@@ -79,7 +79,7 @@ func TestLoginThroughBrowser(t *testing.T) {
 		return code, out.String(), errOut.String()
 	}
 	code, out, errs := agent("login", "--server", s.URL, "--browser")
-	if code != 0 || !strings.Contains(out, "signed in to "+s.URL+" through the browser") || !strings.Contains(errs, "/oauth/authorize?") {
+	if code != 0 || !strings.Contains(out, "signed in to "+s.URL+" through the browser as ann;") || !strings.Contains(errs, "/oauth/authorize?") {
 		t.Fatalf("login: exit %d\n%s\n%s", code, out, errs)
 	}
 	path := filepath.Join(state, signInFile)

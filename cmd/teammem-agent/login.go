@@ -33,19 +33,25 @@ func init() {
 // stdin (or --token-file, or --token), checks it against the server and
 // saves both in the configuration file (mode 0600).
 func runLogin(ctx context.Context, e *cliEnv, args []string) error {
-	fs := newFlagSet("login", "login --server URL [--token-file FILE] < token\n\nReads the token from stdin unless --token-file (or --token) is given.", e.Stdout)
+	fs := newFlagSet("login", "login --server URL [--token-file FILE] < token\n       teammem-agent login --server URL [--browser | --device]\n\n"+
+		"Reads the token from stdin unless --token-file (or --token) is given. On a terminal, with a server that offers\n"+
+		"sign-in, it signs in through the browser instead, or, without a display, with a code entered in any browser.", e.Stdout)
 	var c commonFlags
 	c.register(fs)
-	var browser bool
+	var browser, device bool
 	fs.BoolVar(&browser, "browser", false, "sign in through the browser (the default on a terminal when the server offers it) instead of reading a token")
+	fs.BoolVar(&device, "device", false, "sign in with a code entered in any browser (the default on a terminal without a display or a browser)")
 	if _, err := parseArgs(fs, args, e.Getenv, 0, 0); err != nil {
 		return helpOK(err)
 	}
 	if c.server == "" {
 		return errUsage("login: pass --server URL")
 	}
-	if c.token == "" && c.tokenFile == "" && (browser || stdinIsTerminal(e)) && offersBrowserSignIn(ctx, c.server) {
-		return loginInBrowser(ctx, e, c)
+	if browser && device {
+		return errUsage("login: pass --browser or --device, not both")
+	}
+	if c.token == "" && c.tokenFile == "" && (browser || device || stdinIsTerminal(e)) && offersBrowserSignIn(ctx, c.server) {
+		return loginInBrowser(ctx, e, c, device || !browser && !canOpenBrowser(e))
 	}
 	tok, err := loginToken(e, c)
 	if err != nil {
@@ -76,11 +82,16 @@ func runLogin(ctx context.Context, e *cliEnv, args []string) error {
 	return nil
 }
 
-// loginInBrowser signs in through the browser and saves the server (and
-// no token) in the configuration file: the agent then uses the sign-in's
-// tokens, renewed silently.
-func loginInBrowser(ctx context.Context, e *cliEnv, c commonFlags) error {
-	signinPath, err := browserLogin(ctx, e, c)
+// loginInBrowser signs in through the browser (on this machine, or with
+// a code entered in any browser when device is set) and saves the server
+// (and no token) in the configuration file: the agent then uses the
+// sign-in's tokens, renewed silently.
+func loginInBrowser(ctx context.Context, e *cliEnv, c commonFlags, device bool) error {
+	login := browserLogin
+	if device {
+		login = deviceLogin
+	}
+	signinPath, subject, err := login(ctx, e, c)
 	if err != nil {
 		return err
 	}
@@ -92,7 +103,13 @@ func loginInBrowser(ctx context.Context, e *cliEnv, c commonFlags) error {
 	if err := uc.Save(path); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "signed in to %s through the browser; the sign-in is kept in %s, the server in %s\n", uc.Server, signinPath, path)
+	how := "through the browser"
+	if device {
+		how = "with a code entered in the browser"
+	}
+	// Who: a code entered by someone else would sign the agent in as them.
+	fmt.Fprintf(e.Stdout, "signed in to %s %s as %s; the sign-in is kept in %s, the server in %s\n", uc.Server, how,
+		orDefault(subject, "(unknown)"), signinPath, path)
 	return nil
 }
 

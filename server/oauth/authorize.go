@@ -164,9 +164,21 @@ func (s *Server) Approve(ctx context.Context, base string, params url.Values, p 
 		return "", asInvalid(err)
 	}
 	now := s.o.Now().UTC()
-	sess := server.OAuthSession{Subject: p.Subject, DisplayName: p.DisplayName, ClientID: req.client.ID, ClientName: req.client.Name,
-		RedirectURI: req.redirectURI, CodeChallenge: req.challenge, Resource: req.resource, Parent: p.Credential,
-		ParentExpires: p.Expires, CreatedAt: now, ExpiresAt: now.Add(s.o.SessionTTL), CodeExpires: now.Add(codeTTL)}
+	_, code, err := s.startSession(ctx, p, server.OAuthSession{ClientID: req.client.ID, ClientName: req.client.Name,
+		RedirectURI: req.redirectURI, CodeChallenge: req.challenge, Resource: req.resource, CodeExpires: now.Add(codeTTL)})
+	if err != nil {
+		return "", err
+	}
+	return answer(base, req, url.Values{"code": {code}}), nil
+}
+
+// startSession records the consent of p to the client, redirect and
+// resource of sess, and returns the session and its authorization code.
+// The session lives no longer than the credential p signed in with.
+func (s *Server) startSession(ctx context.Context, p server.Principal, sess server.OAuthSession) (server.OAuthSession, string, error) {
+	now := s.o.Now().UTC()
+	sess.Subject, sess.DisplayName, sess.Parent, sess.ParentExpires = p.Subject, p.DisplayName, p.Credential, p.Expires
+	sess.CreatedAt, sess.ExpiresAt = now, now.Add(s.o.SessionTTL)
 	if !p.Expires.IsZero() && p.Expires.Before(sess.ExpiresAt) {
 		sess.ExpiresAt = p.Expires
 	}
@@ -177,20 +189,20 @@ func (s *Server) Approve(ctx context.Context, base string, params url.Values, p 
 		sess.Grants = append(sess.Grants, g.String())
 	}
 	if len(sess.Grants) == 0 {
-		return "", fmt.Errorf("%w: you hold no grant to give a client", server.ErrForbidden)
+		return sess, "", fmt.Errorf("%w: you hold no grant to give a client", server.ErrForbidden)
 	}
 	code, err := secret(32)
 	if err != nil {
-		return "", err
+		return sess, "", err
 	}
 	if sess.ID, err = sessionID(); err != nil {
-		return "", err
+		return sess, "", err
 	}
 	if err := s.o.Store.StartOAuthSession(ctx, sess, hash(code)); err != nil {
-		return "", err
+		return sess, "", err
 	}
-	s.o.Logger.Info("OAuth consent", "subject", p.Subject, "client_id", req.client.ID, "session", sess.ID, "resource", req.resource)
-	return answer(base, req, url.Values{"code": {code}}), nil
+	s.o.Logger.Info("OAuth consent", "subject", p.Subject, "client_id", sess.ClientID, "session", sess.ID, "resource", sess.Resource)
+	return sess, code, nil
 }
 
 // Deny returns the redirect telling the client the person refused

@@ -2,7 +2,9 @@ package oauth_test
 
 import (
 	"net/http"
+	"net/url"
 	"testing"
+	"time"
 
 	"github.com/teammem/teammem/testkit/servertest"
 )
@@ -21,6 +23,29 @@ func BenchmarkSignIn(b *testing.B) {
 		back := ann.consent(s.URL, authRequest(client, redirect, s.URL+"/mcp", "s", p), "allow")
 		if tok := exchange(b, s.URL, client, redirect, back.Query().Get("code"), p.verifier); tok.Status != http.StatusOK {
 			b.Fatalf("exchange: %+v", tok)
+		}
+	}
+}
+
+// BenchmarkDeviceSignIn is one whole device sign-in over HTTP on the
+// embedded store: the device authorization, a poll before the answer,
+// the device page, the person's answer, the poll that gets the tokens.
+func BenchmarkDeviceSignIn(b *testing.B) {
+	s := servertest.Start(b, servertest.Options{OAuth: true, OAuthDeviceInterval: time.Microsecond})
+	client := registerDevice(b, s.URL)
+	ann := newBrowser(b)
+	ann.signIn(s.URL, s.Token("ann", "acme/*:write"))
+	b.ResetTimer()
+	for range b.N {
+		d := startDevice(b, s.URL, url.Values{"client_id": {client}})
+		if r := poll(b, s.URL, client, d.DeviceCode); r.Error != "authorization_pending" {
+			b.Fatalf("poll: %+v", r)
+		}
+		if r := ann.answerDevice(s.URL, d.UserCode, "allow"); r.Status != http.StatusOK {
+			b.Fatalf("allow: %d", r.Status)
+		}
+		if tok := poll(b, s.URL, client, d.DeviceCode); tok.Status != http.StatusOK {
+			b.Fatalf("poll: %+v", tok)
 		}
 	}
 }

@@ -81,10 +81,14 @@ func loopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// checkClient reports a client description that is unfit: no or bad
-// redirect URIs, a name too long or not printable.
-func checkClient(c client) error {
-	if len(c.RedirectURIs) == 0 || len(c.RedirectURIs) > maxRedirectURIs {
+// checkClient reports a client description that is unfit: bad redirect
+// URIs, none (or any, for a client of the device grant alone),
+// a name too long or not printable.
+func checkClient(c client, deviceOnly bool) error {
+	switch {
+	case deviceOnly && len(c.RedirectURIs) > 0:
+		return errors.New("a client of the device grant alone has no redirect_uris")
+	case !deviceOnly && (len(c.RedirectURIs) == 0 || len(c.RedirectURIs) > maxRedirectURIs):
 		return fmt.Errorf("a client has 1 to %d redirect_uris", maxRedirectURIs)
 	}
 	for _, u := range c.RedirectURIs {
@@ -176,7 +180,7 @@ func (s *Server) fetchMetadata(ctx context.Context, id string) (client, error) {
 	if c.Name == "" {
 		c.Name = u.Host
 	}
-	return c, checkClient(c)
+	return c, checkClient(c, false)
 }
 
 // NewMetadataClient returns the HTTP client that fetches metadata
@@ -228,8 +232,10 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, g := range reg.GrantTypes {
-		if g != "authorization_code" && g != "refresh_token" {
-			writeOAuthError(w, http.StatusBadRequest, "invalid_client_metadata", "grant_types may hold authorization_code and refresh_token only")
+		switch {
+		case g == DeviceGrantType && s.o.Devices != nil, g == "authorization_code", g == "refresh_token":
+		default:
+			writeOAuthError(w, http.StatusBadRequest, "invalid_client_metadata", "grant_types may hold "+strings.Join(s.grantTypes(), ", ")+" only")
 			return
 		}
 	}
@@ -237,8 +243,11 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeOAuthError(w, http.StatusBadRequest, "invalid_client_metadata", "response_types may hold code only")
 		return
 	}
+	// A client asking for the device grant and not the authorization
+	// code's is sent nowhere: it has no redirect URI.
+	deviceOnly := slices.Contains(reg.GrantTypes, DeviceGrantType) && !slices.Contains(reg.GrantTypes, "authorization_code")
 	c := client{Name: strings.TrimSpace(reg.ClientName), RedirectURIs: reg.RedirectURIs}
-	if err := checkClient(c); err != nil {
+	if err := checkClient(c, deviceOnly); err != nil {
 		writeOAuthError(w, http.StatusBadRequest, "invalid_redirect_uri", err.Error())
 		return
 	}
@@ -256,7 +265,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"client_id": rec.ID, "client_id_issued_at": now.Unix(), "client_name": rec.Name, "redirect_uris": rec.RedirectURIs,
-		"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code", "refresh_token"},
+		"token_endpoint_auth_method": "none", "grant_types": registeredGrants(reg.GrantTypes, deviceOnly),
 		"response_types": []string{"code"},
 	})
 }
@@ -268,4 +277,26 @@ func peer(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// grantTypes are the grant types the server takes.
+func (s *Server) grantTypes() []string {
+	if s.o.Devices != nil {
+		return []string{"authorization_code", "refresh_token", DeviceGrantType}
+	}
+	return []string{"authorization_code", "refresh_token"}
+}
+
+// registeredGrants are the grant types a registered client gets: the
+// device grant's and refresh_token for a client of the device grant
+// alone, else the authorization code's and refresh_token, with the
+// device grant's when it asked for it.
+func registeredGrants(asked []string, deviceOnly bool) []string {
+	if deviceOnly {
+		return []string{DeviceGrantType, "refresh_token"}
+	}
+	if slices.Contains(asked, DeviceGrantType) {
+		return []string{"authorization_code", "refresh_token", DeviceGrantType}
+	}
+	return []string{"authorization_code", "refresh_token"}
 }

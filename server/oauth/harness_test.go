@@ -184,17 +184,24 @@ type tokens struct {
 
 func tokenCall(t testing.TB, base string, form url.Values) tokens {
 	t.Helper()
-	resp, err := http.PostForm(base+"/oauth/token", form)
+	var out tokens
+	out.Status = postForm(t, base+"/oauth/token", form, &out)
+	return out
+}
+
+// postForm posts form to u, decodes the JSON answer into v and returns
+// the status.
+func postForm(t testing.TB, u string, form url.Values, v any) int {
+	t.Helper()
+	resp, err := http.PostForm(u, form)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var out tokens
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatalf("token answer: %v", err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("answer of %s: %v", u, err)
 	}
-	out.Status = resp.StatusCode
-	return out
+	return resp.StatusCode
 }
 
 func exchange(t testing.TB, base, clientID, redirect, code, verifier string) tokens {

@@ -7,7 +7,9 @@
 // Document or registered dynamically (RFC 7591), and the resource
 // indicator (RFC 8707) that binds each access token to one resource. The
 // person consents on the web UI (server.Authorizer, which this package
-// implements); server/router mounts both.
+// implements); server/router mounts both. A device without a browser
+// signs in by the device authorization grant (RFC 8628): the person enters
+// its user code on the web UI (server.DeviceAuthorizer).
 package oauth
 
 import (
@@ -58,6 +60,11 @@ type Options struct {
 	// MetadataClient fetches Client ID Metadata Documents (nil: one that
 	// refuses private and loopback addresses; see NewMetadataClient).
 	MetadataClient *http.Client
+	// Devices, when set, keeps device authorizations: the server then
+	// takes the device authorization grant (RFC 8628), polled at most
+	// every DeviceInterval (DefaultDeviceInterval when 0).
+	Devices        server.DeviceStore
+	DeviceInterval time.Duration
 	Now            func() time.Time
 	Logger         *slog.Logger
 }
@@ -77,6 +84,9 @@ func New(o Options) *Server {
 	}
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = DefaultSessionTTL
+	}
+	if o.DeviceInterval <= 0 {
+		o.DeviceInterval = DefaultDeviceInterval
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -100,7 +110,12 @@ func (s *Server) Mount(r chi.Router) {
 		r.Get(PathMetadata, s.serverMetadata)
 		r.Post(PathToken, s.token)
 		r.Post(PathRegister, s.register)
-		for _, p := range []string{httpkit.WellKnownResource, httpkit.WellKnownResource + httpkit.MCPPath, PathMetadata, PathToken, PathRegister} {
+		paths := []string{httpkit.WellKnownResource, httpkit.WellKnownResource + httpkit.MCPPath, PathMetadata, PathToken, PathRegister}
+		if s.o.Devices != nil {
+			r.Post(PathDeviceAuthorization, s.deviceAuthorization)
+			paths = append(paths, PathDeviceAuthorization)
+		}
+		for _, p := range paths {
 			r.Options(p, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 		}
 	})

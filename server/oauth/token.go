@@ -27,13 +27,7 @@ func invalidGrant(description string) error {
 // token is the token endpoint: an authorization code or a refresh token
 // for an access token and the next refresh token.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxTokenForm)
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") || r.ParseForm() != nil {
-		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "send the parameters as an application/x-www-form-urlencoded body")
-		return
-	}
-	if err := s.o.Middleware.Limiter.Allow("oauth-token " + peer(r)); err != nil {
-		s.o.Middleware.WriteError(w, r, err)
+	if !s.readForm(w, r, "oauth-token") {
 		return
 	}
 	f := r.PostForm
@@ -45,8 +39,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		sess, refresh, err = s.exchange(r.Context(), f.Get("code"), f.Get("client_id"), f.Get("redirect_uri"), f.Get("code_verifier"))
 	case "refresh_token":
 		sess, refresh, err = s.refresh(r.Context(), f.Get("refresh_token"), f.Get("client_id"))
+	case DeviceGrantType:
+		if s.o.Devices == nil {
+			err = &tokenError{http.StatusBadRequest, "unsupported_grant_type", "this server does not take device sign-ins"}
+			break
+		}
+		sess, refresh, err = s.pollDevice(r.Context(), f.Get("device_code"), f.Get("client_id"))
 	default:
-		err = &tokenError{http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"}
+		err = &tokenError{http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code, refresh_token or " + DeviceGrantType}
 	}
 	if err == nil && f.Has("resource") && f.Get("resource") != sess.Resource {
 		// The code or refresh token is spent: the session would live on

@@ -143,3 +143,10 @@ func TestOAuthTwoReplicas(t *testing.T) {
 	url := freshURL(t, pgtest.URL(t))
 	storetest.OAuth(t, open(t, url, postgres.Options{Migrate: true}), open(t, url, postgres.Options{}))
 }
+
+// TestDeviceGrantTwoReplicas decides and polls device authorizations
+// through two pools on one database, as two replicas would.
+func TestDeviceGrantTwoReplicas(t *testing.T) {
+	url := freshURL(t, pgtest.URL(t))
+	storetest.DeviceGrant(t, open(t, url, postgres.Options{Migrate: true}), open(t, url, postgres.Options{}))
+}

@@ -118,6 +118,9 @@ type OAuth struct {
 	// refuses private addresses unless PrivateClientMetadata).
 	MetadataClient        *http.Client
 	PrivateClientMetadata bool
+	// DeviceInterval is the least time between a device's polls (0: the
+	// default). The device grant is on when Store keeps devices.
+	DeviceInterval time.Duration
 }
 
 func (c *OAuth) options(mw *httpkit.Middleware, o Options) oauth.Options {
@@ -125,8 +128,10 @@ func (c *OAuth) options(mw *httpkit.Middleware, o Options) oauth.Options {
 	if mc == nil {
 		mc = oauth.NewMetadataClient(c.PrivateClientMetadata)
 	}
+	devices, _ := c.Store.(server.DeviceStore)
 	return oauth.Options{Store: c.Store, Issuer: &auth.Issuer{Key: c.Key, Name: c.IssuerName}, Revocations: c.Revocations,
-		Middleware: mw, PublicURL: o.PublicURL, AccessTTL: c.AccessTTL, MetadataClient: mc, Logger: o.Logger}
+		Middleware: mw, PublicURL: o.PublicURL, AccessTTL: c.AccessTTL, MetadataClient: mc, Logger: o.Logger,
+		Devices: devices, DeviceInterval: c.DeviceInterval}
 }
 
 // New returns the server's HTTP handler. An error names a public host
@@ -164,6 +169,9 @@ func New(o Options) (http.Handler, error) {
 		Provider: o.Provider, Recheck: o.SignInRecheck, Health: o.Health}
 	if authz != nil {
 		uo.Authorizer = authz
+		if authz.TakesDevices() {
+			uo.Devices = authz
+		}
 	}
 	ui, err := webui.New(uo)
 	if err != nil {

@@ -16,10 +16,10 @@ var _ server.OAuthStore = (*DB)(nil)
 // RegisterClient records a client registered by Dynamic Client
 // Registration (server.OAuthStore).
 func (db *DB) RegisterClient(ctx context.Context, c server.OAuthClient) error {
-	if c.ID == "" || len(c.RedirectURIs) == 0 {
-		return fmt.Errorf("register OAuth client: an id and a redirect URI are required: %w", server.ErrInvalid)
+	if c.ID == "" {
+		return fmt.Errorf("register OAuth client: an id is required: %w", server.ErrInvalid)
 	}
-	uris, err := json.Marshal(c.RedirectURIs)
+	uris, err := json.Marshal(append([]string{}, c.RedirectURIs...)) // none for a client of the device grant alone
 	if err != nil {
 		return err
 	}

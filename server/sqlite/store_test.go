@@ -113,3 +113,8 @@ func TestOAuth(t *testing.T) {
 	db := open(t)
 	storetest.OAuth(t, db, db)
 }
+
+func TestDeviceGrant(t *testing.T) {
+	db := open(t)
+	storetest.DeviceGrant(t, db, db)
+}

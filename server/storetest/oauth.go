@@ -35,8 +35,15 @@ func OAuth(t *testing.T, a, b server.OAuthStore) {
 	if _, err := b.OAuthClient(ctx, "dcr_nope"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("unknown client: %v; want ErrNotFound", err)
 	}
-	if err := a.RegisterClient(ctx, server.OAuthClient{ID: "dcr_x", CreatedAt: now}); err == nil {
-		t.Error("a client without a redirect URI was registered")
+	if err := a.RegisterClient(ctx, server.OAuthClient{Name: "no id", CreatedAt: now}); err == nil {
+		t.Error("a client without an id was registered")
+	}
+	device := server.OAuthClient{ID: "dcr_" + strings.Repeat("d", 32), Name: "Agent", CreatedAt: now}
+	if err := a.RegisterClient(ctx, device); err != nil {
+		t.Errorf("a client of the device grant alone (no redirect URI): %v", err)
+	}
+	if got, err := b.OAuthClient(ctx, device.ID); err != nil || len(got.RedirectURIs) != 0 || got.Name != device.Name {
+		t.Errorf("the device client read back: %+v, %v", got, err)
 	}
 
 	start := func(id, subject, code string) server.OAuthSession {

@@ -52,6 +52,8 @@ func (u *UI) Mount(r chi.Router) {
 			r.With(crossOriginProtection).Post("/r/*", u.handle(u.repoPost))
 			r.Get(consentPath, u.handle(u.consent))
 			r.With(crossOriginProtection).Post(consentPath, u.handle(u.decide))
+			r.Get(devicePath, u.handle(u.devicePage))
+			r.With(crossOriginProtection).Post(devicePath, u.handle(u.deviceDecide))
 			r.Get("/sessions", u.handle(u.sessionList))
 			r.With(crossOriginProtection).Post("/sessions", u.handle(u.revokeSession))
 		})

@@ -53,6 +53,9 @@ type Options struct {
 	// Authorizer is the OAuth authorization server whose consent and
 	// "Your sessions" pages the UI serves (nil: neither).
 	Authorizer server.Authorizer
+	// Devices is the device authorization grant whose verification page
+	// (/ui/device) the UI serves (nil: none).
+	Devices server.DeviceAuthorizer
 	// PublicURL is the server's base URL ("": each request's).
 	PublicURL string
 	// Provider, when set, is the organisation's identity provider, which
@@ -78,6 +81,7 @@ type UI struct {
 	md           *markdown
 	static       http.Handler
 	authz        server.Authorizer
+	devices      server.DeviceAuthorizer
 	publicURL    string
 	idp          server.IdentityProvider
 	recheckEvery time.Duration
@@ -119,6 +123,6 @@ func New(o Options) (*UI, error) {
 	}
 	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
 		timeout: o.Timeout, pages: pages, sessions: s, ended: o.Sessions, md: newMarkdown(),
-		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), authz: o.Authorizer, publicURL: o.PublicURL,
+		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), authz: o.Authorizer, devices: o.Devices, publicURL: o.PublicURL,
 		idp: o.Provider, recheckEvery: o.Recheck, health: o.Health}, nil
 }

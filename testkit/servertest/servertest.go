@@ -70,6 +70,9 @@ type Options struct {
 	OAuth               bool
 	OAuthMetadataClient *http.Client
 	OAuthAccessTTL      time.Duration
+	// OAuthDeviceInterval is the least time between a device's polls (0:
+	// the default).
+	OAuthDeviceInterval time.Duration
 	// PublicURL is the base URL clients reach the server by (--public-url;
 	// "": each request's). Replicas behind one name share it.
 	PublicURL string
@@ -170,7 +173,7 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	}
 	if o.OAuth {
 		ropts.OAuth = &router.OAuth{Store: store.(server.OAuthStore), Key: key, Revocations: store.(server.RevocationStore),
-			MetadataClient: o.OAuthMetadataClient, AccessTTL: o.OAuthAccessTTL}
+			MetadataClient: o.OAuthMetadataClient, AccessTTL: o.OAuthAccessTTL, DeviceInterval: o.OAuthDeviceInterval}
 	}
 	h, err := router.New(ropts)
 	if err != nil {
