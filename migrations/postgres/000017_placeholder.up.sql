@@ -1,3 +1,3 @@
--- A placeholder keeping the numbers other branches of this round use;
--- the lead renumbers the migrations when merging.
+-- This number is unused: it was kept for a migration that was not needed, so
+-- that the numbers stay contiguous.
 SELECT 1;
