@@ -138,8 +138,8 @@ func checkProposedOnly(t *testing.T, s server.Store) {
 		t.Fatalf("proposals %+v, %v; want one", props, err)
 	}
 	p := props[0]
-	if p.State != server.ProposalOpen || p.Author != "operator" || p.Provenance.Surface != server.SurfaceConsolidation ||
-		p.Provenance.Client != "teammem tidy (cli)" || p.Provenance.DisplayName == "" || !slices.Equal(p.Keys(), []string{"MEMORY.md", "b.md"}) {
+	if p.State != server.ProposalOpen || !strings.HasPrefix(p.Author, "operator:") || p.Provenance.Surface != server.SurfaceConsolidation ||
+		p.Provenance.Client != "teammem tidy (cli)" || !slices.Equal(p.Keys(), []string{"MEMORY.md", "b.md"}) {
 		t.Errorf("the proposal: %+v", p)
 	}
 }
