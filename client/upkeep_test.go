@@ -35,8 +35,12 @@ func TestHealthAndTidy(t *testing.T) {
 	if err != nil || plan.Proposal != "" || len(plan.Changes) != 1 {
 		t.Errorf("dry run %+v, %v", plan, err)
 	}
-	if _, err := c.Tidy(ctx, "acme/api", client.TidyOptions{}); err == nil {
-		t.Error("a tidy without review was accepted")
+	// Tidy proposes for review whatever the policy (here off); it never writes.
+	if got, err := c.Tidy(ctx, "acme/api", client.TidyOptions{}); err != nil || got.Proposal == "" || len(got.Changes) == 0 {
+		t.Errorf("tidy %+v, %v; want a proposal", got, err)
+	}
+	if rs, _ := ts.Store.RepoState(ctx, "acme/api"); rs.Version != 1 {
+		t.Errorf("tidy wrote: version %d", rs.Version)
 	}
 	r, _ := client.New(client.Options{BaseURL: ts.URL, Token: ts.Token("rita", "acme/api:read")})
 	if _, err := r.Tidy(ctx, "acme/api", client.TidyOptions{DryRun: true}); !errors.Is(err, client.ErrForbidden) {
