@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"path"
 	"regexp"
+	"slices"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -58,17 +59,21 @@ func (m *markdown) render(repo, key, src string) template.HTML {
 }
 
 // entryLinks points links to other entries of the repository (relative
-// paths such as `topics/db.md`) at their entry pages.
+// paths such as `topics/db.md`) at their entry pages: the keys the one
+// grammar of index links (protocol.LinkedKeys) reads in the text, and no
+// other, where goldmark is more lenient (a destination with an unbalanced
+// parenthesis, which CommonMark does not make a link).
 type entryLinks struct{}
 
-func (entryLinks) Transform(doc *ast.Document, _ text.Reader, pc parser.Context) {
+func (entryLinks) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
 	base, ok := pc.Get(linkBaseKey).(linkBase)
 	if !ok {
 		return
 	}
+	linked := protocol.LinkedKeys(path.Dir(base.key), string(reader.Source()))
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if link, ok := n.(*ast.Link); ok && entering {
-			if key, ok := linkedKey(base.key, string(link.Destination)); ok {
+			if key, ok := linkedKey(base.key, string(link.Destination)); ok && slices.Contains(linked, key) {
 				link.Destination = []byte(entryURL(base.repo, key, 0))
 			}
 		}
