@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -17,6 +18,17 @@ type OAuthClient struct {
 	Name         string
 	RedirectURIs []string
 	CreatedAt    time.Time
+}
+
+// StoredRedirectURIs checks c before a store registers it and gives its
+// redirect URIs as the JSON array both stores keep (empty for a client of
+// the device grant alone).
+func (c OAuthClient) StoredRedirectURIs() (string, error) {
+	if c.ID == "" {
+		return "", fmt.Errorf("register OAuth client: an id is required: %w", ErrInvalid)
+	}
+	uris, err := json.Marshal(append([]string{}, c.RedirectURIs...))
+	return string(uris), err
 }
 
 // OAuthSession is one sign-in of a person to one OAuth client: it starts as

@@ -17,17 +17,14 @@ var _ server.OAuthStore = (*DB)(nil)
 // RegisterClient records a client registered by Dynamic Client
 // Registration (server.OAuthStore).
 func (db *DB) RegisterClient(ctx context.Context, c server.OAuthClient) error {
-	if c.ID == "" {
-		return fmt.Errorf("register OAuth client: an id is required: %w", server.ErrInvalid)
-	}
-	uris, err := json.Marshal(append([]string{}, c.RedirectURIs...)) // none for a client of the device grant alone
+	uris, err := c.StoredRedirectURIs()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
 	_, err = db.pool.Exec(ctx, `INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at) VALUES ($1, $2, $3, $4)`,
-		c.ID, c.Name, string(uris), c.CreatedAt)
+		c.ID, c.Name, uris, c.CreatedAt)
 	return wrap("register OAuth client", err)
 }
 
