@@ -106,7 +106,7 @@ func TestStatusAgentMemoryLines(t *testing.T) {
 	want := `agent mem: "planner" (project): in the repository: git's
 agent mem: "reviewer" (user): synced with your personal memory (~/.agent-memory/reviewer); the project's snapshot of 2026-04-20 is newer than the one it was initialised from
 agent mem: "reviewer" (local): synced with this checkout's personal memory (~/.agent-memory-local/acme/api); the project's snapshot of 2026-04-20 is newer than the one it was initialised from
-agent mem: "tester" (snapshot): no memory yet: the project's snapshot can start one; empty: the project's snapshot can initialise it
+agent mem: "tester" (snapshot): no memory yet: the project's snapshot can start one
 `
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("status's agent memory lines (-want +got):\n%s", diff)
