@@ -15,9 +15,10 @@ import (
 
 // writeChecked writes content to key in dir unless the file no longer
 // holds scanned (an error wrapping errLocalChanged), without losing what
-// another program writes to the file meanwhile (issue 29's lost line). A
-// file is replaced by renaming a new one over it, and a writer that opened
-// the old file just before writes into a file nobody reads any more; the
+// another program writes to the file meanwhile (a line appended to
+// MEMORY.md while a pull replaced it was lost). A file is replaced by
+// renaming a new one over it, and a writer that opened the old file just
+// before writes into a file nobody reads any more; the
 // assistant and people append to MEMORY.md (and to topics) at any moment.
 // So:
 //   - the check and the write go through one open file, read to its end;

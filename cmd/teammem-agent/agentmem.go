@@ -286,7 +286,9 @@ func printAgentMemory(w io.Writer, rows []agentMemoryRow) {
 		case memsession.SnapshotUpdateAvailable:
 			line += fmt.Sprintf("; the project's snapshot of %s is newer than the one it was initialised from", r.SnapshotDate.Format(time.DateOnly))
 		case memsession.SnapshotInitialize:
-			line += "; empty: the project's snapshot can initialise it"
+			if r.Scope != "" { // a type with only a snapshot says so in r.Sync
+				line += "; empty: the project's snapshot can initialise it"
+			}
 		}
 		fmt.Fprintf(w, "agent mem: %q (%s): %s\n", r.Type, scope, line)
 	}

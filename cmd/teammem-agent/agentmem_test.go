@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,5 +92,23 @@ func TestMemoryFolderOf(t *testing.T) {
 	}
 	if got := memoryFolderOf(mem, true); got != mem {
 		t.Errorf("personal: %q", got)
+	}
+}
+
+// TestStatusAgentMemoryLines: status's agent memory lines on the views
+// fixture say how each is synced and report a project snapshot newer than
+// the one an agent memory was initialised from (§12).
+func TestStatusAgentMemoryLines(t *testing.T) {
+	f := viewsFixture(t)
+	e := &cliEnv{Home: f.home, Cwd: f.project, Getenv: func(string) string { return "" }}
+	var b strings.Builder
+	printAgentMemory(&b, agentMemoryRows(e, f.project, "acme/api", userconfig.Config{Personal: true}, true))
+	want := `agent mem: "planner" (project): in the repository: git's
+agent mem: "reviewer" (user): synced with your personal memory (~/.agent-memory/reviewer); the project's snapshot of 2026-04-20 is newer than the one it was initialised from
+agent mem: "reviewer" (local): synced with this checkout's personal memory (~/.agent-memory-local/acme/api); the project's snapshot of 2026-04-20 is newer than the one it was initialised from
+agent mem: "tester" (snapshot): no memory yet: the project's snapshot can start one
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("status's agent memory lines (-want +got):\n%s", diff)
 	}
 }

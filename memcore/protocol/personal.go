@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// PersonalMark starts the name of a personal repository (issue 27): the
+// PersonalMark starts the name of a personal repository: the
 // user's own memory of a repository, which only tokens of the user's
 // subject read or write. It never occurs in a canonical slug.
 const PersonalMark = "~"

@@ -141,8 +141,8 @@ var HostileKeys = []struct {
 	{"ellipsis", "a\u2026.md", "U+2026"},
 	{"small full stop", "a\ufe52md", "U+FE52"},
 	{"Windows ADS", "x.md::$DATA", "':'"},
-	// An at sign would start an @-import in the block's link to the key
-	// (issue 22); the other spaces and look-alikes are refused anyway.
+	// An at sign would start an @-import in the block's link to the key;
+	// the other spaces and look-alikes are refused anyway.
 	{"at sign import", "a @.env#.md", "'@'"},
 	{"at sign in a name", "bob@acme.md", "'@'"},
 	{"fullwidth at sign", "g ＠.env.md", "U+FF20"},
