@@ -134,6 +134,10 @@ type OAuthStore interface {
 	// before is ErrRefreshReused, and its session is revoked (the
 	// session returned then holds its ID alone).
 	RotateRefresh(ctx context.Context, oldHash, newHash string, now time.Time) (OAuthSession, error)
+	// RefreshSession returns the session of the refresh token with hash
+	// tokenHash without using it: ErrNotFound when the token is unknown or
+	// used, or its session revoked or expired at now.
+	RefreshSession(ctx context.Context, tokenHash string, now time.Time) (OAuthSession, error)
 	// OAuthSessions returns the subject's live sessions at now (exchanged,
 	// neither revoked nor expired), most recently used first; all subjects'
 	// when subject is "".

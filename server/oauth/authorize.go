@@ -179,7 +179,13 @@ func (s *Server) startSession(ctx context.Context, p server.Principal, sess serv
 	now := s.o.Now().UTC()
 	sess.Subject, sess.DisplayName, sess.Parent, sess.ParentExpires = p.Subject, p.DisplayName, p.Credential, p.Expires
 	sess.CreatedAt, sess.ExpiresAt = now, now.Add(s.o.SessionTTL)
-	if !p.Expires.IsZero() && p.Expires.Before(sess.ExpiresAt) {
+	// A session consented from a sign-in with the identity provider lives
+	// on past the web session while the provider vouches for the person
+	// (see upstream); any other lives no longer than its credential.
+	_, fromSignIn := server.SignInOf(p.Credential)
+	if fromSignIn && s.o.SignIns != nil {
+		sess.ParentExpires = sess.ExpiresAt
+	} else if !p.Expires.IsZero() && p.Expires.Before(sess.ExpiresAt) {
 		sess.ExpiresAt = p.Expires
 	}
 	if sess.ParentExpires.IsZero() {

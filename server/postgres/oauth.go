@@ -174,6 +174,20 @@ func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now ti
 	}, now)
 }
 
+// RefreshSession returns the session of an unused refresh token
+// (server.OAuthStore).
+func (db *DB) RefreshSession(ctx context.Context, tokenHash string, now time.Time) (server.OAuthSession, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	s, err := scanOAuthSession(db.pool.QueryRow(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+		WHERE session_id = (SELECT session_id FROM oauth_refresh_tokens WHERE token_hash = $1 AND NOT used)
+		AND revoked_at IS NULL AND expires_at > $2`, tokenHash, now))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, fmt.Errorf("refresh token: %w", server.ErrNotFound)
+	}
+	return s, wrap("read OAuth session", err)
+}
+
 // OAuthSessions returns live sessions, most recently used first
 // (server.OAuthStore).
 func (db *DB) OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error) {
@@ -211,6 +225,9 @@ func (db *DB) RevokeOAuthSession(ctx context.Context, subject, id string, now ti
 		}
 		if err != nil {
 			return wrap("revoke OAuth session", err)
+		}
+		if _, err := tx.Exec(ctx, forgetSignIns, now); err != nil {
+			return wrap("forget sign-ins", err)
 		}
 		rec := server.AuditRecordOfSessionEnd(server.AuditActorFrom(ctx), id, of, "", now)
 		return appendAuditTx(ctx, tx, []server.AuditRecord{rec})

@@ -155,6 +155,18 @@ func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now ti
 		}, now)
 }
 
+// RefreshSession returns the session of an unused refresh token
+// (server.OAuthStore).
+func (db *DB) RefreshSession(ctx context.Context, tokenHash string, now time.Time) (server.OAuthSession, error) {
+	s, err := scanOAuthSession(db.read.QueryRowContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+		WHERE session_id = (SELECT session_id FROM oauth_refresh_tokens WHERE token_hash = ? AND used = 0)
+		AND revoked_at = 0 AND expires_at > ?`, tokenHash, micros(now)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, fmt.Errorf("refresh token: %w", server.ErrNotFound)
+	}
+	return s, wrap("read OAuth session", err)
+}
+
 // endReplayed revokes the session id whose code or refresh token was
 // used again (refused says which), recording that the server ended it.
 func endReplayed(ctx context.Context, b *batch, id string, refused error, now time.Time) error {
@@ -243,6 +255,9 @@ func revokeOAuthSession(ctx context.Context, tx sqlExec, by server.AuditActor, s
 	}
 	if err != nil {
 		return server.AuditRecord{}, wrap("revoke OAuth session", err)
+	}
+	if _, err := tx.ExecContext(ctx, forgetSignIns, micros(now)); err != nil {
+		return server.AuditRecord{}, wrap("forget sign-ins", err)
 	}
 	return server.AuditRecordOfSessionEnd(by, id, of, "", now), nil
 }

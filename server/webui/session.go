@@ -48,11 +48,12 @@ type session struct {
 	Nonce   string `json:"n"` // random per sign-in; the CSRF token is derived from it
 	Expires int64  `json:"e"` // Unix seconds
 	// An OIDC sign-in holds the identity as the provider last vouched for
-	// it, when (Checked, Unix seconds), and the provider's refresh token.
+	// it, when (Checked, Unix seconds), and the id of the sign-in in the
+	// store (server.SignIn), which keeps the provider's refresh token.
 	Subject string   `json:"s,omitempty"`
 	Name    string   `json:"d,omitempty"`
 	Grants  []string `json:"g,omitempty"`
-	Refresh string   `json:"r,omitempty"`
+	SignIn  string   `json:"i,omitempty"`
 	Checked int64    `json:"c,omitempty"`
 }
 

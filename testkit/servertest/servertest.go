@@ -80,6 +80,9 @@ type Options struct {
 	// tokens only); SignInRecheck how often a session asks it again.
 	Provider      server.IdentityProvider
 	SignInRecheck time.Duration
+	// SignInGrace is how long a sign-in's grants hold while the provider
+	// cannot be reached (0: the default).
+	SignInGrace time.Duration
 }
 
 // Server is a running server.
@@ -163,13 +166,16 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
 		UISecret: key.Seed(), PublicHosts: o.PublicHosts, PublicURL: o.PublicURL,
-		Provider: o.Provider, SignInRecheck: o.SignInRecheck,
+		Provider: o.Provider, SignInRecheck: o.SignInRecheck, SignInGrace: o.SignInGrace,
 		Health: &health.Checker{Service: svc, Proposer: o.Proposer}}
 	if up, ok := store.(server.UpkeepStore); ok {
 		ropts.Health.Upkeep = up
 	}
 	if ss, ok := store.(server.SessionStore); ok {
 		ropts.UISessions = ss
+	}
+	if si, ok := store.(server.SignInStore); ok {
+		ropts.SignIns = si
 	}
 	if o.OAuth {
 		ropts.OAuth = &router.OAuth{Store: store.(server.OAuthStore), Key: key, Revocations: store.(server.RevocationStore),

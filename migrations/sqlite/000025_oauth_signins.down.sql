@@ -1,0 +1,2 @@
+DROP INDEX oauth_sessions_parent;
+DROP TABLE oauth_signins;
