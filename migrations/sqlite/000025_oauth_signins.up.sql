@@ -17,3 +17,8 @@ CREATE TABLE oauth_signins (
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX oauth_sessions_parent ON oauth_sessions (parent);
+
+-- Why the server ended a session (a replayed token, the provider's
+-- refusal); '' while it lives or when a person ended it. Ended sessions
+-- are listed for a while beside the live ones.
+ALTER TABLE oauth_sessions ADD COLUMN ended_why TEXT NOT NULL DEFAULT '';

@@ -221,9 +221,15 @@ func (s *Server) Deny(ctx context.Context, base string, params url.Values) (stri
 	return answer(base, req, url.Values{"error": {"access_denied"}, "error_description": {"the person declined"}}), nil
 }
 
-// Sessions lists the subject's live sessions (server.Authorizer).
-func (s *Server) Sessions(ctx context.Context, subject string) ([]server.OAuthSession, error) {
-	return s.o.Store.OAuthSessions(ctx, subject, s.o.Now())
+// Sessions lists the subject's live sessions and those ended lately
+// (server.Authorizer).
+func (s *Server) Sessions(ctx context.Context, subject string) (live, ended []server.OAuthSession, err error) {
+	now := s.o.Now()
+	if live, err = s.o.Store.OAuthSessions(ctx, subject, now); err != nil {
+		return nil, nil, err
+	}
+	ended, err = s.o.Store.EndedOAuthSessions(ctx, subject, now.Add(-server.EndedShownFor))
+	return live, ended, err
 }
 
 // RevokeSession ends one of the subject's sessions, its access tokens

@@ -193,14 +193,17 @@ func (s *Server) upstream(ctx context.Context, tokenHash string) ([]string, erro
 	return grants, nil
 }
 
-// kill revokes a session (its access tokens too) and returns refusal;
-// the audit log records the server as ending it.
+// kill ends a session (its access tokens too) and returns refusal; the
+// session lists as ended by the server for the refusal's reason.
 func (s *Server) kill(ctx context.Context, id string, refusal error) error {
 	if id == "" {
 		return refusal
 	}
-	ctx = server.WithAuditActor(ctx, server.ServerActor("oauth"))
-	if err := s.o.Store.RevokeOAuthSession(ctx, "", id, s.o.Now()); err != nil && !errors.Is(err, server.ErrNotFound) {
+	why := refusal.Error()
+	if te, ok := refusal.(*tokenError); ok {
+		why = te.description
+	}
+	if err := s.o.Store.EndOAuthSession(ctx, id, why, s.o.Now()); err != nil {
 		return err
 	}
 	if err := s.refuseAccessTokens(ctx, id); err != nil {

@@ -102,8 +102,8 @@ func endSignIn(ctx context.Context, tx pgx.Tx, id, why string, now time.Time) ([
 	if _, err := tx.Exec(ctx, `DELETE FROM oauth_signins WHERE signin_id = $1`, id); err != nil {
 		return nil, wrap("end sign-in", err)
 	}
-	rows, err := tx.Query(ctx, `UPDATE oauth_sessions SET revoked_at = $2
-		WHERE parent = $1 AND revoked_at IS NULL AND expires_at > $2 RETURNING session_id, subject`, server.SignInCredential(id), now)
+	rows, err := tx.Query(ctx, `UPDATE oauth_sessions SET revoked_at = $2, ended_why = $3
+		WHERE parent = $1 AND revoked_at IS NULL AND expires_at > $2 RETURNING session_id, subject`, server.SignInCredential(id), now, why)
 	if err != nil {
 		return nil, wrap("end sign-in's sessions", err)
 	}

@@ -228,6 +228,10 @@ func TestOAuthRefreshNarrowsToProviderGroups(t *testing.T) {
 		if live(t, b, id) {
 			t.Errorf("the session of a person with no grant left is still live")
 		}
+		if _, page := ann.get(b.URL + "/ui/sessions"); !strings.Contains(page, "Ended in the last 7 days") ||
+			!strings.Contains(page, "no longer hold any of the grants") {
+			t.Errorf("Your sessions does not show the session ended, and why:\n%s", page)
+		}
 	})
 }
 
@@ -249,6 +253,10 @@ func TestOAuthSessionEndsWithProviderSignIn(t *testing.T) {
 		}
 		if live(t, a, id1) || live(t, a, id2) {
 			t.Errorf("sessions of the revoked sign-in are still live")
+		}
+		ended, err := b.Store.(server.OAuthStore).EndedOAuthSessions(context.Background(), "ann@acme.example", time.Now().Add(-time.Hour))
+		if err != nil || len(ended) != 2 || ended[0].EndedWhy != "the identity provider refused the refresh" {
+			t.Errorf("ended sessions: %+v, %v; want both, ended as the provider refused the refresh", ended, err)
 		}
 		if r := refreshAt(t, a.URL, id2, tok2.RefreshToken); r.Error != "invalid_grant" {
 			t.Errorf("the other session's refresh: %+v; want invalid_grant", r)

@@ -72,12 +72,13 @@ func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, code
 const oauthSessionColumns = `session_id, subject, display_name, grants, client_id, client_name, redirect_uri,
 	code_challenge, resource, parent, parent_expires, created_at, expires_at, last_used_at, code_expires`
 
-func scanOAuthSession(row interface{ Scan(...any) error }) (server.OAuthSession, error) {
+// scanOAuthSession reads the oauthSessionColumns of row, then extra.
+func scanOAuthSession(row interface{ Scan(...any) error }, extra ...any) (server.OAuthSession, error) {
 	var s server.OAuthSession
 	var grants string
 	var pexp, created, exp, used, cexp int64
-	if err := row.Scan(&s.ID, &s.Subject, &s.DisplayName, &grants, &s.ClientID, &s.ClientName, &s.RedirectURI,
-		&s.CodeChallenge, &s.Resource, &s.Parent, &pexp, &created, &exp, &used, &cexp); err != nil {
+	if err := row.Scan(append([]any{&s.ID, &s.Subject, &s.DisplayName, &grants, &s.ClientID, &s.ClientName, &s.RedirectURI,
+		&s.CodeChallenge, &s.Resource, &s.Parent, &pexp, &created, &exp, &used, &cexp}, extra...)...); err != nil {
 		return s, err
 	}
 	s.ParentExpires, s.CreatedAt, s.ExpiresAt = fromMicros(pexp), fromMicros(created), fromMicros(exp)
@@ -107,7 +108,7 @@ func (db *DB) oneUse(ctx context.Context, what string, refused error, find strin
 			return wrap(what, err)
 		case used != 0:
 			outcome, s.ID = refused, id
-			return endReplayed(ctx, b, id, refused, now)
+			return endByServer(ctx, b, id, refused.Error(), now)
 		}
 		if err := use(ctx, tx, id); err != nil {
 			return wrap(what, err)
@@ -167,19 +168,19 @@ func (db *DB) RefreshSession(ctx context.Context, tokenHash string, now time.Tim
 	return s, wrap("read OAuth session", err)
 }
 
-// endReplayed revokes the session id whose code or refresh token was
-// used again (refused says which), recording that the server ended it.
-func endReplayed(ctx context.Context, b *batch, id string, refused error, now time.Time) error {
+// endByServer revokes the session id for why (its code or refresh token
+// used again, say), recording that the server ended it.
+func endByServer(ctx context.Context, b *batch, id, why string, now time.Time) error {
 	var subject string
-	err := b.tx.QueryRowContext(ctx, `UPDATE oauth_sessions SET revoked_at = ? WHERE session_id = ? AND revoked_at = 0
-		RETURNING subject`, micros(now), id).Scan(&subject)
+	err := b.tx.QueryRowContext(ctx, `UPDATE oauth_sessions SET revoked_at = ?, ended_why = ? WHERE session_id = ? AND revoked_at = 0
+		RETURNING subject`, micros(now), why, id).Scan(&subject)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return wrap("revoke OAuth session", err)
 	}
-	rec := server.AuditRecordOfSessionEnd(server.ServerActor("oauth"), id, subject, refused.Error(), now)
+	rec := server.AuditRecordOfSessionEnd(server.ServerActor("oauth"), id, subject, why, now)
 	return b.audit.append(ctx, []server.AuditRecord{rec})
 }
 
@@ -217,6 +218,56 @@ func listOAuthSessions(ctx context.Context, q *sql.DB, subject string, now time.
 		out = append(out, s)
 	}
 	return out, wrap("list OAuth sessions", rows.Err())
+}
+
+// EndedOAuthSessions returns the sessions ended since, most recently
+// ended first (server.OAuthStore).
+func (db *DB) EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]server.OAuthSession, error) {
+	return listEndedOAuthSessions(ctx, db.read, subject, since)
+}
+
+// EndedOAuthSessions reads the ended sessions in the database file,
+// beside a running server, as IssuedTokens does.
+func (p TokensAt) EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]server.OAuthSession, error) {
+	pool, err := openExisting(ctx, string(p))
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	return listEndedOAuthSessions(ctx, pool, subject, since)
+}
+
+func listEndedOAuthSessions(ctx context.Context, q *sql.DB, subject string, since time.Time) ([]server.OAuthSession, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+oauthSessionColumns+`, revoked_at, ended_why FROM oauth_sessions
+		WHERE (subject = ?1 OR ?1 = '') AND code_used = 1 AND revoked_at >= ?2 AND revoked_at > 0
+		ORDER BY revoked_at DESC, session_id LIMIT 50`, subject, micros(since))
+	if err != nil {
+		return nil, wrap("list ended OAuth sessions", err)
+	}
+	defer rows.Close()
+	var out []server.OAuthSession
+	for rows.Next() {
+		var ended int64
+		var why string
+		s, err := scanOAuthSession(rows, &ended, &why)
+		if err != nil {
+			return nil, wrap("list ended OAuth sessions", err)
+		}
+		s.EndedAt, s.EndedWhy = fromMicros(ended), why
+		out = append(out, s)
+	}
+	return out, wrap("list ended OAuth sessions", rows.Err())
+}
+
+// EndOAuthSession ends a live session for why (server.OAuthStore).
+func (db *DB) EndOAuthSession(ctx context.Context, id, why string, now time.Time) error {
+	return db.execBatch(ctx, "end OAuth session", func(ctx context.Context, b *batch) error {
+		if err := endByServer(ctx, b, id, why, now); err != nil {
+			return err
+		}
+		_, err := b.tx.ExecContext(ctx, forgetSignIns, micros(now))
+		return wrap("forget sign-ins", err)
+	})
 }
 
 // RevokeOAuthSession revokes a live session (server.OAuthStore).

@@ -107,8 +107,8 @@ func endSignIn(ctx context.Context, tx *sql.Tx, id, why string, now time.Time) (
 	if _, err := tx.ExecContext(ctx, `DELETE FROM oauth_signins WHERE signin_id = ?`, id); err != nil {
 		return nil, nil, wrap("end sign-in", err)
 	}
-	rows, err := tx.QueryContext(ctx, `UPDATE oauth_sessions SET revoked_at = ?2
-		WHERE parent = ?1 AND revoked_at = 0 AND expires_at > ?2 RETURNING session_id, subject`, server.SignInCredential(id), micros(now))
+	rows, err := tx.QueryContext(ctx, `UPDATE oauth_sessions SET revoked_at = ?2, ended_why = ?3
+		WHERE parent = ?1 AND revoked_at = 0 AND expires_at > ?2 RETURNING session_id, subject`, server.SignInCredential(id), micros(now), why)
 	if err != nil {
 		return nil, nil, wrap("end sign-in's sessions", err)
 	}
