@@ -192,50 +192,47 @@ func (db *DB) RefreshSession(ctx context.Context, tokenHash string, now time.Tim
 // OAuthSessions returns live sessions, most recently used first
 // (server.OAuthStore).
 func (db *DB) OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error) {
-	ctx, cancel := bounded(ctx)
-	defer cancel()
-	rows, err := db.pool.Query(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+	return db.querySessions(ctx, false, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
 		WHERE (subject = $1 OR $1 = '') AND code_used AND revoked_at IS NULL AND expires_at > $2
 		ORDER BY last_used_at DESC, session_id`, subject, now)
+}
+
+// EndedOAuthSessions returns the sessions ended since, most recently
+// ended first (server.OAuthStore).
+func (db *DB) EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]server.OAuthSession, error) {
+	return db.querySessions(ctx, true, `SELECT `+oauthSessionColumns+`, revoked_at, ended_why FROM oauth_sessions
+		WHERE (subject = $1 OR $1 = '') AND code_used AND revoked_at >= $2
+		ORDER BY revoked_at DESC, session_id LIMIT 50`, subject, since)
+}
+
+// querySessions reads the sessions query selects (then, when ended, their
+// revoked_at and ended_why).
+func (db *DB) querySessions(ctx context.Context, ended bool, query string, args ...any) ([]server.OAuthSession, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, wrap("list OAuth sessions", err)
 	}
 	defer rows.Close()
 	var out []server.OAuthSession
 	for rows.Next() {
-		s, err := scanOAuthSession(rows)
+		var at time.Time
+		var why string
+		var extra []any
+		if ended {
+			extra = []any{&at, &why}
+		}
+		s, err := scanOAuthSession(rows, extra...)
 		if err != nil {
 			return nil, wrap("list OAuth sessions", err)
+		}
+		if ended {
+			s.EndedAt, s.EndedWhy = at.UTC(), why
 		}
 		out = append(out, s)
 	}
 	return out, wrap("list OAuth sessions", rows.Err())
-}
-
-// EndedOAuthSessions returns the sessions ended since, most recently
-// ended first (server.OAuthStore).
-func (db *DB) EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]server.OAuthSession, error) {
-	ctx, cancel := bounded(ctx)
-	defer cancel()
-	rows, err := db.pool.Query(ctx, `SELECT `+oauthSessionColumns+`, revoked_at, ended_why FROM oauth_sessions
-		WHERE (subject = $1 OR $1 = '') AND code_used AND revoked_at >= $2
-		ORDER BY revoked_at DESC, session_id LIMIT 50`, subject, since)
-	if err != nil {
-		return nil, wrap("list ended OAuth sessions", err)
-	}
-	defer rows.Close()
-	var out []server.OAuthSession
-	for rows.Next() {
-		var ended time.Time
-		var why string
-		s, err := scanOAuthSession(rows, &ended, &why)
-		if err != nil {
-			return nil, wrap("list ended OAuth sessions", err)
-		}
-		s.EndedAt, s.EndedWhy = ended.UTC(), why
-		out = append(out, s)
-	}
-	return out, wrap("list ended OAuth sessions", rows.Err())
 }
 
 // EndOAuthSession ends a live session for why (server.OAuthStore).

@@ -17,7 +17,6 @@ import (
 	"github.com/teammem/teammem/api"
 	"github.com/teammem/teammem/client"
 	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/signin"
 	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/testkit/servertest"
@@ -84,19 +83,8 @@ func onStores(t *testing.T, p *provider, extra servertest.Options, fn func(t *te
 		run(t, a, a)
 	})
 	t.Run("postgres", func(t *testing.T) {
-		dbURL := pgtest.URL(t)
-		open := func() server.Store {
-			db, err := postgres.Open(context.Background(), dbURL, postgres.Options{Migrate: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return db
-		}
-		o := o
-		o.Store = open()
-		a := servertest.Start(t, o)
-		o.Store, o.PublicURL = open(), a.URL
-		run(t, a, a.Replica(t, o))
+		a, b := servertest.PostgresReplicas(t, o, pgtest.URL(t))
+		run(t, a, b)
 	})
 }
 
@@ -283,7 +271,7 @@ func TestOAuthRefreshAcrossReplicas(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, c := range []struct {
 			base, id string
-			tok  *tokenAnswer
+			tok      *tokenAnswer
 		}{{a.URL, id1, &tok1}, {b.URL, id2, &tok2}} {
 			wg.Add(1)
 			go func() {

@@ -202,18 +202,33 @@ func (p TokensAt) OAuthSessions(ctx context.Context, subject string, now time.Ti
 }
 
 func listOAuthSessions(ctx context.Context, q *sql.DB, subject string, now time.Time) ([]server.OAuthSession, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
-		WHERE (subject = ? OR ? = '') AND code_used = 1 AND revoked_at = 0 AND expires_at > ?
-		ORDER BY last_used_at DESC, session_id`, subject, subject, micros(now))
+	return querySessions(ctx, q, false, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+		WHERE (subject = ?1 OR ?1 = '') AND code_used = 1 AND revoked_at = 0 AND expires_at > ?2
+		ORDER BY last_used_at DESC, session_id`, subject, micros(now))
+}
+
+// querySessions reads the sessions query selects (then, when ended, their
+// revoked_at and ended_why).
+func querySessions(ctx context.Context, q *sql.DB, ended bool, query string, args ...any) ([]server.OAuthSession, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, wrap("list OAuth sessions", err)
 	}
 	defer rows.Close()
 	var out []server.OAuthSession
 	for rows.Next() {
-		s, err := scanOAuthSession(rows)
+		var at int64
+		var why string
+		var extra []any
+		if ended {
+			extra = []any{&at, &why}
+		}
+		s, err := scanOAuthSession(rows, extra...)
 		if err != nil {
 			return nil, wrap("list OAuth sessions", err)
+		}
+		if ended {
+			s.EndedAt, s.EndedWhy = fromMicros(at), why
 		}
 		out = append(out, s)
 	}
@@ -238,25 +253,9 @@ func (p TokensAt) EndedOAuthSessions(ctx context.Context, subject string, since 
 }
 
 func listEndedOAuthSessions(ctx context.Context, q *sql.DB, subject string, since time.Time) ([]server.OAuthSession, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+oauthSessionColumns+`, revoked_at, ended_why FROM oauth_sessions
+	return querySessions(ctx, q, true, `SELECT `+oauthSessionColumns+`, revoked_at, ended_why FROM oauth_sessions
 		WHERE (subject = ?1 OR ?1 = '') AND code_used = 1 AND revoked_at >= ?2 AND revoked_at > 0
 		ORDER BY revoked_at DESC, session_id LIMIT 50`, subject, micros(since))
-	if err != nil {
-		return nil, wrap("list ended OAuth sessions", err)
-	}
-	defer rows.Close()
-	var out []server.OAuthSession
-	for rows.Next() {
-		var ended int64
-		var why string
-		s, err := scanOAuthSession(rows, &ended, &why)
-		if err != nil {
-			return nil, wrap("list ended OAuth sessions", err)
-		}
-		s.EndedAt, s.EndedWhy = fromMicros(ended), why
-		out = append(out, s)
-	}
-	return out, wrap("list ended OAuth sessions", rows.Err())
 }
 
 // EndOAuthSession ends a live session for why (server.OAuthStore).

@@ -21,6 +21,7 @@ import (
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/router"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -257,4 +258,22 @@ func (s *Server) Revoke(r server.Revocation) {
 	if err := s.Store.(server.RevocationStore).Revoke(context.Background(), r); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// PostgresReplicas starts two servers on the Postgres database at dbURL
+// (migrated), each with a store of its own, as two replicas behind a load
+// balancer: b shares a's key and takes a's URL for its public URL.
+func PostgresReplicas(t testing.TB, o Options, dbURL string) (a, b *Server) {
+	t.Helper()
+	open := func() server.Store {
+		db, err := postgres.Open(context.Background(), dbURL, postgres.Options{Migrate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	o.Store = open()
+	a = Start(t, o)
+	o.Store, o.PublicURL = open(), a.URL
+	return a, a.Replica(t, o)
 }
