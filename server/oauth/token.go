@@ -146,6 +146,9 @@ func (s *Server) refresh(ctx context.Context, old, clientID string) (server.OAut
 		}
 		return sess, "", s.kill(ctx, sess.ID, invalidGrant("the credential you signed in with was revoked; sign in again"))
 	}
+	if _, ok := server.SignInOf(sess.Parent); ok && s.o.SignIns == nil {
+		return sess, "", s.kill(ctx, sess.ID, invalidGrant("sign-in with the identity provider is off on this server; sign in again"))
+	}
 	if grants != nil {
 		sess.Grants = grants
 	}

@@ -15,9 +15,11 @@ import (
 var _ server.SignInStore = (*DB)(nil)
 
 // forgetSignIns deletes the sign-ins whose web session ended before now
-// and from which no live OAuth session descends.
+// and from which no live OAuth session descends (nor one whose code may
+// still be exchanged).
 const forgetSignIns = `DELETE FROM oauth_signins g WHERE g.web_expires <= $1 AND NOT EXISTS (
-	SELECT 1 FROM oauth_sessions s WHERE s.parent = 'signin:' || g.signin_id AND s.revoked_at IS NULL AND s.expires_at > $1)`
+	SELECT 1 FROM oauth_sessions s WHERE s.parent = 'signin:' || g.signin_id AND s.revoked_at IS NULL AND s.expires_at > $1
+	AND (s.code_used OR s.code_expires > $1))`
 
 // StartSignIn records a sign-in with the identity provider
 // (server.SignInStore).

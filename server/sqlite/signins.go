@@ -15,9 +15,11 @@ import (
 var _ server.SignInStore = (*DB)(nil)
 
 // forgetSignIns deletes the sign-ins whose web session ended before now
-// and from which no live OAuth session descends.
+// and from which no live OAuth session descends (nor one whose code may
+// still be exchanged).
 const forgetSignIns = `DELETE FROM oauth_signins WHERE web_expires <= ?1 AND NOT EXISTS (
-	SELECT 1 FROM oauth_sessions s WHERE s.parent = 'signin:' || oauth_signins.signin_id AND s.revoked_at = 0 AND s.expires_at > ?1)`
+	SELECT 1 FROM oauth_sessions s WHERE s.parent = 'signin:' || oauth_signins.signin_id AND s.revoked_at = 0 AND s.expires_at > ?1
+	AND (s.code_used = 1 OR s.code_expires > ?1))`
 
 // StartSignIn records a sign-in with the identity provider
 // (server.SignInStore).
