@@ -83,7 +83,7 @@ func (g *groupStorage) SetUserinfoFromToken(ctx context.Context, info *oidc.User
 }
 
 // startProvider starts an OP whose clients are registered by client.
-func startProvider(t *testing.T) *provider {
+func startProvider(t testing.TB) *provider {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -175,7 +175,7 @@ func (p *provider) swap(token string) {
 }
 
 // loginForm is the OP's sign-in form: its request id.
-func loginID(t *testing.T, body string) string {
+func loginID(t testing.TB, body string) string {
 	t.Helper()
 	const marker = `name="id" value="`
 	i := strings.Index(body, marker)

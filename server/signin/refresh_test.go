@@ -37,6 +37,21 @@ const clientRedirect = "http://127.0.0.1:1/callback"
 // to acme/handbook:read and ask the provider at every refresh, and signs
 // ann (platform and eng) in to a's web UI.
 func onStores(t *testing.T, p *provider, extra servertest.Options, fn func(t *testing.T, a, b *servertest.Server, ann *browser)) {
+	o := extra
+	o.Provider, o.OAuth, o.SignInRecheck, o.RevocationRefresh = mappedProvider(t, p), true, time.Nanosecond, time.Millisecond
+	t.Run("sqlite", func(t *testing.T) {
+		a := servertest.Start(t, o)
+		fn(t, a, a, annSignedIn(t, p, a))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		a, b := servertest.PostgresReplicas(t, o, pgtest.URL(t))
+		fn(t, a, b, annSignedIn(t, p, a))
+	})
+}
+
+// mappedProvider is the provider p as teammem's, mapping platform to
+// acme/*:write and eng to acme/handbook:read.
+func mappedProvider(t testing.TB, p *provider) *signin.Provider {
 	var maps []signin.ClaimGrant
 	for _, m := range []string{"groups=platform=acme/*:write", "groups=eng=acme/handbook:read"} {
 		cg, err := signin.ParseClaimGrant(m)
@@ -50,42 +65,57 @@ func onStores(t *testing.T, p *provider, extra servertest.Options, fn func(t *te
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := extra
-	o.Provider, o.OAuth, o.SignInRecheck, o.RevocationRefresh = idp, true, time.Nanosecond, time.Millisecond
-	run := func(t *testing.T, a, b *servertest.Server) {
-		register("teammem", a.URL+"/ui/login/oidc/callback")
-		for _, s := range []*servertest.Server{a} {
-			c, err := client.New(client.Options{BaseURL: s.URL, Token: s.Admin})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, repo := range []string{"acme/api", "acme/handbook"} {
-				if _, err := c.Put(context.Background(), repo, api.PutRequest{Entries: map[string]string{"a.md": "---\ndescription: a\n---\nbody\n"}}, ""); err != nil {
-					t.Fatal(err)
+	return idp
+}
+
+// annSignedIn writes acme/api and acme/handbook at s and signs ann
+// (platform and eng) in to its web UI with the provider.
+func annSignedIn(t testing.TB, p *provider, s *servertest.Server) *browser {
+	register("teammem", s.URL+"/ui/login/oidc/callback")
+	c, err := client.New(client.Options{BaseURL: s.URL, Token: s.Admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, repo := range []string{"acme/api", "acme/handbook"} {
+		if _, err := c.Put(context.Background(), repo, api.PutRequest{Entries: map[string]string{"a.md": "---\ndescription: a\n---\nbody\n"}}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.setGroups("u-ann", "platform", "eng")
+	ann := newBrowser(t)
+	ann.client.CheckRedirect = func(r *http.Request, _ []*http.Request) error {
+		if r.URL.Host == "127.0.0.1:1" {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	if status, page := ann.signIn(p, s.URL, "ann", "pw-ann"); status != http.StatusOK {
+		t.Fatalf("sign-in: %d %s", status, page)
+	}
+	return ann
+}
+
+// BenchmarkRefreshWithSignIn is an OAuth refresh of a session consented
+// from a sign-in with the provider (the in-process test OP, over HTTP):
+// "fresh" within --oidc-recheck (the stored answer), "asks" past it (a
+// refresh at the provider, its userinfo, and the sign-in written back).
+func BenchmarkRefreshWithSignIn(b *testing.B) {
+	p := startProvider(b)
+	for _, c := range []struct {
+		name    string
+		recheck time.Duration
+	}{{"fresh", time.Hour}, {"asks", time.Nanosecond}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := servertest.Start(b, servertest.Options{Provider: mappedProvider(b, p), OAuth: true, SignInRecheck: c.recheck})
+			id, tok := annSignedIn(b, p, s).consentREST(s.URL, s.URL)
+			b.ResetTimer()
+			for range b.N {
+				if tok = refreshAt(b, s.URL, id, tok.RefreshToken); tok.Status != http.StatusOK {
+					b.Fatalf("refresh: %+v", tok)
 				}
 			}
-		}
-		p.setGroups("u-ann", "platform", "eng")
-		ann := newBrowser(t)
-		ann.client.CheckRedirect = func(r *http.Request, _ []*http.Request) error {
-			if r.URL.Host == "127.0.0.1:1" {
-				return http.ErrUseLastResponse
-			}
-			return nil
-		}
-		if status, page := ann.signIn(p, a.URL, "ann", "pw-ann"); status != http.StatusOK {
-			t.Fatalf("sign-in: %d %s", status, page)
-		}
-		fn(t, a, b, ann)
+		})
 	}
-	t.Run("sqlite", func(t *testing.T) {
-		a := servertest.Start(t, o)
-		run(t, a, a)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		a, b := servertest.PostgresReplicas(t, o, pgtest.URL(t))
-		run(t, a, b)
-	})
 }
 
 var hiddenField = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
@@ -142,7 +172,7 @@ type tokenAnswer struct {
 	Error        string `json:"error"`
 }
 
-func tokenCall(t *testing.T, base string, form url.Values) tokenAnswer {
+func tokenCall(t testing.TB, base string, form url.Values) tokenAnswer {
 	t.Helper()
 	resp, err := http.PostForm(base+"/oauth/token", form)
 	if err != nil {
@@ -155,7 +185,7 @@ func tokenCall(t *testing.T, base string, form url.Values) tokenAnswer {
 	return out
 }
 
-func refreshAt(t *testing.T, base, clientID, token string) tokenAnswer {
+func refreshAt(t testing.TB, base, clientID, token string) tokenAnswer {
 	t.Helper()
 	return tokenCall(t, base, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}, "client_id": {clientID}})
 }
