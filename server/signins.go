@@ -2,16 +2,14 @@ package server
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hkdf"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/teammem/teammem/internal/sealbox"
 )
 
 // Defaults of SignIns.
@@ -44,7 +42,7 @@ type SignIns struct {
 	recheck     time.Duration
 	grace       time.Duration
 	now         func() time.Time
-	aead        cipher.AEAD
+	box         *sealbox.Box
 }
 
 // SignInsOptions configure SignIns.
@@ -79,20 +77,12 @@ func NewSignIns(o SignInsOptions) (*SignIns, error) {
 			return nil, fmt.Errorf("sign-ins: %w", err)
 		}
 	}
-	key, err := hkdf.Key(sha256.New, o.Secret, nil, "teammem identity provider refresh token seal", 32)
-	if err != nil {
-		return nil, fmt.Errorf("sign-ins: derive the sealing key: %w", err)
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, fmt.Errorf("sign-ins: %w", err)
-	}
-	aead, err := cipher.NewGCM(block)
+	box, err := sealbox.New(o.Secret, "teammem identity provider refresh token seal")
 	if err != nil {
 		return nil, fmt.Errorf("sign-ins: %w", err)
 	}
 	return &SignIns{store: o.Store, provider: o.Provider, revocations: o.Revocations, recheck: o.Recheck,
-		grace: o.Grace, now: o.Now, aead: aead}, nil
+		grace: o.Grace, now: o.Now, box: box}, nil
 }
 
 // Start records the sign-in of id, whose web session ends at webExpires.
@@ -104,7 +94,11 @@ func (s *SignIns) Start(ctx context.Context, id Identity, webExpires time.Time) 
 	now := s.now().UTC().Truncate(time.Microsecond)
 	si := SignIn{ID: hex.EncodeToString(b), Subject: id.Subject, Grants: grantStrings(id.Grants),
 		CheckedAt: now, WebExpires: webExpires.UTC().Truncate(time.Microsecond), CreatedAt: now}
-	si.Sealed = s.seal(si.ID, id.RefreshToken)
+	sealed, err := s.box.Seal([]byte(id.RefreshToken), []byte(si.ID))
+	if err != nil {
+		return si, err
+	}
+	si.Sealed = sealed
 	return si, s.store.StartSignIn(ctx, si)
 }
 
@@ -155,11 +149,11 @@ func (s *SignIns) Current(ctx context.Context, id string) (SignIn, error) {
 // ask refreshes with the provider: the sign-in with the person's grants as
 // they are now, or its end when the provider refuses.
 func (s *SignIns) ask(ctx context.Context, cur SignIn) (SignInChange, error) {
-	token, err := s.open(cur)
+	token, err := s.box.Open(cur.Sealed, []byte(cur.ID))
 	if err != nil {
-		return SignInChange{SignIn: cur, Ended: err.Error()}, nil
+		return SignInChange{SignIn: cur, Ended: "the sign-in's refresh token does not open under this server's secret"}, nil
 	}
-	id, err := s.provider.Refresh(ctx, token)
+	id, err := s.provider.Refresh(ctx, string(token))
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
 		return SignInChange{SignIn: cur, Ended: "the identity provider refused the refresh"}, nil
@@ -169,7 +163,9 @@ func (s *SignIns) ask(ctx context.Context, cur SignIn) (SignInChange, error) {
 		return SignInChange{SignIn: cur, Ended: "the identity provider answered for another person"}, nil
 	}
 	cur.Grants, cur.CheckedAt = grantStrings(id.Grants), s.now().UTC().Truncate(time.Microsecond)
-	cur.Sealed = s.seal(cur.ID, id.RefreshToken)
+	if cur.Sealed, err = s.box.Seal([]byte(id.RefreshToken), []byte(cur.ID)); err != nil {
+		return SignInChange{}, err
+	}
 	return SignInChange{SignIn: cur}, nil
 }
 
@@ -187,27 +183,6 @@ func (s *SignIns) refuseAccessTokens(ctx context.Context, sessions []string) err
 		}
 	}
 	return nil
-}
-
-// seal seals the provider's refresh token of the sign-in id (the id is the
-// associated data: one sign-in's token is never opened as another's).
-func (s *SignIns) seal(id, token string) []byte {
-	iv := make([]byte, s.aead.NonceSize())
-	rand.Read(iv)
-	return s.aead.Seal(iv, iv, []byte(token), []byte(id))
-}
-
-// open opens a sign-in's sealed refresh token.
-func (s *SignIns) open(si SignIn) (string, error) {
-	ns := s.aead.NonceSize()
-	if len(si.Sealed) < ns {
-		return "", errors.New("the sign-in holds no refresh token")
-	}
-	plain, err := s.aead.Open(nil, si.Sealed[:ns], si.Sealed[ns:], []byte(si.ID))
-	if err != nil {
-		return "", errors.New("the sign-in's refresh token does not open under this server's secret")
-	}
-	return string(plain), nil
 }
 
 func grantStrings(gs []Grant) []string {
