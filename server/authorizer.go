@@ -33,13 +33,18 @@ type Authorizer interface {
 	Approve(ctx context.Context, base string, params url.Values, p Principal) (string, error)
 	// Deny returns the redirect URI with error=access_denied.
 	Deny(ctx context.Context, base string, params url.Values) (string, error)
-	// Sessions lists the subject's live OAuth sessions.
-	Sessions(ctx context.Context, subject string) ([]OAuthSession, error)
+	// Sessions lists the subject's live OAuth sessions, and those ended
+	// in the last EndedShownFor.
+	Sessions(ctx context.Context, subject string) (live, ended []OAuthSession, err error)
 	// RevokeSession ends one of the subject's sessions at once: its
 	// refresh tokens and its access tokens (ErrNotFound when it is not
 	// the subject's live session).
 	RevokeSession(ctx context.Context, subject, id string) error
 }
+
+// EndedShownFor is how long an ended OAuth session is listed beside the
+// live ones ("Your sessions", token list).
+const EndedShownFor = 7 * 24 * time.Hour
 
 // DeviceRequest is a device's pending request to sign in (RFC 8628), as
 // the web UI's device page shows it once the person entered its user code.

@@ -59,6 +59,10 @@ type OAuthSession struct {
 	LastUsedAt    time.Time
 	// CodeExpires is when the unexchanged authorization code expires.
 	CodeExpires time.Time
+	// EndedAt is when an ended session ended; EndedWhy why, when the
+	// server ended it ("" when a person did). Set by EndedOAuthSessions.
+	EndedAt  time.Time
+	EndedWhy string
 }
 
 // Errors of the OAuth store, beside ErrNotFound.
@@ -134,10 +138,21 @@ type OAuthStore interface {
 	// before is ErrRefreshReused, and its session is revoked (the
 	// session returned then holds its ID alone).
 	RotateRefresh(ctx context.Context, oldHash, newHash string, now time.Time) (OAuthSession, error)
+	// RefreshSession returns the session of the refresh token with hash
+	// tokenHash without using it: ErrNotFound when the token is unknown or
+	// used, or its session revoked or expired at now.
+	RefreshSession(ctx context.Context, tokenHash string, now time.Time) (OAuthSession, error)
 	// OAuthSessions returns the subject's live sessions at now (exchanged,
 	// neither revoked nor expired), most recently used first; all subjects'
 	// when subject is "".
 	OAuthSessions(ctx context.Context, subject string, now time.Time) ([]OAuthSession, error)
+	// EndedOAuthSessions returns the subject's sessions (all subjects'
+	// when subject is "") that were exchanged and ended at since or later,
+	// most recently ended first, 50 at most.
+	EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]OAuthSession, error)
+	// EndOAuthSession ends the live session id for why, the audit log
+	// recording the server ending it (no error when it is not live).
+	EndOAuthSession(ctx context.Context, id, why string, now time.Time) error
 	// RevokeOAuthSession revokes the session id of subject (any subject's
 	// when subject is ""); ErrNotFound when there is no such live session.
 	RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error

@@ -327,7 +327,8 @@ func serve(ctx context.Context, c serveConfig, log *slog.Logger) error {
 		Metrics: prom, RateLimit: c.rateLimit, ServeMetrics: c.metricsAddr == "", UISecret: uiSecret, UISessions: uiSessions,
 		RequestTimeout: c.requestTimeout, BodyCacheBytes: cacheBytes(c.bodyCacheBytes), NoAccessLog: !c.accessLog,
 		MaxMCPReplyBytes: c.maxMCPReplyBytes, Version: buildinfo.Version(version), Listen: c.addr, PublicHosts: c.publicHosts,
-		Health: checker, PublicURL: c.publicURL, OAuth: oauthOptions(c, store, uiSecret), Provider: idp, SignInRecheck: c.signIn.recheck})
+		Health: checker, PublicURL: c.publicURL, OAuth: oauthOptions(c, store, uiSecret), Provider: idp, SignInRecheck: c.signIn.recheck,
+		SignInGrace: c.signIn.grace, SignIns: signInStore(store)})
 	if err != nil {
 		return err
 	}

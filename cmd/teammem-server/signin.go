@@ -24,7 +24,7 @@ type signInConfig struct {
 	secret               string // read from secretFile or secretEnv
 	name, subjectClaim   string
 	mappings, scopes     cliflags.List
-	recheck              time.Duration
+	recheck, grace       time.Duration
 }
 
 func (s *signInConfig) flags(fs flagSet) {
@@ -34,7 +34,8 @@ func (s *signInConfig) flags(fs flagSet) {
 	fs.StringVar(&s.subjectClaim, "oidc-subject-claim", "email", "the ID token or userinfo `CLAIM` that names a person (sub when it is absent)")
 	fs.Var(&s.mappings, "oidc-map", "`CLAIM=VALUE=GLOB:PERM`: people whose CLAIM holds VALUE get the grant, e.g. groups=platform=acme/*:write (repeatable; asked again at every --oidc-recheck)")
 	fs.Var(&s.scopes, "oidc-scope", "a `SCOPE` to ask for beside openid (repeatable; default email, profile, offline_access)")
-	fs.DurationVar(&s.recheck, "oidc-recheck", 5*time.Minute, "how often a web UI session asks the provider again (a person removed from a group loses its grants within this long)")
+	fs.DurationVar(&s.recheck, "oidc-recheck", server.DefaultSignInRecheck, "how old the provider's last answer about a person may be before a web UI page or an OAuth refresh asks it again (a person removed from a group loses its grants within this long, plus an access token's life)")
+	fs.DurationVar(&s.grace, "oidc-outage-grace", server.DefaultSignInGrace, "while the provider cannot be reached, how long after its last answer a person's grants hold; after that, web pages and OAuth refreshes are refused until it answers (nobody is signed out)")
 }
 
 // readSecret reads the client secret from its file or the environment.
@@ -74,4 +75,10 @@ func (s *signInConfig) provider(ctx context.Context, issuer string, log *slog.Lo
 	}
 	log.Info("people sign in with "+p.Name(), "issuer", issuer, "client_id", s.clientID, "mappings", len(cfg.Map))
 	return p, nil
+}
+
+// signInStore is the store's sign-ins (nil when it keeps none).
+func signInStore(store server.Store) server.SignInStore {
+	s, _ := store.(server.SignInStore)
+	return s
 }

@@ -253,6 +253,7 @@ type tokenStore interface {
 	server.TokenRegistry
 	// The OAuth sessions people started for their clients.
 	OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error)
+	EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]server.OAuthSession, error)
 	RevokeOAuthSession(ctx context.Context, subject, id string, now time.Time) error
 }
 

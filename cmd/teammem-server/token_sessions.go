@@ -13,23 +13,45 @@ import (
 )
 
 // printSessions lists the live OAuth sessions (of subject, or everyone's
-// when it is ""): the clients people signed in through the browser.
+// when it is ""): the clients people signed in through the browser; then
+// those ended in the last server.EndedShownFor, and why.
 func printSessions(ctx context.Context, store tokenStore, subject string, w io.Writer) error {
-	list, err := store.OAuthSessions(ctx, subject, time.Now())
+	now := time.Now()
+	list, err := store.OAuthSessions(ctx, subject, now)
 	if err != nil {
 		return fmt.Errorf("list OAuth sessions: %w", err)
 	}
-	if len(list) == 0 {
-		return nil
+	ended, err := store.EndedOAuthSessions(ctx, subject, now.Add(-server.EndedShownFor))
+	if err != nil {
+		return fmt.Errorf("list ended OAuth sessions: %w", err)
 	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tSUBJECT\tCLIENT\tRESOURCE\tSIGNED IN\tLAST USED\tEXPIRES")
-	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, s.Subject, s.ClientName, s.Resource,
-			s.CreatedAt.Format(time.RFC3339), s.LastUsedAt.Format(time.RFC3339), s.ExpiresAt.Format(time.RFC3339))
+	if len(list) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tSUBJECT\tCLIENT\tRESOURCE\tSIGNED IN\tLAST USED\tEXPIRES")
+		for _, s := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, s.Subject, s.ClientName, s.Resource,
+				s.CreatedAt.Format(time.RFC3339), s.LastUsedAt.Format(time.RFC3339), s.ExpiresAt.Format(time.RFC3339))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
-	return tw.Flush()
+	if len(ended) > 0 {
+		fmt.Fprintf(w, "\nended in the last %v:\n", server.EndedShownFor)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tSUBJECT\tCLIENT\tSIGNED IN\tENDED\tWHY")
+		for _, s := range ended {
+			why := s.EndedWhy
+			if why == "" {
+				why = "revoked"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, s.Subject, s.ClientName,
+				s.CreatedAt.Format(time.RFC3339), s.EndedAt.Format(time.RFC3339), why)
+		}
+		return tw.Flush()
+	}
+	return nil
 }
 
 // revokeSession ends an OAuth session: its refresh tokens at once, its

@@ -51,8 +51,10 @@ func TestTokenListSessions(t *testing.T) {
 	if code, out, errs := cli(t, "token", "revoke", "--data-dir", dir, "--session", ann); code != 0 || !strings.Contains(out, "ended OAuth session "+ann) {
 		t.Fatalf("revoke --session: exit %d %q %q", code, out, errs)
 	}
+	// ann's session is no longer live: it is listed among the ended ones.
 	_, out, _ = cli(t, "token", "list", "--data-dir", dir)
-	if strings.Contains(out, ann) || !strings.Contains(out, bob) {
+	live, ended, _ := strings.Cut(out, "ended in the last")
+	if strings.Contains(live, ann) || !strings.Contains(live, bob) || !strings.Contains(ended, ann) || strings.Contains(ended, bob) {
 		t.Errorf("after ending ann's session:\n%s", out)
 	}
 	if _, out, _ = cli(t, "token", "list-revoked", "--data-dir", dir); !strings.Contains(out, ann) {

@@ -179,7 +179,13 @@ func (s *Server) startSession(ctx context.Context, p server.Principal, sess serv
 	now := s.o.Now().UTC()
 	sess.Subject, sess.DisplayName, sess.Parent, sess.ParentExpires = p.Subject, p.DisplayName, p.Credential, p.Expires
 	sess.CreatedAt, sess.ExpiresAt = now, now.Add(s.o.SessionTTL)
-	if !p.Expires.IsZero() && p.Expires.Before(sess.ExpiresAt) {
+	// A session consented from a sign-in with the identity provider lives
+	// on past the web session while the provider vouches for the person
+	// (see upstream); any other lives no longer than its credential.
+	_, fromSignIn := server.SignInOf(p.Credential)
+	if fromSignIn && s.o.SignIns != nil {
+		sess.ParentExpires = sess.ExpiresAt
+	} else if !p.Expires.IsZero() && p.Expires.Before(sess.ExpiresAt) {
 		sess.ExpiresAt = p.Expires
 	}
 	if sess.ParentExpires.IsZero() {
@@ -215,9 +221,15 @@ func (s *Server) Deny(ctx context.Context, base string, params url.Values) (stri
 	return answer(base, req, url.Values{"error": {"access_denied"}, "error_description": {"the person declined"}}), nil
 }
 
-// Sessions lists the subject's live sessions (server.Authorizer).
-func (s *Server) Sessions(ctx context.Context, subject string) ([]server.OAuthSession, error) {
-	return s.o.Store.OAuthSessions(ctx, subject, s.o.Now())
+// Sessions lists the subject's live sessions and those ended lately
+// (server.Authorizer).
+func (s *Server) Sessions(ctx context.Context, subject string) (live, ended []server.OAuthSession, err error) {
+	now := s.o.Now()
+	if live, err = s.o.Store.OAuthSessions(ctx, subject, now); err != nil {
+		return nil, nil, err
+	}
+	ended, err = s.o.Store.EndedOAuthSessions(ctx, subject, now.Add(-server.EndedShownFor))
+	return live, ended, err
 }
 
 // RevokeSession ends one of the subject's sessions, its access tokens

@@ -1,7 +1,6 @@
 package oauth_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -15,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammem/teammem/server"
-	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/testkit/pgtest"
 	"github.com/teammem/teammem/testkit/servertest"
 )
@@ -32,19 +29,10 @@ func onBothStores(t *testing.T, o servertest.Options, fn func(t *testing.T, a, b
 		fn(t, a, a)
 	})
 	t.Run("postgres", func(t *testing.T) {
-		dbURL := pgtest.URL(t)
-		open := func() server.Store {
-			db, err := postgres.Open(context.Background(), dbURL, postgres.Options{Migrate: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return db
-		}
 		o := o
-		o.OAuth, o.RevocationRefresh, o.Store = true, time.Millisecond, open()
-		a := servertest.Start(t, o)
-		o.Store, o.PublicURL = open(), a.URL // replicas behind one name
-		fn(t, a, a.Replica(t, o))
+		o.OAuth, o.RevocationRefresh = true, time.Millisecond
+		a, b := servertest.PostgresReplicas(t, o, pgtest.URL(t))
+		fn(t, a, b)
 	})
 }
 

@@ -65,8 +65,14 @@ type Options struct {
 	// every DeviceInterval (DefaultDeviceInterval when 0).
 	Devices        server.DeviceStore
 	DeviceInterval time.Duration
-	Now            func() time.Time
-	Logger         *slog.Logger
+	// SignIns, when set, keeps the sign-ins with the identity provider
+	// that sessions consented from a provider sign-in descend from: such
+	// a session outlives the web session it was consented in, its grants
+	// narrowed at every refresh to those the provider still gives, and it
+	// ends with the sign-in.
+	SignIns *server.SignIns
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // Server is the authorization server. It implements server.Authorizer.

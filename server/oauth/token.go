@@ -120,6 +120,10 @@ func (s *Server) refresh(ctx context.Context, old, clientID string) (server.OAut
 	if old == "" {
 		return server.OAuthSession{}, "", &tokenError{http.StatusBadRequest, "invalid_request", "refresh_token is required"}
 	}
+	grants, err := s.upstream(ctx, hash(old))
+	if err != nil {
+		return server.OAuthSession{}, "", err
+	}
 	next, err := secret(32)
 	if err != nil {
 		return server.OAuthSession{}, "", err
@@ -142,17 +146,67 @@ func (s *Server) refresh(ctx context.Context, old, clientID string) (server.OAut
 		}
 		return sess, "", s.kill(ctx, sess.ID, invalidGrant("the credential you signed in with was revoked; sign in again"))
 	}
+	if _, ok := server.SignInOf(sess.Parent); ok && s.o.SignIns == nil {
+		return sess, "", s.kill(ctx, sess.ID, invalidGrant("sign-in with the identity provider is off on this server; sign in again"))
+	}
+	if grants != nil {
+		sess.Grants = grants
+	}
 	return sess, next, nil
 }
 
-// kill revokes a session (its access tokens too) and returns refusal;
-// the audit log records the server as ending it.
+// upstream asks the identity provider again, when the session of the
+// unused refresh token with hash tokenHash descends from a sign-in with
+// it, and returns the session's grants narrowed to those the provider
+// gives now (nil for any other session, or a
+// token that is not an unused one: the rotation then refuses it). The
+// provider refusing, or giving none of the grants the session holds,
+// ends the session; a provider that has not answered for longer than the
+// grace is a refusal that spends nothing, to be tried again.
+func (s *Server) upstream(ctx context.Context, tokenHash string) ([]string, error) {
+	if s.o.SignIns == nil {
+		return nil, nil
+	}
+	sess, err := s.o.Store.RefreshSession(ctx, tokenHash, s.o.Now())
+	if errors.Is(err, server.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	id, ok := server.SignInOf(sess.Parent)
+	if !ok {
+		return nil, nil
+	}
+	si, err := s.o.SignIns.Current(ctx, id)
+	switch {
+	case errors.Is(err, server.ErrUnauthenticated):
+		s.o.Logger.Info("OAuth session ended with its sign-in", "session", sess.ID, "subject", sess.Subject, "reason", err.Error())
+		return nil, s.kill(ctx, sess.ID, invalidGrant("your sign-in with the identity provider has ended; sign in again"))
+	case errors.Is(err, server.ErrUnavailable):
+		s.o.Logger.Warn("identity provider unreachable past the grace; refresh refused, nothing spent", "session", sess.ID, "error", err.Error())
+		return nil, &tokenError{http.StatusServiceUnavailable, "temporarily_unavailable", "the identity provider cannot be reached; try again later"}
+	case err != nil:
+		return nil, err
+	}
+	grants := server.NarrowGrants(sess.Grants, si.Grants)
+	if len(grants) == 0 {
+		return nil, s.kill(ctx, sess.ID, invalidGrant("you no longer hold any of the grants this sign-in was given; sign in again"))
+	}
+	return grants, nil
+}
+
+// kill ends a session (its access tokens too) and returns refusal; the
+// session lists as ended by the server for the refusal's reason.
 func (s *Server) kill(ctx context.Context, id string, refusal error) error {
 	if id == "" {
 		return refusal
 	}
-	ctx = server.WithAuditActor(ctx, server.ServerActor("oauth"))
-	if err := s.o.Store.RevokeOAuthSession(ctx, "", id, s.o.Now()); err != nil && !errors.Is(err, server.ErrNotFound) {
+	why := refusal.Error()
+	if te, ok := refusal.(*tokenError); ok {
+		why = te.description
+	}
+	if err := s.o.Store.EndOAuthSession(ctx, id, why, s.o.Now()); err != nil {
 		return err
 	}
 	if err := s.refuseAccessTokens(ctx, id); err != nil {

@@ -74,11 +74,12 @@ func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, code
 const oauthSessionColumns = `session_id, subject, display_name, grants, client_id, client_name, redirect_uri,
 	code_challenge, resource, parent, parent_expires, created_at, expires_at, last_used_at, code_expires`
 
-func scanOAuthSession(row pgx.Row) (server.OAuthSession, error) {
+// scanOAuthSession reads the oauthSessionColumns of row, then extra.
+func scanOAuthSession(row pgx.Row, extra ...any) (server.OAuthSession, error) {
 	var s server.OAuthSession
 	var grants []byte
-	if err := row.Scan(&s.ID, &s.Subject, &s.DisplayName, &grants, &s.ClientID, &s.ClientName, &s.RedirectURI,
-		&s.CodeChallenge, &s.Resource, &s.Parent, &s.ParentExpires, &s.CreatedAt, &s.ExpiresAt, &s.LastUsedAt, &s.CodeExpires); err != nil {
+	if err := row.Scan(append([]any{&s.ID, &s.Subject, &s.DisplayName, &grants, &s.ClientID, &s.ClientName, &s.RedirectURI,
+		&s.CodeChallenge, &s.Resource, &s.Parent, &s.ParentExpires, &s.CreatedAt, &s.ExpiresAt, &s.LastUsedAt, &s.CodeExpires}, extra...)...); err != nil {
 		return s, err
 	}
 	for _, t := range []*time.Time{&s.ParentExpires, &s.CreatedAt, &s.ExpiresAt, &s.LastUsedAt, &s.CodeExpires} {
@@ -108,7 +109,7 @@ func (db *DB) oneUse(ctx context.Context, what string, refused error, find func(
 			return wrap(what, err)
 		case used:
 			outcome, s.ID = refused, id
-			return endReplayed(ctx, tx, id, refused, now)
+			return endByServer(ctx, tx, id, refused.Error(), now)
 		}
 		if err := use(tx, id); err != nil {
 			return wrap(what, err)
@@ -123,19 +124,19 @@ func (db *DB) oneUse(ctx context.Context, what string, refused error, find func(
 	return s, err
 }
 
-// endReplayed revokes the session id whose code or refresh token was
-// used again (refused says which), recording that the server ended it.
-func endReplayed(ctx context.Context, tx pgx.Tx, id string, refused error, now time.Time) error {
+// endByServer revokes the session id for why (its code or refresh token
+// used again, say), recording that the server ended it.
+func endByServer(ctx context.Context, tx pgx.Tx, id, why string, now time.Time) error {
 	var subject string
-	err := tx.QueryRow(ctx, `UPDATE oauth_sessions SET revoked_at = $2 WHERE session_id = $1 AND revoked_at IS NULL
-		RETURNING subject`, id, now).Scan(&subject)
+	err := tx.QueryRow(ctx, `UPDATE oauth_sessions SET revoked_at = $2, ended_why = $3 WHERE session_id = $1 AND revoked_at IS NULL
+		RETURNING subject`, id, now, why).Scan(&subject)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return wrap("revoke OAuth session", err)
 	}
-	rec := server.AuditRecordOfSessionEnd(server.ServerActor("oauth"), id, subject, refused.Error(), now)
+	rec := server.AuditRecordOfSessionEnd(server.ServerActor("oauth"), id, subject, why, now)
 	return appendAuditTx(ctx, tx, []server.AuditRecord{rec})
 }
 
@@ -174,27 +175,77 @@ func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now ti
 	}, now)
 }
 
+// RefreshSession returns the session of an unused refresh token
+// (server.OAuthStore).
+func (db *DB) RefreshSession(ctx context.Context, tokenHash string, now time.Time) (server.OAuthSession, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	s, err := scanOAuthSession(db.pool.QueryRow(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+		WHERE session_id = (SELECT session_id FROM oauth_refresh_tokens WHERE token_hash = $1 AND NOT used)
+		AND revoked_at IS NULL AND expires_at > $2`, tokenHash, now))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, fmt.Errorf("refresh token: %w", server.ErrNotFound)
+	}
+	return s, wrap("read OAuth session", err)
+}
+
 // OAuthSessions returns live sessions, most recently used first
 // (server.OAuthStore).
 func (db *DB) OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error) {
-	ctx, cancel := bounded(ctx)
-	defer cancel()
-	rows, err := db.pool.Query(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+	return db.querySessions(ctx, false, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
 		WHERE (subject = $1 OR $1 = '') AND code_used AND revoked_at IS NULL AND expires_at > $2
 		ORDER BY last_used_at DESC, session_id`, subject, now)
+}
+
+// EndedOAuthSessions returns the sessions ended since, most recently
+// ended first (server.OAuthStore).
+func (db *DB) EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]server.OAuthSession, error) {
+	return db.querySessions(ctx, true, `SELECT `+oauthSessionColumns+`, revoked_at, ended_why FROM oauth_sessions
+		WHERE (subject = $1 OR $1 = '') AND code_used AND revoked_at >= $2
+		ORDER BY revoked_at DESC, session_id LIMIT 50`, subject, since)
+}
+
+// querySessions reads the sessions query selects (then, when ended, their
+// revoked_at and ended_why).
+func (db *DB) querySessions(ctx context.Context, ended bool, query string, args ...any) ([]server.OAuthSession, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, wrap("list OAuth sessions", err)
 	}
 	defer rows.Close()
 	var out []server.OAuthSession
 	for rows.Next() {
-		s, err := scanOAuthSession(rows)
+		var at time.Time
+		var why string
+		var extra []any
+		if ended {
+			extra = []any{&at, &why}
+		}
+		s, err := scanOAuthSession(rows, extra...)
 		if err != nil {
 			return nil, wrap("list OAuth sessions", err)
+		}
+		if ended {
+			s.EndedAt, s.EndedWhy = at.UTC(), why
 		}
 		out = append(out, s)
 	}
 	return out, wrap("list OAuth sessions", rows.Err())
+}
+
+// EndOAuthSession ends a live session for why (server.OAuthStore).
+func (db *DB) EndOAuthSession(ctx context.Context, id, why string, now time.Time) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if err := endByServer(ctx, tx, id, why, now); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, forgetSignIns, now)
+		return wrap("forget sign-ins", err)
+	})
 }
 
 // RevokeOAuthSession revokes a live session (server.OAuthStore).
@@ -211,6 +262,9 @@ func (db *DB) RevokeOAuthSession(ctx context.Context, subject, id string, now ti
 		}
 		if err != nil {
 			return wrap("revoke OAuth session", err)
+		}
+		if _, err := tx.Exec(ctx, forgetSignIns, now); err != nil {
+			return wrap("forget sign-ins", err)
 		}
 		rec := server.AuditRecordOfSessionEnd(server.AuditActorFrom(ctx), id, of, "", now)
 		return appendAuditTx(ctx, tx, []server.AuditRecord{rec})

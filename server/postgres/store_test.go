@@ -144,6 +144,13 @@ func TestOAuthTwoReplicas(t *testing.T) {
 	storetest.OAuth(t, open(t, url, postgres.Options{Migrate: true}), open(t, url, postgres.Options{}))
 }
 
+// TestSignInsTwoReplicas updates and ends sign-ins through two pools on
+// one database, as two replicas would.
+func TestSignInsTwoReplicas(t *testing.T) {
+	url := freshURL(t, pgtest.URL(t))
+	storetest.SignIns(t, open(t, url, postgres.Options{Migrate: true}), open(t, url, postgres.Options{}))
+}
+
 // TestDeviceGrantTwoReplicas decides and polls device authorizations
 // through two pools on one database, as two replicas would.
 func TestDeviceGrantTwoReplicas(t *testing.T) {

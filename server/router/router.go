@@ -13,6 +13,7 @@ package router
 
 import (
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -102,6 +103,11 @@ type Options struct {
 	// session asks it again.
 	Provider      server.IdentityProvider
 	SignInRecheck time.Duration
+	// SignIns keeps the sign-ins with Provider (required with it);
+	// SignInGrace is how long their grants hold while the provider cannot
+	// be reached (0: server.DefaultSignInGrace).
+	SignIns     server.SignInStore
+	SignInGrace time.Duration
 }
 
 // OAuth configures the authorization server.
@@ -160,13 +166,29 @@ func New(o Options) (http.Handler, error) {
 	}
 	mw := &httpkit.Middleware{Log: o.Logger, Meter: o.Metrics, Auth: o.Auth, NoAuth: o.NoAuth,
 		Limiter: httpkit.NewLimiter(o.RateLimit), AccessLog: !o.NoAccessLog, PublicURL: o.PublicURL}
+	var signins *server.SignIns
+	if o.Provider != nil && !o.NoAuth {
+		if o.SignIns == nil {
+			return nil, errors.New("sign-in with an identity provider needs a store of sign-ins")
+		}
+		so := server.SignInsOptions{Store: o.SignIns, Provider: o.Provider, Recheck: o.SignInRecheck, Grace: o.SignInGrace,
+			Secret: o.UISecret}
+		if o.OAuth != nil {
+			so.Revocations = o.OAuth.Revocations
+		}
+		if signins, err = server.NewSignIns(so); err != nil {
+			return nil, err
+		}
+	}
 	var authz *oauth.Server
 	if o.OAuth != nil && !o.NoAuth {
-		authz, mw.OAuth = oauth.New(o.OAuth.options(mw, o)), true
+		oo := o.OAuth.options(mw, o)
+		oo.SignIns = signins
+		authz, mw.OAuth = oauth.New(oo), true
 	}
 	uo := webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger, Metrics: o.Metrics,
 		Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions, PublicURL: o.PublicURL,
-		Provider: o.Provider, Recheck: o.SignInRecheck, Health: o.Health}
+		Provider: o.Provider, Recheck: o.SignInRecheck, SignIns: signins, Health: o.Health}
 	if authz != nil {
 		uo.Authorizer = authz
 		if authz.TakesDevices() {

@@ -38,6 +38,11 @@ type provider struct {
 	swapIDToken string
 	// lastIDToken is the ID token of the last token answer.
 	lastIDToken string
+	// down, when set, answers 503 to every refresh (the provider out).
+	down bool
+	// refreshes counts the refresh grants answered.
+	refreshes int
+	st        *groupStorage
 }
 
 // users of the provider: id → user.
@@ -78,7 +83,7 @@ func (g *groupStorage) SetUserinfoFromToken(ctx context.Context, info *oidc.User
 }
 
 // startProvider starts an OP whose clients are registered by client.
-func startProvider(t *testing.T) *provider {
+func startProvider(t testing.TB) *provider {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -86,6 +91,7 @@ func startProvider(t *testing.T) *provider {
 	}
 	p := &provider{URL: "http://" + ln.Addr().String(), groups: map[string][]string{"u-ann": {"platform"}, "u-bob": {"sales"}}}
 	st := &groupStorage{Storage: storage.NewStorage(userStore{}), p: p}
+	p.st = st
 	h := exampleop.SetupServer(p.URL+"/", st, slog.New(slog.DiscardHandler), false, op.WithAllowInsecure())
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: p.hook(h)}}
 	srv.Start()
@@ -105,6 +111,16 @@ func (p *provider) hook(next http.Handler) http.Handler {
 		if r.URL.Path != "/oauth/token" {
 			next.ServeHTTP(w, r)
 			return
+		}
+		if r.ParseForm(); r.PostForm.Get("grant_type") == "refresh_token" {
+			p.mu.Lock()
+			down := p.down
+			p.refreshes++
+			p.mu.Unlock()
+			if down {
+				http.Error(w, "upstream down", http.StatusServiceUnavailable)
+				return
+			}
 		}
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
@@ -134,6 +150,18 @@ func (p *provider) setGroups(user string, groups ...string) {
 	p.groups[user] = groups
 }
 
+// revoke ends the user's tokens at the provider, as signing them out
+// there or disabling them does.
+func (p *provider) revoke(user string) {
+	p.st.TerminateSession(context.Background(), user, "teammem")
+}
+
+func (p *provider) setDown(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = down
+}
+
 func (p *provider) idToken() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -147,7 +175,7 @@ func (p *provider) swap(token string) {
 }
 
 // loginForm is the OP's sign-in form: its request id.
-func loginID(t *testing.T, body string) string {
+func loginID(t testing.TB, body string) string {
 	t.Helper()
 	const marker = `name="id" value="`
 	i := strings.Index(body, marker)

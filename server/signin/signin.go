@@ -120,11 +120,12 @@ func (p *Provider) Refresh(ctx context.Context, refreshToken string) (server.Ide
 	return id, err
 }
 
-// refused wraps a provider's refusal as ErrUnauthenticated, a failure to
-// reach it as ErrUnavailable.
+// refused wraps a provider's refusal (an answer of 4xx) as
+// ErrUnauthenticated, a failure to reach it or an answer of 5xx (the
+// provider down, a proxy in front of it failing) as ErrUnavailable.
 func refused(what string, err error) error {
 	var re *oauth2.RetrieveError
-	if errors.As(err, &re) {
+	if errors.As(err, &re) && (re.Response == nil || re.Response.StatusCode < 500) {
 		return fmt.Errorf("sign-in: %s (%s): %w", what, re.ErrorCode, server.ErrUnauthenticated)
 	}
 	return fmt.Errorf("sign-in: %s: %w: %w", what, server.ErrUnavailable, err)

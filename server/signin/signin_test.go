@@ -41,11 +41,11 @@ func teammem(t *testing.T, issuer, clientID string, recheck bool) *servertest.Se
 
 // browser follows redirects with a cookie jar.
 type browser struct {
-	t      *testing.T
+	t      testing.TB
 	client *http.Client
 }
 
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t testing.TB) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{t: t, client: &http.Client{Jar: jar}}
 }

@@ -72,12 +72,13 @@ func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, code
 const oauthSessionColumns = `session_id, subject, display_name, grants, client_id, client_name, redirect_uri,
 	code_challenge, resource, parent, parent_expires, created_at, expires_at, last_used_at, code_expires`
 
-func scanOAuthSession(row interface{ Scan(...any) error }) (server.OAuthSession, error) {
+// scanOAuthSession reads the oauthSessionColumns of row, then extra.
+func scanOAuthSession(row interface{ Scan(...any) error }, extra ...any) (server.OAuthSession, error) {
 	var s server.OAuthSession
 	var grants string
 	var pexp, created, exp, used, cexp int64
-	if err := row.Scan(&s.ID, &s.Subject, &s.DisplayName, &grants, &s.ClientID, &s.ClientName, &s.RedirectURI,
-		&s.CodeChallenge, &s.Resource, &s.Parent, &pexp, &created, &exp, &used, &cexp); err != nil {
+	if err := row.Scan(append([]any{&s.ID, &s.Subject, &s.DisplayName, &grants, &s.ClientID, &s.ClientName, &s.RedirectURI,
+		&s.CodeChallenge, &s.Resource, &s.Parent, &pexp, &created, &exp, &used, &cexp}, extra...)...); err != nil {
 		return s, err
 	}
 	s.ParentExpires, s.CreatedAt, s.ExpiresAt = fromMicros(pexp), fromMicros(created), fromMicros(exp)
@@ -107,7 +108,7 @@ func (db *DB) oneUse(ctx context.Context, what string, refused error, find strin
 			return wrap(what, err)
 		case used != 0:
 			outcome, s.ID = refused, id
-			return endReplayed(ctx, b, id, refused, now)
+			return endByServer(ctx, b, id, refused.Error(), now)
 		}
 		if err := use(ctx, tx, id); err != nil {
 			return wrap(what, err)
@@ -155,19 +156,31 @@ func (db *DB) RotateRefresh(ctx context.Context, oldHash, newHash string, now ti
 		}, now)
 }
 
-// endReplayed revokes the session id whose code or refresh token was
-// used again (refused says which), recording that the server ended it.
-func endReplayed(ctx context.Context, b *batch, id string, refused error, now time.Time) error {
+// RefreshSession returns the session of an unused refresh token
+// (server.OAuthStore).
+func (db *DB) RefreshSession(ctx context.Context, tokenHash string, now time.Time) (server.OAuthSession, error) {
+	s, err := scanOAuthSession(db.read.QueryRowContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+		WHERE session_id = (SELECT session_id FROM oauth_refresh_tokens WHERE token_hash = ? AND used = 0)
+		AND revoked_at = 0 AND expires_at > ?`, tokenHash, micros(now)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, fmt.Errorf("refresh token: %w", server.ErrNotFound)
+	}
+	return s, wrap("read OAuth session", err)
+}
+
+// endByServer revokes the session id for why (its code or refresh token
+// used again, say), recording that the server ended it.
+func endByServer(ctx context.Context, b *batch, id, why string, now time.Time) error {
 	var subject string
-	err := b.tx.QueryRowContext(ctx, `UPDATE oauth_sessions SET revoked_at = ? WHERE session_id = ? AND revoked_at = 0
-		RETURNING subject`, micros(now), id).Scan(&subject)
+	err := b.tx.QueryRowContext(ctx, `UPDATE oauth_sessions SET revoked_at = ?, ended_why = ? WHERE session_id = ? AND revoked_at = 0
+		RETURNING subject`, micros(now), why, id).Scan(&subject)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return wrap("revoke OAuth session", err)
 	}
-	rec := server.AuditRecordOfSessionEnd(server.ServerActor("oauth"), id, subject, refused.Error(), now)
+	rec := server.AuditRecordOfSessionEnd(server.ServerActor("oauth"), id, subject, why, now)
 	return b.audit.append(ctx, []server.AuditRecord{rec})
 }
 
@@ -189,22 +202,71 @@ func (p TokensAt) OAuthSessions(ctx context.Context, subject string, now time.Ti
 }
 
 func listOAuthSessions(ctx context.Context, q *sql.DB, subject string, now time.Time) ([]server.OAuthSession, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
-		WHERE (subject = ? OR ? = '') AND code_used = 1 AND revoked_at = 0 AND expires_at > ?
-		ORDER BY last_used_at DESC, session_id`, subject, subject, micros(now))
+	return querySessions(ctx, q, false, `SELECT `+oauthSessionColumns+` FROM oauth_sessions
+		WHERE (subject = ?1 OR ?1 = '') AND code_used = 1 AND revoked_at = 0 AND expires_at > ?2
+		ORDER BY last_used_at DESC, session_id`, subject, micros(now))
+}
+
+// querySessions reads the sessions query selects (then, when ended, their
+// revoked_at and ended_why).
+func querySessions(ctx context.Context, q *sql.DB, ended bool, query string, args ...any) ([]server.OAuthSession, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, wrap("list OAuth sessions", err)
 	}
 	defer rows.Close()
 	var out []server.OAuthSession
 	for rows.Next() {
-		s, err := scanOAuthSession(rows)
+		var at int64
+		var why string
+		var extra []any
+		if ended {
+			extra = []any{&at, &why}
+		}
+		s, err := scanOAuthSession(rows, extra...)
 		if err != nil {
 			return nil, wrap("list OAuth sessions", err)
+		}
+		if ended {
+			s.EndedAt, s.EndedWhy = fromMicros(at), why
 		}
 		out = append(out, s)
 	}
 	return out, wrap("list OAuth sessions", rows.Err())
+}
+
+// EndedOAuthSessions returns the sessions ended since, most recently
+// ended first (server.OAuthStore).
+func (db *DB) EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]server.OAuthSession, error) {
+	return listEndedOAuthSessions(ctx, db.read, subject, since)
+}
+
+// EndedOAuthSessions reads the ended sessions in the database file,
+// beside a running server, as IssuedTokens does.
+func (p TokensAt) EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]server.OAuthSession, error) {
+	pool, err := openExisting(ctx, string(p))
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	return listEndedOAuthSessions(ctx, pool, subject, since)
+}
+
+func listEndedOAuthSessions(ctx context.Context, q *sql.DB, subject string, since time.Time) ([]server.OAuthSession, error) {
+	return querySessions(ctx, q, true, `SELECT `+oauthSessionColumns+`, revoked_at, ended_why FROM oauth_sessions
+		WHERE (subject = ?1 OR ?1 = '') AND code_used = 1 AND revoked_at >= ?2 AND revoked_at > 0
+		ORDER BY revoked_at DESC, session_id LIMIT 50`, subject, micros(since))
+}
+
+// EndOAuthSession ends a live session for why (server.OAuthStore).
+func (db *DB) EndOAuthSession(ctx context.Context, id, why string, now time.Time) error {
+	return db.execBatch(ctx, "end OAuth session", func(ctx context.Context, b *batch) error {
+		if err := endByServer(ctx, b, id, why, now); err != nil {
+			return err
+		}
+		_, err := b.tx.ExecContext(ctx, forgetSignIns, micros(now))
+		return wrap("forget sign-ins", err)
+	})
 }
 
 // RevokeOAuthSession revokes a live session (server.OAuthStore).
@@ -243,6 +305,9 @@ func revokeOAuthSession(ctx context.Context, tx sqlExec, by server.AuditActor, s
 	}
 	if err != nil {
 		return server.AuditRecord{}, wrap("revoke OAuth session", err)
+	}
+	if _, err := tx.ExecContext(ctx, forgetSignIns, micros(now)); err != nil {
+		return server.AuditRecord{}, wrap("forget sign-ins", err)
 	}
 	return server.AuditRecordOfSessionEnd(by, id, of, "", now), nil
 }

@@ -114,6 +114,11 @@ func TestOAuth(t *testing.T) {
 	storetest.OAuth(t, db, db)
 }
 
+func TestSignIns(t *testing.T) {
+	db := open(t)
+	storetest.SignIns(t, db, db)
+}
+
 func TestDeviceGrant(t *testing.T) {
 	db := open(t)
 	storetest.DeviceGrant(t, db, db)

@@ -106,7 +106,7 @@ func (u *UI) decide(w http.ResponseWriter, r *http.Request, pg *page) (string, e
 }
 
 // sessionsView is the "Your sessions" page.
-type sessionsView struct{ Sessions []server.OAuthSession }
+type sessionsView struct{ Sessions, Ended []server.OAuthSession }
 
 // sessionList shows the person's OAuth sessions: the clients signed in as
 // them, each revocable.
@@ -114,11 +114,11 @@ func (u *UI) sessionList(w http.ResponseWriter, r *http.Request, pg *page) (stri
 	if u.authz == nil {
 		return "", httpkit.NotFound("this server is not an OAuth authorization server")
 	}
-	list, err := u.authz.Sessions(r.Context(), callerOf(r.Context()).p.Subject)
+	live, ended, err := u.authz.Sessions(r.Context(), callerOf(r.Context()).p.Subject)
 	if err != nil {
 		return "", err
 	}
-	pg.Title, pg.Data = "Your sessions", sessionsView{Sessions: list}
+	pg.Title, pg.Data = "Your sessions", sessionsView{Sessions: live, Ended: ended}
 	return "sessions", nil
 }
 

@@ -107,6 +107,11 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request, pg *page) (string, e
 		if err := u.ended.EndSession(r.Context(), e); err != nil {
 			return "", err
 		}
+		if sess.SignIn != "" && u.signins != nil {
+			if err := u.signins.SignOut(r.Context(), sess.SignIn); err != nil {
+				return "", err
+			}
+		}
 	}
 	u.sessions.end(w, r)
 	http.Redirect(w, r, prefix+"/login", http.StatusSeeOther)

@@ -15,9 +15,11 @@ import (
 
 // People sign in with the organisation's identity provider: the sign-in
 // page's first button starts the authorization code flow (PKCE, state and
-// nonce kept in a short sealed cookie), the callback starts a session that
-// holds the identity, and the provider is asked again every few minutes
-// (Options.Recheck), so that a person leaving a group loses its grants.
+// nonce kept in a short sealed cookie), the callback records the sign-in
+// (server.SignIns: the provider's refresh token stays in the store) and
+// starts a session that holds the identity and the sign-in's id, and the
+// provider is asked again every few minutes (Options.Recheck), so that a
+// person leaving a group loses its grants.
 
 // Paths of the OIDC sign-in.
 const (
@@ -25,8 +27,7 @@ const (
 	oidcCallbackPath = "/login/oidc/callback"
 	oidcStateCookie  = "teammem_oidc"
 	oidcStateTTL     = 10 * time.Minute
-	defaultRecheck   = 5 * time.Minute
-	maxProviderToken = 1500 // a longer refresh token is not kept: the session then ends at its first recheck
+	defaultRecheck   = server.DefaultSignInRecheck
 )
 
 // oidcState is what the browser carries to the provider and back.
@@ -92,7 +93,14 @@ func (u *UI) oidcCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpkit.InfoOf(r.Context()).Subject = id.Subject
-	if _, err := u.sessions.begin(w, r, oidcSession(id, u.sessions.now())); err != nil {
+	si, err := u.signins.Start(r.Context(), id, u.sessions.now().Add(sessionTTL))
+	if err != nil {
+		u.fail(w, r, err)
+		return
+	}
+	sess := session{Method: methodOIDC, Subject: id.Subject, Name: id.DisplayName, Grants: si.Grants,
+		SignIn: si.ID, Checked: si.CheckedAt.Unix()}
+	if _, err := u.sessions.begin(w, r, sess); err != nil {
 		u.fail(w, r, err)
 		return
 	}
@@ -107,42 +115,41 @@ var continuePage = template.Must(template.New("c").Parse(`<!doctype html><html l
 <body><p>Signed in. <a href="{{.}}">Continue</a></p></body></html>
 `))
 
-// oidcSession is the session of an identity checked at now.
-func oidcSession(id server.Identity, now time.Time) session {
-	s := session{Method: methodOIDC, Subject: id.Subject, Name: id.DisplayName, Checked: now.Unix()}
-	if len(id.RefreshToken) <= maxProviderToken {
-		s.Refresh = id.RefreshToken
-	}
-	for _, g := range id.Grants {
-		s.Grants = append(s.Grants, g.String())
-	}
-	return s
-}
-
-// recheck asks the provider again when the session's identity is older
-// than the recheck interval, and seals the answer into the cookie. A
-// refusal ends the session (it is then ErrUnauthenticated).
+// recheck brings the session's identity up to date with its sign-in when
+// it is older than the recheck interval (server.SignIns asks the provider
+// when the sign-in's last answer is that old too), and seals it into the
+// cookie. A refusal ends the session (it is then ErrUnauthenticated); a
+// session of a sign-in kept in the cookie by an earlier version, with no
+// sign-in id, is ended so the person signs in again.
 func (u *UI) recheck(w http.ResponseWriter, r *http.Request, sess session) (session, error) {
 	now := u.sessions.now()
 	if sess.Method != methodOIDC || u.idp == nil || now.Sub(time.Unix(sess.Checked, 0)) < u.recheckEvery {
 		return sess, nil
 	}
-	id, err := u.idp.Refresh(r.Context(), sess.Refresh)
+	if sess.SignIn == "" {
+		return sess, errNoSession
+	}
+	si, err := u.signins.Current(r.Context(), sess.SignIn)
 	if err != nil {
 		return sess, err
 	}
-	if id.Subject != sess.Subject {
+	if si.Subject != sess.Subject {
 		return sess, errNoSession
 	}
-	next := oidcSession(id, now)
-	next.Nonce, next.Expires = sess.Nonce, sess.Expires
-	return next, u.sessions.renew(w, r, next)
+	// The session is as fresh as the sign-in's last answer; while the
+	// provider cannot be reached (the answer is older), it waits a whole
+	// interval before asking again.
+	sess.Grants, sess.Checked = si.Grants, si.CheckedAt.Unix()
+	if now.Sub(si.CheckedAt) >= u.recheckEvery {
+		sess.Checked = now.Unix()
+	}
+	return sess, u.sessions.renew(w, r, sess)
 }
 
 // oidcPrincipal is the caller an OIDC session stands for.
 func oidcPrincipal(sess session) server.Principal {
 	p := server.Principal{Subject: sess.Subject, DisplayName: sess.Name, Expires: time.Unix(sess.Expires, 0),
-		Credential: "oidc"}
+		Credential: server.SignInCredential(sess.SignIn)}
 	for _, g := range sess.Grants {
 		if grant, err := server.ParseGrant(g); err == nil {
 			p.Grants = append(p.Grants, grant)

@@ -1,8 +1,6 @@
 package webui
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/rand"
@@ -13,6 +11,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/teammem/teammem/internal/sealbox"
 )
 
 // The web UI's sessions are sealed in the browser's cookie (AES-GCM under a
@@ -48,11 +48,12 @@ type session struct {
 	Nonce   string `json:"n"` // random per sign-in; the CSRF token is derived from it
 	Expires int64  `json:"e"` // Unix seconds
 	// An OIDC sign-in holds the identity as the provider last vouched for
-	// it, when (Checked, Unix seconds), and the provider's refresh token.
+	// it, when (Checked, Unix seconds), and the id of the sign-in in the
+	// store (server.SignIn), which keeps the provider's refresh token.
 	Subject string   `json:"s,omitempty"`
 	Name    string   `json:"d,omitempty"`
 	Grants  []string `json:"g,omitempty"`
-	Refresh string   `json:"r,omitempty"`
+	SignIn  string   `json:"i,omitempty"`
 	Checked int64    `json:"c,omitempty"`
 }
 
@@ -61,7 +62,7 @@ var errNoSession = errors.New("no valid session")
 
 // sessions seals sessions into cookies and derives their CSRF tokens.
 type sessions struct {
-	aead    cipher.AEAD
+	box     *sealbox.Box
 	csrfKey []byte
 	idKey   []byte
 	now     func() time.Time
@@ -76,9 +77,9 @@ func newSessions(secret []byte) (*sessions, error) {
 			return nil, fmt.Errorf("session secret: %w", err)
 		}
 	}
-	sealKey, err := hkdf.Key(sha256.New, secret, nil, "teammem web ui session seal", 32)
+	box, err := sealbox.New(secret, "teammem web ui session seal")
 	if err != nil {
-		return nil, fmt.Errorf("derive session key: %w", err)
+		return nil, fmt.Errorf("session seal: %w", err)
 	}
 	csrfKey, err := hkdf.Key(sha256.New, secret, nil, "teammem web ui csrf", 32)
 	if err != nil {
@@ -88,15 +89,7 @@ func newSessions(secret []byte) (*sessions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("derive session id key: %w", err)
 	}
-	block, err := aes.NewCipher(sealKey)
-	if err != nil {
-		return nil, fmt.Errorf("session cipher: %w", err)
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, fmt.Errorf("session cipher: %w", err)
-	}
-	return &sessions{aead: aead, csrfKey: csrfKey, idKey: idKey, now: time.Now}, nil
+	return &sessions{box: box, csrfKey: csrfKey, idKey: idKey, now: time.Now}, nil
 }
 
 // start makes a new session for method and token and sets its cookie.
@@ -151,11 +144,11 @@ func (s *sessions) sealed(name string, v any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encode %s cookie: %w", name, err)
 	}
-	iv := make([]byte, s.aead.NonceSize())
-	if _, err := rand.Read(iv); err != nil {
-		return "", fmt.Errorf("%s cookie nonce: %w", name, err)
+	sealed, err := s.box.Seal(plain, []byte(name))
+	if err != nil {
+		return "", fmt.Errorf("%s cookie: %w", name, err)
 	}
-	return base64.RawURLEncoding.EncodeToString(s.aead.Seal(iv, iv, plain, []byte(name))), nil
+	return base64.RawURLEncoding.EncodeToString(sealed), nil
 }
 
 // unseal decodes the request's cookie name into v; false when it is
@@ -166,11 +159,10 @@ func (s *sessions) unseal(r *http.Request, name string, v any) bool {
 		return false
 	}
 	sealed, err := base64.RawURLEncoding.DecodeString(c.Value)
-	ns := s.aead.NonceSize()
-	if err != nil || len(sealed) < ns {
+	if err != nil {
 		return false
 	}
-	plain, err := s.aead.Open(nil, sealed[:ns], sealed[ns:], []byte(name))
+	plain, err := s.box.Open(sealed, []byte(name))
 	return err == nil && json.Unmarshal(plain, v) == nil
 }
 

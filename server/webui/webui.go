@@ -63,6 +63,8 @@ type Options struct {
 	// it again (default 5 minutes).
 	Provider server.IdentityProvider
 	Recheck  time.Duration
+	// SignIns keeps the sign-ins with Provider (required with it).
+	SignIns *server.SignIns
 }
 
 // UI serves the web UI: server-rendered pages over the Service, signed in
@@ -85,6 +87,7 @@ type UI struct {
 	publicURL    string
 	idp          server.IdentityProvider
 	recheckEvery time.Duration
+	signins      *server.SignIns
 	health       *health.Checker
 }
 
@@ -102,6 +105,9 @@ func New(o Options) (*UI, error) {
 	}
 	if o.Recheck <= 0 {
 		o.Recheck = defaultRecheck
+	}
+	if o.Provider != nil && o.SignIns == nil {
+		return nil, errors.New("the web UI's sign-in with an identity provider needs a store of sign-ins")
 	}
 	if o.Sessions == nil && !o.NoAuth {
 		return nil, errors.New("the web UI needs a session store to end sessions at sign-out")
@@ -124,5 +130,5 @@ func New(o Options) (*UI, error) {
 	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
 		timeout: o.Timeout, pages: pages, sessions: s, ended: o.Sessions, md: newMarkdown(),
 		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), authz: o.Authorizer, devices: o.Devices, publicURL: o.PublicURL,
-		idp: o.Provider, recheckEvery: o.Recheck, health: o.Health}, nil
+		idp: o.Provider, recheckEvery: o.Recheck, signins: o.SignIns, health: o.Health}, nil
 }

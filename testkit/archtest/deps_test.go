@@ -31,7 +31,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "internal/linediff", ownAllow: []string{}},
 		{pkg: "client", ownAllow: []string{"api"}},
 		{pkg: "server", forbidden: []string{"github.com/jackc/", "modernc.org/", "github.com/go-chi/", "github.com/golang-jwt/", "github.com/prometheus/", module + "/api"},
-			ownAllow: []string{"memcore/protocol", "memcore/secrets", "internal/linediff"}},
+			ownAllow: []string{"memcore/protocol", "memcore/secrets", "internal/linediff", "internal/sealbox"}},
 		{pkg: "server/sqlite", forbidden: []string{"github.com/jackc/", "github.com/go-chi/"}},
 		{pkg: "server/postgres", forbidden: []string{"modernc.org/", "github.com/go-chi/"}},
 		// The surfaces link neither each other nor each other's
@@ -40,11 +40,11 @@ func TestImportRules(t *testing.T) {
 			module + "/server/webui", module + "/server/mcp", module + "/server/router"}},
 		{pkg: "server/webui", forbidden: []string{"github.com/jackc/", "modernc.org/", "github.com/modelcontextprotocol/",
 			module + "/server/httpapi", module + "/server/mcp", module + "/server/router"}},
-		{pkg: "server/httpkit", ownAllow: []string{"api", "server", "server/auth", "internal/atomicfile", "internal/linediff", "memcore/protocol", "memcore/secrets"}},
+		{pkg: "server/httpkit", ownAllow: []string{"api", "server", "server/auth", "internal/atomicfile", "internal/linediff", "internal/sealbox", "memcore/protocol", "memcore/secrets"}},
 		{pkg: "mcptools", ownAllow: []string{"memcore/protocol", "memcore/secrets"}},
 		// chi reaches /mcp through httpkit only (TestTechnologyInOneLeaf).
 		{pkg: "server/mcp", forbidden: []string{"github.com/jackc/", "modernc.org/", "github.com/yuin/goldmark"},
-			ownAllow: []string{"api", "server", "server/auth", "internal/atomicfile", "internal/linediff", "server/httpkit", "mcptools", "memcore/protocol", "memcore/secrets"}},
+			ownAllow: []string{"api", "server", "server/auth", "internal/atomicfile", "internal/linediff", "internal/sealbox", "server/httpkit", "mcptools", "memcore/protocol", "memcore/secrets"}},
 		{pkg: "client/assistants", ownAllow: []string{}},
 		{pkg: "client/mcpinstall", ownAllow: []string{"client/assistants", "internal/atomicfile", "internal/linediff"}},
 		{pkg: "client/mcprest", ownAllow: []string{"api", "client", "mcptools", "memcore/protocol", "memcore/secrets"}},

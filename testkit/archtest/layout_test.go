@@ -56,7 +56,7 @@ var layout = []room{
 
 	// The server's domain knows no wire and no driver; its technologies
 	// know the domain, never each other (but for the fan-out's metrics).
-	{"server", []string{"memcore/protocol", "memcore/secrets", "server/internal/searchtext", "internal/linediff"}},
+	{"server", []string{"memcore/protocol", "memcore/secrets", "server/internal/searchtext", "internal/linediff", "internal/sealbox"}},
 	{"server/internal/searchtext", []string{"memcore/protocol"}},
 	{"server/internal/writeplan", []string{"server", "memcore/protocol"}},
 	{"server/auth", with(prim, "server", "memcore/protocol")},
@@ -99,6 +99,7 @@ var layout = []room{
 	{"internal/buildinfo", nil},
 	{"internal/cliflags", nil},
 	{"internal/earlysignal", nil},
+	{"internal/sealbox", nil},
 	// The load generator and the test kits live apart from the primitives
 	// (testkit/, above server/ and client/): they import what they drive;
 	// only their non-test code is held here.
@@ -116,7 +117,7 @@ var layout = []room{
 }
 
 // prim are the small primitives any package above the leaves may use.
-var prim = []string{"internal/atomicfile", "internal/filelock", "internal/linediff", "internal/buildinfo", "internal/cliflags", "internal/earlysignal"}
+var prim = []string{"internal/atomicfile", "internal/filelock", "internal/linediff", "internal/buildinfo", "internal/cliflags", "internal/earlysignal", "internal/sealbox"}
 
 // with is prim and more.
 func with(base []string, more ...string) []string { return append(slices.Clone(base), more...) }

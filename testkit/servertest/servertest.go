@@ -21,6 +21,7 @@ import (
 	"github.com/teammem/teammem/server/events"
 	"github.com/teammem/teammem/server/health"
 	"github.com/teammem/teammem/server/metrics"
+	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/server/router"
 	"github.com/teammem/teammem/server/sqlite"
 )
@@ -80,6 +81,9 @@ type Options struct {
 	// tokens only); SignInRecheck how often a session asks it again.
 	Provider      server.IdentityProvider
 	SignInRecheck time.Duration
+	// SignInGrace is how long a sign-in's grants hold while the provider
+	// cannot be reached (0: the default).
+	SignInGrace time.Duration
 }
 
 // Server is a running server.
@@ -163,13 +167,16 @@ func start(t testing.TB, o Options, closeStore bool) *Server {
 	ropts := router.Options{Service: svc, Events: hub, Auth: verifier, NoAuth: o.NoAuth, Metrics: prom, RateLimit: o.RateLimit,
 		ServeMetrics: true, Logger: o.Logger, BodyCacheBytes: o.BodyCacheBytes, Heartbeat: o.Heartbeat,
 		UISecret: key.Seed(), PublicHosts: o.PublicHosts, PublicURL: o.PublicURL,
-		Provider: o.Provider, SignInRecheck: o.SignInRecheck,
+		Provider: o.Provider, SignInRecheck: o.SignInRecheck, SignInGrace: o.SignInGrace,
 		Health: &health.Checker{Service: svc, Proposer: o.Proposer}}
 	if up, ok := store.(server.UpkeepStore); ok {
 		ropts.Health.Upkeep = up
 	}
 	if ss, ok := store.(server.SessionStore); ok {
 		ropts.UISessions = ss
+	}
+	if si, ok := store.(server.SignInStore); ok {
+		ropts.SignIns = si
 	}
 	if o.OAuth {
 		ropts.OAuth = &router.OAuth{Store: store.(server.OAuthStore), Key: key, Revocations: store.(server.RevocationStore),
@@ -251,4 +258,22 @@ func (s *Server) Revoke(r server.Revocation) {
 	if err := s.Store.(server.RevocationStore).Revoke(context.Background(), r); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// PostgresReplicas starts two servers on the Postgres database at dbURL
+// (migrated), each with a store of its own, as two replicas behind a load
+// balancer: b shares a's key and takes a's URL for its public URL.
+func PostgresReplicas(t testing.TB, o Options, dbURL string) (a, b *Server) {
+	t.Helper()
+	open := func() server.Store {
+		db, err := postgres.Open(context.Background(), dbURL, postgres.Options{Migrate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	o.Store = open()
+	a = Start(t, o)
+	o.Store, o.PublicURL = open(), a.URL
+	return a, a.Replica(t, o)
 }
