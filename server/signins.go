@@ -153,6 +153,9 @@ func (s *SignIns) ask(ctx context.Context, cur SignIn) (SignInChange, error) {
 	if err != nil {
 		return SignInChange{SignIn: cur, Ended: "the sign-in's refresh token does not open under this server's secret"}, nil
 	}
+	if len(token) == 0 {
+		return s.unverifiable(cur), nil
+	}
 	id, err := s.provider.Refresh(ctx, string(token))
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
@@ -167,6 +170,20 @@ func (s *SignIns) ask(ctx context.Context, cur SignIn) (SignInChange, error) {
 		return SignInChange{}, err
 	}
 	return SignInChange{SignIn: cur}, nil
+}
+
+// unverifiable is the change to a sign-in the provider gave no refresh
+// token for (Google without offline access, a provider that refuses
+// offline_access): it cannot be asked again, so it keeps the grants of
+// its sign-in until the web session it started ends (12 hours, or
+// sign-out), and then ends.
+func (s *SignIns) unverifiable(cur SignIn) SignInChange {
+	now := s.now().UTC().Truncate(time.Microsecond)
+	if now.Before(cur.WebExpires) {
+		cur.CheckedAt = now
+		return SignInChange{SignIn: cur}
+	}
+	return SignInChange{SignIn: cur, Ended: "the identity provider gave no refresh token, so the sign-in ended with its web session"}
 }
 
 // refuseAccessTokens records the ended OAuth sessions as revoked, which

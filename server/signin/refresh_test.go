@@ -38,7 +38,10 @@ const clientRedirect = "http://127.0.0.1:1/callback"
 // ann (platform and eng) in to a's web UI.
 func onStores(t *testing.T, p *provider, extra servertest.Options, fn func(t *testing.T, a, b *servertest.Server, ann *browser)) {
 	o := extra
-	o.Provider, o.OAuth, o.SignInRecheck, o.RevocationRefresh = mappedProvider(t, p), true, time.Nanosecond, time.Millisecond
+	if o.Provider == nil {
+		o.Provider = mappedProvider(t, p)
+	}
+	o.OAuth, o.SignInRecheck, o.RevocationRefresh = true, time.Nanosecond, time.Millisecond
 	t.Run("sqlite", func(t *testing.T) {
 		a := servertest.Start(t, o)
 		fn(t, a, a, annSignedIn(t, p, a))
@@ -50,8 +53,9 @@ func onStores(t *testing.T, p *provider, extra servertest.Options, fn func(t *te
 }
 
 // mappedProvider is the provider p as teammem's, mapping platform to
-// acme/*:write and eng to acme/handbook:read.
-func mappedProvider(t testing.TB, p *provider) *signin.Provider {
+// acme/*:write and eng to acme/handbook:read, asking for scopes (the
+// default ones when none).
+func mappedProvider(t testing.TB, p *provider, scopes ...string) *signin.Provider {
 	var maps []signin.ClaimGrant
 	for _, m := range []string{"groups=platform=acme/*:write", "groups=eng=acme/handbook:read"} {
 		cg, err := signin.ParseClaimGrant(m)
@@ -61,7 +65,7 @@ func mappedProvider(t testing.TB, p *provider) *signin.Provider {
 		maps = append(maps, cg)
 	}
 	idp, err := signin.New(context.Background(), signin.Config{Issuer: p.URL + "/", ClientID: "teammem",
-		ClientSecret: "secret-teammem", Map: maps})
+		ClientSecret: "secret-teammem", Map: maps, Scopes: scopes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,6 +369,46 @@ func TestOAuthRefreshThroughProviderOutage(t *testing.T) {
 		p.setDown(false)
 		if r := refreshAt(t, b.URL, id, next.RefreshToken); r.Status != http.StatusOK || !reads(t, b.URL, r.AccessToken, "acme/api") {
 			t.Errorf("refresh once the provider is back: %+v", r)
+		}
+	})
+}
+
+// TestOAuthRefreshWithoutProviderRefreshToken: a provider that gives no
+// refresh token (the sign-in asked without offline_access, as with
+// Google) cannot be asked again; ann's agent session keeps the grants it
+// was consented, refresh after refresh, instead of ending at the first
+// recheck, and ends with the web session it came from.
+func TestOAuthRefreshWithoutProviderRefreshToken(t *testing.T) {
+	p := startProvider(t)
+	o := servertest.Options{Provider: mappedProvider(t, p, "email", "profile")}
+	onStores(t, p, o, func(t *testing.T, a, b *servertest.Server, ann *browser) {
+		id, tok := ann.consentREST(a.URL, a.URL)
+		if tok.Status != http.StatusOK {
+			t.Fatalf("consent: %+v", tok)
+		}
+		for i := range 3 {
+			if tok = refreshAt(t, b.URL, id, tok.RefreshToken); tok.Status != http.StatusOK || !reads(t, a.URL, tok.AccessToken, "acme/api") {
+				t.Fatalf("refresh %d of a sign-in without a provider refresh token: %+v", i, tok)
+			}
+		}
+		_, home := ann.get(a.URL + "/ui/")
+		if !strings.Contains(home, "ann@acme.example") {
+			t.Fatalf("the web session ended at a recheck")
+		}
+		form := url.Values{}
+		for _, m := range hiddenField.FindAllStringSubmatch(home, -1) {
+			form.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+		}
+		resp, err := ann.client.PostForm(a.URL+"/ui/logout", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if form.Get("csrf") == "" || resp.StatusCode >= 400 {
+			t.Fatalf("sign-out: %d (csrf %q)", resp.StatusCode, form.Get("csrf"))
+		}
+		if r := refreshAt(t, a.URL, id, tok.RefreshToken); r.Error != "invalid_grant" {
+			t.Errorf("refresh after the web session ended: %+v; want invalid_grant", r)
 		}
 	})
 }

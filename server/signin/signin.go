@@ -87,8 +87,10 @@ func (p *Provider) Name() string { return p.cfg.Name }
 func (p *Provider) AuthCodeURL(redirect, state, nonce, challenge string) string {
 	c := p.oauth
 	c.RedirectURL = redirect
+	// access_type=offline is Google's way to ask for a refresh token (it
+	// refuses the offline_access scope); other providers ignore it.
 	return c.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.SetAuthURLParam("code_challenge", challenge),
-		oauth2.SetAuthURLParam("code_challenge_method", "S256"))
+		oauth2.SetAuthURLParam("code_challenge_method", "S256"), oauth2.AccessTypeOffline)
 }
 
 // Exchange turns the callback's code into the person's identity.
