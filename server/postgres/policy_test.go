@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/teammem/teammem/server"
 	"github.com/teammem/teammem/server/postgres"
 	"github.com/teammem/teammem/testkit/proctest"
@@ -24,11 +22,7 @@ import (
 func TestWriteWaitingOnPolicySet(t *testing.T) {
 	url, a, b := twoReplicas(t)
 	ctx := context.Background()
-	watcher, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer watcher.Close(ctx)
+	watcher := connect(t, url)
 	for _, c := range []struct {
 		repo string
 		last *postgres.DB
@@ -38,11 +32,7 @@ func TestWriteWaitingOnPolicySet(t *testing.T) {
 		if _, err := c.last.Apply(ctx, cut); err != nil {
 			t.Fatal(err)
 		}
-		conn, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
+		conn := connect(t, url)
 		tx, err := conn.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
