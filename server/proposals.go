@@ -83,6 +83,7 @@ func (s *Service) SetReviewPolicy(ctx context.Context, p Principal, repo string,
 	if err := rs.SetReviewPolicy(WithAuditActor(ctx, ActorOf(by)), canon, pol, at); err != nil {
 		return "", err
 	}
+	s.guesses.put(canon, pol)
 	s.recordReview(ctx, ReviewAct{Action: "policy", Repo: canon, By: by, Policy: pol, At: at})
 	return canon, nil
 }

@@ -156,8 +156,12 @@ type ProposalQuery struct {
 // several processes sharing a Postgres too.
 type ReviewStore interface {
 	// ReviewPolicy returns repo's policy; ReviewOff when none was set.
+	// It is the committed one: a policy set through any process sharing
+	// the store is read once SetReviewPolicy returned.
 	ReviewPolicy(ctx context.Context, repo string) (ReviewPolicy, error)
-	// SetReviewPolicy records repo's policy.
+	// SetReviewPolicy records repo's policy. A write carrying a
+	// Write.Policy that commits after it is checked against it (the
+	// store's Apply), whatever process it runs in.
 	SetReviewPolicy(ctx context.Context, repo string, p ReviewPolicy, at time.Time) error
 	// SaveProposal stores d as a new open proposal, or with d.Amend folds
 	// it into the author's open one (see ProposalDraft.Amend), or with
@@ -186,6 +190,19 @@ type ReviewStore interface {
 // it names: a proposal already decided, an approval whose keys moved in a
 // way that cannot merge.
 var ErrConflict = errors.New("conflict")
+
+// PolicyChangedError is a write (Write.Policy) refused by the store because
+// its repository's review policy is no longer the one the write was cut
+// by: Policy is the one the store found. Service.Put cuts the write again
+// by it; a client never sees it.
+type PolicyChangedError struct {
+	Repo   string
+	Policy ReviewPolicy
+}
+
+func (e *PolicyChangedError) Error() string {
+	return fmt.Sprintf("the review policy of %s changed to %q since the write was cut", e.Repo, e.Policy)
+}
 
 // ProposalStateError is a decision on a proposal that is no longer open.
 type ProposalStateError struct {

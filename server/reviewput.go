@@ -15,7 +15,8 @@ type reviewSplit struct {
 	puts     []Put
 	deletes  []string
 	proposed []ProposedChange
-	base     int64 // the version the proposed changes were cut against
+	base     int64        // the version the proposed changes were cut against
+	policy   ReviewPolicy // the policy the cut depends on (Write.Policy); empty when none
 }
 
 // mustPropose reports whether p's writes to repo under policy wait for a
@@ -32,8 +33,8 @@ func mustPropose(p Principal, repo string, policy ReviewPolicy) (all, some bool)
 	return policy == ReviewAll, true
 }
 
-// policy returns repo's review policy; off without a ReviewStore and for a
-// personal repository (its owner alone writes it).
+// policy returns repo's review policy as committed; off without a
+// ReviewStore and for a personal repository (its owner alone writes it).
 func (s *Service) policy(ctx context.Context, repo string) (ReviewPolicy, error) {
 	if s.cfg.Review == nil || IsPersonal(repo) {
 		return ReviewOff, nil
@@ -45,19 +46,39 @@ func (s *Service) policy(ctx context.Context, repo string) (ReviewPolicy, error)
 	return pol, nil
 }
 
+// writePolicy returns the review policy p's push to repo is cut by, and
+// whether the cut depends on it: not without a ReviewStore, on a personal
+// repository, for a propose-only token (it proposes everything) nor for
+// an admin of repo (its writes land); pol is then off. The policy is this
+// process's guess (see policyGuesses), which the store checks in the
+// write's transaction (Write.Policy): no query of its own on a write.
+func (s *Service) writePolicy(ctx context.Context, p Principal, repo string) (pol ReviewPolicy, depends bool, err error) {
+	if s.cfg.Review == nil || IsPersonal(repo) || p.ProposeOnly || p.Can(repo, PermAdmin) {
+		return ReviewOff, false, nil
+	}
+	pol, err = s.guesses.get(ctx, repo, s.policy)
+	return pol, err == nil, err
+}
+
 // splitForReview cuts a checked push of p by repo's policy. Under
 // "changes" a put of a new key lands, as do the lines a put adds to a live
 // index (the index's removed lines are proposed); an edit of a live key
 // and the delete of one are proposed. Under "all", or for a propose-only
 // token, every change is proposed. A delete of an absent key is dropped.
+// The split names the policy it was cut by when it depends on one: the
+// write carries it (Write.Policy), and Put cuts again when the store
+// finds another.
 func (s *Service) splitForReview(ctx context.Context, p Principal, repo string, puts []Put, deletes []string) (reviewSplit, error) {
 	split := reviewSplit{puts: puts, deletes: deletes}
 	if p.ProposeOnly && s.cfg.Review == nil {
 		return split, fmt.Errorf("a propose-only token writes through review, which this store does not keep: %w", ErrUnavailable)
 	}
-	pol, err := s.policy(ctx, repo)
+	pol, depends, err := s.writePolicy(ctx, p, repo)
 	if err != nil {
 		return split, err
+	}
+	if depends {
+		split.policy = pol
 	}
 	all, some := mustPropose(p, repo, pol)
 	if !some || len(puts)+len(deletes) == 0 {

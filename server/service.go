@@ -95,8 +95,9 @@ type Config struct {
 // limits and the secret scanner, and talks to the Store. It is safe for
 // concurrent use.
 type Service struct {
-	store Store
-	cfg   Config
+	store   Store
+	cfg     Config
+	guesses *policyGuesses // review policies as last learned, for writes
 }
 
 // NewService returns a Service over store.
@@ -111,7 +112,7 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Events == nil {
 		cfg.Events = noEvents{}
 	}
-	return &Service{store: store, cfg: cfg}
+	return &Service{store: store, cfg: cfg, guesses: &policyGuesses{}}
 }
 
 // Org returns the configured organization name.

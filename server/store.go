@@ -44,6 +44,8 @@ type Store interface {
 	// Apply performs one write atomically: either every put and delete is
 	// applied and the version is bumped once (when anything changed), or
 	// nothing is. It checks, inside the same transaction:
+	//   - w.Policy (when set) against the repository's review policy: a
+	//     *PolicyChangedError when it differs, before anything else;
 	//   - w.IfMatch (when set) against the current checksum: when no
 	//     checksum of the list matches (and it is not "*"), or on any
 	//     If-Match on a never-written repository, a *PreconditionError
@@ -268,6 +270,15 @@ type Write struct {
 	// AllOrNothing applies nothing when a put is left out (its key
 	// collides): the result lists it in Skipped, with the current state.
 	AllOrNothing bool
+	// Policy, when set, is the review policy the write was cut by
+	// (Service.Put): the store applies it only while Repo's policy is
+	// still Policy, checked inside the write's own transaction (so that a
+	// policy set, through any process, before the write commits holds for
+	// it), and otherwise applies nothing and returns a
+	// *PolicyChangedError naming the policy it found. The check is made
+	// even when the write changes nothing. Empty: the write does not
+	// depend on the policy.
+	Policy ReviewPolicy
 }
 
 // WriteResult is the outcome of a successful Apply.

@@ -74,24 +74,7 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 	if in.AllOrNothing && len(skipped)+len(skippedDeletes) > 0 {
 		return s.refuseAll(ctx, canon, in, slices.Concat(skipped, skippedDeletes))
 	}
-	split, err := s.splitForReview(ctx, p, canon, puts, deletes)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	w := Write{
-		Repo:         canon,
-		IfMatch:      in.IfMatch,
-		IfNoneMatch:  in.IfNoneMatch,
-		Puts:         split.puts,
-		Deletes:      split.deletes,
-		Author:       p.Subject,
-		Provenance:   in.Provenance.stamp(p),
-		At:           s.cfg.Now().UTC(),
-		MaxEntries:   s.cfg.MaxEntries,
-		MaxRepoBytes: s.cfg.MaxRepoBytes,
-		AllOrNothing: in.AllOrNothing,
-	}
-	res, err := s.store.Apply(ctx, w)
+	split, w, res, err := s.applyCut(ctx, p, canon, in, puts, deletes)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -109,6 +92,48 @@ func (s *Service) Put(ctx context.Context, p Principal, repo string, in PutInput
 	res.Skipped = slices.Concat(skipped, skippedDeletes, res.Skipped)
 	slices.SortStableFunc(res.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
 	return res, nil
+}
+
+// maxPolicyCuts bounds how many times Put cuts one push by its
+// repository's review policy: each cut after the first follows a policy
+// change the store found, so more than a few mean one set after another.
+const maxPolicyCuts = 4
+
+// applyCut cuts a checked push by repo's review policy (splitForReview)
+// and applies what lands; when the store finds that the policy changed
+// since (a *PolicyChangedError: set meanwhile, or through another
+// process), nothing was applied and the push is cut again by the policy
+// the store found.
+func (s *Service) applyCut(ctx context.Context, p Principal, repo string, in PutInput, puts []Put, deletes []string) (reviewSplit, Write, WriteResult, error) {
+	for cut := 1; ; cut++ {
+		split, err := s.splitForReview(ctx, p, repo, puts, deletes)
+		if err != nil {
+			return split, Write{}, WriteResult{}, err
+		}
+		w := Write{
+			Repo:         repo,
+			IfMatch:      in.IfMatch,
+			IfNoneMatch:  in.IfNoneMatch,
+			Puts:         split.puts,
+			Deletes:      split.deletes,
+			Author:       p.Subject,
+			Provenance:   in.Provenance.stamp(p),
+			At:           s.cfg.Now().UTC(),
+			MaxEntries:   s.cfg.MaxEntries,
+			MaxRepoBytes: s.cfg.MaxRepoBytes,
+			AllOrNothing: in.AllOrNothing,
+			Policy:       split.policy,
+		}
+		res, err := s.store.Apply(ctx, w)
+		var changed *PolicyChangedError
+		if !errors.As(err, &changed) {
+			return split, w, res, err
+		}
+		s.guesses.put(repo, changed.Policy)
+		if cut == maxPolicyCuts {
+			return split, w, WriteResult{}, fmt.Errorf("write to %s: its review policy changed %d times during the write: %w", repo, cut, ErrUnavailable)
+		}
+	}
 }
 
 // refuseAll answers an all-or-nothing push with entries left out by the

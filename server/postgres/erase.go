@@ -25,7 +25,8 @@ func (db *DB) EraseRepo(ctx context.Context, repo string) (before, after server.
 	defer cancel()
 	before, after = server.RepoState{Repo: repo}, server.RepoState{Repo: repo}
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, lockRepo, repo).Scan(&before.Version, &before.Checksum, &before.Entries, &before.Bytes, &before.UpdatedAt)
+		var review string // the repository's policy survives its erasure
+		err := tx.QueryRow(ctx, lockRepo, repo).Scan(&before.Version, &before.Checksum, &before.Entries, &before.Bytes, &before.UpdatedAt, &review)
 		if errors.Is(err, pgx.ErrNoRows) || err == nil && before.Version == 0 {
 			return fmt.Errorf("erase %s: %w", repo, server.ErrNotFound)
 		}

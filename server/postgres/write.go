@@ -50,9 +50,12 @@ func (db *DB) Apply(ctx context.Context, w server.Write) (server.WriteResult, er
 // When this process committed the repository's last known state and still
 // holds its live set, the group is planned against that state without
 // reading it first, and its batch opens with a guard that locks the row and
-// fails unless the version is still that one: one round trip in all. When
-// another process wrote meanwhile, the guard aborts the transaction and
-// the group runs again, locking and reading first.
+// fails unless the version is still that one, and the review policy the
+// group's writes were cut by (server.Write's Policy) still the
+// repository's: one round trip in all. When another process wrote
+// meanwhile, or a policy was set, the guard aborts the transaction and the
+// group runs again, locking and reading first; a write cut by another
+// policy than the one read then fails alone (server.PolicyChangedError).
 func (db *DB) runGroup(jobs []*job, last committed) (st server.RepoState, ok bool) {
 	repo := jobs[0].w.Repo
 	ctx, cancel := sharedContext(jobs, func(j *job) context.Context { return j.ctx })
@@ -74,12 +77,13 @@ func (db *DB) runGroup(jobs []*job, last committed) (st server.RepoState, ok boo
 		return server.RepoState{}, false
 	}
 	var known *server.RepoState
-	if last.seq > 0 && db.cache.Holds(repo, last.state.Version) {
+	policy, agreed := groupPolicy(applied)
+	if last.seq > 0 && agreed && db.cache.Holds(repo, last.state.Version) {
 		known = &last.state
 	}
-	g, err := db.tryGroup(ctx, repo, applied, known)
+	g, err := db.tryGroup(ctx, repo, applied, known, policy)
 	if errors.Is(err, errMoved) {
-		g, err = db.tryGroup(ctx, repo, applied, nil)
+		g, err = db.tryGroup(ctx, repo, applied, nil, "")
 	}
 	for _, j := range applied {
 		if err != nil {
@@ -90,14 +94,35 @@ func (db *DB) runGroup(jobs []*job, last committed) (st server.RepoState, ok boo
 	return g.state, err == nil && g.changed
 }
 
-// tryGroup runs jobs as one group, from the known state (see runGroup) or,
-// when known is nil, from the row it locks.
-func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *server.RepoState) (*group, error) {
+// groupPolicy returns the review policy jobs were cut by, "" when none
+// depends on one, and whether they agree (a guard checks one policy).
+func groupPolicy(jobs []*job) (server.ReviewPolicy, bool) {
+	var p server.ReviewPolicy
+	for _, j := range jobs {
+		switch {
+		case j.w.Policy == "":
+		case p == "":
+			p = j.w.Policy
+		case p != j.w.Policy:
+			return "", false
+		}
+	}
+	return p, true
+}
+
+// tryGroup runs jobs as one group, from the known state (see runGroup),
+// guarding policy too when set, or, when known is nil, from the row it
+// locks.
+func (db *DB) tryGroup(ctx context.Context, repo string, jobs []*job, known *server.RepoState, policy server.ReviewPolicy) (*group, error) {
 	g := db.newGroup(repo)
 	if known != nil {
-		g.guard(*known)
+		g.guard(*known, policy)
 	}
 	for _, j := range jobs {
+		if j.err = g.checkPolicy(ctx, j.w); j.err != nil {
+			j.res = server.WriteResult{}
+			continue
+		}
 		j.res, j.err = db.cache.Apply(ctx, g.begin, j.w)
 	}
 	err := g.commit(ctx)
@@ -128,15 +153,16 @@ type group struct {
 	db      *DB
 	repo    string
 	conn    *pgxpool.Conn
-	open    bool              // BEGIN was sent and neither COMMIT nor ROLLBACK since
-	locked  bool              // state holds the locked (or guarded) row and the changes planned since
-	guarded bool              // the batch opens with BEGIN and guardRepo, see guard
-	state   server.RepoState  // after the changes queued so far
-	batch   *pgx.Batch        // the queued statements
-	plans   []*writeplan.Plan // the planned writes, in order: commit stores their rows
-	marked  int64             // the keys the commit marked for search that were not marked yet
-	changed bool              // something to commit
-	broken  error             // the transaction is unusable
+	open    bool                // BEGIN was sent and neither COMMIT nor ROLLBACK since
+	locked  bool                // state holds the locked (or guarded) row and the changes planned since
+	guarded bool                // the batch opens with BEGIN and guardRepo, see guard
+	state   server.RepoState    // after the changes queued so far
+	policy  server.ReviewPolicy // the repository's review policy once locked ("" when guarded for none)
+	batch   *pgx.Batch          // the queued statements
+	plans   []*writeplan.Plan   // the planned writes, in order: commit stores their rows
+	marked  int64               // the keys the commit marked for search that were not marked yet
+	changed bool                // something to commit
+	broken  error               // the transaction is unusable
 }
 
 func (g *group) begin(context.Context) (writeplan.Tx, error) {
@@ -146,26 +172,50 @@ func (g *group) begin(context.Context) (writeplan.Tx, error) {
 	return &change{g: g}, nil
 }
 
-// lockRepo locks the repository's row and reads its state.
-const lockRepo = `SELECT version, checksum, entries, bytes, updated_at FROM repos WHERE slug = $1 FOR UPDATE`
+// lockRepo locks the repository's row and reads its state and review
+// policy. The policy is read with the lock: a policy set commits its copy
+// on this row (migration 23's trigger) under the same lock, so a write
+// holding the lock commits before any policy set after its check, and one
+// that waited for a policy set reads the new policy.
+const lockRepo = `SELECT version, checksum, entries, bytes, updated_at, review FROM repos WHERE slug = $1 FOR UPDATE`
 
 // guardRepo locks the repository's row and fails with division_by_zero
-// unless its version is $2.
-const guardRepo = `SELECT 1 / (version = $2)::int FROM repos WHERE slug = $1 FOR UPDATE`
+// unless its version is $2 and, when $3 is not empty, its review policy
+// $3. After waiting for the lock, FOR UPDATE evaluates the row as the
+// transaction that held it committed it.
+const guardRepo = `SELECT 1 / (version = $2 AND ($3 = '' OR review = $3))::int FROM repos WHERE slug = $1 FOR UPDATE`
 
 // errMoved: the repository's version was not the one a guarded group
-// planned against (another process wrote it).
+// planned against (another process wrote it), or its review policy not
+// the one the group's writes were cut by.
 var errMoved = errors.New("repository changed since this process last wrote it")
 
-// guard makes the group plan against st without reading it: its batch
-// opens with BEGIN and guardRepo, which abort the transaction (commit then
-// returns errMoved) unless the row still has st's version when locked. The
-// batch is then sent even when nothing changed, to confirm the state the
-// refusals and no-op answers were given against.
-func (g *group) guard(st server.RepoState) {
-	g.state, g.locked, g.guarded = st, true, true
+// guard makes the group plan against st, and policy when set, without
+// reading them: its batch opens with BEGIN and guardRepo, which abort the
+// transaction (commit then returns errMoved) unless the row still has st's
+// version and that policy when locked. The batch is then sent even when
+// nothing changed, to confirm the state the refusals and no-op answers
+// were given against.
+func (g *group) guard(st server.RepoState, policy server.ReviewPolicy) {
+	g.state, g.locked, g.guarded, g.policy = st, true, true, policy
 	g.batch.Queue("BEGIN")
-	g.batch.Queue(guardRepo, g.repo, st.Version)
+	g.batch.Queue(guardRepo, g.repo, st.Version, string(policy))
+}
+
+// checkPolicy refuses w when it was cut by another review policy than the
+// repository's (server.Write's Policy), locking the row first when the
+// group has not: a write that changes nothing is checked too.
+func (g *group) checkPolicy(ctx context.Context, w server.Write) error {
+	if w.Policy == "" {
+		return nil
+	}
+	if _, err := g.lock(ctx); err != nil {
+		return err
+	}
+	if g.policy != w.Policy {
+		return &server.PolicyChangedError{Repo: g.repo, Policy: g.policy}
+	}
+	return nil
 }
 
 // lock takes the connection and the row lock, once per group.
@@ -180,7 +230,7 @@ func (g *group) lock(ctx context.Context) (server.RepoState, error) {
 		}
 		g.conn = conn
 	}
-	st, err := g.lockRow(ctx)
+	st, pol, err := g.lockRow(ctx)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// A new repository: insert a version-0 row to lock (a concurrent
 		// creator waits on its key), kept only if the group changes
@@ -190,27 +240,28 @@ func (g *group) lock(ctx context.Context) (server.RepoState, error) {
 		if err != nil {
 			return server.RepoState{}, g.fail(wrap("create repository", err))
 		}
-		st, err = g.lockRow(ctx)
+		st, pol, err = g.lockRow(ctx)
 	}
 	if err != nil {
 		return server.RepoState{}, g.fail(wrap("lock repository", err))
 	}
-	g.state, g.locked = st, true
+	g.state, g.locked, g.policy = st, true, pol
 	return st, nil
 }
 
 // lockRow sends BEGIN (when the transaction is not open yet) and the row
-// lock in one round trip.
-func (g *group) lockRow(ctx context.Context) (server.RepoState, error) {
+// lock in one round trip, and returns the row's state and review policy.
+func (g *group) lockRow(ctx context.Context) (server.RepoState, server.ReviewPolicy, error) {
 	b := &pgx.Batch{}
 	if !g.open {
 		b.Queue("BEGIN")
 		g.open = true
 	}
 	st := server.RepoState{Repo: g.repo}
+	var pol string
 	var scanErr error
 	b.Queue(lockRepo, g.repo).QueryRow(func(row pgx.Row) error {
-		scanErr = row.Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt)
+		scanErr = row.Scan(&st.Version, &st.Checksum, &st.Entries, &st.Bytes, &st.UpdatedAt, &pol)
 		return nil
 	})
 	err := g.conn.SendBatch(ctx, b).Close()
@@ -219,12 +270,12 @@ func (g *group) lockRow(ctx context.Context) (server.RepoState, error) {
 	}
 	switch {
 	case err != nil:
-		return server.RepoState{}, err
+		return server.RepoState{}, "", err
 	case st.Version == 0:
-		return writeplan.EmptyState(g.repo), nil
+		return writeplan.EmptyState(g.repo), server.ReviewPolicy(pol), nil
 	}
 	st.UpdatedAt = st.UpdatedAt.UTC()
-	return st, nil
+	return st, server.ReviewPolicy(pol), nil
 }
 
 // fail marks the transaction unusable and returns err.

@@ -10,7 +10,10 @@ import (
 // policyCache holds every repository's review policy in memory, read from
 // the file once: every write reads its repository's policy, and the file
 // has one process at a time (its lock), whose SetReviewPolicy is the only
-// way a policy changes while it runs.
+// way a policy changes while it runs. The writer records a policy set once
+// its batch commits, before it begins the next: a write it checks
+// (server.Write's Policy, see batch.checkPolicy) sees every policy set
+// before it, committed or earlier in its own batch.
 type policyCache struct {
 	mu     sync.RWMutex
 	loaded bool

@@ -47,11 +47,12 @@ func (db *DB) SetReviewPolicy(ctx context.Context, repo string, p server.ReviewP
 		if err != nil {
 			return wrap("set review policy", err)
 		}
-		return b.audit.append(ctx, []server.AuditRecord{server.AuditRecordOfPolicy(by, repo, p, at)})
+		if err := b.audit.append(ctx, []server.AuditRecord{server.AuditRecordOfPolicy(by, repo, p, at)}); err != nil {
+			return err
+		}
+		b.setPolicy(repo, p) // the writes after it in the batch are checked against it
+		return nil
 	})
-	if err == nil {
-		db.policies.set(repo, p)
-	}
 	return err
 }
 

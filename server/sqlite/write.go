@@ -91,21 +91,54 @@ type batch struct {
 	w            *writer
 	tx           *sql.Tx
 	stmts        *writeStmts
-	pending      map[string]server.RepoState // states written by this batch
-	plans        []*writeplan.Plan           // the writes committed by this batch, in order
-	audit        *auditAppender              // the audit records of the batch's writes and acts
-	index        []indexChange               // search index changes (backfill, marked keys), made at the end
-	marks        []pendingKey                // the keys the committed writes changed, marked at the end
-	indexedMarks bool                        // a pendingJob ran: the marks left are counted again
-	purged       bool                        // tombstones were removed
-	changed      bool                        // something to commit
-	broken       error                       // the transaction is unusable
+	pending      map[string]server.RepoState    // states written by this batch
+	plans        []*writeplan.Plan              // the writes committed by this batch, in order
+	audit        *auditAppender                 // the audit records of the batch's writes and acts
+	index        []indexChange                  // search index changes (backfill, marked keys), made at the end
+	marks        []pendingKey                   // the keys the committed writes changed, marked at the end
+	indexedMarks bool                           // a pendingJob ran: the marks left are counted again
+	purged       bool                           // tombstones were removed
+	policies     map[string]server.ReviewPolicy // review policies set by this batch, cached once it commits
+	changed      bool                           // something to commit
+	broken       error                          // the transaction is unusable
 }
 
 func newBatch(ctx context.Context, tx *sql.Tx, w *writer) *batch {
 	st := w.stmts.in(ctx, tx)
 	audit := newAuditAppender(preparedExec{auditHeadSQL: st.auditHead, auditInsertSQL: st.auditInsert, auditMoveSQL: st.auditMove})
 	return &batch{w: w, tx: tx, stmts: st, pending: map[string]server.RepoState{}, audit: audit}
+}
+
+// policy returns repo's review policy as this batch sees it.
+func (b *batch) policy(ctx context.Context, repo string) (server.ReviewPolicy, error) {
+	if p, ok := b.policies[repo]; ok {
+		return p, nil
+	}
+	return b.w.db.policies.get(ctx, repo, b.w.db.readPolicies)
+}
+
+// setPolicy records a review policy set by this batch.
+func (b *batch) setPolicy(repo string, p server.ReviewPolicy) {
+	if b.policies == nil {
+		b.policies = map[string]server.ReviewPolicy{}
+	}
+	b.policies[repo] = p
+}
+
+// checkPolicy refuses w when it was cut by another review policy than
+// repo's (server.Write's Policy).
+func (b *batch) checkPolicy(ctx context.Context, w server.Write) error {
+	if w.Policy == "" {
+		return nil
+	}
+	p, err := b.policy(ctx, w.Repo)
+	if err != nil {
+		return err
+	}
+	if p != w.Policy {
+		return &server.PolicyChangedError{Repo: w.Repo, Policy: p}
+	}
+	return nil
 }
 
 // state returns repo's state as this batch sees it.

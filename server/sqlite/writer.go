@@ -290,6 +290,9 @@ func (w *writer) inTx(ctx context.Context, fill func(*batch)) error {
 	}
 	w.db.states.setLocked(b.pending)
 	w.db.meta.Commit(b.plans)
+	for repo, p := range b.policies {
+		w.db.policies.set(repo, p) // before the next batch checks a write against it
+	}
 	if b.purged {
 		w.db.meta.Clear()
 	}
@@ -319,6 +322,9 @@ func (j *applyJob) context() context.Context { return j.ctx }
 func (j *applyJob) conditional() bool { return j.w.IfMatch.IsSet() || j.w.IfNoneMatch.IsSet() }
 
 func (j *applyJob) run(ctx context.Context, b *batch) error {
+	if err := b.checkPolicy(ctx, j.w); err != nil {
+		return err
+	}
 	var err error
 	j.res, err = b.w.cache.Apply(ctx, b.begin, j.w)
 	return err

@@ -73,6 +73,8 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"ProvenanceGrouped", testProvenanceGrouped},
 		{"KeyRevisions", testKeyRevisions},
 		{"ReviewPolicy", testReviewPolicy},
+		{"WritePolicy", testWritePolicy},
+		{"ReviewStaleGuess", testReviewStaleGuess},
 		{"Proposals", testProposals},
 		{"DecideProposal", testDecideProposal},
 		{"ReviewChanges", testReviewChanges},
