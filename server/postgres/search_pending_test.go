@@ -147,20 +147,33 @@ func TestMarksIndexedWhenWritesPause(t *testing.T) {
 	}
 }
 
+// openPaused opens a fresh database whose writes never pause long enough
+// for their marks to be indexed, and a connection to it.
+func openPaused(t *testing.T) (*postgres.DB, *pgx.Conn) {
+	t.Helper()
+	postgres.SetPendingPause(t, time.Hour)
+	url := freshURL(t, pgtest.URL(t))
+	return open(t, url, postgres.Options{Migrate: true}), connect(t, url)
+}
+
+// hundredPuts returns the puts of keys k<from>.md to k<from+99>.md, with
+// content(k) each.
+func hundredPuts(from int, content func(int) string) []server.Put {
+	var puts []server.Put
+	for k := from; k < from+100; k++ {
+		puts = append(puts, putWrite("", fmt.Sprintf("k%04d.md", k), content(k)).Puts[0])
+	}
+	return puts
+}
+
 // TestMarksIndexedDuringABurst: writes that never pause get their keys
 // indexed once maxPending (2,000) wait, in all repositories: after 2,400
 // new keys in writes of 100 to three repositories in turn, at most 400
 // are still marked.
 func TestMarksIndexedDuringABurst(t *testing.T) {
-	postgres.SetPendingPause(t, time.Hour)
-	url := freshURL(t, pgtest.URL(t))
-	db := open(t, url, postgres.Options{Migrate: true})
-	conn := connect(t, url)
+	db, conn := openPaused(t)
 	for w := range 24 {
-		var puts []server.Put
-		for i := range 100 {
-			puts = append(puts, putWrite("", fmt.Sprintf("k%04d.md", w*100+i), "burst").Puts[0])
-		}
+		puts := hundredPuts(w*100, func(int) string { return "burst" })
 		apply(t, db, server.Write{Repo: fmt.Sprintf("acme/r%d", w%3), Author: "t", At: time.Now(), Puts: puts})
 	}
 	waitCount(t, conn, countMarks, 400, "keys marked during a burst of 2,400")
@@ -171,16 +184,10 @@ func TestMarksIndexedDuringABurst(t *testing.T) {
 // of them while it lasts (with a limit of 500 marks, each write's key was
 // indexed again).
 func TestBurstRewritingKeysIndexesNone(t *testing.T) {
-	postgres.SetPendingPause(t, time.Hour)
-	url := freshURL(t, pgtest.URL(t))
-	db := open(t, url, postgres.Options{Migrate: true})
-	conn := connect(t, url)
+	db, conn := openPaused(t)
 	for r := range 3 {
 		for start := 0; start < 1000; start += 100 {
-			var puts []server.Put
-			for k := start; k < start+100; k++ {
-				puts = append(puts, putWrite("", fmt.Sprintf("k%04d.md", k), fmt.Sprintf("note %d round%d", k, r)).Puts[0])
-			}
+			puts := hundredPuts(start, func(k int) string { return fmt.Sprintf("note %d round%d", k, r) })
 			apply(t, db, server.Write{Repo: "acme/rotate", Author: "t", At: time.Now(), Puts: puts})
 		}
 	}
