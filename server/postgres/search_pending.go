@@ -39,8 +39,12 @@ const pendingBatch = 200
 
 // maxPending is how many keys this process's writes may mark, in all
 // repositories, before it indexes them without waiting for its writes to
-// pause.
-const maxPending = 500
+// pause: a burst that rewrites up to this many keys indexes each of them
+// once after it, not once per write. With 500, a burst rotating over
+// 1,000 keys (PUT one key of a 1,000-entry repository) indexed every
+// write anyway (the SQLite store's limit is the same, for the same
+// reason).
+const maxPending = 2000
 
 // pendingPause is how long this process's writes pause before it indexes
 // the keys they marked (a variable for the tests: a DB takes it at open).

@@ -147,23 +147,54 @@ func TestMarksIndexedWhenWritesPause(t *testing.T) {
 	}
 }
 
-// TestMarksIndexedDuringABurst: writes that never pause get their keys
-// indexed once maxPending (500) wait, in all repositories: after 600 new
-// keys in writes of 50 to three repositories in turn, at most 100 are
-// still marked.
-func TestMarksIndexedDuringABurst(t *testing.T) {
+// openPaused opens a fresh database whose writes never pause long enough
+// for their marks to be indexed, and a connection to it.
+func openPaused(t *testing.T) (*postgres.DB, *pgx.Conn) {
+	t.Helper()
 	postgres.SetPendingPause(t, time.Hour)
 	url := freshURL(t, pgtest.URL(t))
-	db := open(t, url, postgres.Options{Migrate: true})
-	conn := connect(t, url)
-	for w := range 12 {
-		var puts []server.Put
-		for i := range 50 {
-			puts = append(puts, putWrite("", fmt.Sprintf("k%03d.md", w*50+i), "burst").Puts[0])
-		}
+	return open(t, url, postgres.Options{Migrate: true}), connect(t, url)
+}
+
+// hundredPuts returns the puts of keys k<from>.md to k<from+99>.md, with
+// content(k) each.
+func hundredPuts(from int, content func(int) string) []server.Put {
+	var puts []server.Put
+	for k := from; k < from+100; k++ {
+		puts = append(puts, putWrite("", fmt.Sprintf("k%04d.md", k), content(k)).Puts[0])
+	}
+	return puts
+}
+
+// TestMarksIndexedDuringABurst: writes that never pause get their keys
+// indexed once maxPending (2,000) wait, in all repositories: after 2,400
+// new keys in writes of 100 to three repositories in turn, at most 400
+// are still marked.
+func TestMarksIndexedDuringABurst(t *testing.T) {
+	db, conn := openPaused(t)
+	for w := range 24 {
+		puts := hundredPuts(w*100, func(int) string { return "burst" })
 		apply(t, db, server.Write{Repo: fmt.Sprintf("acme/r%d", w%3), Author: "t", At: time.Now(), Puts: puts})
 	}
-	waitCount(t, conn, countMarks, 100, "keys marked during a burst of 600")
+	waitCount(t, conn, countMarks, 400, "keys marked during a burst of 2,400")
+}
+
+// TestBurstRewritingKeysIndexesNone: a burst that writes the same 1,000
+// keys over and over, without a pause, marks each once and indexes none
+// of them while it lasts (with a limit of 500 marks, each write's key was
+// indexed again).
+func TestBurstRewritingKeysIndexesNone(t *testing.T) {
+	db, conn := openPaused(t)
+	for r := range 3 {
+		for start := 0; start < 1000; start += 100 {
+			puts := hundredPuts(start, func(k int) string { return fmt.Sprintf("note %d round%d", k, r) })
+			apply(t, db, server.Write{Repo: "acme/rotate", Author: "t", At: time.Now(), Puts: puts})
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // an indexing the writes set off would have begun
+	if n := count(t, conn, countMarks); n != 1000 {
+		t.Errorf("%d keys marked after the burst; want each of the 1,000, none indexed", n)
+	}
 }
 
 // TestSearchOnOtherReplicaSeesWrite: a write acknowledged by one replica

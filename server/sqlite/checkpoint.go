@@ -66,12 +66,14 @@ func (c *checkpointer) loop() {
 		case <-c.quit:
 			return
 		}
-		// PASSIVE never waits for readers or the writer; a failure leaves
-		// the frames for the next run (or the last connection's close).
-		var busy, frames, copied int64
-		err := c.pool.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
-		if err == nil && frames >= walRestartFrames {
-			c.restart.Store(true)
+		if frames, err := c.passive(); err == nil && frames >= walRestartFrames {
+			// Copy what the writer appended during that checkpoint before
+			// asking it to rewind: the rewind, which holds the writes,
+			// then copies and syncs only what it appended during this
+			// second, short one.
+			if _, err := c.passive(); err == nil {
+				c.restart.Store(true)
+			}
 		}
 		select {
 		case <-time.After(checkpointPause):
@@ -79,6 +81,15 @@ func (c *checkpointer) loop() {
 			return
 		}
 	}
+}
+
+// passive runs one PASSIVE checkpoint and returns the WAL's length in
+// frames. PASSIVE never waits for readers or the writer; a failure leaves
+// the frames for the next run (or the last connection's close).
+func (c *checkpointer) passive() (frames int64, err error) {
+	var busy, copied int64
+	err = c.pool.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+	return frames, err
 }
 
 // restartWanted reports, once, that the WAL has grown past

@@ -195,14 +195,21 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 }
 
 // writePragmas are the writer connection's: no automatic checkpoint (the
-// checkpointer copies the WAL), BEGIN IMMEDIATE, and with
-// opts.SyncEachCommit an fsync of the WAL at every commit.
+// checkpointer copies the WAL), BEGIN IMMEDIATE, temporary storage in
+// memory, and with opts.SyncEachCommit an fsync of the WAL at every
+// commit. In memory, the statement journal that each write's SAVEPOINT
+// keeps (the pages as they were before it, to roll back that write
+// alone) stays in memory and is emptied at each RELEASE; on disk it
+// spilled to a temporary file past 64 KiB, created, written and never
+// emptied for the rest of the batch: a write(2) for every page a write
+// changed, 5 % of the server's CPU under 16 concurrent PUTs. Nothing
+// reads it after a crash: it only serves a rollback to a savepoint.
 func writePragmas(opts Options) string {
 	p := pragmas
 	if opts.SyncEachCommit {
 		p = pragmasSyncing("FULL")
 	}
-	return p + "&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
+	return p + "&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 }
 
 func openPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {

@@ -3,6 +3,11 @@ package sqlite
 // LargestBatch returns the most writes one transaction of db has held.
 func LargestBatch(db *DB) int64 { return db.writer.largest.Load() }
 
+// Batched returns how many batches db's writer ran and the jobs they held.
+func Batched(db *DB) (batches, jobs int64) {
+	return db.writer.batches.Load(), db.writer.batched.Load()
+}
+
 // Lingered returns how many batches of db waited for more writes.
 func Lingered(db *DB) int64 { return db.writer.lingered.Load() }
 

@@ -262,6 +262,27 @@ func TestBurstRewritingKeysIndexesOnce(t *testing.T) {
 	}
 }
 
+// TestLongBurstOnFewKeysIndexesNone: a burst that rewrites the same keys
+// for longer than mergeIdle, without a pause, indexes none of them while
+// it lasts: once every key is marked its writes add no mark, but they are
+// still writes, and the merger must not take their silence for a pause.
+func TestLongBurstOnFewKeysIndexesNone(t *testing.T) {
+	db := openAt(t, "")
+	for start, i := time.Now(), 0; time.Since(start) < mergeIdle+mergeIdle/2; i++ {
+		putNotes(t, db, "acme/long", fmt.Sprintf("k%d.md", i%10), fmt.Sprintf("note %d", i))
+		time.Sleep(20 * time.Millisecond) // a burst: never the pause of mergeIdle
+	}
+	if batches, _ := db.indexBatches.Get(); batches != 0 {
+		t.Errorf("%d indexing jobs ran during the burst; want none", batches)
+	}
+	if m := db.writer.merged.Load(); m != 0 {
+		t.Errorf("%d merge steps ran during the burst; want none", m)
+	}
+	if n := db.pending.Load(); n != 10 {
+		t.Errorf("%d keys marked after the burst; want each of the 10 once", n)
+	}
+}
+
 // TestIndexMergedAtOpen: segments a run left unmerged (it ended before
 // the writes paused) are merged by the next run, which writes nothing.
 func TestIndexMergedAtOpen(t *testing.T) {

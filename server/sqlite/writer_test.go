@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -144,6 +145,39 @@ func TestConditionalWritesNeverLinger(t *testing.T) {
 	wg.Wait()
 	if l := sqlite.Lingered(db); l != 0 {
 		t.Errorf("%d batches of conditional writes lingered; want 0 (largest batch %d)", l, sqlite.LargestBatch(db))
+	}
+}
+
+// TestBatchesFillOnOneCPU: with one CPU for Go (as a server pinned to one
+// CPU), 16 goroutines writing without a pause share batches: the writer
+// lets the ready ones submit before it begins. Without that, each submit
+// handed the CPU to the writer and batches held under 2 writes on average.
+func TestBatchesFillOnOneCPU(t *testing.T) {
+	db := open(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	ctx := context.Background()
+	const writers, perWriter = 16, 30
+	before, beforeJobs := sqlite.Batched(db)
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				key := fmt.Sprintf("g%02d.md", g)
+				if _, err := db.Apply(ctx, server.Write{Repo: "acme/onecpu", Puts: []server.Put{put(key, fmt.Sprint(i))}, Author: "t"}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	batches, jobs := sqlite.Batched(db)
+	batches, jobs = batches-before, jobs-beforeJobs
+	if jobs < writers*perWriter { // the writer's own jobs (indexing, merging) count too
+		t.Fatalf("%d jobs batched, want at least %d", jobs, writers*perWriter)
+	}
+	if avg := float64(jobs) / float64(batches); avg < 6 {
+		t.Errorf("%d writes in %d batches (%.1f a batch) from %d concurrent writers on one CPU; want at least 6 a batch", jobs, batches, avg, writers)
 	}
 }
 
