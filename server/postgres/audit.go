@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,28 +26,29 @@ const appendAuditSQL = `SELECT audit_append($1, $2, $3, $4)`
 // one statement per chain, the chains in the order they first appear.
 func queueAudit(b *pgx.Batch, recs []server.AuditRecord) error {
 	type chainRecs struct {
+		chain    string
 		bodies   [][]byte
 		ats      []time.Time
 		subjects []string
 	}
-	var order []string
-	chains := map[string]*chainRecs{}
+	// Chains are few (a group's writes are one repository's): a list, no map.
+	var chains []chainRecs
 	for _, r := range recs {
 		body, err := server.AuditBody(r)
 		if err != nil {
 			return err
 		}
-		c := chains[r.Repo]
-		if c == nil {
-			c = &chainRecs{}
-			chains[r.Repo] = c
-			order = append(order, r.Repo)
+		i := slices.IndexFunc(chains, func(c chainRecs) bool { return c.chain == r.Repo })
+		if i < 0 {
+			i = len(chains)
+			chains = append(chains, chainRecs{chain: r.Repo, bodies: make([][]byte, 0, len(recs)),
+				ats: make([]time.Time, 0, len(recs)), subjects: make([]string, 0, len(recs))})
 		}
+		c := &chains[i]
 		c.bodies, c.ats, c.subjects = append(c.bodies, body), append(c.ats, r.At.Truncate(time.Microsecond)), append(c.subjects, r.By.Subject)
 	}
-	for _, chain := range order {
-		c := chains[chain]
-		b.Queue(appendAuditSQL, chain, c.bodies, c.ats, c.subjects)
+	for _, c := range chains {
+		b.Queue(appendAuditSQL, c.chain, c.bodies, c.ats, c.subjects)
 	}
 	return nil
 }

@@ -63,6 +63,30 @@ type saveRows struct {
 	entDeleted []bool
 }
 
+// newSaveRows is the rows of plans, every array made its final size
+// at once (a group's write is CPU-bound: no array regrows).
+func newSaveRows(plans []*writeplan.Plan) *saveRows {
+	changes := 0
+	for _, p := range plans {
+		changes += len(p.Changes)
+	}
+	n := len(plans)
+	r := &saveRows{verVersion: make([]int64, 0, n), verSum: make([]string, 0, n), verProp: make([]int64, 0, n),
+		revKey: make([]string, 0, changes), revVersion: make([]int64, 0, changes), revOp: make([]string, 0, changes),
+		revSum: make([]string, 0, changes), revSize: make([]int64, 0, changes), revAuthor: make([]string, 0, changes),
+		revAt: make([]time.Time, 0, changes), revContent: make([]string, 0, changes),
+		entIndex: make(map[string]int, changes), entKey: make([]string, 0, changes), entFolded: make([]string, 0, changes),
+		entSum: make([]string, 0, changes), entSize: make([]int64, 0, changes), entContent: make([]string, 0, changes),
+		entVersion: make([]int64, 0, changes), entAt: make([]time.Time, 0, changes), entDeleted: make([]bool, 0, changes)}
+	for i := range r.verProv {
+		r.verProv[i] = make([]string, 0, n)
+	}
+	for _, p := range plans {
+		r.add(p)
+	}
+	return r
+}
+
 // add adds the rows of one plan.
 func (r *saveRows) add(p *writeplan.Plan) {
 	r.verVersion, r.verSum = append(r.verVersion, p.Version), append(r.verSum, p.Checksum)

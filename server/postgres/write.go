@@ -306,11 +306,7 @@ func (g *group) commit(ctx context.Context) error {
 	st := g.state
 	b := g.batch
 	if g.changed {
-		var rows saveRows
-		for _, p := range g.plans {
-			rows.add(p)
-		}
-		rows.queue(b, g.repo, &g.marked)
+		newSaveRows(g.plans).queue(b, g.repo, &g.marked)
 		recs := make([]server.AuditRecord, len(g.plans))
 		for i, p := range g.plans {
 			recs[i] = p.AuditRecord()
