@@ -87,11 +87,20 @@ func TestStreamedFullGETEqualsEncoded(t *testing.T) {
 
 // TestGzip: a client that accepts gzip gets the full body, streamed or
 // cached, and the hashes view gzipped; one that does not gets it plain.
+// A body under gzipMinBytes goes plain either way.
 func TestGzip(t *testing.T) {
 	for name, cache := range map[string]int64{"streamed": 64 << 10, "cached": 0} {
 		t.Run(name, func(t *testing.T) {
 			ts := newTestServer(t, servertest.Options{BodyCacheBytes: cache})
-			bigPush(t, ts, "acme/gz", 30, 2000)
+			bigPush(t, ts, "acme/small", 20, 100)
+			for _, path := range []string{"?repo=acme/small", "?repo=acme/small&view=hashes"} {
+				r := ts.Send(false, "GET", api.PathTeamMemory+path, ts.Admin, nil, "Accept-Encoding", "gzip")
+				if r.Status != 200 || len(r.Body) >= httpapi.GzipMinBytes || r.Header.Get("Content-Encoding") != "" {
+					t.Errorf("%s: %d, %d bytes, Content-Encoding %q; want a plain body under %d bytes",
+						path, r.Status, len(r.Body), r.Header.Get("Content-Encoding"), httpapi.GzipMinBytes)
+				}
+			}
+			bigPush(t, ts, "acme/gz", 120, 600) // the hashes view over gzipMinBytes
 			for _, path := range []string{"?repo=acme/gz", "?repo=acme/gz&view=hashes"} {
 				plain := ts.Send(false, "GET", api.PathTeamMemory+path, ts.Admin, nil, "Accept-Encoding", "identity")
 				for range 2 { // the second one from the cache's gzipped copy

@@ -62,8 +62,9 @@ type writer struct {
 	// and rewindBusy how many times a reader kept it from being, merged
 	// how many merge steps of the search index did work (read by tests).
 	largest, lingered, rewound, rewindBusy, merged atomic.Int64
-	// batches counts the batches run and batched the jobs they held.
-	batches, batched atomic.Int64
+	// batches counts the batches run and batched the jobs they held;
+	// ranAlone counts the batches run again one job at a time.
+	batches, batched, ranAlone atomic.Int64
 	// indexed is poked after a commit that changed the search index or
 	// marked keys for it, already marked or not (see DB.merger).
 	indexed chan struct{}
@@ -270,11 +271,14 @@ func (w *writer) drain() {
 	}
 }
 
-// runBatch runs jobs in one transaction and finishes each of them.
+// runBatch runs jobs in one transaction and finishes each of them. When a
+// write of several failed to save (errRunAlone), the transaction is rolled
+// back and each job runs again in a transaction of its own.
 func (w *writer) runBatch(jobs []job) {
 	ctx := context.Background() // a caller's cancellation must not abort the others' transaction
 	errs := make([]error, len(jobs))
 	err := w.inTx(ctx, func(b *batch) {
+		b.alone = len(jobs) == 1
 		for i, j := range jobs {
 			if err := j.context().Err(); err != nil {
 				errs[i] = fmt.Errorf("start write: %w", err)
@@ -287,6 +291,13 @@ func (w *writer) runBatch(jobs []job) {
 			errs[i] = j.run(ctx, b)
 		}
 	})
+	if ra := (*errRunAlone)(nil); len(jobs) > 1 && errors.As(err, &ra) {
+		w.ranAlone.Add(1)
+		for _, j := range jobs {
+			w.runBatch([]job{j})
+		}
+		return
+	}
 	for i, j := range jobs {
 		if errs[i] == nil {
 			errs[i] = err
