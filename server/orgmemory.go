@@ -25,9 +25,9 @@ func (p Principal) orgMemoryPerm(repo, ns string) Perm {
 	for _, g := range p.Grants {
 		var got Perm
 		switch {
-		case g.Perm == PermAdmin && globMatch(g.Glob, segs):
+		case g.Perm == PermAdmin && globCovers(g.Glob, segs):
 			got = PermAdmin
-		case g.literal() && globMatch(g.Glob, segs):
+		case g.literal() && globCovers(g.Glob, segs):
 			got = g.Perm
 		case g.Perm >= PermRead && globMatchesUnder(g.Glob, under):
 			got = PermRead

@@ -91,30 +91,34 @@ func validGlobSegment(seg string) bool {
 func (g Grant) String() string { return strings.Join(g.Glob, "/") + ":" + g.Perm.String() }
 
 // Matches reports whether the grant's glob matches a canonical slug.
-func (g Grant) Matches(repo string) bool { return globMatch(g.Glob, strings.Split(repo, "/")) }
+func (g Grant) Matches(repo string) bool { return globCovers(g.Glob, strings.Split(repo, "/")) }
 
-func globMatch(glob, segs []string) bool {
-	for len(glob) > 0 {
-		switch glob[0] {
+// globCovers reports whether glob a matches every slug glob b matches
+// (conservatively: false when unsure). A slug's segments are literals, so
+// it also tells whether a matches a slug: a literal b is covered exactly
+// when it is matched.
+func globCovers(a, b []string) bool {
+	for len(a) > 0 {
+		switch a[0] {
 		case "**":
-			for i := 0; i <= len(segs); i++ {
-				if globMatch(glob[1:], segs[i:]) {
+			for i := 0; i <= len(b); i++ {
+				if globCovers(a[1:], b[i:]) {
 					return true
 				}
 			}
 			return false
-		case "*":
-			if len(segs) == 0 {
+		case "*": // one segment, not a "**" of any number
+			if len(b) == 0 || b[0] == "**" {
 				return false
 			}
 		default:
-			if len(segs) == 0 || segs[0] != glob[0] {
+			if len(b) == 0 || b[0] != a[0] {
 				return false
 			}
 		}
-		glob, segs = glob[1:], segs[1:]
+		a, b = a[1:], b[1:]
 	}
-	return len(segs) == 0
+	return len(b) == 0
 }
 
 // Principal is an authenticated caller.

@@ -92,7 +92,7 @@ func (s *SignIns) Start(ctx context.Context, id Identity, webExpires time.Time) 
 		return SignIn{}, fmt.Errorf("sign-in id: %w", err)
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	si := SignIn{ID: hex.EncodeToString(b), Subject: id.Subject, Grants: grantStrings(id.Grants),
+	si := SignIn{ID: hex.EncodeToString(b), Subject: id.Subject, Grants: GrantStrings(id.Grants),
 		CheckedAt: now, WebExpires: webExpires.UTC().Truncate(time.Microsecond), CreatedAt: now}
 	sealed, err := s.box.Seal([]byte(id.RefreshToken), []byte(si.ID))
 	if err != nil {
@@ -165,7 +165,7 @@ func (s *SignIns) ask(ctx context.Context, cur SignIn) (SignInChange, error) {
 	case id.Subject != cur.Subject:
 		return SignInChange{SignIn: cur, Ended: "the identity provider answered for another person"}, nil
 	}
-	cur.Grants, cur.CheckedAt = grantStrings(id.Grants), s.now().UTC().Truncate(time.Microsecond)
+	cur.Grants, cur.CheckedAt = GrantStrings(id.Grants), s.now().UTC().Truncate(time.Microsecond)
 	if cur.Sealed, err = s.box.Seal([]byte(id.RefreshToken), []byte(cur.ID)); err != nil {
 		return SignInChange{}, err
 	}
@@ -202,7 +202,9 @@ func (s *SignIns) refuseAccessTokens(ctx context.Context, sessions []string) err
 	return nil
 }
 
-func grantStrings(gs []Grant) []string {
+// GrantStrings is each of gs in its text form, never nil (an empty list
+// is [] in JSON).
+func GrantStrings(gs []Grant) []string {
 	out := []string{}
 	for _, g := range gs {
 		out = append(out, g.String())
@@ -242,22 +244,3 @@ func NarrowGrants(consented, current []string) []string {
 	return out
 }
 
-// globCovers reports whether glob a matches every slug glob b matches
-// (conservatively: false when unsure).
-func globCovers(a, b []string) bool {
-	if len(a) == 0 {
-		return len(b) == 0
-	}
-	switch a[0] {
-	case "**":
-		for i := 0; i <= len(b); i++ {
-			if globCovers(a[1:], b[i:]) {
-				return true
-			}
-		}
-		return false
-	case "*":
-		return len(b) > 0 && b[0] != "**" && globCovers(a[1:], b[1:])
-	}
-	return len(b) > 0 && b[0] == a[0] && globCovers(a[1:], b[1:])
-}

@@ -22,10 +22,7 @@ func (h *handler) getServer(w http.ResponseWriter, r *http.Request) {
 // when its credential runs out.
 func (h *handler) getWhoami(w http.ResponseWriter, r *http.Request) error {
 	p := httpkit.Principal(r.Context())
-	out := api.Whoami{Subject: p.Subject, Grants: []string{}}
-	for _, g := range p.Grants {
-		out.Grants = append(out.Grants, g.String())
-	}
+	out := api.Whoami{Subject: p.Subject, Grants: server.GrantStrings(p.Grants)}
 	if !p.Expires.IsZero() {
 		out.ExpiresAt = p.Expires.UTC().Format(time.RFC3339)
 	}

@@ -191,9 +191,7 @@ func (s *Server) startSession(ctx context.Context, p server.Principal, sess serv
 	if sess.ParentExpires.IsZero() {
 		sess.ParentExpires = sess.ExpiresAt
 	}
-	for _, g := range p.Grants {
-		sess.Grants = append(sess.Grants, g.String())
-	}
+	sess.Grants = server.GrantStrings(p.Grants)
 	if len(sess.Grants) == 0 {
 		return sess, "", fmt.Errorf("%w: you hold no grant to give a client", server.ErrForbidden)
 	}

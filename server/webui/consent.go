@@ -44,9 +44,7 @@ func (u *UI) consent(w http.ResponseWriter, r *http.Request, pg *page) (string, 
 		w.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "form-action 'self'",
 			"form-action 'self' "+formTarget(ru), 1))
 	}
-	for _, g := range callerOf(r.Context()).p.Grants {
-		v.Grants = append(v.Grants, g.String())
-	}
+	v.Grants = server.GrantStrings(callerOf(r.Context()).p.Grants)
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
 		for k := range req.Params {
 			if !yield(k) {

@@ -40,9 +40,7 @@ func (u *UI) devicePage(w http.ResponseWriter, r *http.Request, pg *page) (strin
 		return u.deviceRefused(w, r, pg, code, err)
 	}
 	v.Request = &req
-	for _, g := range callerOf(r.Context()).p.Grants {
-		v.Grants = append(v.Grants, g.String())
-	}
+	v.Grants = server.GrantStrings(callerOf(r.Context()).p.Grants)
 	pg.Title = "Allow " + req.ClientName + "?"
 	return "device", nil
 }
