@@ -243,4 +243,3 @@ func NarrowGrants(consented, current []string) []string {
 	}
 	return out
 }
-
