@@ -2,10 +2,14 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/teammem/teammem/memcore/protocol"
 	"github.com/teammem/teammem/server"
@@ -112,4 +116,58 @@ func TestFailedSaveRunsTheBatchAgainAlone(t *testing.T) {
 
 func putOf(key, content string) server.Put {
 	return server.Put{Key: key, Content: content, Checksum: protocol.EntryChecksum([]byte(content))}
+}
+
+// TestStaleConditionalWriteNeedsNoTransaction: a conditional write whose
+// precondition the committed state already fails is refused before its
+// batch begins a transaction. Another connection holds the database's
+// write lock meanwhile: a write that began a transaction would wait for
+// it (up to busyTimeout), the refusal comes at once. A write conditional
+// on the current state still commits once the lock is let go.
+func TestStaleConditionalWriteNeedsNoTransaction(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "teammem.db")
+	db := openAt(t, path)
+	const repo = "acme/cas"
+	first, err := db.Apply(ctx, server.Write{Repo: repo, Puts: []server.Put{putOf("a.md", "a")}, Author: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := db.Apply(ctx, server.Write{Repo: repo, Puts: []server.Put{putOf("b.md", "b")}, Author: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	stale := server.Write{Repo: repo, Puts: []server.Put{putOf("c.md", "c")}, Author: "t", IfMatch: server.TagList(first.State.Checksum)}
+	quick, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err = db.Apply(quick, stale)
+	if !errors.Is(err, server.ErrPreconditionFailed) {
+		t.Fatalf("a write on a state two writes old, with the write lock held elsewhere = %v; want a failed precondition at once", err)
+	}
+	if n := db.writer.refused.Load(); n != 1 {
+		t.Errorf("%d writes refused before their batch; want 1", n)
+	}
+	current := server.Write{Repo: repo, Puts: []server.Put{putOf("c.md", "c")}, Author: "t", IfMatch: server.TagList(second.State.Checksum)}
+	done := make(chan error, 1)
+	go func() { _, err := db.Apply(ctx, current); done <- err }()
+	time.Sleep(100 * time.Millisecond)
+	if _, err := conn.ExecContext(ctx, `ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the write on the current state: %v", err)
+	}
 }
