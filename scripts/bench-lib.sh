@@ -14,6 +14,25 @@ bench_build() {
   CGO_ENABLED=0 go build -trimpath -o "$bin/" ./cmd/teammem-server ./cmd/teammem-load
 }
 
+# bench_build_revs REV... runs bench_build (the work tree's server and load
+# generator, into $bin) and builds the server of each REV (a commit, or
+# "." for the work tree) into $bin/b1, $bin/b2, ...
+bench_build_revs() {
+  bench_build
+  local i rev out
+  for i in $(seq 1 $#); do
+    rev=${!i} out=$bin/b$i
+    mkdir -p "$out"
+    if [ "$rev" = . ]; then
+      cp "$bin/teammem-server" "$out/"
+    else
+      mkdir -p "$bin/src$i"
+      git archive "$rev" | tar -x -C "$bin/src$i"
+      (cd "$bin/src$i" && CGO_ENABLED=0 go build -trimpath -o "$out/" ./cmd/teammem-server)
+    fi
+  done
+}
+
 bench_pg_started=0
 bench_cleanup() {
   # A script that failed between bench_start and bench_stop leaves no server.

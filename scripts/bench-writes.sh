@@ -23,19 +23,8 @@ STORES=${BENCH_STORES:-sqlite postgres}
 CASES=${BENCH_CASES:-put:20:16 put:1000:16 cas:20:8}
 [ $# -ge 1 ] || { echo "usage: scripts/bench-writes.sh REV... (a commit, or . for the work tree)" >&2; exit 2; }
 . scripts/bench-lib.sh
-bench_build # the load generator, from the work tree: one client for every build
+bench_build_revs "$@" # the load generator from the work tree, one client for every build
 root=$bin
-for i in $(seq 1 $#); do
-  rev=${!i} out=$root/b$i
-  mkdir -p "$out"
-  if [ "$rev" = . ]; then
-    cp "$root/teammem-server" "$out/"
-  else
-    mkdir -p "$root/src$i"
-    git archive "$rev" | tar -x -C "$root/src$i"
-    (cd "$root/src$i" && CGO_ENABLED=0 go build -trimpath -o "$out/" ./cmd/teammem-server)
-  fi
-done
 server_on=() load_on=()
 bench_pin || true
 revs=("$@")
