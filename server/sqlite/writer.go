@@ -313,11 +313,11 @@ func (w *writer) runBatch(jobs []job) {
 // refuseStale finishes at once, without a transaction, each conditional
 // write whose precondition the repository's committed state already fails
 // (the state a transaction would read for it: no write of the batch comes
-// before it to that repository), and returns the other jobs. Of 8
-// compare-and-swap writers, most attempts that pass the early check
-// (Store.Precondition) lose to a write queued before them, which commits
-// in the batch before theirs: such a batch held nothing but refusals and
-// still began, bound its statements and rolled back. A job of another kind
+// before it to that repository), and returns the other jobs. Under
+// compare-and-swap writers, an attempt that passed the early check
+// (Store.Precondition) often loses to a write queued before it, which
+// commits in the batch before its own: a batch of such refusals began a
+// transaction, bound its statements and rolled back. A job of another kind
 // may change any repository, so the jobs from the first one on are left to
 // the transaction, as is a write cut by a review policy (checked first).
 func (w *writer) refuseStale(jobs []job) []job {
