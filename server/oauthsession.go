@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 )
 
@@ -75,12 +74,9 @@ var (
 	ErrRefreshReused = errors.New("the refresh token was already used")
 )
 
-// oauthIDPattern is the shape of an OAuth session's id.
-var oauthIDPattern = regexp.MustCompile(`^[0-9a-f]{24}$`)
-
 // CheckOAuthSessionID reports an id that is not an OAuth session's.
 func CheckOAuthSessionID(id string) error {
-	if !oauthIDPattern.MatchString(id) {
+	if !recordIDPattern.MatchString(id) {
 		return fmt.Errorf("%.40q is not a session id: %w", id, ErrInvalid)
 	}
 	return nil

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -87,12 +86,8 @@ func NewSignIns(o SignInsOptions) (*SignIns, error) {
 
 // Start records the sign-in of id, whose web session ends at webExpires.
 func (s *SignIns) Start(ctx context.Context, id Identity, webExpires time.Time) (SignIn, error) {
-	b := make([]byte, 12)
-	if _, err := rand.Read(b); err != nil {
-		return SignIn{}, fmt.Errorf("sign-in id: %w", err)
-	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	si := SignIn{ID: hex.EncodeToString(b), Subject: id.Subject, Grants: GrantStrings(id.Grants),
+	si := SignIn{ID: NewRecordID(), Subject: id.Subject, Grants: GrantStrings(id.Grants),
 		CheckedAt: now, WebExpires: webExpires.UTC().Truncate(time.Microsecond), CreatedAt: now}
 	sealed, err := s.box.Seal([]byte(id.RefreshToken), []byte(si.ID))
 	if err != nil {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -31,13 +30,10 @@ type SignIn struct {
 	CreatedAt  time.Time
 }
 
-// signInIDPattern is the shape of a sign-in's id.
-var signInIDPattern = regexp.MustCompile(`^[0-9a-f]{24}$`)
-
 // Check reports a sign-in without a valid id or subject, or with a grant
 // that does not parse.
 func (s SignIn) Check() error {
-	if !signInIDPattern.MatchString(s.ID) {
+	if !recordIDPattern.MatchString(s.ID) {
 		return fmt.Errorf("%.40q is not a sign-in id: %w", s.ID, ErrInvalid)
 	}
 	if err := CheckSubject(s.Subject); err != nil {
@@ -58,7 +54,7 @@ func SignInCredential(id string) string { return CredentialOf("signin", id) }
 // SignInOf is the sign-in a credential names, if it names one.
 func SignInOf(credential string) (string, bool) {
 	id, ok := strings.CutPrefix(credential, "signin:")
-	return id, ok && signInIDPattern.MatchString(id)
+	return id, ok && recordIDPattern.MatchString(id)
 }
 
 // SignInChange is what a change of a sign-in (SignInStore.UpdateSignIn)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"time"
 )
 
@@ -19,13 +18,10 @@ type IssuedToken struct {
 	ExpiresAt time.Time
 }
 
-// tokenIDPattern is the shape of the ids teammem's issuer makes.
-var tokenIDPattern = regexp.MustCompile(`^[0-9a-f]{24}$`)
-
 // CheckTokenID reports an id that is not one teammem's issuer makes (24
 // lowercase hex digits), naming what was given.
 func CheckTokenID(id string) error {
-	if !tokenIDPattern.MatchString(id) {
+	if !recordIDPattern.MatchString(id) {
 		return fmt.Errorf("%.40q is not a token id: an id is the 24 hex digits token create printed (see token list)", id)
 	}
 	return nil

@@ -199,9 +199,7 @@ func (s *Server) startSession(ctx context.Context, p server.Principal, sess serv
 	if err != nil {
 		return sess, "", err
 	}
-	if sess.ID, err = sessionID(); err != nil {
-		return sess, "", err
-	}
+	sess.ID = server.NewRecordID()
 	if err := s.o.Store.StartOAuthSession(ctx, sess, hash(code)); err != nil {
 		return sess, "", err
 	}

@@ -36,15 +36,6 @@ func secret(n int) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// sessionID returns a session id: 24 random lowercase hex digits.
-func sessionID() (string, error) {
-	b := make([]byte, 12)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
-}
-
 // hash is what the store keeps of a code or a refresh token.
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
