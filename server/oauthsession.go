@@ -82,6 +82,15 @@ func CheckOAuthSessionID(id string) error {
 	return nil
 }
 
+// StoredGrants checks s before a store records it and gives its grants
+// as the JSON array both stores keep.
+func (s OAuthSession) StoredGrants() (string, error) {
+	if err := s.Check(); err != nil {
+		return "", err
+	}
+	return storedGrants(s.Grants)
+}
+
 // Check reports a session that names no valid id, subject, client or
 // redirect, holds no grant, or whose times do not follow each other.
 func (s OAuthSession) Check() error {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -45,6 +46,21 @@ func (s SignIn) Check() error {
 		}
 	}
 	return nil
+}
+
+// StoredGrants checks s before a store records it and gives its grants
+// as the JSON array both stores keep.
+func (s SignIn) StoredGrants() (string, error) {
+	if err := s.Check(); err != nil {
+		return "", err
+	}
+	return storedGrants(s.Grants)
+}
+
+// storedGrants is grants as the JSON array the stores keep.
+func storedGrants(grants []string) (string, error) {
+	b, err := json.Marshal(append([]string{}, grants...))
+	return string(b), err
 }
 
 // SignInCredential is the credential a sign-in's principal names, and the

@@ -49,10 +49,7 @@ func (db *DB) OAuthClient(ctx context.Context, id string) (server.OAuthClient, e
 // StartOAuthSession records a consented session and its code's hash
 // (server.OAuthStore).
 func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, codeHash string) error {
-	if err := s.Check(); err != nil {
-		return err
-	}
-	grants, err := json.Marshal(s.Grants)
+	grants, err := s.StoredGrants()
 	if err != nil {
 		return err
 	}
@@ -62,7 +59,7 @@ func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, code
 		_, err := tx.Exec(ctx, `INSERT INTO oauth_sessions (session_id, subject, display_name, grants, client_id,
 			client_name, redirect_uri, code_challenge, resource, parent, parent_expires, created_at, expires_at,
 			last_used_at, code_hash, code_expires) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $12, $14, $15)`,
-			s.ID, s.Subject, s.DisplayName, string(grants), s.ClientID, s.ClientName, s.RedirectURI, s.CodeChallenge,
+			s.ID, s.Subject, s.DisplayName, grants, s.ClientID, s.ClientName, s.RedirectURI, s.CodeChallenge,
 			s.Resource, s.Parent, s.ParentExpires, s.CreatedAt, s.ExpiresAt, codeHash, s.CodeExpires)
 		if err != nil {
 			return wrap("start OAuth session", err)

@@ -24,10 +24,7 @@ const forgetSignIns = `DELETE FROM oauth_signins g WHERE g.web_expires <= $1 AND
 // StartSignIn records a sign-in with the identity provider
 // (server.SignInStore).
 func (db *DB) StartSignIn(ctx context.Context, s server.SignIn) error {
-	if err := s.Check(); err != nil {
-		return err
-	}
-	grants, err := json.Marshal(s.Grants)
+	grants, err := s.StoredGrants()
 	if err != nil {
 		return err
 	}
@@ -39,7 +36,7 @@ func (db *DB) StartSignIn(ctx context.Context, s server.SignIn) error {
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO oauth_signins (signin_id, subject, grants, refresh_sealed, checked_at,
 			web_expires, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			s.ID, s.Subject, string(grants), s.Sealed, s.CheckedAt, s.WebExpires, s.CreatedAt)
+			s.ID, s.Subject, grants, s.Sealed, s.CheckedAt, s.WebExpires, s.CreatedAt)
 		return wrap("start sign-in", err)
 	})
 }
@@ -87,12 +84,12 @@ func (db *DB) UpdateSignIn(ctx context.Context, id string, now time.Time, change
 			revoked, err = endSignIn(ctx, tx, id, c.Ended, now)
 			return err
 		}
-		grants, err := json.Marshal(c.SignIn.Grants)
+		grants, err := c.SignIn.StoredGrants()
 		if err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE oauth_signins SET grants = $2, refresh_sealed = $3, checked_at = $4 WHERE signin_id = $1`,
-			id, string(grants), c.SignIn.Sealed, c.SignIn.CheckedAt)
+			id, grants, c.SignIn.Sealed, c.SignIn.CheckedAt)
 		return wrap("update sign-in", err)
 	})
 	return revoked, err

@@ -47,10 +47,7 @@ func (db *DB) OAuthClient(ctx context.Context, id string) (server.OAuthClient, e
 // StartOAuthSession records a consented session and its code's hash
 // (server.OAuthStore).
 func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, codeHash string) error {
-	if err := s.Check(); err != nil {
-		return err
-	}
-	grants, err := json.Marshal(s.Grants)
+	grants, err := s.StoredGrants()
 	if err != nil {
 		return err
 	}
@@ -58,7 +55,7 @@ func (db *DB) StartOAuthSession(ctx context.Context, s server.OAuthSession, code
 		_, err := b.tx.ExecContext(ctx, `INSERT INTO oauth_sessions (session_id, subject, display_name, grants, client_id,
 			client_name, redirect_uri, code_challenge, resource, parent, parent_expires, created_at, expires_at,
 			last_used_at, code_hash, code_expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.Subject, s.DisplayName, string(grants), s.ClientID, s.ClientName, s.RedirectURI, s.CodeChallenge,
+			s.ID, s.Subject, s.DisplayName, grants, s.ClientID, s.ClientName, s.RedirectURI, s.CodeChallenge,
 			s.Resource, s.Parent, micros(s.ParentExpires), micros(s.CreatedAt), micros(s.ExpiresAt), micros(s.CreatedAt),
 			codeHash, micros(s.CodeExpires))
 		if err != nil {

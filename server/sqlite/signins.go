@@ -24,10 +24,7 @@ const forgetSignIns = `DELETE FROM oauth_signins WHERE web_expires <= ?1 AND NOT
 // StartSignIn records a sign-in with the identity provider
 // (server.SignInStore).
 func (db *DB) StartSignIn(ctx context.Context, s server.SignIn) error {
-	if err := s.Check(); err != nil {
-		return err
-	}
-	grants, err := json.Marshal(s.Grants)
+	grants, err := s.StoredGrants()
 	if err != nil {
 		return err
 	}
@@ -37,7 +34,7 @@ func (db *DB) StartSignIn(ctx context.Context, s server.SignIn) error {
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO oauth_signins (signin_id, subject, grants, refresh_sealed, checked_at,
 			web_expires, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.Subject, string(grants), s.Sealed, micros(s.CheckedAt), micros(s.WebExpires), micros(s.CreatedAt))
+			s.ID, s.Subject, grants, s.Sealed, micros(s.CheckedAt), micros(s.WebExpires), micros(s.CreatedAt))
 		return wrap("start sign-in", err)
 	})
 }
@@ -91,13 +88,13 @@ func (db *DB) UpdateSignIn(ctx context.Context, id string, now time.Time, change
 		})
 		return revoked, err
 	}
-	grants, err := json.Marshal(c.SignIn.Grants)
+	grants, err := c.SignIn.StoredGrants()
 	if err != nil {
 		return nil, err
 	}
 	return nil, db.exec(ctx, "update sign-in", func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE oauth_signins SET grants = ?, refresh_sealed = ?, checked_at = ? WHERE signin_id = ?`,
-			string(grants), c.SignIn.Sealed, micros(c.SignIn.CheckedAt), id)
+			grants, c.SignIn.Sealed, micros(c.SignIn.CheckedAt), id)
 		return wrap("update sign-in", err)
 	})
 }
