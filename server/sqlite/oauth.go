@@ -190,12 +190,9 @@ func (db *DB) OAuthSessions(ctx context.Context, subject string, now time.Time) 
 // OAuthSessions reads the live sessions in the database file, beside a
 // running server, as IssuedTokens does.
 func (p TokensAt) OAuthSessions(ctx context.Context, subject string, now time.Time) ([]server.OAuthSession, error) {
-	pool, err := openExisting(ctx, string(p))
-	if err != nil {
-		return nil, err
-	}
-	defer pool.Close()
-	return listOAuthSessions(ctx, pool, subject, now)
+	return readExisting(ctx, string(p), func(pool *sql.DB) ([]server.OAuthSession, error) {
+		return listOAuthSessions(ctx, pool, subject, now)
+	})
 }
 
 func listOAuthSessions(ctx context.Context, q *sql.DB, subject string, now time.Time) ([]server.OAuthSession, error) {
@@ -241,12 +238,9 @@ func (db *DB) EndedOAuthSessions(ctx context.Context, subject string, since time
 // EndedOAuthSessions reads the ended sessions in the database file,
 // beside a running server, as IssuedTokens does.
 func (p TokensAt) EndedOAuthSessions(ctx context.Context, subject string, since time.Time) ([]server.OAuthSession, error) {
-	pool, err := openExisting(ctx, string(p))
-	if err != nil {
-		return nil, err
-	}
-	defer pool.Close()
-	return listEndedOAuthSessions(ctx, pool, subject, since)
+	return readExisting(ctx, string(p), func(pool *sql.DB) ([]server.OAuthSession, error) {
+		return listEndedOAuthSessions(ctx, pool, subject, since)
+	})
 }
 
 func listEndedOAuthSessions(ctx context.Context, q *sql.DB, subject string, since time.Time) ([]server.OAuthSession, error) {

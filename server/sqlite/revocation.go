@@ -64,12 +64,21 @@ func (p TokensAt) Revoke(ctx context.Context, r server.Revocation) error {
 // Revocations reads the revocations recorded in the database file,
 // without the store's lock (see Revoke).
 func (p TokensAt) Revocations(ctx context.Context) ([]server.Revocation, error) {
-	pool, err := openExisting(ctx, string(p))
+	return readExisting(ctx, string(p), func(pool *sql.DB) ([]server.Revocation, error) {
+		return readRevocations(ctx, pool)
+	})
+}
+
+// readExisting runs read with a pool on the existing database file at
+// path (see openExisting), closed after it.
+func readExisting[T any](ctx context.Context, path string, read func(*sql.DB) (T, error)) (T, error) {
+	pool, err := openExisting(ctx, path)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	defer pool.Close()
-	return readRevocations(ctx, pool)
+	return read(pool)
 }
 
 // openExisting opens the existing database file at path for a command

@@ -49,12 +49,9 @@ func (p TokensAt) RecordToken(ctx context.Context, t server.IssuedToken) error {
 // IssuedTokens reads the records of the issued tokens in the database
 // file, without the store's lock.
 func (p TokensAt) IssuedTokens(ctx context.Context) ([]server.IssuedToken, error) {
-	pool, err := openExisting(ctx, string(p))
-	if err != nil {
-		return nil, err
-	}
-	defer pool.Close()
-	return readIssuedTokens(ctx, pool)
+	return readExisting(ctx, string(p), func(pool *sql.DB) ([]server.IssuedToken, error) {
+		return readIssuedTokens(ctx, pool)
+	})
 }
 
 func readIssuedTokens(ctx context.Context, q *sql.DB) ([]server.IssuedToken, error) {
