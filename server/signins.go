@@ -84,6 +84,10 @@ func NewSignIns(o SignInsOptions) (*SignIns, error) {
 		grace: o.Grace, now: o.Now, box: box}, nil
 }
 
+// Recheck is how old the provider's last answer may be before Current
+// asks it again.
+func (s *SignIns) Recheck() time.Duration { return s.recheck }
+
 // Start records the sign-in of id, whose web session ends at webExpires.
 func (s *SignIns) Start(ctx context.Context, id Identity, webExpires time.Time) (SignIn, error) {
 	now := s.now().UTC().Truncate(time.Microsecond)

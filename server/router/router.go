@@ -188,7 +188,7 @@ func New(o Options) (http.Handler, error) {
 	}
 	uo := webui.Options{Service: o.Service, Auth: o.Auth, NoAuth: o.NoAuth, Logger: o.Logger, Metrics: o.Metrics,
 		Limiter: mw.Limiter, Timeout: o.RequestTimeout, Secret: o.UISecret, Sessions: o.UISessions, PublicURL: o.PublicURL,
-		Provider: o.Provider, Recheck: o.SignInRecheck, SignIns: signins, Health: o.Health}
+		Provider: o.Provider, SignIns: signins, Health: o.Health}
 	if authz != nil {
 		uo.Authorizer = authz
 		if authz.TakesDevices() {

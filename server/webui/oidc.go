@@ -18,7 +18,7 @@ import (
 // nonce kept in a short sealed cookie), the callback records the sign-in
 // (server.SignIns: the provider's refresh token stays in the store) and
 // starts a session that holds the identity and the sign-in's id, and the
-// provider is asked again every few minutes (Options.Recheck), so that a
+// provider is asked again every few minutes (SignIns's Recheck), so that a
 // person leaving a group loses its grants.
 
 // Paths of the OIDC sign-in.
@@ -27,7 +27,6 @@ const (
 	oidcCallbackPath = "/login/oidc/callback"
 	oidcStateCookie  = "teammem_oidc"
 	oidcStateTTL     = 10 * time.Minute
-	defaultRecheck   = server.DefaultSignInRecheck
 )
 
 // oidcState is what the browser carries to the provider and back.
@@ -123,7 +122,7 @@ var continuePage = template.Must(template.New("c").Parse(`<!doctype html><html l
 // sign-in id, is ended so the person signs in again.
 func (u *UI) recheck(w http.ResponseWriter, r *http.Request, sess session) (session, error) {
 	now := u.sessions.now()
-	if sess.Method != methodOIDC || u.idp == nil || now.Sub(time.Unix(sess.Checked, 0)) < u.recheckEvery {
+	if sess.Method != methodOIDC || u.signins == nil || now.Sub(time.Unix(sess.Checked, 0)) < u.signins.Recheck() {
 		return sess, nil
 	}
 	if sess.SignIn == "" {
@@ -140,7 +139,7 @@ func (u *UI) recheck(w http.ResponseWriter, r *http.Request, sess session) (sess
 	// provider cannot be reached (the answer is older), it waits a whole
 	// interval before asking again.
 	sess.Grants, sess.Checked = si.Grants, si.CheckedAt.Unix()
-	if now.Sub(si.CheckedAt) >= u.recheckEvery {
+	if now.Sub(si.CheckedAt) >= u.signins.Recheck() {
 		sess.Checked = now.Unix()
 	}
 	return sess, u.sessions.renew(w, r, sess)

@@ -59,10 +59,9 @@ type Options struct {
 	// PublicURL is the server's base URL ("": each request's).
 	PublicURL string
 	// Provider, when set, is the organisation's identity provider, which
-	// the sign-in page offers first; Recheck is how often a session asks
-	// it again (default 5 minutes).
+	// the sign-in page offers first; a session asks it again as often as
+	// SignIns's Recheck says.
 	Provider server.IdentityProvider
-	Recheck  time.Duration
 	// SignIns keeps the sign-ins with Provider (required with it).
 	SignIns *server.SignIns
 }
@@ -86,7 +85,6 @@ type UI struct {
 	devices      server.DeviceAuthorizer
 	publicURL    string
 	idp          server.IdentityProvider
-	recheckEvery time.Duration
 	signins      *server.SignIns
 	health       *health.Checker
 }
@@ -102,9 +100,6 @@ func New(o Options) (*UI, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
-	}
-	if o.Recheck <= 0 {
-		o.Recheck = defaultRecheck
 	}
 	if o.Provider != nil && o.SignIns == nil {
 		return nil, errors.New("the web UI's sign-in with an identity provider needs a store of sign-ins")
@@ -130,5 +125,5 @@ func New(o Options) (*UI, error) {
 	return &UI{svc: o.Service, auth: o.Auth, noAuth: o.NoAuth, log: o.Logger, metrics: o.Metrics, limiter: o.Limiter,
 		timeout: o.Timeout, pages: pages, sessions: s, ended: o.Sessions, md: newMarkdown(),
 		static: http.StripPrefix(prefix+"/static/", http.FileServerFS(static)), authz: o.Authorizer, devices: o.Devices, publicURL: o.PublicURL,
-		idp: o.Provider, recheckEvery: o.Recheck, signins: o.SignIns, health: o.Health}, nil
+		idp: o.Provider, signins: o.SignIns, health: o.Health}, nil
 }
