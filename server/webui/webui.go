@@ -69,24 +69,24 @@ type Options struct {
 // UI serves the web UI: server-rendered pages over the Service, signed in
 // with a teammem token held in a session cookie.
 type UI struct {
-	svc          *server.Service
-	auth         server.Authenticator
-	noAuth       bool
-	log          *slog.Logger
-	metrics      *metrics.Metrics
-	limiter      *httpkit.Limiter
-	timeout      time.Duration
-	pages        map[string]*template.Template
-	sessions     *sessions
-	ended        server.SessionStore
-	md           *markdown
-	static       http.Handler
-	authz        server.Authorizer
-	devices      server.DeviceAuthorizer
-	publicURL    string
-	idp          server.IdentityProvider
-	signins      *server.SignIns
-	health       *health.Checker
+	svc       *server.Service
+	auth      server.Authenticator
+	noAuth    bool
+	log       *slog.Logger
+	metrics   *metrics.Metrics
+	limiter   *httpkit.Limiter
+	timeout   time.Duration
+	pages     map[string]*template.Template
+	sessions  *sessions
+	ended     server.SessionStore
+	md        *markdown
+	static    http.Handler
+	authz     server.Authorizer
+	devices   server.DeviceAuthorizer
+	publicURL string
+	idp       server.IdentityProvider
+	signins   *server.SignIns
+	health    *health.Checker
 }
 
 // New builds the web UI; an error means its embedded templates do not parse
