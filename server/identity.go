@@ -35,6 +35,10 @@ type IdentityProvider interface {
 	// Exchange turns the callback's code into the person's identity,
 	// checking the ID token's issuer, audience and nonce.
 	Exchange(ctx context.Context, redirect, code, verifier, nonce string) (Identity, error)
-	// Refresh asks the provider again with a refresh token.
+	// Refresh asks the provider again with a refresh token. When the
+	// provider answered the refresh but the identity could not be read
+	// after it (its userinfo endpoint down), the error comes with an
+	// Identity holding only the refresh token to keep: a provider that
+	// rotates them has spent the one given.
 	Refresh(ctx context.Context, refreshToken string) (Identity, error)
 }

@@ -123,15 +123,19 @@ func (s *SignIns) Current(ctx context.Context, id string) (SignIn, error) {
 	}
 	var next SignIn
 	var ended string
+	var askFailed error
 	revoked, err := s.store.UpdateSignIn(ctx, id, s.now().UTC(), func(cur SignIn) (SignInChange, error) {
 		next = cur
 		if s.now().Sub(cur.CheckedAt) < s.recheck {
 			return SignInChange{SignIn: cur}, nil // another replica asked while this one waited
 		}
-		change, err := s.ask(ctx, cur)
-		next, ended = change.SignIn, change.Ended
+		change, failed, err := s.ask(ctx, cur)
+		next, ended, askFailed = change.SignIn, change.Ended, failed
 		return change, err
 	})
+	if err == nil && askFailed != nil {
+		err = askFailed // the provider's new refresh token is kept, its answer was not read
+	}
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return si, ErrSignInEnded
@@ -146,29 +150,38 @@ func (s *SignIns) Current(ctx context.Context, id string) (SignIn, error) {
 }
 
 // ask refreshes with the provider: the sign-in with the person's grants as
-// they are now, or its end when the provider refuses.
-func (s *SignIns) ask(ctx context.Context, cur SignIn) (SignInChange, error) {
+// they are now, or its end when the provider refuses. When the provider
+// answered the refresh with a new refresh token but the person's identity
+// could not be read after it (its userinfo endpoint down), the change
+// keeps the new token and the grants as they were, and failed says why:
+// a provider that rotates its refresh tokens has spent the old one, and
+// dropping the new one would end the sign-in at the next ask. err means
+// nothing is to be stored.
+func (s *SignIns) ask(ctx context.Context, cur SignIn) (change SignInChange, failed, err error) {
 	token, err := s.box.Open(cur.Sealed, []byte(cur.ID))
 	if err != nil {
-		return SignInChange{SignIn: cur, Ended: "the sign-in's refresh token does not open under this server's secret"}, nil
+		return SignInChange{SignIn: cur, Ended: "the sign-in's refresh token does not open under this server's secret"}, nil, nil
 	}
 	if len(token) == 0 {
-		return s.unverifiable(cur), nil
+		return s.unverifiable(cur), nil, nil
 	}
 	id, err := s.provider.Refresh(ctx, string(token))
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
-		return SignInChange{SignIn: cur, Ended: "the identity provider refused the refresh"}, nil
+		return SignInChange{SignIn: cur, Ended: "the identity provider refused the refresh"}, nil, nil
+	case err != nil && (id.RefreshToken == "" || id.RefreshToken == string(token)):
+		return SignInChange{}, nil, err
 	case err != nil:
-		return SignInChange{}, err
+		failed = err
 	case id.Subject != cur.Subject:
-		return SignInChange{SignIn: cur, Ended: "the identity provider answered for another person"}, nil
+		return SignInChange{SignIn: cur, Ended: "the identity provider answered for another person"}, nil, nil
+	default:
+		cur.Grants, cur.CheckedAt = GrantStrings(id.Grants), s.now().UTC().Truncate(time.Microsecond)
 	}
-	cur.Grants, cur.CheckedAt = GrantStrings(id.Grants), s.now().UTC().Truncate(time.Microsecond)
 	if cur.Sealed, err = s.box.Seal([]byte(id.RefreshToken), []byte(cur.ID)); err != nil {
-		return SignInChange{}, err
+		return SignInChange{}, nil, err
 	}
-	return SignInChange{SignIn: cur}, nil
+	return SignInChange{SignIn: cur}, failed, nil
 }
 
 // unverifiable is the change to a sign-in the provider gave no refresh

@@ -38,8 +38,9 @@ type provider struct {
 	swapIDToken string
 	// lastIDToken is the ID token of the last token answer.
 	lastIDToken string
-	// down, when set, answers 503 to every refresh (the provider out).
-	down bool
+	// down, when set, answers 503 to every refresh (the provider out);
+	// userinfoDown, to every userinfo request (the token endpoint up).
+	down, userinfoDown bool
 	// refreshes counts the refresh grants answered.
 	refreshes int
 	st        *groupStorage
@@ -109,6 +110,13 @@ func register(id string, redirects ...string) {
 func (p *provider) hook(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/oauth/token" {
+			p.mu.Lock()
+			down := p.userinfoDown && strings.HasSuffix(r.URL.Path, "/userinfo")
+			p.mu.Unlock()
+			if down {
+				http.Error(w, "userinfo down", http.StatusServiceUnavailable)
+				return
+			}
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -160,6 +168,12 @@ func (p *provider) setDown(down bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.down = down
+}
+
+func (p *provider) setUserinfoDown(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.userinfoDown = down
 }
 
 func (p *provider) idToken() string {

@@ -373,6 +373,38 @@ func TestOAuthRefreshThroughProviderOutage(t *testing.T) {
 	})
 }
 
+// TestOAuthRefreshThroughUserinfoOutage: the provider answers the refresh
+// grant (rotating its refresh token, as the example OP does) but its
+// userinfo endpoint is down. The refresh is an outage, within the grace
+// ann's session keeps its grants, and the provider's new refresh token is
+// kept: once userinfo is back, the next refresh asks with it and goes
+// through. Dropping it, the next ask spent the old token, the provider
+// refused it, and the outage signed ann out.
+func TestOAuthRefreshThroughUserinfoOutage(t *testing.T) {
+	p := startProvider(t)
+	onStores(t, p, servertest.Options{}, func(t *testing.T, a, b *servertest.Server, ann *browser) {
+		id, tok := ann.consentREST(a.URL, a.URL)
+		if tok.Status != http.StatusOK {
+			t.Fatalf("consent: %+v", tok)
+		}
+		p.setUserinfoDown(true)
+		defer p.setUserinfoDown(false)
+		next := refreshAt(t, b.URL, id, tok.RefreshToken)
+		if next.Status != http.StatusOK || !reads(t, a.URL, next.AccessToken, "acme/api") {
+			t.Fatalf("refresh while userinfo is down, within the grace: %+v", next)
+		}
+		p.setUserinfoDown(false)
+		for i := range 2 {
+			if next = refreshAt(t, a.URL, id, next.RefreshToken); next.Status != http.StatusOK || !reads(t, a.URL, next.AccessToken, "acme/api") {
+				t.Fatalf("refresh %d once userinfo is back: %+v", i, next)
+			}
+		}
+		if !live(t, a, id) {
+			t.Errorf("the userinfo outage ended the session")
+		}
+	})
+}
+
 // TestOAuthRefreshWithoutProviderRefreshToken: a provider that gives no
 // refresh token (the sign-in asked without offline_access, as with
 // Google) cannot be asked again; ann's agent session keeps the grants it

@@ -116,7 +116,7 @@ func (p *Provider) Refresh(ctx context.Context, refreshToken string) (server.Ide
 		return server.Identity{}, refused("the provider refused the refresh", err)
 	}
 	id, err := p.identity(ctx, tok, "", false)
-	if id.RefreshToken == "" {
+	if id.RefreshToken = tok.RefreshToken; id.RefreshToken == "" { // the provider kept the token it was given
 		id.RefreshToken = refreshToken
 	}
 	return id, err
