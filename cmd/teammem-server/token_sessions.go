@@ -38,7 +38,7 @@ func printSessions(ctx context.Context, store tokenStore, subject string, w io.W
 		}
 	}
 	if len(ended) > 0 {
-		fmt.Fprintf(w, "\nended in the last %v:\n", server.EndedShownFor)
+		fmt.Fprintf(w, "\nended in the last %d days:\n", int(server.EndedShownFor.Hours())/24)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SESSION\tSUBJECT\tCLIENT\tSIGNED IN\tENDED\tWHY")
 		for _, s := range ended {

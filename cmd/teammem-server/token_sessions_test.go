@@ -57,6 +57,9 @@ func TestTokenListSessions(t *testing.T) {
 	if strings.Contains(live, ann) || !strings.Contains(live, bob) || !strings.Contains(ended, ann) || strings.Contains(ended, bob) {
 		t.Errorf("after ending ann's session:\n%s", out)
 	}
+	if !strings.Contains(out, "ended in the last 7 days:") {
+		t.Errorf("the ended sessions' heading does not say 7 days:\n%s", out)
+	}
 	if _, out, _ = cli(t, "token", "list-revoked", "--data-dir", dir); !strings.Contains(out, ann) {
 		t.Errorf("the session's access tokens are not revoked:\n%s", out)
 	}

@@ -197,13 +197,14 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 // writePragmas are the writer connection's: no automatic checkpoint (the
 // checkpointer copies the WAL), BEGIN IMMEDIATE, temporary storage in
 // memory, and with opts.SyncEachCommit an fsync of the WAL at every
-// commit. In memory, the statement journal that each write's SAVEPOINT
-// keeps (the pages as they were before it, to roll back that write
-// alone) stays in memory and is emptied at each RELEASE; on disk it
-// spilled to a temporary file past 64 KiB, created, written and never
-// emptied for the rest of the batch: a write(2) for every page a write
-// changed, 5 % of the server's CPU under 16 concurrent PUTs. Nothing
-// reads it after a crash: it only serves a rollback to a savepoint.
+// commit. In memory, the statement journal of a SAVEPOINT (the pages as
+// they were before it, to roll back one job of a batch alone; client
+// writes take none, see change.Save) stays in memory and is emptied at
+// each RELEASE; on disk it spilled to a temporary file past 64 KiB, and
+// when every write took a savepoint that was a write(2) for every page a
+// write changed, 5 % of the server's CPU under 16 concurrent PUTs.
+// Nothing reads it after a crash: it only serves a rollback to a
+// savepoint.
 func writePragmas(opts Options) string {
 	p := pragmas
 	if opts.SyncEachCommit {
