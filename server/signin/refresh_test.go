@@ -405,6 +405,55 @@ func TestOAuthRefreshThroughUserinfoOutage(t *testing.T) {
 	})
 }
 
+// signOut signs the browser out of the web UI at base, with the CSRF
+// token of its home page, which must show it signed in.
+func (b *browser) signOut(t *testing.T, base string) {
+	t.Helper()
+	_, home := b.get(base + "/ui/")
+	if !strings.Contains(home, "ann@acme.example") {
+		t.Fatalf("the web session ended at a recheck")
+	}
+	form := url.Values{}
+	for _, m := range hiddenField.FindAllStringSubmatch(home, -1) {
+		form.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+	}
+	resp, err := b.client.PostForm(base+"/ui/logout", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if form.Get("csrf") == "" || resp.StatusCode >= 400 {
+		t.Fatalf("sign-out: %d (csrf %q)", resp.StatusCode, form.Get("csrf"))
+	}
+}
+
+// TestOAuthSessionOutlivesWebSignOut: signing out of the web UI ends the
+// web session only; the agent ann consented from it goes on refreshing,
+// the provider still vouching for her, and the sign-in's record stays
+// while that session lives. The sign-in asked the provider for a refresh
+// token the way Google needs too (access_type=offline).
+func TestOAuthSessionOutlivesWebSignOut(t *testing.T) {
+	p := startProvider(t)
+	if u := mappedProvider(t, p).AuthCodeURL("http://teammem.test/cb", "s", "n", "c"); !strings.Contains(u, "access_type=offline") {
+		t.Errorf("the sign-in's URL %s does not ask for offline access", u)
+	}
+	onStores(t, p, servertest.Options{}, func(t *testing.T, a, b *servertest.Server, ann *browser) {
+		id, tok := ann.consentREST(a.URL, a.URL)
+		if tok.Status != http.StatusOK {
+			t.Fatalf("consent: %+v", tok)
+		}
+		ann.signOut(t, a.URL)
+		if _, home := ann.get(a.URL + "/ui/"); strings.Contains(home, "ann@acme.example") {
+			t.Fatalf("still signed in to the web UI after signing out")
+		}
+		for i := range 2 {
+			if tok = refreshAt(t, b.URL, id, tok.RefreshToken); tok.Status != http.StatusOK || !reads(t, a.URL, tok.AccessToken, "acme/api") {
+				t.Fatalf("refresh %d after the web sign-out: %+v", i, tok)
+			}
+		}
+	})
+}
+
 // TestOAuthRefreshWithoutProviderRefreshToken: a provider that gives no
 // refresh token (the sign-in asked without offline_access, as with
 // Google) cannot be asked again; ann's agent session keeps the grants it
@@ -423,22 +472,7 @@ func TestOAuthRefreshWithoutProviderRefreshToken(t *testing.T) {
 				t.Fatalf("refresh %d of a sign-in without a provider refresh token: %+v", i, tok)
 			}
 		}
-		_, home := ann.get(a.URL + "/ui/")
-		if !strings.Contains(home, "ann@acme.example") {
-			t.Fatalf("the web session ended at a recheck")
-		}
-		form := url.Values{}
-		for _, m := range hiddenField.FindAllStringSubmatch(home, -1) {
-			form.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
-		}
-		resp, err := ann.client.PostForm(a.URL+"/ui/logout", form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if form.Get("csrf") == "" || resp.StatusCode >= 400 {
-			t.Fatalf("sign-out: %d (csrf %q)", resp.StatusCode, form.Get("csrf"))
-		}
+		ann.signOut(t, a.URL)
 		if r := refreshAt(t, a.URL, id, tok.RefreshToken); r.Error != "invalid_grant" {
 			t.Errorf("refresh after the web session ended: %+v; want invalid_grant", r)
 		}
